@@ -1,0 +1,44 @@
+# loopkit: `make demo` runs a real loop on the bundled demo, `make test` runs the tests.
+GO      ?= go
+BIN     := bin
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS := -X github.com/loopkit/loopkit/pkg/cli.Version=$(VERSION)
+CMDS    := loop-validate loop-record loop-progress loop-view loop-clean loop-step
+PREFIX  ?= $(HOME)/.local
+
+.PHONY: all build test install lint demo bench fuzz crash clean
+
+all: build
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(addprefix ./cmd/,$(CMDS))
+
+# The tests CI runs: unit tests, testscript specs, fuzz seed corpora, short
+# crash and concurrency runs. Long runs live in crash, fuzz and bench.
+test: build lint
+	$(GO) test -count=1 -timeout 15m ./...
+
+install: build
+	@mkdir -p $(PREFIX)/bin
+	install -m 0755 $(addprefix $(BIN)/,$(CMDS)) $(PREFIX)/bin/
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would rewrite:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+demo: build
+	bash scripts/demo
+
+bench: build
+	bash scripts/bench
+
+fuzz:
+	bash scripts/fuzz
+
+crash: build
+	LOOPKIT_CRASH_ROUNDS=$${LOOPKIT_CRASH_ROUNDS:-500} $(GO) test -count=1 -timeout 30m -run 'Crash|Kill' ./...
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+
+	flags "github.com/jessevdk/go-flags"
+)
+
+// KnownKeys are the config keys any loopkit command or the driver reads;
+// other keys are warned about, never fatal.
+var KnownKeys = map[string]bool{
+	"iterations": true, "verify_cmds": true, "verify_timeout_sec": true,
+	"claude_timeout_sec": true, "claude_retries": true, "claude_retry_backoff_sec": true,
+	"completion_mode": true, "completion_marker": true, "max_concurrency": true,
+	"keep_last": true, "keep_days": true, "auto_clean": true,
+	"progress_max_entries": true, "progress_max_chars": true, "inline_cap_bytes": true,
+	"max_cost": true, "agent_format": true,
+}
+
+// Setting is one key=value from a config file, with where it came from.
+type Setting struct {
+	Value string
+	File  string
+	Line  int
+}
+
+// Config is the merged settings of the config files, later files winning.
+type Config map[string]Setting
+
+// ConfigError is a bad config line or value, naming file, line and key.
+type ConfigError struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Key != "" {
+		return fmt.Sprintf("%s:%d: key %q: %s", e.File, e.Line, e.Key, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// ParseConfig parses key=value lines; '#' starts a comment line, blank lines
+// are skipped, values may be quoted with "..." (Go syntax).
+func ParseConfig(name string, data []byte, into Config) error {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, val, ok := strings.Cut(line, "=")
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if !ok || key == "" {
+			return &ConfigError{File: name, Line: n, Msg: "want key=value"}
+		}
+		if strings.HasPrefix(val, `"`) {
+			uq, err := strconv.Unquote(val)
+			if err != nil {
+				return &ConfigError{File: name, Line: n, Key: key, Msg: "bad quoted value"}
+			}
+			val = uq
+		}
+		into[key] = Setting{Value: val, File: name, Line: n}
+	}
+	if err := sc.Err(); err != nil {
+		return &ConfigError{File: name, Line: n + 1, Msg: err.Error()}
+	}
+	return nil
+}
+
+// LoadConfig reads the store's config, then the --config/LOOP_CONFIG file.
+// A missing store config is fine; a missing named file is an error.
+func LoadConfig(storeConfig, named string) (Config, error) {
+	cfg := Config{}
+	if storeConfig != "" {
+		data, err := os.ReadFile(storeConfig)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		if err := ParseConfig(storeConfig, data, cfg); err != nil {
+			return nil, err
+		}
+	}
+	if named != "" {
+		data, err := os.ReadFile(named)
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		if err := ParseConfig(named, data, cfg); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}
+
+// Apply fills every option tagged `config:"key"` in data that was given
+// neither as a flag nor through its environment variable, so the precedence
+// is flag > env > config files > default. Unknown keys are logged.
+func (c Config) Apply(env *Env, p *flags.Parser, data any) error {
+	for key, s := range c {
+		if !KnownKeys[key] {
+			env.Log.Warn("unknown config key", "key", key, "file", s.File, "line", s.Line)
+		}
+	}
+	return c.apply(p, reflect.ValueOf(data).Elem())
+}
+
+func (c Config) apply(p *flags.Parser, v reflect.Value) error {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		fv := v.Field(i)
+		if f.Anonymous && fv.Kind() == reflect.Struct {
+			if err := c.apply(p, fv); err != nil {
+				return err
+			}
+			continue
+		}
+		key := f.Tag.Get("config")
+		s, ok := c[key]
+		if key == "" || !ok {
+			continue
+		}
+		if long := f.Tag.Get("long"); long != "" {
+			if opt := p.FindOptionByLongName(long); opt != nil && opt.IsSet() && !opt.IsSetDefault() {
+				continue
+			}
+		}
+		if ev := f.Tag.Get("env"); ev != "" {
+			if _, set := os.LookupEnv(ev); set {
+				continue
+			}
+		}
+		if err := setValue(fv, s.Value); err != nil {
+			return &ExitError{Code: ExitUsage, Err: &ConfigError{File: s.File, Line: s.Line, Key: key, Msg: err.Error()}}
+		}
+	}
+	return nil
+}
+
+func setValue(fv reflect.Value, s string) error {
+	if u, ok := fv.Addr().Interface().(flags.Unmarshaler); ok {
+		return u.UnmarshalFlag(s)
+	}
+	switch fv.Kind() {
+	case reflect.String:
+		fv.SetString(s)
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("bad value %q: want a whole number", s)
+		}
+		fv.SetInt(n)
+	case reflect.Float64:
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("bad value %q: want a number", s)
+		}
+		fv.SetFloat(x)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return fmt.Errorf("bad value %q: want true or false", s)
+		}
+		fv.SetBool(b)
+	default:
+		return fmt.Errorf("cannot be set from a config file")
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	flags "github.com/jessevdk/go-flags"
+)
+
+// Common are the options every command takes.
+type Common struct {
+	Store    string `long:"store" env:"LOOP_STORE" value-name:"DIR" description:"store directory (default: .loop at the git top level, else in the current directory)"`
+	Config   string `long:"config" env:"LOOP_CONFIG" value-name:"FILE" description:"key=value settings file, read after the store's config"`
+	LogLevel string `long:"log-level" env:"LOOP_LOG_LEVEL" value-name:"LEVEL" choice:"debug" choice:"info" choice:"warn" choice:"error" description:"stderr log level"`
+	Version  bool   `long:"version" description:"print the version and exit"`
+}
+
+// ErrHelpShown means help or the version was printed; exit 0.
+var ErrHelpShown = errors.New("help shown")
+
+// NewParser builds a go-flags parser without the library's printing defaults:
+// errors come back to us, help goes to stdout.
+func NewParser(env *Env, data any, usage string) *flags.Parser {
+	p := flags.NewNamedParser(env.Name, flags.HelpFlag|flags.PassDoubleDash)
+	p.Usage = usage
+	if _, err := p.AddGroup("Options", "", data); err != nil {
+		panic(err) // a malformed option struct is a programming error
+	}
+	return p
+}
+
+// Parse parses args into the parser's data. Help and --version print to
+// stdout and return ErrHelpShown; a bad flag is a usage error (exit 2).
+func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, error) {
+	rest, err := p.ParseArgs(args)
+	if err != nil {
+		var fe *flags.Error
+		if errors.As(err, &fe) && fe.Type == flags.ErrHelp {
+			fmt.Fprint(env.Stdout, fe.Message)
+			if len(fe.Message) > 0 && fe.Message[len(fe.Message)-1] != '\n' {
+				fmt.Fprintln(env.Stdout)
+			}
+			return nil, ErrHelpShown
+		}
+		return nil, &ExitError{Code: ExitUsage, Err: err, Hint: fmt.Sprintf("see '%s --help'", env.Name)}
+	}
+	if common != nil {
+		if common.Version {
+			fmt.Fprintf(env.Stdout, "%s %s\n", env.Name, VersionString())
+			return nil, ErrHelpShown
+		}
+		if common.LogLevel != "" {
+			env.SetLogLevel(common.LogLevel)
+		}
+	}
+	return rest, nil
+}
+
+// UsageError makes a usage error that points at --help.
+func (e *Env) UsageError(format string, a ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, a...), Hint: fmt.Sprintf("see '%s --help'", e.Name)}
+}
+
+// Done maps ErrHelpShown to success for a command's run function.
+func Done(err error) error {
+	if errors.Is(err, ErrHelpShown) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,380 @@
+// Package proc runs child commands the way loopkit needs them run: in their
+// own process group, with a timeout that kills the whole group, signals
+// forwarded, and output spooled to files with bounded memory.
+package proc
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Spec says what to run and how to capture it.
+type Spec struct {
+	Args []string
+	Dir  string
+	Env  []string // nil: inherit
+	// Stdin feeds the child; nil means /dev/null.
+	Stdin io.Reader
+	// Timeout kills the group after this long; 0 means none.
+	Timeout time.Duration
+	// Grace is how long a signalled group has before SIGKILL (default 1s).
+	Grace time.Duration
+	// StdoutPath and StderrPath are spool files the streams go to, byte-exact.
+	StdoutPath, StderrPath string
+	// Tee, when set, also receives both streams live.
+	Tee io.Writer
+	// InlineCap is how many bytes of each stream's end the result keeps.
+	InlineCap int
+	// ParentDeath kills the child when this process dies (Linux Pdeathsig).
+	ParentDeath bool
+	// OnStart is called with the child's pid (= its process group id).
+	OnStart func(pid int)
+}
+
+// Result is what happened to the child.
+type Result struct {
+	// ExitCode is the child's own exit code, or -1 when it did not exit by
+	// itself (timeout, signal, could not start).
+	ExitCode int
+	TimedOut bool
+	// Signal names the signal that ended the child or that we forwarded to it.
+	Signal string
+	// Err describes why the child did not exit by itself.
+	Err error
+	// StatusCode is the status a wrapping command should exit with (124 on
+	// timeout, 127/126 when it could not start, 128+n for signal n).
+	StatusCode               int
+	Stdout, Stderr           []byte // the ends of the streams (InlineCap each)
+	StdoutBytes, StderrBytes int64
+	StdoutTrunc, StderrTrunc bool
+	Started, Ended           time.Time
+	PID                      int
+}
+
+// Duration is the child's wall-clock time.
+func (r *Result) Duration() time.Duration { return r.Ended.Sub(r.Started) }
+
+// Run starts the command and waits for it. SIGINT, SIGTERM and SIGHUP sent
+// to this process are forwarded to the child's group while it runs.
+func Run(spec Spec) (*Result, error) {
+	if len(spec.Args) == 0 {
+		return nil, errors.New("no command given")
+	}
+	if spec.Grace <= 0 {
+		spec.Grace = time.Second
+	}
+	res := &Result{ExitCode: -1, Started: time.Now()}
+	path, err := lookPath(spec.Args[0], spec.Dir)
+	if err != nil {
+		return startFailure(res, spec, err), nil
+	}
+	cmd := &exec.Cmd{Path: path, Args: spec.Args, Dir: spec.Dir, Env: spec.Env}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if spec.ParentDeath {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
+	cap := spec.InlineCap
+	outs, err := newCapture(spec.StdoutPath, spec.Tee, cap)
+	if err != nil {
+		return nil, err
+	}
+	defer outs.close()
+	errs, err := newCapture(spec.StderrPath, spec.Tee, cap)
+	if err != nil {
+		return nil, err
+	}
+	defer errs.close()
+	cmd.Stdout, cmd.Stderr = outs.childSide(), errs.childSide()
+	if spec.Stdin != nil {
+		cmd.Stdin = spec.Stdin
+	}
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	// Pdeathsig fires when the thread that forked exits, so the starting
+	// goroutine keeps its thread until the child is reaped.
+	type waited struct{ err error }
+	started := make(chan error, 1)
+	done := make(chan waited, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		done <- waited{cmd.Wait()}
+	}()
+	if err := <-started; err != nil {
+		outs.close()
+		errs.close()
+		return startFailure(res, spec, err), nil
+	}
+	res.Started = time.Now()
+	res.PID = cmd.Process.Pid
+	pgid := cmd.Process.Pid
+	outs.startCopy()
+	errs.startCopy()
+	if spec.OnStart != nil {
+		spec.OnStart(pgid)
+	}
+
+	var timeout <-chan time.Time
+	if spec.Timeout > 0 {
+		t := time.NewTimer(spec.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var kill <-chan time.Time
+	var forwarded os.Signal
+	var w waited
+loop:
+	for {
+		select {
+		case w = <-done:
+			break loop
+		case <-timeout:
+			res.TimedOut = true
+			timeout = nil
+			syscall.Kill(-pgid, syscall.SIGTERM)
+			kill = time.After(spec.Grace)
+		case s := <-sigs:
+			forwarded = s
+			syscall.Kill(-pgid, s.(syscall.Signal))
+			if kill == nil {
+				kill = time.After(spec.Grace)
+			}
+		case <-kill:
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			kill = nil
+		}
+	}
+	// Nothing of the group outlives the command: background children would
+	// hold pipes open and leak into the next iteration.
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	res.Ended = time.Now()
+	outs.wait(spec.Grace)
+	errs.wait(spec.Grace)
+
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case res.TimedOut:
+		res.ExitCode, res.StatusCode = -1, 124
+		res.Err = fmt.Errorf("timed out after %s", spec.Timeout)
+		if ws.Signaled() {
+			res.Signal = signalName(ws.Signal())
+		}
+	case forwarded != nil:
+		sig := forwarded.(syscall.Signal)
+		res.Signal = signalName(sig)
+		res.StatusCode = 128 + int(sig)
+		res.Err = fmt.Errorf("interrupted by %s", res.Signal)
+	case ws.Signaled():
+		res.Signal = signalName(ws.Signal())
+		res.StatusCode = 128 + int(ws.Signal())
+		res.Err = fmt.Errorf("killed by %s", res.Signal)
+	case w.err != nil && !ws.Exited():
+		res.Err = w.err
+		res.StatusCode = 1
+	default:
+		res.ExitCode = ws.ExitStatus()
+		res.StatusCode = res.ExitCode
+	}
+	if err := outs.finish(res, true); err != nil {
+		return nil, err
+	}
+	if err := errs.finish(res, false); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// lookPath finds the program as a shell would; a name with a slash is taken
+// relative to dir, as exec.Cmd does with it.
+func lookPath(name, dir string) (string, error) {
+	if !strings.Contains(name, "/") {
+		return exec.LookPath(name)
+	}
+	full := name
+	if !filepath.IsAbs(name) && dir != "" {
+		full = filepath.Join(dir, name)
+	}
+	fi, err := os.Stat(full)
+	if err != nil {
+		return "", err
+	}
+	if fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return "", &fs.PathError{Op: "exec", Path: name, Err: syscall.EACCES}
+	}
+	return name, nil
+}
+
+func startFailure(res *Result, spec Spec, err error) *Result {
+	res.Ended = time.Now()
+	res.ExitCode = -1
+	res.StatusCode = 127
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOEXEC) {
+		res.StatusCode = 126
+		res.Err = fmt.Errorf("cannot execute %s: %v", spec.Args[0], unwrapPath(err))
+	} else {
+		res.Err = fmt.Errorf("command not found: %s", spec.Args[0])
+		if !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, fs.ErrNotExist) {
+			res.Err = fmt.Errorf("cannot start %s: %v", spec.Args[0], unwrapPath(err))
+		}
+	}
+	// The spool files still exist (empty) so a record that names them is true.
+	for _, p := range []string{spec.StdoutPath, spec.StderrPath} {
+		if p != "" {
+			if f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE, 0o600); err == nil {
+				f.Close()
+			}
+		}
+	}
+	return res
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	return err
+}
+
+func signalName(s syscall.Signal) string {
+	names := map[syscall.Signal]string{
+		syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGKILL: "SIGKILL",
+		syscall.SIGHUP: "SIGHUP", syscall.SIGQUIT: "SIGQUIT", syscall.SIGPIPE: "SIGPIPE",
+		syscall.SIGABRT: "SIGABRT", syscall.SIGSEGV: "SIGSEGV", syscall.SIGBUS: "SIGBUS",
+		syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2", syscall.SIGALRM: "SIGALRM",
+	}
+	if n, ok := names[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("signal %d", int(s))
+}
+
+// capture is one output stream: either the spool file handed to the child
+// directly (no copy, no pipe a grandchild can hold) or a pipe we copy from.
+type capture struct {
+	path   string
+	file   *os.File
+	pr, pw *os.File
+	tail   *tailBuffer
+	tee    io.Writer
+	cap    int
+	done   chan struct{}
+	err    error
+	once   sync.Once
+}
+
+func newCapture(path string, tee io.Writer, cap int) (*capture, error) {
+	c := &capture{path: path, tee: tee, cap: cap}
+	if path != "" {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("spool: %w", err)
+		}
+		c.file = f
+	}
+	if path == "" || tee != nil {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		c.pr, c.pw = pr, pw
+		c.tail = newTailBuffer(cap)
+	}
+	return c, nil
+}
+
+func (c *capture) childSide() *os.File {
+	if c.pw != nil {
+		return c.pw
+	}
+	return c.file
+}
+
+func (c *capture) startCopy() {
+	if c.pr == nil {
+		return
+	}
+	c.pw.Close() // the child holds its own copy
+	c.pw = nil
+	c.done = make(chan struct{})
+	go func() {
+		defer close(c.done)
+		ws := []io.Writer{c.tail}
+		if c.file != nil {
+			ws = append(ws, c.file)
+		}
+		if c.tee != nil {
+			ws = append(ws, c.tee)
+		}
+		buf := make([]byte, 256<<10)
+		_, c.err = io.CopyBuffer(io.MultiWriter(ws...), c.pr, buf)
+	}()
+}
+
+// wait lets the copier drain; a descendant that escaped the group and holds
+// the pipe is given grace, then the pipe is closed under it.
+func (c *capture) wait(grace time.Duration) {
+	if c.done == nil {
+		return
+	}
+	select {
+	case <-c.done:
+	case <-time.After(grace):
+		c.pr.Close()
+		<-c.done
+	}
+}
+
+func (c *capture) finish(res *Result, stdout bool) error {
+	var tail []byte
+	var total int64
+	if c.tail != nil {
+		tail, total = c.tail.Tail()
+	} else if c.file != nil {
+		var err error
+		tail, total, err = fileTail(c.path, c.cap)
+		if err != nil {
+			return fmt.Errorf("spool: %w", err)
+		}
+	}
+	trunc := total > int64(len(tail))
+	if stdout {
+		res.Stdout, res.StdoutBytes, res.StdoutTrunc = tail, total, trunc
+	} else {
+		res.Stderr, res.StderrBytes, res.StderrTrunc = tail, total, trunc
+	}
+	return nil
+}
+
+func (c *capture) close() {
+	c.once.Do(func() {
+		for _, f := range []*os.File{c.file, c.pr, c.pw} {
+			if f != nil {
+				f.Close()
+			}
+		}
+	})
+}

@@ -1,0 +1,230 @@
+// Package record holds the records the loopkit commands exchange and store.
+// JSON field names are part of the interface (DESIGN.md); this package
+// imports nothing of ours so every other package can depend on it.
+package record
+
+import "strconv"
+
+// Record types carried in the "type" field of stdin/stdout records.
+const (
+	TypeValidation = "validation"
+	TypeStep       = "step"
+)
+
+// Iteration statuses.
+const (
+	StatusPass  = "pass"
+	StatusFail  = "fail"
+	StatusError = "error"
+)
+
+// SummaryChars is how many characters a tool call summary keeps (seed 000).
+const SummaryChars = 200
+
+// FinalMessageChars is how much of the agent's final message an IterationLog keeps.
+const FinalMessageChars = 2000
+
+// Validation is what loop-validate prints: one run of the validation command.
+type Validation struct {
+	Type            string   `json:"type"`
+	Command         string   `json:"command"`
+	Dir             string   `json:"dir,omitempty"`
+	ExitCode        *int     `json:"exit_code"`
+	Stdout          string   `json:"stdout"`
+	Stderr          string   `json:"stderr"`
+	StdoutBytes     int64    `json:"stdout_bytes"`
+	StderrBytes     int64    `json:"stderr_bytes"`
+	StdoutTruncated bool     `json:"stdout_truncated"`
+	StderrTruncated bool     `json:"stderr_truncated"`
+	StdoutFile      *string  `json:"stdout_file"`
+	StderrFile      *string  `json:"stderr_file"`
+	DurationMs      int64    `json:"duration_ms"`
+	StartedAt       int64    `json:"started_at"`
+	EndedAt         int64    `json:"ended_at"`
+	TimedOut        bool     `json:"timed_out"`
+	Signal          *string  `json:"signal"`
+	Error           *string  `json:"error"`
+	FilesChanged    []string `json:"files_changed"`
+}
+
+// ToolCall is one tool invocation of an agent step (seed 000 ToolCallSummary).
+type ToolCall struct {
+	ToolName         string `json:"tool_name"`
+	ArgumentsSummary string `json:"arguments_summary"`
+	ResultSummary    string `json:"result_summary"`
+	IsError          bool   `json:"is_error"`
+	// Subagent is set for calls made by a subagent (non-null parent_tool_use_id).
+	Subagent bool `json:"subagent,omitempty"`
+}
+
+// Step is what loop-step prints: one run of the agent.
+type Step struct {
+	Type                   string     `json:"type"`
+	Command                string     `json:"command"`
+	Dir                    string     `json:"dir,omitempty"`
+	Phase                  string     `json:"phase"`
+	ExitCode               *int       `json:"exit_code"`
+	DurationMs             int64      `json:"duration_ms"`
+	StartedAt              int64      `json:"started_at"`
+	EndedAt                int64      `json:"ended_at"`
+	TimedOut               bool       `json:"timed_out"`
+	Signal                 *string    `json:"signal"`
+	Error                  *string    `json:"error"`
+	Attempts               int        `json:"attempts"`
+	Format                 string     `json:"format"`
+	SessionID              *string    `json:"session_id"`
+	LLMInputTokens         *int64     `json:"llm_input_tokens"`
+	LLMOutputTokens        *int64     `json:"llm_output_tokens"`
+	LLMCacheReadTokens     *int64     `json:"llm_cache_read_tokens"`
+	LLMCacheCreationTokens *int64     `json:"llm_cache_creation_tokens"`
+	CostUSD                *float64   `json:"cost_usd"`
+	ToolCalls              []ToolCall `json:"tool_calls"`
+	FinalMessage           string     `json:"final_message"`
+	Completed              bool       `json:"completed"`
+	CompletionMalformed    bool       `json:"completion_malformed"`
+	StdoutFile             *string    `json:"stdout_file"`
+	StderrFile             *string    `json:"stderr_file"`
+	PromptFile             *string    `json:"prompt_file"`
+	GitBase                *string    `json:"git_base"`
+}
+
+// Agent is the step's part of an IterationLog.
+type Agent struct {
+	Command             string `json:"command"`
+	Phase               string `json:"phase"`
+	ExitCode            *int   `json:"exit_code"`
+	DurationMs          int64  `json:"duration_ms"`
+	TimedOut            bool   `json:"timed_out"`
+	Completed           bool   `json:"completed"`
+	CompletionMalformed bool   `json:"completion_malformed"`
+	FinalMessage        string `json:"final_message"`
+}
+
+// IterationLog is one line of iterations.jsonl: the durable record of an iteration.
+type IterationLog struct {
+	ID                     string     `json:"id"`
+	RunID                  string     `json:"run_id"`
+	Iteration              int        `json:"iteration"`
+	Status                 string     `json:"status"`
+	ValidationCommand      string     `json:"validation_command"`
+	ExitCode               int        `json:"exit_code"`
+	TimedOut               bool       `json:"timed_out"`
+	Signal                 *string    `json:"signal"`
+	Error                  *string    `json:"error"`
+	Stdout                 string     `json:"stdout"`
+	Stderr                 string     `json:"stderr"`
+	StdoutTruncated        bool       `json:"stdout_truncated"`
+	StderrTruncated        bool       `json:"stderr_truncated"`
+	StdoutBytes            int64      `json:"stdout_bytes"`
+	StderrBytes            int64      `json:"stderr_bytes"`
+	DurationMs             int64      `json:"duration_ms"`
+	FilesChanged           []string   `json:"files_changed"`
+	LLMInputTokens         *int64     `json:"llm_input_tokens"`
+	LLMOutputTokens        *int64     `json:"llm_output_tokens"`
+	LLMCacheReadTokens     *int64     `json:"llm_cache_read_tokens"`
+	LLMCacheCreationTokens *int64     `json:"llm_cache_creation_tokens"`
+	CostUSD                *float64   `json:"cost_usd"`
+	ToolCalls              []ToolCall `json:"tool_calls"`
+	Agent                  *Agent     `json:"agent"`
+	// InputDigest identifies the stdin that produced this record, so that a
+	// repeated `loop-record --iteration N` with the same input is a no-op.
+	InputDigest string `json:"input_digest"`
+	CreatedAt   int64  `json:"created_at"`
+	UpdatedAt   int64  `json:"updated_at"`
+}
+
+// Run statuses.
+const (
+	RunRunning   = "running"
+	RunCompleted = "completed"
+	RunFailed    = "failed"
+	RunStuck     = "stuck"
+	RunCanceled  = "canceled"
+)
+
+// RunStatuses lists every valid run status.
+var RunStatuses = []string{RunRunning, RunCompleted, RunFailed, RunStuck, RunCanceled}
+
+// Terminal reports whether a run status ends the run.
+func Terminal(status string) bool {
+	return status == RunCompleted || status == RunFailed || status == RunStuck || status == RunCanceled
+}
+
+// Run is run.json.
+type Run struct {
+	SchemaVersion            int               `json:"schema_version"`
+	RunID                    string            `json:"run_id"`
+	Name                     string            `json:"name"`
+	Status                   string            `json:"status"`
+	Iteration                int               `json:"iteration"`
+	Passed                   int               `json:"passed"`
+	Failed                   int               `json:"failed"`
+	ValidationCommand        string            `json:"validation_command"`
+	WorkspaceRoot            string            `json:"workspace_root"`
+	SpecPath                 *string           `json:"spec_path"`
+	PlanPath                 *string           `json:"plan_path"`
+	Settings                 map[string]string `json:"settings"`
+	PID                      *int              `json:"pid"`
+	PGID                     *int              `json:"pgid"`
+	Progress                 string            `json:"progress"`
+	LastError                *string           `json:"last_error"`
+	ArtifactPath             *string           `json:"artifact_path"`
+	ArtifactStatus           string            `json:"artifact_status"`
+	TotalInputTokens         int64             `json:"total_input_tokens"`
+	TotalOutputTokens        int64             `json:"total_output_tokens"`
+	TotalCacheReadTokens     int64             `json:"total_cache_read_tokens"`
+	TotalCacheCreationTokens int64             `json:"total_cache_creation_tokens"`
+	TotalDurationMs          int64             `json:"total_duration_ms"`
+	TotalCostUSD             *float64          `json:"total_cost_usd"`
+	StuckAt                  *int64            `json:"stuck_at"`
+	ResolvedAt               *int64            `json:"resolved_at"`
+	CreatedAt                int64             `json:"created_at"`
+	UpdatedAt                int64             `json:"updated_at"`
+}
+
+// Event types of events.jsonl.
+const (
+	EventRunCreated        = "RUN_CREATED"
+	EventRunStarted        = "RUN_STARTED"
+	EventStepStarted       = "STEP_STARTED"
+	EventStepFinished      = "STEP_FINISHED"
+	EventIterationRecorded = "ITERATION_RECORDED"
+	EventRunCompleted      = "RUN_COMPLETED"
+	EventRunFailed         = "RUN_FAILED"
+	EventRunStuck          = "RUN_STUCK"
+	EventRunResolved       = "RUN_RESOLVED"
+	EventRunCanceled       = "RUN_CANCELED"
+)
+
+// StatusEvent maps a run status to the event recording the change to it.
+func StatusEvent(status string) string {
+	switch status {
+	case RunRunning:
+		return EventRunStarted
+	case RunCompleted:
+		return EventRunCompleted
+	case RunFailed:
+		return EventRunFailed
+	case RunStuck:
+		return EventRunStuck
+	case RunCanceled:
+		return EventRunCanceled
+	}
+	return ""
+}
+
+// Event is one line of events.jsonl. Payload fields are flattened into the line.
+type Event struct {
+	TS        int64  `json:"ts"`
+	RunID     string `json:"run_id"`
+	Type      string `json:"type"`
+	Iteration *int   `json:"iteration,omitempty"`
+	ExitCode  *int   `json:"exit_code,omitempty"`
+	Status    string `json:"status,omitempty"`
+	Message   string `json:"message,omitempty"`
+}
+
+// IterationID is the id of iteration n of a run: <run_id>-iter-<n>.
+func IterationID(runID string, n int) string {
+	return runID + "-iter-" + strconv.Itoa(n)
+}

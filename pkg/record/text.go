@@ -1,0 +1,60 @@
+package record
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Text turns captured bytes into valid UTF-8, replacing invalid sequences
+// with U+FFFD, so that JSON records always carry valid text.
+func Text(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// TailBytes returns the last max bytes of b, moved forward to the start of a
+// UTF-8 sequence so the cut never splits a character; truncated reports a cut.
+func TailBytes(b []byte, max int) (tail []byte, truncated bool) {
+	if len(b) <= max {
+		return b, false
+	}
+	start := len(b) - max
+	for i := 0; i < utf8.UTFMax && start < len(b) && !utf8.RuneStart(b[start]); i++ {
+		start++
+	}
+	return b[start:], true
+}
+
+// HeadChars returns the first n characters of s (not bytes).
+func HeadChars(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+// TailChars returns the last n characters of s and whether anything was cut.
+func TailChars(s string, n int) (string, bool) {
+	if n <= 0 {
+		return "", s != ""
+	}
+	if len(s) <= n { // fewer bytes than n means fewer characters too
+		return s, false
+	}
+	count := 0
+	for i := len(s); i > 0; {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+		count++
+		if count == n {
+			return s[i:], i > 0
+		}
+	}
+	return s, false
+}

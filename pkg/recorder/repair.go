@@ -1,0 +1,140 @@
+package recorder
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/loopkit/loopkit/pkg/record"
+	"github.com/loopkit/loopkit/pkg/store"
+)
+
+// repair mends what a killed writer left, under the append lock: torn tails
+// set aside, iteration folders without their log line removed, and derived
+// files lagging behind the log brought up to date. It returns the run and
+// its last committed iteration (nil when none).
+func (r *Recorder) repair(id string) (*record.Run, *record.IterationLog, error) {
+	for _, f := range []string{store.IterationsFile, store.EventsFile, store.ReportFile} {
+		if torn, err := store.RepairTail(r.St.RunPath(id, f)); err != nil {
+			return nil, nil, err
+		} else if torn {
+			r.Log.Warn("set aside a torn last line left by a killed writer", "run", id, "file", f)
+		}
+	}
+	run, err := r.St.ReadRun(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	last, err := r.St.LastIteration(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	lastN := 0
+	if last != nil {
+		lastN = last.Iteration
+	}
+	if err := r.removeLeftovers(id, lastN); err != nil {
+		return nil, nil, err
+	}
+	if run.Iteration != lastN {
+		if err := r.catchUp(run); err != nil {
+			return nil, nil, fmt.Errorf("bring derived files up to date: %w", err)
+		}
+	}
+	return run, last, nil
+}
+
+// removeLeftovers deletes iteration folders past the last committed line.
+func (r *Recorder) removeLeftovers(id string, lastN int) error {
+	entries, err := os.ReadDir(r.St.RunPath(id, store.IterationsDir))
+	if err != nil {
+		return nil // no folders yet
+	}
+	for _, e := range entries {
+		if n, ok := parseIterDir(e.Name()); ok && n > lastN {
+			r.Log.Warn("removing an iteration folder without its log line", "run", id, "iteration", n)
+			if err := os.RemoveAll(r.St.IterationDir(id, n)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// catchUp recomputes the run's aggregates from the log and appends the
+// events and report rows a killed writer did not get to.
+func (r *Recorder) catchUp(run *record.Run) error {
+	id := run.RunID
+	evSeen, err := r.recordedEvents(id)
+	if err != nil {
+		return err
+	}
+	rowSeen, err := r.reportedRows(id)
+	if err != nil {
+		return err
+	}
+	r.Log.Warn("derived files lag behind the log; bringing them up to date", "run", id, "recorded", run.Iteration)
+	resetTotals(run)
+	var last *record.IterationLog
+	err = store.ScanFile(r.St.RunPath(id, store.IterationsFile), func(lineNo int, line []byte) error {
+		it := &record.IterationLog{}
+		if err := json.Unmarshal(line, it); err != nil {
+			return fmt.Errorf("%s line %d: %w", store.IterationsFile, lineNo, err)
+		}
+		if !evSeen[it.Iteration] {
+			n, code := it.Iteration, it.ExitCode
+			if err := r.St.AppendEvent(record.Event{TS: it.CreatedAt, RunID: id, Type: record.EventIterationRecorded, Iteration: &n, ExitCode: &code}); err != nil {
+				return err
+			}
+		}
+		if !rowSeen[it.Iteration] {
+			if err := r.appendReport(id, r.iterationRow(id, it)); err != nil {
+				return err
+			}
+		}
+		addToRun(run, it)
+		if it.ValidationCommand != "" {
+			run.ValidationCommand = it.ValidationCommand
+		}
+		run.UpdatedAt = max(run.UpdatedAt, it.UpdatedAt)
+		last = it
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if last != nil {
+		if err := r.writeManifest(run, last); err != nil {
+			return err
+		}
+	}
+	return r.St.WriteRun(run)
+}
+
+func (r *Recorder) recordedEvents(id string) (map[int]bool, error) {
+	seen := map[int]bool{}
+	err := store.ScanFile(r.St.RunPath(id, store.EventsFile), func(_ int, line []byte) error {
+		var e record.Event
+		if json.Unmarshal(line, &e) == nil && e.Type == record.EventIterationRecorded && e.Iteration != nil {
+			seen[*e.Iteration] = true
+		}
+		return nil
+	})
+	return seen, err
+}
+
+func (r *Recorder) reportedRows(id string) (map[int]bool, error) {
+	seen := map[int]bool{}
+	err := store.ScanFile(r.St.RunPath(id, store.ReportFile), func(_ int, line []byte) error {
+		f := strings.SplitN(string(line), "\t", 4)
+		if len(f) >= 3 && f[1] == "ITERATION" {
+			if n, err := strconv.Atoi(f[2]); err == nil {
+				seen[n] = true
+			}
+		}
+		return nil
+	})
+	return seen, err
+}

@@ -1,0 +1,60 @@
+package recorder
+
+import (
+	"fmt"
+
+	"github.com/loopkit/loopkit/pkg/record"
+)
+
+// Update changes a run's run.json under the append lock, after repair.
+// The run must exist (readers and status changes never create runs).
+func (r *Recorder) Update(id string, change func(run *record.Run) error) (*record.Run, error) {
+	if !r.St.RunExists(id) {
+		return nil, fmt.Errorf("no such run: %s", id)
+	}
+	lock, err := r.St.LockAppend(id)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	run, _, err := r.repair(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := change(run); err != nil {
+		return nil, err
+	}
+	run.UpdatedAt = r.nowMs()
+	if err := r.St.WriteRun(run); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// SetStatus changes the run's status and appends the matching event and
+// report row. message, when set, is kept as the run's last_error for failed,
+// stuck and canceled runs.
+func (r *Recorder) SetStatus(id, status, message string) (*record.Run, error) {
+	return r.Update(id, func(run *record.Run) error {
+		now := r.nowMs()
+		run.Status = status
+		switch status {
+		case record.RunStuck:
+			run.StuckAt = &now
+			run.ResolvedAt = nil
+			run.ArtifactStatus = "failed"
+		case record.RunFailed:
+			run.ArtifactStatus = "failed"
+		case record.RunCompleted:
+			run.ArtifactStatus = "complete"
+		}
+		if message != "" && status != record.RunCompleted && status != record.RunRunning {
+			run.LastError = &message
+		}
+		ev := record.Event{TS: now, RunID: id, Type: record.StatusEvent(status), Status: status, Message: message}
+		if err := r.St.AppendEvent(ev); err != nil {
+			return err
+		}
+		return r.appendReport(id, eventRow(ev))
+	})
+}

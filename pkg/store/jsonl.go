@@ -1,0 +1,219 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// AppendLine appends one whole line to an append-only NDJSON file and fsyncs
+// it. The caller holds the run's append lock. A torn tail left by a killed
+// writer is set aside first; a failed write (ENOSPC, EIO) is cut back off so
+// the file never keeps a partial record.
+func AppendLine(path string, line []byte) error {
+	if bytes.IndexByte(line, '\n') >= 0 {
+		return fmt.Errorf("append %s: record contains a newline", filepath.Base(path))
+	}
+	if _, err := RepairTail(path); err != nil {
+		return err
+	}
+	_, statErr := os.Stat(path)
+	created := errors.Is(statErr, os.ErrNotExist)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, FileMode)
+	if err != nil {
+		return fmt.Errorf("append %s: %w", filepath.Base(path), err)
+	}
+	defer f.Close()
+	return appendTo(f, path, line, created)
+}
+
+// appendFile is the file an append writes to; tests inject failures through it.
+type appendFile interface {
+	io.Writer
+	Stat() (os.FileInfo, error)
+	Truncate(int64) error
+	Sync() error
+}
+
+func appendTo(f appendFile, path string, line []byte, created bool) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := fi.Size()
+	buf := make([]byte, 0, len(line)+1)
+	buf = append(append(buf, line...), '\n')
+	if n, err := f.Write(buf); err != nil || n != len(buf) {
+		if err == nil {
+			err = io.ErrShortWrite
+		}
+		if terr := f.Truncate(size); terr != nil {
+			return fmt.Errorf("append %s: %w (and could not cut back the partial line: %v)", filepath.Base(path), err, terr)
+		}
+		return fmt.Errorf("append %s: %w", filepath.Base(path), err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", filepath.Base(path), err)
+	}
+	if created {
+		return SyncDir(filepath.Dir(path))
+	}
+	return nil
+}
+
+// RepairTail copies a final line without a newline (a writer killed mid-line)
+// to <path>.torn-<ms> and truncates it off. The caller holds the append lock.
+func RepairTail(path string) (bool, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return false, err
+	}
+	end, err := completeEnd(f, fi.Size())
+	if err != nil || end == fi.Size() {
+		return false, err
+	}
+	torn := make([]byte, fi.Size()-end)
+	if _, err := f.ReadAt(torn, end); err != nil && err != io.EOF {
+		return false, err
+	}
+	aside := path + ".torn-" + strconv.FormatInt(time.Now().UnixMilli(), 10)
+	if err := WriteFileAtomic(aside, torn, FileMode); err != nil {
+		return false, fmt.Errorf("set aside torn tail of %s: %w", filepath.Base(path), err)
+	}
+	if err := f.Truncate(end); err != nil {
+		return false, err
+	}
+	return true, f.Sync()
+}
+
+// completeEnd returns the offset just past the last newline of a file of the
+// given size (0 when it has none), reading backwards in chunks.
+func completeEnd(r io.ReaderAt, size int64) (int64, error) {
+	const chunk = 64 << 10
+	buf := make([]byte, chunk)
+	for end := size; end > 0; {
+		start := max(end-chunk, 0)
+		b := buf[:end-start]
+		if _, err := r.ReadAt(b, start); err != nil && err != io.EOF {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
+}
+
+// ScanLines calls fn for every complete line of r (without its newline),
+// numbered from 1. A final line without a newline is a torn write in progress
+// or left by a crash: it is not passed on. Lines may be of any length.
+func ScanLines(r io.Reader, fn func(lineNo int, line []byte) error) error {
+	br := bufio.NewReaderSize(r, 256<<10)
+	var long []byte
+	lineNo := 0
+	for {
+		frag, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, frag...)
+			continue
+		}
+		if err == io.EOF {
+			return nil // torn or empty tail: ignored
+		}
+		if err != nil {
+			return err
+		}
+		lineNo++
+		line := frag[:len(frag)-1]
+		if long != nil {
+			long = append(long, line...)
+			line, long = long, nil
+		}
+		if err := fn(lineNo, line); err != nil {
+			return err
+		}
+	}
+}
+
+// ScanFile is ScanLines over a file; a missing file has no lines.
+func ScanFile(path string, fn func(lineNo int, line []byte) error) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return ScanLines(f, fn)
+}
+
+// TailLines returns the last n complete lines of the file at path, oldest
+// first, reading backwards from the end so the cost does not grow with the
+// file. A torn final line is ignored; a missing file has no lines.
+func TailLines(path string, n int) ([][]byte, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return tailLines(f, fi.Size(), n)
+}
+
+func tailLines(r io.ReaderAt, size int64, n int) ([][]byte, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	end, err := completeEnd(r, size)
+	if err != nil || end == 0 {
+		return nil, err
+	}
+	// Grow a window backwards from end until it holds n+1 newlines or the file start.
+	var window []byte
+	start := end
+	chunk := int64(64 << 10)
+	for {
+		newStart := max(start-chunk, 0)
+		b := make([]byte, start-newStart)
+		if _, err := r.ReadAt(b, newStart); err != nil && err != io.EOF {
+			return nil, err
+		}
+		window = append(b, window...)
+		start = newStart
+		if start == 0 || bytes.Count(window[:len(window)-1], []byte{'\n'}) >= n {
+			break
+		}
+		chunk *= 2
+	}
+	body := window[:len(window)-1] // drop the final newline
+	lines := bytes.Split(body, []byte{'\n'})
+	if start > 0 {
+		lines = lines[1:] // the first piece may be a partial line
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines, nil
+}

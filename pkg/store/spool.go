@@ -1,0 +1,54 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Resolve opens the store named by flag (--store / LOOP_STORE) or, when
+// empty, the default store for the workspace around dir.
+func Resolve(flag, dir string) (*Store, error) {
+	if flag != "" {
+		return Open(flag)
+	}
+	root, err := DefaultRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return Open(root)
+}
+
+// SpoolMeta is the spool entry a running command leaves beside its streams,
+// so a cleaner can tell whether the writer is gone and a driver can stop a
+// process group left behind by a crash.
+type SpoolMeta struct {
+	PID       int    `json:"pid"`
+	PGID      int    `json:"pgid,omitempty"`
+	Command   string `json:"command"`
+	RunID     string `json:"run_id,omitempty"`
+	StartedAt int64  `json:"started_at"`
+}
+
+// NewSpool returns the base path of a new spool entry; streams are base+".stdout",
+// base+".stderr" and so on, the entry's meta is base+".json".
+func (s *Store) NewSpool(kind string) string {
+	var rnd [4]byte
+	rand.Read(rnd[:])
+	name := fmt.Sprintf("%d-%d-%s.%s", time.Now().UnixMilli(), os.Getpid(), hex.EncodeToString(rnd[:]), kind)
+	return filepath.Join(s.SpoolDir(), name)
+}
+
+// WriteSpoolMeta writes the entry's meta file (atomically: a reader never
+// sees half of it).
+func WriteSpoolMeta(base string, m SpoolMeta) error {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(base+".json", append(data, '\n'), FileMode)
+}

@@ -1,0 +1,134 @@
+// Package store is the on-disk store: runs, append-only logs, locks and
+// atomic file writes. Every write path here survives a process killed at
+// any instant (see DESIGN.md "The store").
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// File and directory modes: transcripts can hold secrets.
+const (
+	DirMode  os.FileMode = 0o700
+	FileMode os.FileMode = 0o600
+)
+
+// Names inside a run directory.
+const (
+	RunFile        = "run.json"
+	IterationsFile = "iterations.jsonl"
+	EventsFile     = "events.jsonl"
+	ReportFile     = "report.tsv"
+	ManifestFile   = "manifest.json"
+	StuckFile      = "stuck.md"
+	AppendLock     = "append.lock"
+	LiveLock       = "live.lock"
+	IterationsDir  = "iterations"
+	ContextDir     = "context"
+)
+
+// ErrNoSuchRun is returned by readers for a run that does not exist.
+var ErrNoSuchRun = errors.New("no such run")
+
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// ValidRunID reports whether id may name a run (no "..", no "/", not empty).
+func ValidRunID(id string) error {
+	if !runIDPattern.MatchString(id) {
+		return fmt.Errorf("invalid run id %q (want letters, digits, '.', '_', '-', starting with a letter or digit, at most 128)", id)
+	}
+	return nil
+}
+
+// Store is a loopkit store rooted at Root (usually <workspace>/.loop).
+type Store struct {
+	Root string
+}
+
+// DefaultRoot is .loop at the git top level above dir, else in dir itself.
+// It walks up looking for .git instead of running git, to keep start-up cheap.
+func DefaultRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if top := GitTop(abs); top != "" {
+		return filepath.Join(top, ".loop"), nil
+	}
+	return filepath.Join(abs, ".loop"), nil
+}
+
+// GitTop returns the nearest directory at or above dir that holds .git, or "".
+func GitTop(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+// Open returns the store at root (made absolute); it creates nothing.
+func Open(root string) (*Store, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("store %s is not a directory", abs)
+	}
+	return &Store{Root: abs}, nil
+}
+
+// Init creates the store's root, runs and spool directories and the
+// self-ignoring .gitignore, so the store never dirties the user's repository.
+func (s *Store) Init() error {
+	for _, d := range []string{s.Root, s.RunsDir(), s.SpoolDir()} {
+		if err := os.MkdirAll(d, DirMode); err != nil {
+			return fmt.Errorf("create store: %w", err)
+		}
+	}
+	gi := filepath.Join(s.Root, ".gitignore")
+	if _, err := os.Stat(gi); errors.Is(err, os.ErrNotExist) {
+		if err := WriteFileAtomic(gi, []byte("*\n"), FileMode); err != nil {
+			return fmt.Errorf("create store: %w", err)
+		}
+	}
+	return nil
+}
+
+// RunsDir holds one directory per run.
+func (s *Store) RunsDir() string { return filepath.Join(s.Root, "runs") }
+
+// SpoolDir holds streams of commands not yet recorded.
+func (s *Store) SpoolDir() string { return filepath.Join(s.Root, "spool") }
+
+// ConfigFile is the store's optional key=value settings file.
+func (s *Store) ConfigFile() string { return filepath.Join(s.Root, "config") }
+
+// RunDir is the directory of run id (which must be valid).
+func (s *Store) RunDir(id string) string { return filepath.Join(s.RunsDir(), id) }
+
+// RunPath joins names below the run's directory.
+func (s *Store) RunPath(id string, names ...string) string {
+	return filepath.Join(append([]string{s.RunDir(id)}, names...)...)
+}
+
+// IterationDir is the folder of iteration n of a run (001, 002, ...).
+func (s *Store) IterationDir(id string, n int) string {
+	return filepath.Join(s.RunDir(id), IterationsDir, fmt.Sprintf("%03d", n))
+}
+
+// RunExists reports whether the run's directory holds a run.json.
+func (s *Store) RunExists(id string) bool {
+	fi, err := os.Stat(s.RunPath(id, RunFile))
+	return err == nil && fi.Mode().IsRegular()
+}

@@ -1,0 +1,161 @@
+package loopkit_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func setupScript(env *testscript.Env) error {
+	for k, v := range map[string]string{
+		"GIT_AUTHOR_NAME": "loopkit test", "GIT_AUTHOR_EMAIL": "test@loopkit.invalid",
+		"GIT_COMMITTER_NAME": "loopkit test", "GIT_COMMITTER_EMAIL": "test@loopkit.invalid",
+		"GIT_CONFIG_NOSYSTEM": "1", "NO_COLOR": "1",
+	} {
+		env.Setenv(k, v)
+	}
+	env.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(env.WorkDir, ".gitconfig-test"))
+	return os.WriteFile(filepath.Join(env.WorkDir, ".gitconfig-test"), []byte("[init]\n\tdefaultBranch = main\n"), 0o600)
+}
+
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"jsonvalid": cmdJSONValid,
+	"bigfile":   cmdBigFile,
+	"alive":     cmdAlive,
+	"treehash":  cmdTreeHash,
+	"waitfor":   cmdWaitFor,
+	"exits":     cmdExits,
+}
+
+// exits CODE PROG ARGS...: runs PROG like exec and checks its exact exit
+// status; stdout and stderr are kept for the next stdout/stderr checks.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		got = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("exits: %v", err)
+	}
+	if (got == want) == neg {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+// jsonvalid FILE...: every file is one JSON value (.json) or one JSON value
+// per complete line (.jsonl).
+func cmdJSONValid(ts *testscript.TestScript, neg bool, args []string) {
+	for _, name := range args {
+		data, err := os.ReadFile(ts.MkAbs(name))
+		ts.Check(err)
+		ok := true
+		if strings.HasSuffix(name, ".jsonl") {
+			for _, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+				ok = ok && json.Valid(line)
+			}
+		} else {
+			ok = json.Valid(data)
+		}
+		if ok == neg {
+			ts.Fatalf("jsonvalid %s: valid=%v", name, ok)
+		}
+	}
+}
+
+// bigfile NAME SIZE: writes SIZE bytes of mixed content: text, invalid
+// UTF-8 and NUL bytes, so byte-exact capture can be checked.
+func cmdBigFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: bigfile NAME SIZE")
+	}
+	size, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	pattern := []byte("line of text é 日本 \xff\xfe invalid \x00 nul \x1b[31mred\x1b[0m\n")
+	buf := make([]byte, 0, size)
+	for len(buf) < size {
+		buf = append(buf, pattern...)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), buf[:size], 0o644))
+}
+
+// alive PATTERN: some live (non-zombie) process has PATTERN in its command line.
+func cmdAlive(ts *testscript.TestScript, neg bool, args []string) {
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	found := ""
+	for _, p := range procs {
+		cmdline, err := os.ReadFile(filepath.Join(p, "cmdline"))
+		if err != nil || !bytes.Contains(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}), []byte(args[0])) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join(p, "stat"))
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue
+		}
+		found = p
+	}
+	if (found != "") == neg {
+		ts.Fatalf("alive %q: found=%q", args[0], found)
+	}
+}
+
+// treehash DIR FILE: writes a listing of every file under DIR with its mode,
+// size and content hash, to compare a store before and after a command.
+func cmdTreeHash(ts *testscript.TestScript, neg bool, args []string) {
+	root := ts.MkAbs(args[0])
+	var b strings.Builder
+	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		b.WriteString(rel + " " + fi.Mode().String())
+		if fi.Mode().IsRegular() {
+			data, _ := os.ReadFile(p)
+			b.WriteString(" " + strconv.Itoa(len(data)) + " " + strconv.FormatUint(fnv(data), 16))
+		}
+		b.WriteString("\n")
+		return nil
+	})
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+}
+
+func fnv(data []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range data {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
+// waitfor FILE [SECONDS]: waits until FILE exists (default 10 s).
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	limit := 10 * time.Second
+	if len(args) > 1 {
+		s, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		limit = time.Duration(s) * time.Second
+	}
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("waitfor %s: not there after %s", args[0], limit)
+}
