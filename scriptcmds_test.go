@@ -22,8 +22,8 @@ func setupScript(env *testscript.Env) error {
 	} {
 		env.Setenv(k, v)
 	}
-	env.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(env.WorkDir, ".gitconfig-test"))
-	return os.WriteFile(filepath.Join(env.WorkDir, ".gitconfig-test"), []byte("[init]\n\tdefaultBranch = main\n"), 0o600)
+	env.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	return nil
 }
 
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){

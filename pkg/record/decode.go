@@ -105,6 +105,9 @@ func (in *Input) add(lineNo int, line []byte) error {
 
 func jsonError(lineNo int, err error) error {
 	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field == "" {
+		return &InputError{Line: lineNo, Msg: fmt.Sprintf("not a JSON object (got JSON %s)", te.Value)}
+	}
 	if errors.As(err, &te) {
 		return &InputError{Line: lineNo, Field: te.Field, Msg: fmt.Sprintf("wrong type: got JSON %s, want %s", te.Value, te.Type)}
 	}

@@ -1,0 +1,145 @@
+package proc
+
+import (
+	"bytes"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// liveInGroup lists processes of group pgid that are not zombies.
+func liveInGroup(pgid int) []string {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var live []string
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		f := strings.Fields(string(b[i+2:]))
+		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+			live = append(live, p)
+		}
+	}
+	return live
+}
+
+func TestTimeoutKillsWholeGroup(t *testing.T) {
+	res, err := Run(Spec{Args: []string{"sh", "-c", "echo started; sleep 100 & sleep 100"}, Timeout: 300 * time.Millisecond, Grace: 200 * time.Millisecond, InlineCap: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.ExitCode != -1 || res.StatusCode != 124 || res.Err == nil {
+		t.Fatalf("result %+v", res)
+	}
+	if string(res.Stdout) != "started\n" {
+		t.Fatalf("partial output lost: %q", res.Stdout)
+	}
+	if live := liveInGroup(res.PID); len(live) > 0 {
+		t.Fatalf("processes of the group left alive: %v", live)
+	}
+}
+
+func TestCaptureByteExact(t *testing.T) {
+	dir := t.TempDir()
+	payload := "a\x00b\xff\xfe\x1b[31mred\r\n"
+	for _, tee := range []bool{false, true} {
+		out, errp := filepath.Join(dir, "out"+strconv.FormatBool(tee)), filepath.Join(dir, "err"+strconv.FormatBool(tee))
+		os.WriteFile(filepath.Join(dir, "payload"), []byte(payload), 0o644)
+		spec := Spec{Args: []string{"sh", "-c", `for i in 1 2 3 4 5 6 7 8 9 10; do cat payload; done; cat payload >&2; exit 7`},
+			Dir: dir, StdoutPath: out, StderrPath: errp, InlineCap: 16}
+		var teeBuf bytes.Buffer
+		if tee {
+			spec.Tee = &teeBuf
+		}
+		res, err := Run(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Repeat(payload, 10)
+		got, _ := os.ReadFile(out)
+		if string(got) != want || res.ExitCode != 7 || res.StatusCode != 7 {
+			t.Fatalf("tee=%v: spool %q exit %d", tee, got, res.ExitCode)
+		}
+		if gotErr, _ := os.ReadFile(errp); string(gotErr) != payload {
+			t.Fatalf("tee=%v: stderr spool %q", tee, gotErr)
+		}
+		if res.StdoutBytes != int64(len(want)) || !res.StdoutTrunc || string(res.Stdout) != want[len(want)-16:] {
+			t.Fatalf("tee=%v: inline tail %q (%d bytes, trunc %v)", tee, res.Stdout, res.StdoutBytes, res.StdoutTrunc)
+		}
+		if tee && teeBuf.Len() != len(want)+len(payload) {
+			t.Fatalf("tee got %d bytes", teeBuf.Len())
+		}
+	}
+}
+
+func TestStartFailures(t *testing.T) {
+	dir := t.TempDir()
+	noexec := filepath.Join(dir, "script.sh")
+	os.WriteFile(noexec, []byte("#!/bin/sh\necho hi\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"loopkit-no-such-command"}, 127},
+		{[]string{noexec}, 126},
+		{[]string{"./script.sh"}, 126},
+		{[]string{"./missing.sh"}, 127},
+	} {
+		res, err := Run(Spec{Args: c.args, Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != c.code || res.ExitCode != -1 || res.Err == nil {
+			t.Fatalf("%v: status %d exit %d err %v", c.args, res.StatusCode, res.ExitCode, res.Err)
+		}
+	}
+}
+
+func TestSignalForwardedToGroup(t *testing.T) {
+	started := make(chan int, 1)
+	done := make(chan *Result, 1)
+	go func() {
+		res, err := Run(Spec{Args: []string{"sh", "-c", "sleep 100 & sleep 100"}, Grace: 300 * time.Millisecond, OnStart: func(pid int) { started <- pid }})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	pgid := <-started
+	time.Sleep(100 * time.Millisecond) // let Run's signal.Notify be in place and sh fork
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	res := <-done
+	if res.Signal != "SIGTERM" || res.ExitCode != -1 || res.StatusCode != 128+int(syscall.SIGTERM) {
+		t.Fatalf("result %+v", res)
+	}
+	if live := liveInGroup(pgid); len(live) > 0 {
+		t.Fatalf("group left alive: %v", live)
+	}
+}
+
+func TestTailBufferMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for round := 0; round < 200; round++ {
+		limit := 1 + rng.Intn(64)
+		tb := newTailBuffer(limit)
+		var all []byte
+		for i := 0; i < 50; i++ {
+			p := make([]byte, rng.Intn(3*limit))
+			rng.Read(p)
+			tb.Write(p)
+			all = append(all, p...)
+		}
+		got, total := tb.Tail()
+		want := all[max(0, len(all)-limit):]
+		if !bytes.Equal(got, want) || total != int64(len(all)) {
+			t.Fatalf("round %d: tail differs", round)
+		}
+	}
+}
