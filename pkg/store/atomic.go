@@ -10,6 +10,17 @@ import (
 // it, renames it over path and syncs the directory: readers see the old file
 // or the new one, never half of either.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return writeRename(path, data, perm, true)
+}
+
+// ReplaceFile is WriteFileAtomic without the fsyncs: readers still never see
+// half a file, but a power loss may lose it. For hints such as spool meta,
+// where two fsyncs would double a short command's overhead.
+func ReplaceFile(path string, data []byte, perm os.FileMode) error {
+	return writeRename(path, data, perm, false)
+}
+
+func writeRename(path string, data []byte, perm os.FileMode, sync bool) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -29,8 +40,10 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if _, err := tmp.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", path, err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err
@@ -39,6 +52,9 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	ok = true
+	if !sync {
+		return nil
+	}
 	return SyncDir(dir)
 }
 

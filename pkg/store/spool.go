@@ -43,12 +43,12 @@ func (s *Store) NewSpool(kind string) string {
 	return filepath.Join(s.SpoolDir(), name)
 }
 
-// WriteSpoolMeta writes the entry's meta file (atomically: a reader never
-// sees half of it).
+// WriteSpoolMeta writes the entry's meta file: renamed into place so a
+// reader never sees half of it, but not fsynced (it is a hint for cleaners).
 func WriteSpoolMeta(base string, m SpoolMeta) error {
 	data, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(base+".json", append(data, '\n'), FileMode)
+	return ReplaceFile(base+".json", append(data, '\n'), FileMode)
 }
