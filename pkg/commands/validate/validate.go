@@ -90,7 +90,7 @@ func run(env *cli.Env) error {
 		return env.UsageError("--inline-cap must not be negative")
 	}
 
-	spec := proc.Spec{Args: args, Dir: dir, Timeout: opts.Timeout.D(), Grace: opts.Grace.D(), InlineCap: opts.InlineCap}
+	spec := proc.Spec{Args: args, Dir: dir, Timeout: opts.Timeout.D(), Grace: opts.Grace.D(), InlineCap: opts.InlineCap, ParentDeath: true}
 	if opts.Tee {
 		spec.Tee = env.Stderr
 	}
