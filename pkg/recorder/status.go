@@ -48,8 +48,16 @@ func (r *Recorder) SetStatus(id, status, message string) (*record.Run, error) {
 		case record.RunCompleted:
 			run.ArtifactStatus = "complete"
 		}
+		if record.Terminal(status) {
+			run.PID, run.PGID = nil, nil // the driver is done with the run
+		}
 		if message != "" && status != record.RunCompleted && status != record.RunRunning {
 			run.LastError = &message
+		}
+		if status == record.RunStuck {
+			if err := r.writeStuckReport(run); err != nil {
+				return fmt.Errorf("stuck report: %w", err)
+			}
 		}
 		ev := record.Event{TS: now, RunID: id, Type: record.StatusEvent(status), Status: status, Message: message}
 		if err := r.St.AppendEvent(ev); err != nil {
