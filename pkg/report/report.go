@@ -48,7 +48,9 @@ func (c *Collector) Files() []string {
 	return out
 }
 
-var errorLine = regexp.MustCompile(`(?i)(error|fail|panic|fatal|exception|undefined|cannot|timed out|traceback)`)
+// errorLine matches lines that look like a failure: the usual words, or a
+// compiler/test location such as "parser_test.go:12:".
+var errorLine = regexp.MustCompile(`(?i)(error|fail|panic|fatal|exception|undefined|cannot|timed out|traceback|unexpected|assert|denied|not found|no such)|[\w./-]+\.\w+:\d+:`)
 
 // PrimaryFailure is the first output line that looks like an error (stdout,
 // then stderr), else the error the iteration recorded, else its first line.
