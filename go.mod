@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/charmbracelet/log v1.0.0
+	github.com/itchyny/gojq v0.12.20
 	github.com/jessevdk/go-flags v1.6.1
 	github.com/rogpeppe/go-internal v1.16.0
 	golang.org/x/sys v0.49.0
@@ -18,6 +19,7 @@ require (
 	github.com/charmbracelet/x/term v0.2.1 // indirect
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
 	github.com/go-logfmt/logfmt v0.6.1 // indirect
+	github.com/itchyny/timefmt-go v0.1.9 // indirect
 	github.com/lucasb-eyer/go-colorful v1.2.0 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/mattn/go-runewidth v0.0.31 // indirect

@@ -1,0 +1,70 @@
+// Package view renders a store for people and scripts: the runs list, a
+// run's iterations (the Logs view), their outputs (the Output view), a run's
+// description, and the readers behind them, which never create anything.
+package view
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Escape makes child-written text safe for a terminal: control bytes
+// (escape sequences, carriage returns, NUL), C1 controls and bidirectional
+// overrides are shown as \xNN, \r or \uNNNN instead of acting on the screen.
+// Newlines and tabs are kept when multiline, escaped otherwise.
+func Escape(s string, multiline bool) string {
+	if safe(s, multiline) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for _, r := range s {
+		switch {
+		case multiline && (r == '\n' || r == '\t'):
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unsafeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func safe(s string, multiline bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return safeRunes(s[i:])
+		}
+		if c < 0x20 || c == 0x7f {
+			if !multiline || (c != '\n' && c != '\t') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func safeRunes(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || unsafeRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// unsafeRune: C1 controls (0x9b is a one-byte CSI on some terminals) and the
+// bidirectional controls that reorder what a reader sees.
+func unsafeRune(r rune) bool {
+	return r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f
+}

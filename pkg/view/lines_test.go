@@ -1,0 +1,86 @@
+package view
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Backward and forward reading agree on every prefix of a file with long,
+// short and empty lines, so a torn tail is never shown by either.
+func TestReadBackwardMatchesForward(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	for i := 0; i < 40; i++ {
+		n := []int{0, 1, 5, 100, chunkSize - 3, chunkSize + 7, 2*chunkSize + 1}[rng.IntN(7)]
+		b.WriteString(strings.Repeat(string(rune('a'+i%26)), n))
+		b.WriteByte('\n')
+	}
+	data := b.String()
+	path := filepath.Join(t.TempDir(), "iterations.jsonl")
+	cuts := []int{0, 1, len(data) - 1, len(data)}
+	for i := 0; i < 60; i++ {
+		cuts = append(cuts, rng.IntN(len(data)))
+	}
+	for _, cut := range cuts {
+		if err := os.WriteFile(path, []byte(data[:cut]), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var fwd, bwd []string
+		var fwdOffs, bwdOffs []int64
+		end, n, err := readFrom(path, 0, 0, func(_ int, off int64, line []byte) error {
+			fwd, fwdOffs = append(fwd, string(line)), append(fwdOffs, off)
+			return nil
+		})
+		if err != nil || n != len(fwd) {
+			t.Fatal(err, n)
+		}
+		bend, err := readBackward(path, func(off int64, line []byte) (bool, error) {
+			bwd, bwdOffs = append(bwd, string(line)), append(bwdOffs, off)
+			return true, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Reverse(bwd)
+		slices.Reverse(bwdOffs)
+		if !slices.Equal(fwd, bwd) || !slices.Equal(fwdOffs, bwdOffs) || end != bend {
+			t.Fatalf("cut %d: forward %d lines (end %d), backward %d lines (end %d)", cut, len(fwd), end, len(bwd), bend)
+		}
+		if want := strings.LastIndexByte(data[:cut], '\n') + 1; int(end) != want {
+			t.Fatalf("cut %d: end %d, want %d", cut, end, want)
+		}
+	}
+}
+
+func TestReadBackwardStops(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(path, []byte("1\n2\n3\n4"), 0o600)
+	var got []string
+	readBackward(path, func(_ int64, line []byte) (bool, error) {
+		got = append(got, string(line))
+		return len(got) < 2, nil
+	})
+	if strings.Join(got, ",") != "3,2" {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func TestEscape(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"plain é 日本":              {"plain é 日本", "plain é 日本"},
+		"a\x1b[31mred\x1b[0m\r\n": {`a\x1b[31mred\x1b[0m\r` + "\n", `a\x1b[31mred\x1b[0m\r\n`},
+		"nul\x00\tdel\x7f":        {"nul\\x00\tdel\\x7f", `nul\x00\tdel\x7f`},
+		"c1\u009b2J bidi\u202e":   {`c1\u009b2J bidi\u202e`, `c1\u009b2J bidi\u202e`},
+	} {
+		if got := Escape(in, true); got != want[0] {
+			t.Errorf("Escape(%q, multi) = %q, want %q", in, got, want[0])
+		}
+		if got := Escape(in, false); got != want[1] {
+			t.Errorf("Escape(%q, single) = %q, want %q", in, got, want[1])
+		}
+	}
+}
