@@ -5,7 +5,6 @@
 # reads, and peak RSS of the text Logs view. Writes docs/bench/view.md.
 set -euo pipefail
 # shellcheck source=lib.sh
-# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 bench_install_tools
 [ -x "$BIN/loop-view" ] || make -C "$BENCH_ROOT" build >/dev/null
