@@ -34,6 +34,8 @@ type Spec struct {
 	StdoutPath, StderrPath string
 	// Tee, when set, also receives both streams live.
 	Tee io.Writer
+	// StdoutTee, when set, also receives stdout alone, live (a parser).
+	StdoutTee io.Writer
 	// InlineCap is how many bytes of each stream's end the result keeps.
 	InlineCap int
 	// ParentDeath kills the child when this process dies (Linux Pdeathsig).
@@ -85,7 +87,14 @@ func Run(spec Spec) (*Result, error) {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
 	cap := spec.InlineCap
-	outs, err := newCapture(spec.StdoutPath, spec.Tee, cap)
+	outTee := spec.Tee
+	if spec.StdoutTee != nil {
+		outTee = spec.StdoutTee
+		if spec.Tee != nil {
+			outTee = io.MultiWriter(spec.Tee, spec.StdoutTee)
+		}
+	}
+	outs, err := newCapture(spec.StdoutPath, outTee, cap)
 	if err != nil {
 		return nil, err
 	}

@@ -117,3 +117,21 @@ func pointLatest(dir, name string) error {
 	}
 	return store.SyncDir(dir)
 }
+
+// FillHypotheses puts text (a follow-up agent's answer) into the Hypotheses
+// section of the run's stuck.md, replacing what stood there.
+func (r *Recorder) FillHypotheses(id, text string) error {
+	_, err := r.Update(id, func(run *record.Run) error {
+		path := r.St.RunPath(id, store.StuckFile)
+		doc, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("no stuck report to fill in: %w", err)
+		}
+		out, ok := report.ReplaceSection(string(doc), "Hypotheses", strings.TrimSpace(text))
+		if !ok {
+			return fmt.Errorf("%s has no Hypotheses section", path)
+		}
+		return store.WriteFileAtomic(path, []byte(out), store.FileMode)
+	})
+	return err
+}

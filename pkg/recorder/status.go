@@ -59,10 +59,15 @@ func (r *Recorder) SetStatus(id, status, message string) (*record.Run, error) {
 				return fmt.Errorf("stuck report: %w", err)
 			}
 		}
-		ev := record.Event{TS: now, RunID: id, Type: record.StatusEvent(status), Status: status, Message: message}
-		if err := r.St.AppendEvent(ev); err != nil {
-			return err
-		}
-		return r.appendReport(id, eventRow(ev))
+		return r.AppendEvent(record.Event{TS: now, RunID: id, Type: record.StatusEvent(status), Status: status, Message: message})
 	})
+}
+
+// AppendEvent appends a run event to events.jsonl and its row to report.tsv
+// (the run's append lock held, as inside Update).
+func (r *Recorder) AppendEvent(ev record.Event) error {
+	if err := r.St.AppendEvent(ev); err != nil {
+		return err
+	}
+	return r.appendReport(ev.RunID, eventRow(ev))
 }

@@ -174,3 +174,19 @@ func Snapshot(n int, milestone string, at time.Time, run *record.Run, lastPrompt
 	writeList(&b, files)
 	return b.String()
 }
+
+// ReplaceSection replaces the body of the "## name" section of a markdown
+// document (up to the next "## " heading) with body.
+func ReplaceSection(doc, name, body string) (string, bool) {
+	head := "## " + name + "\n"
+	start := strings.Index(doc, head)
+	if start < 0 {
+		return doc, false
+	}
+	from := start + len(head)
+	end := len(doc)
+	if next := strings.Index(doc[from:], "\n## "); next >= 0 {
+		end = from + next + 1
+	}
+	return doc[:from] + "\n" + body + "\n\n" + doc[end:], true
+}

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/pkg/cli"
+	"github.com/loopkit/loopkit/pkg/gitstate"
 	rec "github.com/loopkit/loopkit/pkg/record"
 	"github.com/loopkit/loopkit/pkg/recorder"
+	"github.com/loopkit/loopkit/pkg/retention"
 	"github.com/loopkit/loopkit/pkg/store"
 )
 
@@ -44,6 +46,15 @@ type Options struct {
 	Message    string   `long:"message" value-name:"TEXT" description:"reason kept with --status (the run's last_error)"`
 	Setting    []string `long:"setting" value-name:"KEY=VALUE" description:"store a setting in the run (repeatable); with --new-run or --run alone"`
 	ExitStatus bool     `long:"exit-status" description:"exit with the recorded validation exit code"`
+	Snapshot   string   `long:"snapshot" value-name:"MILESTONE" description:"write a context snapshot (context/context_NNN.md, context_latest.md) for this milestone and print its path"`
+	PID        int      `long:"pid" value-name:"PID" description:"record the driver's pid in run.json (with --run; cleared when the run ends)"`
+	PGID       int      `long:"pgid" value-name:"PGID" description:"record the driver's process group in run.json"`
+	Hypotheses bool     `long:"hypotheses" description:"read a step record on stdin and put its final message into the run's stuck.md Hypotheses section"`
+	NoClean    bool     `long:"no-clean" description:"do not apply the retention policy after a terminal --status"`
+	// Retention settings, from config files only (loop-clean has the flags).
+	AutoClean bool `config:"auto_clean"`
+	KeepLast  int  `config:"keep_last"`
+	KeepDays  int  `config:"keep_days"`
 }
 
 // Main is loop-record.
@@ -52,7 +63,7 @@ func Main(env *cli.Env) error {
 }
 
 func run(env *cli.Env) error {
-	opts := &Options{}
+	opts := &Options{AutoClean: true, KeepLast: retention.DefaultKeepLast, KeepDays: retention.DefaultKeepDays}
 	p := cli.NewParser(env, opts, usage)
 	args, err := cli.Parse(env, p, &opts.Common, env.Args)
 	if err != nil {
@@ -91,7 +102,7 @@ func run(env *cli.Env) error {
 	if err := cfg.Apply(env, p, opts); err != nil {
 		return err
 	}
-	r := &recorder.Recorder{St: st, Log: env.Log, Workspace: workspace(cwd)}
+	r := &recorder.Recorder{St: st, Log: env.Log, Workspace: workspace(cwd), ChangedSince: gitstate.ChangedSince}
 
 	switch {
 	case opts.NewRun:
@@ -104,14 +115,53 @@ func run(env *cli.Env) error {
 		if err != nil {
 			return failure(err)
 		}
+		if rec.Terminal(opts.Status) && opts.AutoClean && !opts.NoClean {
+			retention.AutoClean(st, retention.Policy{KeepLast: opts.KeepLast, KeepDays: opts.KeepDays}, env.Log)
+		}
 		return printJSON(env, run)
-	case len(settings) > 0:
+	case opts.Hypotheses:
 		if opts.Run == "" {
-			return env.UsageError("--setting needs --run or --new-run")
+			return env.UsageError("--hypotheses needs --run (or LOOP_RUN_ID)")
+		}
+		data, err := io.ReadAll(env.Stdin)
+		if err != nil {
+			return cli.Failf("read stdin: %v", err)
+		}
+		in, err := rec.DecodeInput(data)
+		if err != nil {
+			return cli.BadInput(fmt.Errorf("stdin %w", err))
+		}
+		if in.Step == nil {
+			return cli.BadInput(fmt.Errorf("stdin: --hypotheses takes a step record"))
+		}
+		if err := r.FillHypotheses(opts.Run, in.Step.FinalMessage); err != nil {
+			return failure(err)
+		}
+		_, err = fmt.Fprintln(env.Stdout, r.St.RunPath(opts.Run, store.StuckFile))
+		return err
+	case opts.Snapshot != "":
+		if opts.Run == "" {
+			return env.UsageError("--snapshot needs --run (or LOOP_RUN_ID)")
+		}
+		path, err := r.Snapshot(opts.Run, opts.Snapshot)
+		if err != nil {
+			return failure(err)
+		}
+		_, err = fmt.Fprintln(env.Stdout, path)
+		return err
+	case len(settings) > 0 || opts.PID != 0 || opts.PGID != 0:
+		if opts.Run == "" {
+			return env.UsageError("--setting, --pid and --pgid need --run or --new-run")
 		}
 		run, err := r.Update(opts.Run, func(run *rec.Run) error {
 			for k, v := range settings {
 				run.Settings[k] = v
+			}
+			if opts.PID != 0 {
+				run.PID = &opts.PID
+			}
+			if opts.PGID != 0 {
+				run.PGID = &opts.PGID
 			}
 			return nil
 		})
