@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -23,8 +24,34 @@ func setupScript(env *testscript.Env) error {
 		env.Setenv(k, v)
 	}
 	env.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	// The driver's tests run scripts/loop against the commands built into
+	// this test binary (first on PATH), and run `go test` in demo workspaces.
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	env.Setenv("LOOPKIT_ROOT", root)
+	env.Setenv("LOOP_BIN", strings.Split(env.Getenv("PATH"), string(os.PathListSeparator))[0])
+	env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, ".run"))
+	for k, v := range goEnv() {
+		env.Setenv(k, v)
+	}
+	env.Setenv("GOTOOLCHAIN", "local")
+	env.Setenv("GOFLAGS", "")
 	return nil
 }
+
+var goEnv = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		return m
+	}
+	for i, v := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		m[[]string{"GOCACHE", "GOMODCACHE", "GOPATH"}[i]] = v
+	}
+	return m
+})
 
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"jsonvalid": cmdJSONValid,

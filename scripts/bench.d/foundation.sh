@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
 # loop-validate and loop-record against running the command bare, timeout+tee,
 # cat > file, and jq >> file && sync file. Writes docs/bench/foundation.md.
 set -euo pipefail
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 bench_install_tools
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench.XXXXXX")
@@ -41,8 +43,8 @@ hyperfine -w 1 -r 5 --export-json "$work/cap.json" \
 cat_s=$(hf_median "$work/cap.json" 0); tee_s=$(hf_median "$work/cap.json" 1)
 cap_s=$(hf_median "$work/cap.json" 2); capt_s=$(hf_median "$work/cap.json" 3)
 rm -f "$work"/*.out
-rss=$(peak_rss_mib "$BIN/loop-validate" -- $gen); rm -f "$LOOP_STORE"/spool/*
-rsst=$(peak_rss_mib "$BIN/loop-validate" --tee -- $gen); rm -f "$LOOP_STORE"/spool/*
+rss=$(peak_rss_mib "$BIN/loop-validate" -- head -c "$gib" /dev/zero); rm -f "$LOOP_STORE"/spool/*
+rsst=$(peak_rss_mib "$BIN/loop-validate" --tee -- head -c "$gib" /dev/zero); rm -f "$LOOP_STORE"/spool/*
 mibps() { awk -v b="$gib" -v s="$1" 'BEGIN { printf "%.0f", b / 1048576 / s }'; }
 
 # 4. loop-record appending an iteration with 25 KB of output vs jq >> file && sync

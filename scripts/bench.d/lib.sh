@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for scripts/bench.d/*.sh (sourced, not run).
 BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BIN="$BENCH_ROOT/bin"

@@ -8,8 +8,8 @@ func Add(a, b int) int {
 
 // Max returns the larger of a and b.
 func Max(a, b int) int {
-	if a < b {
-		return a // BUG(max)
+	if a < b { // BUG(max)
+		return a
 	}
 	return b
 }

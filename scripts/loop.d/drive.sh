@@ -1,0 +1,114 @@
+# shellcheck shell=bash
+# The iteration loop shared by `run` and `resume` (sourced by scripts/loop).
+
+CHILD=""
+CANCELED=""
+
+# on_signal forwards Ctrl-C / cancel to the running child (loop-step and
+# loop-validate pass it on to their process groups) and marks the run.
+on_signal() {
+  CANCELED=$1
+  [ -n "$CHILD" ] && kill "-$1" "$CHILD" 2>/dev/null
+}
+
+# run_child CMD...: runs CMD in the background and waits, so a signal to
+# the driver is handled at once instead of after the child ends.
+run_child() {
+  "$@" &
+  CHILD=$!
+  local rc=0
+  while :; do
+    wait "$CHILD"; rc=$?
+    # wait returns >128 when a trapped signal interrupted it; the child may still run
+    if [ $rc -gt 128 ] && kill -0 "$CHILD" 2>/dev/null; then continue; fi
+    break
+  done
+  CHILD=""
+  return $rc
+}
+
+finish() {
+  local run=$1 status=$2 message=$3 code=$4
+  "$LK_RECORD" --run "$run" --status "$status" ${message:+--message "$message"} >/dev/null ||
+    log "could not mark run $run $status"
+  [ "$status" = completed ] && "$LK_RECORD" --run "$run" --snapshot success >/dev/null
+  echo "$status"
+  log "run $run $status${message:+: $message}"
+  exit "$code"
+}
+
+# drive RUN FIRST: iterations FIRST..max of RUN, with settings from run.json.
+drive() {
+  local run=$1 i=$2
+  local prompt validate dir max timeout vtimeout maxcost require mode retries backoff stuck_agent agent_q
+  prompt=$(field "$run" '.settings.prompt')
+  validate=$(field "$run" '.settings.validate')
+  dir=$(field "$run" '.settings.dir')
+  max=$(field "$run" '.settings.max_iterations')
+  timeout=$(field "$run" '.settings.timeout')
+  vtimeout=$(field "$run" '.settings.validate_timeout')
+  maxcost=$(field "$run" '.settings.max_cost // ""')
+  require=$(field "$run" '.settings.require_completion // ""')
+  mode=$(field "$run" '.settings.completion_mode // "trailing"')
+  retries=$(field "$run" '.settings.retries // "0"')
+  backoff=$(field "$run" '.settings.retry_backoff // "5s"')
+  stuck_agent=$(field "$run" '.settings.stuck_agent // ""')
+  agent_q=$(field "$run" '.settings.agent')
+  local -a agent
+  eval "agent=($agent_q)" # written by this driver with printf %q
+
+  trap 'on_signal INT' INT
+  trap 'on_signal TERM' TERM
+  exec {LIVE_FD}>>"$LOOP_STORE/runs/$run/live.lock"
+  flock -s "$LIVE_FD"
+  "$LK_RECORD" --run "$run" --pid "$$" --pgid "$(ps -o pgid= $$ | tr -d ' ')" >/dev/null
+
+  local tmp
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-driver.XXXXXX")
+  # shellcheck disable=SC2064 # expand now: tmp is local
+  trap "rm -rf '$tmp'" EXIT
+
+  while [ "$i" -le "$max" ]; do
+    log "iteration $i/$max: agent"
+    run_child "$LK_STEP" --run "$run" --dir "$dir" --template "$prompt" --append-progress \
+      --phase implementation --timeout "$timeout" --retries "$retries" --retry-backoff "$backoff" \
+      --completion-mode "$mode" --exit-zero -- "${agent[@]}" >"$tmp/step.json"
+    [ -n "$CANCELED" ] && finish "$run" canceled "canceled by SIG$CANCELED" 130
+    log "iteration $i/$max: validate"
+    run_child "$LK_VALIDATE" --run "$run" --dir "$dir" --timeout "$vtimeout" --exit-zero --shell "$validate" >"$tmp/validate.json"
+    [ -n "$CANCELED" ] && finish "$run" canceled "canceled by SIG$CANCELED" 130
+    if ! cat "$tmp/step.json" "$tmp/validate.json" | "$LK_RECORD" --run "$run" --iteration "$i" >/dev/null; then
+      die "could not record iteration $i of run $run"
+    fi
+    "$LK_VIEW" logs "$run" --last 1
+
+    local code completed cost
+    code=$(last_field "$run" '.exit_code')
+    completed=$(last_field "$run" '.agent.completed // false')
+    if [ "$code" = 0 ] && { [ -z "$require" ] || [ "$completed" = true ]; }; then
+      finish "$run" completed "" 0
+    fi
+    if [ "$code" = 0 ]; then
+      log "validation passed but the agent gave no completion marker (--require-completion)"
+    fi
+    if [ -n "$maxcost" ]; then
+      cost=$(field "$run" '.total_cost_usd // 0')
+      if awk -v c="$cost" -v m="$maxcost" 'BEGIN { exit !(c > m) }'; then
+        finish "$run" failed "cost cap reached: \$$cost spent, cap \$$maxcost" 1
+      fi
+    fi
+    i=$((i + 1))
+  done
+  local why="no success after $max iterations"
+  "$LK_RECORD" --run "$run" --status stuck --message "$why" >/dev/null || log "could not mark run $run stuck"
+  if [ -n "$stuck_agent" ]; then
+    log "asking the agent for hypotheses on the stuck report"
+    run_child "$LK_STEP" --run "$run" --dir "$dir" --prompt "$LOOP_STORE/runs/$run/stuck.md" \
+      --phase review --timeout "$timeout" --exit-zero -- "${agent[@]}" >"$tmp/stuck-step.json"
+    "$LK_RECORD" --run "$run" --hypotheses <"$tmp/stuck-step.json" >/dev/null || log "hypotheses not recorded"
+  fi
+  "$LK_RECORD" --run "$run" --snapshot stuck >/dev/null
+  echo stuck
+  log "run $run stuck: $why (report: $LOOP_STORE/runs/$run/stuck.md)"
+  exit 1
+}

@@ -1,0 +1,32 @@
+package loopkit_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestShellcheck keeps the driver and the helper scripts shellcheck-clean.
+// CI installs shellcheck (.ci/run); elsewhere the test skips without it.
+func TestShellcheck(t *testing.T) {
+	if _, err := exec.LookPath("shellcheck"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("shellcheck is not installed (.ci/run installs it)")
+		}
+		t.Skip("shellcheck not installed")
+	}
+	var files []string
+	for _, pattern := range []string{"scripts/loop", "scripts/loop.d/*.sh", "scripts/demo", "scripts/demo-agent",
+		"scripts/bench", "scripts/bench.d/*.sh", "scripts/fuzz", ".ci/run", "testdata/*/*.sh"} {
+		m, _ := filepath.Glob(pattern)
+		files = append(files, m...)
+	}
+	if len(files) < 10 {
+		t.Fatalf("found only %d scripts: %v", len(files), files)
+	}
+	out, err := exec.Command("shellcheck", append([]string{"-x"}, files...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("shellcheck: %v\n%s", err, out)
+	}
+}
