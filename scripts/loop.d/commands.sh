@@ -1,7 +1,9 @@
 # shellcheck shell=bash
 # The driver's subcommands (sourced by scripts/loop).
 
-need_value() { [ $# -ge 2 ] && [ -n "$2" ] || usage_error "$1 needs a value"; }
+need_value() {
+  if [ $# -lt 2 ] || [ -z "$2" ]; then usage_error "$1 needs a value"; fi
+}
 
 cmd_run() {
   local prompt="" validate="" max="" name="" timeout="" vtimeout="" maxcost="" require=""
@@ -76,7 +78,7 @@ cmd_run() {
 make_worktree() {
   local top slug n=1 branch path suffix=""
   top=$(git -C "$1" rev-parse --show-toplevel 2>/dev/null) || { log "--worktree needs a git repository"; return 1; }
-  slug=$(tr 'A-Z' 'a-z' <<<"$2" | sed -E 's/[^a-z0-9]+/-/g; s/^-+//; s/-+$//')
+  slug=$(tr '[:upper:]' '[:lower:]' <<<"$2" | sed -E 's/[^a-z0-9]+/-/g; s/^-+//; s/-+$//')
   [ -n "$slug" ] || slug=run
   while :; do
     branch="run/$slug$suffix"

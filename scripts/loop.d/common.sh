@@ -46,7 +46,7 @@ usage_error() {
 find_tools() {
   local missing=() name var path
   for name in loop-validate loop-record loop-step loop-view loop-clean loop-progress; do
-    var="LK_$(tr 'a-z-' 'A-Z_' <<<"${name#loop-}")"
+    var="LK_$(tr '[:lower:]-' '[:upper:]_' <<<"${name#loop-}")"
     if [ -n "${LOOP_BIN:-}" ]; then
       if [ -x "$LOOP_BIN/$name" ]; then printf -v "$var" '%s' "$LOOP_BIN/$name"; else missing+=("$name"); fi
       continue
