@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/loopkit/loopkit/pkg/record"
 	"github.com/loopkit/loopkit/pkg/store"
@@ -37,6 +39,9 @@ func (r *Recorder) repair(id string) (*record.Run, *record.IterationLog, error) 
 	}
 	if err := r.removeLeftovers(id, lastN); err != nil {
 		return nil, nil, err
+	}
+	if lastN > 0 {
+		r.dropCommittedSpool(r.St.IterationDir(id, lastN))
 	}
 	if run.Iteration != lastN {
 		if err := r.catchUp(run); err != nil {
@@ -137,4 +142,42 @@ func (r *Recorder) reportedRows(id string) (map[int]bool, error) {
 		return nil
 	})
 	return seen, err
+}
+
+// dropCommittedSpool removes spool entries that are hard links of files in
+// the last committed iteration folder: a writer killed between its commit
+// and its cleanup left them. Every writer repairs first, so checking the
+// last iteration covers that window.
+func (r *Recorder) dropCommittedSpool(dir string) {
+	committed := map[[2]uint64]bool{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if key, links, ok := inode(filepath.Join(dir, e.Name())); ok && links > 1 {
+			committed[key] = true
+		}
+	}
+	if len(committed) == 0 {
+		return
+	}
+	spool, _ := os.ReadDir(r.St.SpoolDir())
+	for _, e := range spool {
+		p := filepath.Join(r.St.SpoolDir(), e.Name())
+		if key, _, ok := inode(p); ok && committed[key] {
+			r.Log.Warn("removing a spool entry already recorded by a killed writer", "file", e.Name())
+			os.Remove(p)
+			os.Remove(strings.TrimSuffix(p, filepath.Ext(p)) + ".json")
+		}
+	}
+}
+
+func inode(path string) (key [2]uint64, links uint64, ok bool) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return key, 0, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return key, 0, false
+	}
+	return [2]uint64{uint64(st.Dev), st.Ino}, uint64(st.Nlink), true
 }
