@@ -99,7 +99,7 @@ cmd_resume() {
   last=$(last_field "$run" '.iteration') || exit 1
   if ! flock -n -x "$LOOP_STORE/runs/$run/live.lock" true; then
     pid=$(field "$run" '.pid // ""')
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    if [ -n "$pid" ] && alive "$pid"; then
       die "run $run is live (driver pid $pid); stop it first with: scripts/loop cancel $run"
     fi
   fi
@@ -118,11 +118,11 @@ cmd_cancel() {
   local run=$1 pid i
   field "$run" '.status' >/dev/null || exit 1
   pid=$(field "$run" '.pid // ""')
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+  if [ -n "$pid" ] && alive "$pid"; then
     log "stopping the driver of run $run (pid $pid)"
     kill -TERM "$pid"
     for ((i = 0; i < 100; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
+      alive "$pid" || break
       sleep 0.1
     done
   fi

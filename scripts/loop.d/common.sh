@@ -148,17 +148,32 @@ acquire_slot() {
   done
 }
 
+# alive PID: the process exists and is not a zombie (a killed process whose
+# parent died may linger unreaped where PID 1 does not reap).
+alive() {
+  local stat
+  kill -0 "$1" 2>/dev/null || return 1
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+  stat=${stat##*) }
+  [ "${stat%% *}" != Z ]
+}
+
 # stop_left_groups RUN: kills process groups that a crashed loop-step or
-# loop-validate of RUN left behind (their spool entries name the group).
+# loop-validate of RUN left behind (their spool entries name the group), then
+# removes those entries: their writer is gone and nothing will record them.
 stop_left_groups() {
-  local run=$1 f pgid
+  local run=$1 f pgid pid
   for f in "$LOOP_STORE"/spool/*.json; do
     [ -f "$f" ] || continue
     grep -q "\"run_id\":\"$run\"" "$f" || continue
     pgid=$(sed -n 's/.*"pgid":\([0-9][0-9]*\).*/\1/p' "$f")
+    pid=$(sed -n 's/.*"pid":\([0-9][0-9]*\).*/\1/p' "$f")
     if [ -n "$pgid" ] && kill -0 -- "-$pgid" 2>/dev/null; then
       log "stopping process group $pgid left behind by run $run"
       kill -KILL -- "-$pgid" 2>/dev/null || true
+    fi
+    if [ -n "$pid" ] && ! alive "$pid"; then
+      rm -f -- "${f%.json}".*
     fi
   done
 }
