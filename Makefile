@@ -37,8 +37,9 @@ bench: build
 fuzz:
 	bash scripts/fuzz
 
+# SIGKILL writers, cleaners and the driver at random moments, many rounds.
 crash: build
-	LOOPKIT_CRASH_ROUNDS=$${LOOPKIT_CRASH_ROUNDS:-500} $(GO) test -count=1 -timeout 30m -run 'Crash|Kill' ./...
+	LOOPKIT_CRASH_ROUNDS=$${LOOPKIT_CRASH_ROUNDS:-200} $(GO) test -count=1 -timeout 60m -run 'Kill|Crash|TestScripts/loop_crash' ./...
 
 clean:
 	rm -rf $(BIN)

@@ -36,6 +36,11 @@ func setupScript(env *testscript.Env) error {
 	for k, v := range goEnv() {
 		env.Setenv(k, v)
 	}
+	rounds := os.Getenv("LOOPKIT_CRASH_ROUNDS")
+	if rounds == "" {
+		rounds = "4"
+	}
+	env.Setenv("CRASH_ROUNDS", rounds)
 	env.Setenv("GOTOOLCHAIN", "local")
 	env.Setenv("GOFLAGS", "")
 	return nil

@@ -105,6 +105,12 @@ cmd_resume() {
   fi
   stop_left_groups "$run"
   flock -w 10 -x "$LOOP_STORE/runs/$run/live.lock" true || die "run $run is still held by another process"
+  # killed after recording a passing iteration but before marking the run
+  if [ -n "$last" ] && [ "$(last_field "$run" '.exit_code')" = 0 ] &&
+    { [ -z "$(field "$run" '.settings.require_completion // ""')" ] || [ "$(last_field "$run" '.agent.completed // false')" = true ]; }; then
+    echo "$run"
+    finish "$run" completed "" 0
+  fi
   conc=$(pick "" LOOP_MAX_CONCURRENCY max_concurrency 3)
   acquire_slot "$conc"
   echo "$run"

@@ -57,6 +57,12 @@ func (s *stepRun) prepare(args []string) error {
 		s.spool = s.st.NewSpool("step")
 		s.stdoutPath, s.stderrPath = s.spool+".stdout", s.spool+".stderr"
 		s.promptPath = s.spool + ".prompt"
+		// The meta goes first, so a step killed at any point leaves no spool
+		// file that a resuming driver cannot attribute to its run.
+		meta := store.SpoolMeta{PID: os.Getpid(), Command: s.command, RunID: s.opts.Run, StartedAt: time.Now().UnixMilli()}
+		if err := store.WriteSpoolMeta(s.spool, meta); err != nil {
+			return cli.Failf("spool: %v", err)
+		}
 		if err := store.WriteFileAtomic(s.promptPath, []byte(s.prompt), store.FileMode); err != nil {
 			return cli.Failf("spool prompt: %v", err)
 		}

@@ -5,6 +5,7 @@ package validate
 import (
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/loopkit/loopkit/pkg/cli"
 	"github.com/loopkit/loopkit/pkg/gitstate"
@@ -103,8 +104,14 @@ func run(env *cli.Env) error {
 		o, e := base+".stdout", base+".stderr"
 		spec.StdoutPath, spec.StderrPath = o, e
 		outPath, errPath = &o, &e
+		// The meta goes first (then again with the group), so a kill at any
+		// point leaves no spool file a resuming driver cannot attribute.
+		meta := store.SpoolMeta{PID: os.Getpid(), Command: command, RunID: opts.Run, StartedAt: time.Now().UnixMilli()}
+		if err := store.WriteSpoolMeta(base, meta); err != nil {
+			return cli.Failf("spool: %v", err)
+		}
 		spec.OnStart = func(pid int) {
-			meta := store.SpoolMeta{PID: os.Getpid(), PGID: pid, Command: command, RunID: opts.Run}
+			meta.PGID = pid
 			if err := store.WriteSpoolMeta(base, meta); err != nil {
 				env.Log.Warn("spool meta not written", "err", err)
 			}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Crash injection for the driver: ROUNDS times, start scripts/loop on a fresh
+# demo workspace, SIGKILL its whole process group at a random moment, resume,
+# and check the store: iterations 1..N each once, the run completed, every log
+# line parseable, no spool entry or tombstone left, no iteration folder
+# without its line. Run by testdata/script/loop_crash.txtar.
+set -uo pipefail
+rounds=${1:-5}
+root=$LOOPKIT_ROOT
+fail() { echo "crash round $r: $*" >&2; exit 1; }
+killed=0
+for ((r = 1; r <= rounds; r++)); do
+  ws="$PWD/crash-$r"
+  mkdir -p "$ws" && cp -R "$root/testdata/demo/." "$ws/"
+  (cd "$ws" && git init -q && git add -A && git commit -qm init) || fail "git"
+  delay=$(awk -v x="$RANDOM" 'BEGIN { printf "%.3f", x / 32767 * 0.8 }')
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  setsid bash -c 'echo $$ > "$1/pgid"; cd "$1" && exec "$2/scripts/loop" run --prompt TASK.md --validate "sh $2/testdata/loop/check.sh" --max-iterations 6 -- "$2/scripts/demo-agent" > run.out 2> run.err' _ "$ws" "$root" &
+  bg=$!
+  sleep "$delay"
+  if kill -0 "$bg" 2>/dev/null; then
+    kill -9 -- "-$(cat "$ws/pgid")" 2>/dev/null && killed=$((killed + 1))
+  fi
+  wait "$bg" 2>/dev/null
+  run=$(find "$ws/.loop/runs" -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | head -n 1)
+  [ -n "$run" ] || continue # killed before the run existed: nothing to check
+  (cd "$ws" && "$root/scripts/loop" resume "$run" > resume.out 2> resume.err) || fail "resume failed: $(cat "$ws/resume.err")"
+  status=$(cd "$ws" && loop-view describe "$run" --json --jq .status -r)
+  [ "$status" = completed ] || fail "status $status after resume"
+  iters=$(cd "$ws" && loop-view logs "$run" --json --jq .iteration -r | tr '\n' ' ')
+  n=$(wc -w <<<"$iters")
+  [ "$iters" = "$(seq -s ' ' 1 "$n") " ] || fail "iterations not 1..$n once each: $iters"
+  [ "$n" -le 6 ] || fail "$n iterations"
+  folders=$(find "$ws/.loop/runs/$run/iterations" -mindepth 1 -maxdepth 1 | wc -l)
+  [ "$folders" -eq "$n" ] || fail "$folders iteration folders for $n lines"
+  left=$(find "$ws/.loop/spool" -mindepth 1 | wc -l)
+  [ "$left" -eq 0 ] || fail "spool not empty: $(find "$ws/.loop/spool" -mindepth 1)"
+  tombs=$(find "$ws/.loop/runs" -mindepth 1 -maxdepth 1 -name '.*' | wc -l)
+  [ "$tombs" -eq 0 ] || fail "tombstone left in $ws/.loop/runs"
+  if command -v jq >/dev/null; then
+    for f in "$ws/.loop/runs/$run"/*.jsonl "$ws/.loop/runs/$run"/*.json; do
+      jq -e . "$f" >/dev/null || fail "$f not parseable"
+    done
+  fi
+  grep -q '"status": "completed"' "$ws/.loop/runs/$run/run.json" || fail "run.json not completed"
+  rm -rf "$ws"
+done
+echo "crash rounds: $rounds, driver groups killed: $killed, all resumed to completion"
