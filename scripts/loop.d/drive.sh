@@ -40,22 +40,20 @@ finish() {
 # drive RUN FIRST: iterations FIRST..max of RUN, with settings from run.json.
 drive() {
   local run=$1 i=$2
-  local prompt validate dir max timeout vtimeout maxcost require mode retries backoff stuck_agent agent_q
-  prompt=$(field "$run" '.settings.prompt')
-  validate=$(field "$run" '.settings.validate')
-  dir=$(field "$run" '.settings.dir')
-  max=$(field "$run" '.settings.max_iterations')
-  timeout=$(field "$run" '.settings.timeout')
-  vtimeout=$(field "$run" '.settings.validate_timeout')
-  maxcost=$(field "$run" '.settings.max_cost // ""')
-  require=$(field "$run" '.settings.require_completion // ""')
-  mode=$(field "$run" '.settings.completion_mode // "trailing"')
-  retries=$(field "$run" '.settings.retries // "0"')
-  backoff=$(field "$run" '.settings.retry_backoff // "5s"')
-  stuck_agent=$(field "$run" '.settings.stuck_agent // ""')
-  agent_q=$(field "$run" '.settings.agent')
+  # every setting in one read: key=base64(value) lines, decoded here
+  local -A set=()
+  local kv
+  while IFS= read -r kv; do
+    set[${kv%%=*}]=$(printf '%s' "${kv#*=}" | base64 -d)
+  done < <("$LK_VIEW" describe "$run" --json --jq '.settings | to_entries[] | "\(.key)=\(.value | @base64)"' -r)
+  local prompt=${set[prompt]:-} validate=${set[validate]:-} dir=${set[dir]:-} max=${set[max_iterations]:-10}
+  local timeout=${set[timeout]:-30m} vtimeout=${set[validate_timeout]:-10m} maxcost=${set[max_cost]:-}
+  local require=${set[require_completion]:-} mode=${set[completion_mode]:-trailing} retries=${set[retries]:-0}
+  local backoff=${set[retry_backoff]:-5s} stuck_agent=${set[stuck_agent]:-}
+  [ -n "$prompt" ] && [ -n "$validate" ] && [ -n "$dir" ] || die "run $run has no driver settings (was it created by scripts/loop run?)"
   local -a agent
-  eval "agent=($agent_q)" # written by this driver with printf %q
+  eval "agent=(${set[agent]:-})" # written by this driver with printf %q
+  [ ${#agent[@]} -gt 0 ] || die "run $run has no agent command in its settings"
 
   trap 'on_signal INT' INT
   trap 'on_signal TERM' TERM
@@ -82,9 +80,9 @@ drive() {
     fi
     "$LK_VIEW" logs "$run" --last 1
 
-    local code completed cost
-    code=$(last_field "$run" '.exit_code')
-    completed=$(last_field "$run" '.agent.completed // false')
+    local code completed cost outcome
+    outcome=$(last_field "$run" '"\(.exit_code) \(.agent.completed // false)"')
+    code=${outcome% *} completed=${outcome#* }
     if [ "$code" = 0 ] && { [ -z "$require" ] || [ "$completed" = true ]; }; then
       finish "$run" completed "" 0
     fi

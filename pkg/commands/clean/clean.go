@@ -37,7 +37,7 @@ type Options struct {
 	KeepDays int    `long:"keep-days" value-name:"N" default:"14" config:"keep_days" description:"delete runs not updated for more than N days (0: no limit)"`
 	DryRun   bool   `long:"dry-run" short:"n" description:"print the decisions and delete nothing"`
 	Bytes    bool   `long:"bytes" description:"report bytes for every run, not only deleted ones"`
-	Resolve  string `long:"resolve" value-name:"RUN" description:"mark a stuck run resolved so the policy applies to it"`
+	Resolve  string `long:"resolve" value-name:"RUN" description:"mark a stuck run resolved so the policy applies to it" unquote:"false"`
 }
 
 // Main is loop-clean.

@@ -41,13 +41,13 @@ Exit status: 0 rendered (also when there is no history: the block is empty);
 // Options are loop-progress's flags.
 type Options struct {
 	cli.Common
-	Run            string   `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run whose iterations.jsonl to read"`
-	From           string   `long:"from" value-name:"FILE" description:"read IterationLog or validation records from FILE ('-': stdin) instead of the run"`
+	Run            string   `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run whose iterations.jsonl to read" unquote:"false"`
+	From           string   `long:"from" value-name:"FILE" description:"read IterationLog or validation records from FILE ('-': stdin) instead of the run" unquote:"false"`
 	MaxEntries     int      `long:"max-entries" value-name:"N" default:"5" config:"progress_max_entries" description:"iterations shown, the last ones"`
 	MaxChars       int      `long:"max-chars" value-name:"N" default:"500" config:"progress_max_chars" description:"characters of each iteration's output kept (its end)"`
-	Format         string   `long:"format" value-name:"FORMAT" default:"text" choice:"text" choice:"json" description:"text: the markdown block; json: the same entries as one JSON array"`
-	Template       string   `long:"template" value-name:"FILE" description:"print FILE with <<progress>> and <<name>> placeholders filled"`
-	Set            []string `long:"set" value-name:"NAME=VALUE" description:"fill <<NAME>> in the template (repeatable)"`
+	Format         string   `long:"format" value-name:"FORMAT" default:"text" choice:"text" choice:"json" description:"text: the markdown block; json: the same entries as one JSON array" unquote:"false"`
+	Template       string   `long:"template" value-name:"FILE" description:"print FILE with <<progress>> and <<name>> placeholders filled" unquote:"false"`
+	Set            []string `long:"set" value-name:"NAME=VALUE" description:"fill <<NAME>> in the template (repeatable)" unquote:"false"`
 	AppendProgress bool     `long:"append-progress" description:"when the template has no <<progress>>, append a 'Previous Iterations' section (only when there is progress)"`
 	Save           bool     `long:"save" description:"also store the block as the run's progress in run.json"`
 }

@@ -38,15 +38,15 @@ Exit status: 0 recorded; 1 I/O failure or an --iteration conflict; 2 usage;
 // Options are loop-record's flags.
 type Options struct {
 	cli.Common
-	Run        string   `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run to record into (created on first use)"`
+	Run        string   `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run to record into (created on first use)" unquote:"false"`
 	Iteration  int      `long:"iteration" value-name:"N" description:"the iteration number this must be: the next one, or a recorded one with the same input (a no-op)"`
 	NewRun     bool     `long:"new-run" description:"create a run (id from --run, else a new time-sortable id) and print its id"`
-	Name       string   `long:"name" value-name:"NAME" description:"name of the run created by --new-run"`
-	Status     string   `long:"status" value-name:"STATUS" description:"set the run's status: running, completed, failed, stuck, canceled"`
-	Message    string   `long:"message" value-name:"TEXT" description:"reason kept with --status (the run's last_error)"`
-	Setting    []string `long:"setting" value-name:"KEY=VALUE" description:"store a setting in the run (repeatable); with --new-run or --run alone"`
+	Name       string   `long:"name" value-name:"NAME" description:"name of the run created by --new-run" unquote:"false"`
+	Status     string   `long:"status" value-name:"STATUS" description:"set the run's status: running, completed, failed, stuck, canceled" unquote:"false"`
+	Message    string   `long:"message" value-name:"TEXT" description:"reason kept with --status (the run's last_error)" unquote:"false"`
+	Setting    []string `long:"setting" value-name:"KEY=VALUE" description:"store a setting in the run (repeatable); with --new-run or --run alone" unquote:"false"`
 	ExitStatus bool     `long:"exit-status" description:"exit with the recorded validation exit code"`
-	Snapshot   string   `long:"snapshot" value-name:"MILESTONE" description:"write a context snapshot (context/context_NNN.md, context_latest.md) for this milestone and print its path"`
+	Snapshot   string   `long:"snapshot" value-name:"MILESTONE" description:"write a context snapshot (context/context_NNN.md, context_latest.md) for this milestone and print its path" unquote:"false"`
 	PID        int      `long:"pid" value-name:"PID" description:"record the driver's pid in run.json (with --run; cleared when the run ends)"`
 	PGID       int      `long:"pgid" value-name:"PGID" description:"record the driver's process group in run.json"`
 	Hypotheses bool     `long:"hypotheses" description:"read a step record on stdin and put its final message into the run's stuck.md Hypotheses section"`

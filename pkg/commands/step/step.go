@@ -41,22 +41,22 @@ timeout, 127 not found, 126 not executable, 128+n killed by signal n;
 // Options are loop-step's flags.
 type Options struct {
 	cli.Common
-	Run            string       `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run the step belongs to: its progress fills --template, its live.lock is held"`
-	Prompt         string       `long:"prompt" value-name:"FILE" description:"the prompt ('-': read it from stdin)"`
-	Template       string       `long:"template" value-name:"FILE" description:"render the prompt from FILE as 'loop-progress --template' does"`
-	Set            []string     `long:"set" value-name:"NAME=VALUE" description:"fill <<NAME>> in the template (repeatable)"`
+	Run            string       `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run the step belongs to: its progress fills --template, its live.lock is held" unquote:"false"`
+	Prompt         string       `long:"prompt" value-name:"FILE" description:"the prompt ('-': read it from stdin)" unquote:"false"`
+	Template       string       `long:"template" value-name:"FILE" description:"render the prompt from FILE as 'loop-progress --template' does" unquote:"false"`
+	Set            []string     `long:"set" value-name:"NAME=VALUE" description:"fill <<NAME>> in the template (repeatable)" unquote:"false"`
 	AppendProgress bool         `long:"append-progress" description:"when the template has no <<progress>>, append a 'Previous Iterations' section"`
 	MaxEntries     int          `long:"max-entries" value-name:"N" default:"5" config:"progress_max_entries" description:"iterations shown in the template's progress block"`
 	MaxChars       int          `long:"max-chars" value-name:"N" default:"500" config:"progress_max_chars" description:"characters of each iteration's output kept in the block"`
-	Dir            string       `long:"dir" value-name:"DIR" description:"directory to run the agent in (default: the current directory)"`
-	Phase          string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"step phase recorded (seed 003)"`
+	Dir            string       `long:"dir" value-name:"DIR" description:"directory to run the agent in (default: the current directory)" unquote:"false"`
+	Phase          string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"step phase recorded (seed 003)" unquote:"false"`
 	Timeout        cli.Duration `long:"timeout" value-name:"D" config:"claude_timeout_sec" description:"kill the agent's process group after D, each attempt (0: none)"`
 	Grace          cli.Duration `long:"grace" value-name:"D" default:"1s" description:"time between SIGTERM and SIGKILL when stopping the group"`
 	Retries        int          `long:"retries" value-name:"N" config:"claude_retries" description:"attempts after the first on a non-zero exit that is not a timeout"`
 	RetryBackoff   cli.Duration `long:"retry-backoff" value-name:"D" default:"5s" config:"claude_retry_backoff_sec" description:"wait before the first retry, doubled each time"`
-	Format         string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex or text"`
-	Marker         string       `long:"completion-marker" value-name:"TEXT" default:"<promise>COMPLETE</promise>" config:"completion_marker" description:"text that says the agent considers the work complete"`
-	Mode           string       `long:"completion-mode" value-name:"MODE" default:"trailing" config:"completion_mode" description:"trailing: the last non-empty line is the marker; exact: the whole final message is"`
+	Format         string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex or text" unquote:"false"`
+	Marker         string       `long:"completion-marker" value-name:"TEXT" default:"<promise>COMPLETE</promise>" config:"completion_marker" description:"text that says the agent considers the work complete" unquote:"false"`
+	Mode           string       `long:"completion-mode" value-name:"MODE" default:"trailing" config:"completion_mode" description:"trailing: the last non-empty line is the marker; exact: the whole final message is" unquote:"false"`
 	Tee            bool         `long:"tee" description:"also stream the agent's output live to stderr"`
 	NoStore        bool         `long:"no-store" description:"write nothing: no spool files, no file names in the record"`
 	ExitZero       bool         `long:"exit-zero" description:"exit 0 whatever the agent did"`

@@ -19,7 +19,7 @@ type showCmd struct {
 	Stderr   bool   `long:"stderr" description:"the validation's stderr"`
 	Executor bool   `long:"executor" description:"executor.log: the agent's streams"`
 	Meta     bool   `long:"meta" description:"meta.json"`
-	File     string `long:"file" value-name:"NAME" description:"any other file of the iteration folder (agent.stdout, prompt.txt, changes.patch, guard.log, ...)"`
+	File     string `long:"file" value-name:"NAME" description:"any other file of the iteration folder (agent.stdout, prompt.txt, changes.patch, guard.log, ...)" unquote:"false"`
 }
 
 // file is the iteration folder file the flags name (one at most).

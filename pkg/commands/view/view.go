@@ -41,18 +41,18 @@ type Options struct {
 }
 
 type runOpt struct {
-	Run string `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run to show (a RUN argument wins; default: the newest run)"`
+	Run string `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run to show (a RUN argument wins; default: the newest run)" unquote:"false"`
 }
 
 type jsonOpts struct {
 	JSON bool   `long:"json" description:"print the records as NDJSON instead of text"`
-	JQ   string `long:"jq" value-name:"EXPR" description:"transform each record with a jq expression, printed like jq -c (implies --json)"`
+	JQ   string `long:"jq" value-name:"EXPR" description:"transform each record with a jq expression, printed like jq -c (implies --json)" unquote:"false"`
 	Raw  bool   `short:"r" long:"raw-output" description:"print string results of --jq raw, like jq -r"`
 }
 
 type filterOpts struct {
 	Failed bool   `long:"failed" description:"only failed records (iterations that did not pass; runs failed or stuck)"`
-	Where  string `long:"where" value-name:"JQ" description:"only records for which the jq expression is true (e.g. '.exit_code != 0 and .duration_ms > 1000')"`
+	Where  string `long:"where" value-name:"JQ" description:"only records for which the jq expression is true (e.g. '.exit_code != 0 and .duration_ms > 1000')" unquote:"false"`
 	Last   int    `long:"last" value-name:"N" description:"only the last N matching records"`
 }
 
