@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -279,111 +278,4 @@ func signalName(s syscall.Signal) string {
 		return n
 	}
 	return fmt.Sprintf("signal %d", int(s))
-}
-
-// capture is one output stream: either the spool file handed to the child
-// directly (no copy, no pipe a grandchild can hold) or a pipe we copy from.
-type capture struct {
-	path   string
-	file   *os.File
-	pr, pw *os.File
-	tail   *tailBuffer
-	tee    io.Writer
-	cap    int
-	done   chan struct{}
-	err    error
-	once   sync.Once
-}
-
-func newCapture(path string, tee io.Writer, cap int) (*capture, error) {
-	c := &capture{path: path, tee: tee, cap: cap}
-	if path != "" {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-		if err != nil {
-			return nil, fmt.Errorf("spool: %w", err)
-		}
-		c.file = f
-	}
-	if path == "" || tee != nil {
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			return nil, err
-		}
-		c.pr, c.pw = pr, pw
-		c.tail = newTailBuffer(cap)
-	}
-	return c, nil
-}
-
-func (c *capture) childSide() *os.File {
-	if c.pw != nil {
-		return c.pw
-	}
-	return c.file
-}
-
-func (c *capture) startCopy() {
-	if c.pr == nil {
-		return
-	}
-	c.pw.Close() // the child holds its own copy
-	c.pw = nil
-	c.done = make(chan struct{})
-	go func() {
-		defer close(c.done)
-		ws := []io.Writer{c.tail}
-		if c.file != nil {
-			ws = append(ws, c.file)
-		}
-		if c.tee != nil {
-			ws = append(ws, c.tee)
-		}
-		buf := make([]byte, 256<<10)
-		_, c.err = io.CopyBuffer(io.MultiWriter(ws...), c.pr, buf)
-	}()
-}
-
-// wait lets the copier drain; a descendant that escaped the group and holds
-// the pipe is given grace, then the pipe is closed under it.
-func (c *capture) wait(grace time.Duration) {
-	if c.done == nil {
-		return
-	}
-	select {
-	case <-c.done:
-	case <-time.After(grace):
-		c.pr.Close()
-		<-c.done
-	}
-}
-
-func (c *capture) finish(res *Result, stdout bool) error {
-	var tail []byte
-	var total int64
-	if c.tail != nil {
-		tail, total = c.tail.Tail()
-	} else if c.file != nil {
-		var err error
-		tail, total, err = fileTail(c.path, c.cap)
-		if err != nil {
-			return fmt.Errorf("spool: %w", err)
-		}
-	}
-	trunc := total > int64(len(tail))
-	if stdout {
-		res.Stdout, res.StdoutBytes, res.StdoutTrunc = tail, total, trunc
-	} else {
-		res.Stderr, res.StderrBytes, res.StderrTrunc = tail, total, trunc
-	}
-	return nil
-}
-
-func (c *capture) close() {
-	c.once.Do(func() {
-		for _, f := range []*os.File{c.file, c.pr, c.pw} {
-			if f != nil {
-				f.Close()
-			}
-		}
-	})
 }

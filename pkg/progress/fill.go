@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -143,4 +144,21 @@ func withBlankLine(s string) string {
 		return s + "\n"
 	}
 	return s + "\n\n"
+}
+
+// ParseSets parses --set NAME=VALUE arguments into Fill's set. "progress"
+// cannot be set: <<progress>> is the rendered block.
+func ParseSets(kvs []string) (map[string]string, error) {
+	set := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--set %q: want NAME=VALUE", kv)
+		}
+		if k == "progress" {
+			return nil, fmt.Errorf("--set progress: <<progress>> is the rendered block and cannot be set")
+		}
+		set[k] = v
+	}
+	return set, nil
 }

@@ -82,7 +82,7 @@ func RepairTail(path string) (bool, error) {
 	if err != nil || fi.Size() == 0 {
 		return false, err
 	}
-	end, err := completeEnd(f, fi.Size())
+	end, err := CompleteEnd(f, fi.Size())
 	if err != nil || end == fi.Size() {
 		return false, err
 	}
@@ -100,9 +100,10 @@ func RepairTail(path string) (bool, error) {
 	return true, f.Sync()
 }
 
-// completeEnd returns the offset just past the last newline of a file of the
-// given size (0 when it has none), reading backwards in chunks.
-func completeEnd(r io.ReaderAt, size int64) (int64, error) {
+// CompleteEnd returns the offset just past the last newline of a file of the
+// given size (0 when it has none), reading backwards in chunks: where the
+// committed lines end.
+func CompleteEnd(r io.ReaderAt, size int64) (int64, error) {
 	const chunk = 64 << 10
 	buf := make([]byte, chunk)
 	for end := size; end > 0; {
@@ -186,7 +187,7 @@ func tailLines(r io.ReaderAt, size int64, n int) ([][]byte, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	end, err := completeEnd(r, size)
+	end, err := CompleteEnd(r, size)
 	if err != nil || end == 0 {
 		return nil, err
 	}

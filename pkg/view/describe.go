@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"text/tabwriter"
 
@@ -98,14 +99,14 @@ func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
 		{"updated", Stamp(&r.UpdatedAt)},
 		{"stuck at", Stamp(r.StuckAt)},
 		{"resolved at", Stamp(r.ResolvedAt)},
-		{"run.json", p.RunJSON},
-		{"iterations.jsonl", p.Iterations},
-		{"events.jsonl", p.Events},
-		{"report.tsv", p.Report},
-		{"manifest.json", p.Manifest},
-		{"stuck.md", p.StuckReport},
-		{"context", p.Context},
-		{"iterations/", p.IterationsDir},
+		{"run.json", present(p.RunJSON)},
+		{"iterations.jsonl", present(p.Iterations)},
+		{"events.jsonl", present(p.Events)},
+		{"report.tsv", present(p.Report)},
+		{"manifest.json", present(p.Manifest)},
+		{"stuck.md", present(p.StuckReport)},
+		{"context", present(p.Context)},
+		{"iterations/", present(p.IterationsDir)},
 	}
 	for _, row := range rows {
 		if _, err := fmt.Fprintf(tw, "%s:\t%s\n", row[0], row[1]); err != nil {
@@ -113,6 +114,15 @@ func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// present marks a path the run has not written (yet), so describe never
+// points a person at a file that is not there.
+func present(path string) string {
+	if _, err := os.Lstat(path); err != nil {
+		return path + " (not written)"
+	}
+	return path
 }
 
 func orDash(s string) string {

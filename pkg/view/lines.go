@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"os"
+
+	"github.com/loopkit/loopkit/pkg/store"
 )
 
 const chunkSize = 256 << 10
@@ -53,24 +55,6 @@ func readFrom(path string, offset int64, lineNo int, fn func(lineNo int, off int
 	}
 }
 
-// completeEnd is the offset just past the last newline of the file's first
-// size bytes: where the committed lines end.
-func completeEnd(f io.ReaderAt, size int64) (int64, error) {
-	buf := make([]byte, 64<<10)
-	for end := size; end > 0; {
-		start := max(end-int64(len(buf)), 0)
-		b := buf[:end-start]
-		if _, err := f.ReadAt(b, start); err != nil && err != io.EOF {
-			return 0, err
-		}
-		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
-			return start + int64(i) + 1, nil
-		}
-		end = start
-	}
-	return 0, nil
-}
-
 // readBackward calls fn with the complete lines of the file, newest first,
 // reading from the end in chunks so the cost follows what is read, not the
 // file's size; fn returns false to stop. It returns the offset where the
@@ -88,7 +72,7 @@ func readBackward(path string, fn func(off int64, line []byte) (bool, error)) (i
 	if err != nil {
 		return 0, err
 	}
-	end, err := completeEnd(f, fi.Size())
+	end, err := store.CompleteEnd(f, fi.Size())
 	if err != nil || end == 0 {
 		return end, err
 	}

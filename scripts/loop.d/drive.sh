@@ -50,7 +50,9 @@ drive() {
   local timeout=${set[timeout]:-30m} vtimeout=${set[validate_timeout]:-10m} maxcost=${set[max_cost]:-}
   local require=${set[require_completion]:-} mode=${set[completion_mode]:-trailing} retries=${set[retries]:-0}
   local backoff=${set[retry_backoff]:-5s} stuck_agent=${set[stuck_agent]:-}
-  [ -n "$prompt" ] && [ -n "$validate" ] && [ -n "$dir" ] || die "run $run has no driver settings (was it created by scripts/loop run?)"
+  if [ -z "$prompt" ] || [ -z "$validate" ] || [ -z "$dir" ]; then
+    die "run $run has no driver settings (was it created by scripts/loop run?)"
+  fi
   local -a agent
   eval "agent=(${set[agent]:-})" # written by this driver with printf %q
   [ ${#agent[@]} -gt 0 ] || die "run $run has no agent command in its settings"

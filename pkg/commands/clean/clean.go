@@ -3,12 +3,12 @@
 package clean
 
 import (
-	"os"
 	"time"
 
 	"github.com/loopkit/loopkit/pkg/cli"
 	"github.com/loopkit/loopkit/pkg/record"
 	"github.com/loopkit/loopkit/pkg/retention"
+	"github.com/loopkit/loopkit/pkg/settings"
 	"github.com/loopkit/loopkit/pkg/store"
 )
 
@@ -55,19 +55,8 @@ func run(env *cli.Env) error {
 	if len(args) > 0 {
 		return env.UsageError("unexpected argument %q", args[0])
 	}
-	cwd, err := os.Getwd()
+	st, _, err := settings.Open(env, p, &opts.Common, opts)
 	if err != nil {
-		return err
-	}
-	st, err := store.Resolve(opts.Store, cwd)
-	if err != nil {
-		return cli.Failf("%v", err)
-	}
-	cfg, err := cli.LoadConfig(st.ConfigFile(), opts.Config)
-	if err != nil {
-		return cli.WithCode(cli.ExitUsage, err)
-	}
-	if err := cfg.Apply(env, p, opts); err != nil {
 		return err
 	}
 	if opts.KeepLast < 0 || opts.KeepDays < 0 {

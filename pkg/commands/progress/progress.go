@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/loopkit/loopkit/pkg/cli"
 	"github.com/loopkit/loopkit/pkg/progress"
 	"github.com/loopkit/loopkit/pkg/record"
+	"github.com/loopkit/loopkit/pkg/settings"
 	"github.com/loopkit/loopkit/pkg/store"
 )
 
@@ -74,19 +74,8 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	cwd, err := os.Getwd()
+	st, _, err := settings.Open(env, p, &opts.Common, opts)
 	if err != nil {
-		return err
-	}
-	st, err := store.Resolve(opts.Store, cwd)
-	if err != nil {
-		return cli.Failf("%v", err)
-	}
-	cfg, err := cli.LoadConfig(st.ConfigFile(), opts.Config)
-	if err != nil {
-		return cli.WithCode(cli.ExitUsage, err)
-	}
-	if err := cfg.Apply(env, p, opts); err != nil {
 		return err
 	}
 	if opts.MaxEntries < 0 || opts.MaxChars < 0 {
@@ -131,16 +120,9 @@ func checkOptions(env *cli.Env, opts *Options) (map[string]string, error) {
 	case opts.Template == "" && (len(opts.Set) > 0 || opts.AppendProgress):
 		return nil, env.UsageError("--set and --append-progress need --template")
 	}
-	set := map[string]string{}
-	for _, kv := range opts.Set {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, env.UsageError("--set %q: want NAME=VALUE", kv)
-		}
-		if k == "progress" {
-			return nil, env.UsageError("--set progress: <<progress>> is the rendered block and cannot be set")
-		}
-		set[k] = v
+	set, err := progress.ParseSets(opts.Set)
+	if err != nil {
+		return nil, env.UsageError("%v", err)
 	}
 	return set, nil
 }

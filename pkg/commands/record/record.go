@@ -15,6 +15,7 @@ import (
 	rec "github.com/loopkit/loopkit/pkg/record"
 	"github.com/loopkit/loopkit/pkg/recorder"
 	"github.com/loopkit/loopkit/pkg/retention"
+	"github.com/loopkit/loopkit/pkg/settings"
 	"github.com/loopkit/loopkit/pkg/store"
 )
 
@@ -83,30 +84,19 @@ func run(env *cli.Env) error {
 	if opts.Status != "" && !slices.Contains(rec.RunStatuses, opts.Status) {
 		return env.UsageError("unknown status %q (want one of %s)", opts.Status, strings.Join(rec.RunStatuses, ", "))
 	}
-	settings, err := parseSettings(opts.Setting)
+	runSettings, err := parseSettings(opts.Setting)
 	if err != nil {
 		return env.UsageError("%v", err)
 	}
-	cwd, err := os.Getwd()
+	st, cwd, err := settings.Open(env, p, &opts.Common, opts)
 	if err != nil {
-		return err
-	}
-	st, err := store.Resolve(opts.Store, cwd)
-	if err != nil {
-		return cli.Failf("%v", err)
-	}
-	cfg, err := cli.LoadConfig(st.ConfigFile(), opts.Config)
-	if err != nil {
-		return cli.WithCode(cli.ExitUsage, err)
-	}
-	if err := cfg.Apply(env, p, opts); err != nil {
 		return err
 	}
 	r := &recorder.Recorder{St: st, Log: env.Log, Workspace: workspace(cwd), ChangedSince: gitstate.ChangedSince}
 
 	switch {
 	case opts.NewRun:
-		return newRun(env, r, opts, settings)
+		return newRun(env, r, opts, runSettings)
 	case opts.Status != "":
 		if opts.Run == "" {
 			return env.UsageError("--status needs --run (or LOOP_RUN_ID)")
@@ -149,12 +139,12 @@ func run(env *cli.Env) error {
 		}
 		_, err = fmt.Fprintln(env.Stdout, path)
 		return err
-	case len(settings) > 0 || opts.PID != 0 || opts.PGID != 0:
+	case len(runSettings) > 0 || opts.PID != 0 || opts.PGID != 0:
 		if opts.Run == "" {
 			return env.UsageError("--setting, --pid and --pgid need --run or --new-run")
 		}
 		run, err := r.Update(opts.Run, func(run *rec.Run) error {
-			for k, v := range settings {
+			for k, v := range runSettings {
 				run.Settings[k] = v
 			}
 			if opts.PID != 0 {

@@ -11,7 +11,9 @@ import (
 	"github.com/loopkit/loopkit/pkg/agent"
 	"github.com/loopkit/loopkit/pkg/cli"
 	"github.com/loopkit/loopkit/pkg/gitstate"
+	"github.com/loopkit/loopkit/pkg/progress"
 	"github.com/loopkit/loopkit/pkg/record"
+	"github.com/loopkit/loopkit/pkg/settings"
 	"github.com/loopkit/loopkit/pkg/store"
 )
 
@@ -86,16 +88,8 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	cwd, _ := os.Getwd()
-	st, err := store.Resolve(opts.Store, cwd)
+	st, _, err := settings.Open(env, p, &opts.Common, opts)
 	if err != nil {
-		return cli.Failf("%v", err)
-	}
-	cfg, err := cli.LoadConfig(st.ConfigFile(), opts.Config)
-	if err != nil {
-		return cli.WithCode(cli.ExitUsage, err)
-	}
-	if err := cfg.Apply(env, p, opts); err != nil {
 		return err
 	}
 	if err := checkSettings(env, opts); err != nil {
@@ -163,16 +157,9 @@ func checkFlags(env *cli.Env, opts *Options, args []string) (map[string]string, 
 			return nil, env.UsageError("%v", err)
 		}
 	}
-	set := map[string]string{}
-	for _, kv := range opts.Set {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, env.UsageError("--set %q: want NAME=VALUE", kv)
-		}
-		if k == "progress" {
-			return nil, env.UsageError("--set progress: <<progress>> is the rendered block and cannot be set")
-		}
-		set[k] = v
+	set, err := progress.ParseSets(opts.Set)
+	if err != nil {
+		return nil, env.UsageError("%v", err)
 	}
 	return set, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/loopkit/loopkit/pkg/gitstate"
 	"github.com/loopkit/loopkit/pkg/proc"
 	"github.com/loopkit/loopkit/pkg/record"
+	"github.com/loopkit/loopkit/pkg/settings"
 	"github.com/loopkit/loopkit/pkg/store"
 )
 
@@ -75,16 +76,8 @@ func run(env *cli.Env) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return env.UsageError("--dir %s: not a directory", opts.Dir)
 	}
-	cwd, _ := os.Getwd()
-	st, err := store.Resolve(opts.Store, cwd)
+	st, _, err := settings.Open(env, p, &opts.Common, opts)
 	if err != nil {
-		return cli.Failf("%v", err)
-	}
-	cfg, err := cli.LoadConfig(st.ConfigFile(), opts.Config)
-	if err != nil {
-		return cli.WithCode(cli.ExitUsage, err)
-	}
-	if err := cfg.Apply(env, p, opts); err != nil {
 		return err
 	}
 	if opts.InlineCap < 0 {

@@ -5,13 +5,13 @@ package view
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 
 	flags "github.com/jessevdk/go-flags"
 
 	"github.com/loopkit/loopkit/pkg/cli"
 	"github.com/loopkit/loopkit/pkg/jqfilter"
+	"github.com/loopkit/loopkit/pkg/settings"
 	"github.com/loopkit/loopkit/pkg/store"
 	"github.com/loopkit/loopkit/pkg/view"
 )
@@ -104,19 +104,8 @@ func run(env *cli.Env) error {
 		}
 		return err
 	}
-	cwd, err := os.Getwd()
+	st, _, err := settings.Open(env, p, &opts.Common, opts)
 	if err != nil {
-		return err
-	}
-	st, err := store.Resolve(opts.Store, cwd)
-	if err != nil {
-		return cli.Failf("%v", err)
-	}
-	cfg, err := cli.LoadConfig(st.ConfigFile(), opts.Config)
-	if err != nil {
-		return cli.WithCode(cli.ExitUsage, err)
-	}
-	if err := cfg.Apply(env, p, opts); err != nil {
 		return err
 	}
 	c := &ctx{env: env, st: st, style: view.Style{Color: env.Color(), Align: env.IsTerminal()}}
