@@ -29,6 +29,7 @@ func (r *Recorder) repair(id string) (*record.Run, *record.IterationLog, error) 
 	if err != nil {
 		return nil, nil, err
 	}
+	r.removeTemps(r.St.RunDir(id), r.St.RunPath(id, store.ContextDir))
 	last, err := r.St.LastIteration(id)
 	if err != nil {
 		return nil, nil, err
@@ -180,4 +181,15 @@ func inode(path string) (key [2]uint64, links uint64, ok bool) {
 		return key, 0, false
 	}
 	return [2]uint64{uint64(st.Dev), st.Ino}, uint64(st.Nlink), true
+}
+
+// removeTemps deletes temporary files of atomic writes a killed writer left
+// (".<name>.tmp-*"): under the append lock no other writer is mid-write.
+func (r *Recorder) removeTemps(dirs ...string) {
+	for _, dir := range dirs {
+		temps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
+		for _, t := range temps {
+			os.Remove(t)
+		}
+	}
 }

@@ -71,3 +71,20 @@ func (r *Recorder) AppendEvent(ev record.Event) error {
 	}
 	return r.appendReport(ev.RunID, eventRow(ev))
 }
+
+// Repair mends what a killed writer left in the run (torn tails, leftover
+// folders and temporary files, derived files behind the log) and changes
+// nothing else. Every write does this first; Repair is for a run that will
+// not be written again.
+func (r *Recorder) Repair(id string) error {
+	if !r.St.RunExists(id) {
+		return fmt.Errorf("no such run: %s", id)
+	}
+	lock, err := r.St.LockAppend(id)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	_, _, err = r.repair(id)
+	return err
+}

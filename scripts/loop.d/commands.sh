@@ -94,7 +94,12 @@ cmd_resume() {
   [ $# -eq 1 ] || usage_error "usage: scripts/loop resume RUN"
   local run=$1 status last pid conc
   status=$(field "$run" '.status') || exit 1
-  [ "$status" = completed ] && { log "run $run already completed"; echo completed; exit 0; }
+  if [ "$status" = completed ]; then
+    "$LK_RECORD" --run "$run" --repair || die "could not repair run $run"
+    log "run $run already completed"
+    echo completed
+    exit 0
+  fi
   # the log is the truth: continue after the last recorded iteration
   last=$(last_field "$run" '.iteration') || exit 1
   if ! flock -n -x "$LOOP_STORE/runs/$run/live.lock" true; then

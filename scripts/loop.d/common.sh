@@ -176,4 +176,13 @@ stop_left_groups() {
       rm -f -- "${f%.json}".*
     fi
   done
+  # temporary files of a spool meta whose writer was killed mid-rename
+  local name
+  for f in "$LOOP_STORE"/spool/.*.tmp-*; do
+    [ -f "$f" ] || continue
+    name=${f##*/}
+    pid=$(cut -d- -f2 <<<"$name")
+    case "$pid" in ''|*[!0-9]*) continue ;; esac
+    alive "$pid" || rm -f -- "$f"
+  done
 }

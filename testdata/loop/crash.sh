@@ -37,6 +37,8 @@ for ((r = 1; r <= rounds; r++)); do
   [ "$left" -eq 0 ] || fail "spool not empty: $(find "$ws/.loop/spool" -mindepth 1)"
   tombs=$(find "$ws/.loop/runs" -mindepth 1 -maxdepth 1 -name '.*' | wc -l)
   [ "$tombs" -eq 0 ] || fail "tombstone left in $ws/.loop/runs"
+  temps=$(find "$ws/.loop/runs/$run" -maxdepth 2 -name '.*.tmp-*' | wc -l)
+  [ "$temps" -eq 0 ] || fail "temporary files left: $(find "$ws/.loop/runs/$run" -maxdepth 2 -name '.*.tmp-*')"
   if command -v jq >/dev/null; then
     for f in "$ws/.loop/runs/$run"/*.jsonl "$ws/.loop/runs/$run"/*.json; do
       jq -e . "$f" >/dev/null || fail "$f not parseable"

@@ -50,6 +50,7 @@ type Options struct {
 	Snapshot   string   `long:"snapshot" value-name:"MILESTONE" description:"write a context snapshot (context/context_NNN.md, context_latest.md) for this milestone and print its path" unquote:"false"`
 	PID        int      `long:"pid" value-name:"PID" description:"record the driver's pid in run.json (with --run; cleared when the run ends)"`
 	PGID       int      `long:"pgid" value-name:"PGID" description:"record the driver's process group in run.json"`
+	Repair     bool     `long:"repair" description:"only mend what a killed writer left in the run (every write does this first)"`
 	Hypotheses bool     `long:"hypotheses" description:"read a step record on stdin and put its final message into the run's stuck.md Hypotheses section"`
 	NoClean    bool     `long:"no-clean" description:"do not apply the retention policy after a terminal --status"`
 	// Retention settings, from config files only (loop-clean has the flags).
@@ -109,6 +110,14 @@ func run(env *cli.Env) error {
 			retention.AutoClean(st, retention.Policy{KeepLast: opts.KeepLast, KeepDays: opts.KeepDays}, env.Log)
 		}
 		return printJSON(env, run)
+	case opts.Repair:
+		if opts.Run == "" {
+			return env.UsageError("--repair needs --run (or LOOP_RUN_ID)")
+		}
+		if err := r.Repair(opts.Run); err != nil {
+			return failure(err)
+		}
+		return nil
 	case opts.Hypotheses:
 		if opts.Run == "" {
 			return env.UsageError("--hypotheses needs --run (or LOOP_RUN_ID)")
