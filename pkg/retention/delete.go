@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -156,7 +158,8 @@ func (d *Deleter) Bytes(name string) int64 {
 	return treeBytes(fd)
 }
 
-// Tombstones lists the tombstones a killed clean left in runs/.
+// Tombstones lists the tombstones a killed clean left in runs/, and the
+// half-built run directories of creators that died (store.NewRunPrefix).
 func (d *Deleter) Tombstones() ([]string, error) {
 	dir, err := d.root.Open(".")
 	if err != nil {
@@ -169,7 +172,7 @@ func (d *Deleter) Tombstones() ([]string, error) {
 	}
 	var tombs []string
 	for _, n := range names {
-		if strings.HasPrefix(n, TombPrefix) {
+		if strings.HasPrefix(n, TombPrefix) || deadCreator(n) {
 			tombs = append(tombs, n)
 		}
 	}
@@ -192,4 +195,16 @@ func (d *Deleter) FinishTombstones() (int, int64, error) {
 		freed += n
 	}
 	return len(tombs), freed, nil
+}
+
+// deadCreator reports a ".new-<id>-<pid>" directory whose creator is gone.
+func deadCreator(name string) bool {
+	if !strings.HasPrefix(name, store.NewRunPrefix) {
+		return false
+	}
+	pid, err := strconv.Atoi(name[strings.LastIndexByte(name, '-')+1:])
+	if err != nil || pid <= 0 {
+		return false
+	}
+	return syscall.Kill(pid, 0) == syscall.ESRCH
 }

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/pkg/record"
@@ -110,29 +112,50 @@ func NewRun(id, name string, now int64) *record.Run {
 	}
 }
 
-// CreateRun makes the run's directory, run.json and RUN_CREATED event. It
-// returns os.ErrExist when the run already exists. The caller holds no lock:
-// the append lock is taken here once the directory exists.
+// NewRunPrefix names a run directory being built by CreateRun; one rename
+// makes it the run, so a creator killed at any moment leaves either no run
+// or a whole one (and a ".new-<id>-<pid>" directory loop-clean removes).
+const NewRunPrefix = ".new-"
+
+// CreateRun makes the run's directory with run.json and its RUN_CREATED
+// event, atomically: everything is written in a directory of its own and
+// renamed into place. It returns os.ErrExist when the run already exists.
 func (s *Store) CreateRun(r *record.Run) error {
 	if err := s.Init(); err != nil {
 		return err
 	}
-	dir := s.RunDir(r.RunID)
-	if err := os.MkdirAll(dir, DirMode); err != nil {
-		return fmt.Errorf("create run: %w", err)
-	}
-	l, err := s.LockAppend(r.RunID)
-	if err != nil {
-		return err
-	}
-	defer l.Unlock()
 	if s.RunExists(r.RunID) {
 		return os.ErrExist
 	}
-	if err := s.WriteRun(r); err != nil {
+	tmp := filepath.Join(s.RunsDir(), fmt.Sprintf("%s%s-%d", NewRunPrefix, r.RunID, os.Getpid()))
+	if err := os.RemoveAll(tmp); err != nil { // only a dead process of our pid could have left it
 		return err
 	}
-	return s.AppendEvent(record.Event{TS: r.CreatedAt, RunID: r.RunID, Type: record.EventRunCreated})
+	if err := os.Mkdir(tmp, DirMode); err != nil {
+		return fmt.Errorf("create run: %w", err)
+	}
+	defer os.RemoveAll(tmp) // gone after the rename; removes a loser's copy
+	data, err := record.MarshalIndent(r)
+	if err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(tmp, RunFile), data, FileMode); err != nil {
+		return err
+	}
+	line, err := record.Marshal(record.Event{TS: r.CreatedAt, RunID: r.RunID, Type: record.EventRunCreated})
+	if err != nil {
+		return err
+	}
+	if err := AppendLine(filepath.Join(tmp, EventsFile), line); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, s.RunDir(r.RunID)); err != nil {
+		if errors.Is(err, os.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
+			return os.ErrExist // another creator won the race
+		}
+		return fmt.Errorf("create run: %w", err)
+	}
+	return SyncDir(s.RunsDir())
 }
 
 // AppendEvent appends one event to the run's events.jsonl (append lock held).

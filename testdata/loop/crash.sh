@@ -22,8 +22,16 @@ for ((r = 1; r <= rounds; r++)); do
     kill -9 -- "-$(cat "$ws/pgid")" 2>/dev/null && killed=$((killed + 1))
   fi
   wait "$bg" 2>/dev/null
-  run=$(find "$ws/.loop/runs" -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | head -n 1)
-  [ -n "$run" ] || continue # killed before the run existed: nothing to check
+  run=$(find "$ws/.loop/runs" -mindepth 1 -maxdepth 1 ! -name '.*' -printf '%f\n' 2>/dev/null | head -n 1)
+  if [ -z "$run" ]; then
+    # killed before the run existed: the next clean removes a half-built one
+    if [ -d "$ws/.loop/runs" ]; then
+      (cd "$ws" && loop-clean >/dev/null 2>&1) || fail "clean after a killed creation"
+      [ "$(find "$ws/.loop/runs" -mindepth 1 -maxdepth 1 | wc -l)" -eq 0 ] || fail "left in runs/: $(ls -A "$ws/.loop/runs")"
+    fi
+    rm -rf "$ws"
+    continue
+  fi
   (cd "$ws" && "$root/scripts/loop" resume "$run" > resume.out 2> resume.err) || fail "resume failed: $(cat "$ws/resume.err")"
   status=$(cd "$ws" && loop-view describe "$run" --json --jq .status -r)
   [ "$status" = completed ] || fail "status $status after resume"
