@@ -197,12 +197,16 @@ func (d *Deleter) FinishTombstones() (int, int64, error) {
 	return len(tombs), freed, nil
 }
 
-// deadCreator reports a ".new-<id>-<pid>" directory whose creator is gone.
+// deadCreator reports a ".new-<id>-<pid>-<hex>" directory whose creator is gone.
 func deadCreator(name string) bool {
 	if !strings.HasPrefix(name, store.NewRunPrefix) {
 		return false
 	}
-	pid, err := strconv.Atoi(name[strings.LastIndexByte(name, '-')+1:])
+	parts := strings.Split(name, "-")
+	if len(parts) < 3 {
+		return false
+	}
+	pid, err := strconv.Atoi(parts[len(parts)-2])
 	if err != nil || pid <= 0 {
 		return false
 	}

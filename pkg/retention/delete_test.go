@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -240,5 +241,19 @@ func TestCleanSkipsWhileAnotherCleans(t *testing.T) {
 	l.Unlock()
 	if rep, _ := clean(t, st, Options{Policy: defaults}); rep.Skipped || st.RunExists("old") {
 		t.Errorf("after: %+v", rep)
+	}
+}
+
+func TestDeadCreatorDirs(t *testing.T) {
+	for name, want := range map[string]bool{
+		".new-r-1-ab12":                               false, // pid 1 is alive
+		".new-my-run-2147483646-ab12":                 true,  // no such pid
+		".new-x-" + strconv.Itoa(os.Getpid()) + "-ff": false,
+		".tomb-x-1":                                   false,
+		"run-1-2":                                     false,
+	} {
+		if got := deadCreator(name); got != want {
+			t.Errorf("deadCreator(%q) = %v, want %v", name, got, want)
+		}
 	}
 }

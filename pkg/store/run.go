@@ -114,7 +114,7 @@ func NewRun(id, name string, now int64) *record.Run {
 
 // NewRunPrefix names a run directory being built by CreateRun; one rename
 // makes it the run, so a creator killed at any moment leaves either no run
-// or a whole one (and a ".new-<id>-<pid>" directory loop-clean removes).
+// or a whole one (and a ".new-<id>-<pid>-<hex>" directory loop-clean removes).
 const NewRunPrefix = ".new-"
 
 // CreateRun makes the run's directory with run.json and its RUN_CREATED
@@ -127,10 +127,9 @@ func (s *Store) CreateRun(r *record.Run) error {
 	if s.RunExists(r.RunID) {
 		return os.ErrExist
 	}
-	tmp := filepath.Join(s.RunsDir(), fmt.Sprintf("%s%s-%d", NewRunPrefix, r.RunID, os.Getpid()))
-	if err := os.RemoveAll(tmp); err != nil { // only a dead process of our pid could have left it
-		return err
-	}
+	var rnd [4]byte
+	rand.Read(rnd[:])
+	tmp := filepath.Join(s.RunsDir(), fmt.Sprintf("%s%s-%d-%s", NewRunPrefix, r.RunID, os.Getpid(), hex.EncodeToString(rnd[:])))
 	if err := os.Mkdir(tmp, DirMode); err != nil {
 		return fmt.Errorf("create run: %w", err)
 	}
