@@ -122,13 +122,9 @@ func run(env *cli.Env) error {
 		if opts.Run == "" {
 			return env.UsageError("--hypotheses needs --run (or LOOP_RUN_ID)")
 		}
-		data, err := io.ReadAll(env.Stdin)
+		in, err := readInput(env)
 		if err != nil {
-			return cli.Failf("read stdin: %v", err)
-		}
-		in, err := rec.DecodeInput(data)
-		if err != nil {
-			return cli.BadInput(fmt.Errorf("stdin %w", err))
+			return err
 		}
 		if in.Step == nil {
 			return cli.BadInput(fmt.Errorf("stdin: --hypotheses takes a step record"))
@@ -176,13 +172,9 @@ func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 	if opts.Run == "" {
 		return env.UsageError("no run: give --run ID (or set LOOP_RUN_ID)")
 	}
-	data, err := io.ReadAll(env.Stdin)
+	in, err := readInput(env)
 	if err != nil {
-		return cli.Failf("read stdin: %v", err)
-	}
-	in, err := rec.DecodeInput(data)
-	if err != nil {
-		return cli.BadInput(fmt.Errorf("stdin %w", err))
+		return err
 	}
 	res, err := r.Record(opts.Run, in, opts.Iteration)
 	if err != nil {
@@ -198,6 +190,19 @@ func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 		return cli.Silent(exitStatus(res.Log))
 	}
 	return nil
+}
+
+// readInput reads and decodes the records on stdin (exit 65 when they are bad).
+func readInput(env *cli.Env) (*rec.Input, error) {
+	data, err := io.ReadAll(env.Stdin)
+	if err != nil {
+		return nil, cli.Failf("read stdin: %v", err)
+	}
+	in, err := rec.DecodeInput(data)
+	if err != nil {
+		return nil, cli.BadInput(fmt.Errorf("stdin %w", err))
+	}
+	return in, nil
 }
 
 // exitStatus is --exit-status: the validation's own code, 124 for a timeout,
