@@ -4,22 +4,12 @@ package gitstate
 
 import (
 	"bytes"
-	"fmt"
-	"os/exec"
 	"sort"
-	"strings"
 )
 
 // Git runs git in dir and returns its stdout.
 func Git(dir string, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
+	return gitEnv(dir, nil, args...)
 }
 
 // Dirty lists the paths git status shows in the work tree at top (modified,

@@ -91,7 +91,7 @@ func (c *capture) finish(res *Result, stdout bool) error {
 		tail, total = c.tail.Tail()
 	} else if c.file != nil {
 		var err error
-		tail, total, err = fileTail(c.path, c.cap)
+		tail, total, err = FileTail(c.path, c.cap)
 		if err != nil {
 			return fmt.Errorf("spool: %w", err)
 		}

@@ -85,7 +85,6 @@ func Run(spec Spec) (*Result, error) {
 	if spec.ParentDeath {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
-	cap := spec.InlineCap
 	outTee := spec.Tee
 	if spec.StdoutTee != nil {
 		outTee = spec.StdoutTee
@@ -93,12 +92,12 @@ func Run(spec Spec) (*Result, error) {
 			outTee = io.MultiWriter(spec.Tee, spec.StdoutTee)
 		}
 	}
-	outs, err := newCapture(spec.StdoutPath, outTee, cap)
+	outs, err := newCapture(spec.StdoutPath, outTee, spec.InlineCap)
 	if err != nil {
 		return nil, err
 	}
 	defer outs.close()
-	errs, err := newCapture(spec.StderrPath, spec.Tee, cap)
+	errs, err := newCapture(spec.StderrPath, spec.Tee, spec.InlineCap)
 	if err != nil {
 		return nil, err
 	}

@@ -49,8 +49,8 @@ func (t *tailBuffer) Tail() ([]byte, int64) {
 	return append([]byte(nil), b...), t.total
 }
 
-// fileTail reads the last max bytes of a file and its size.
-func fileTail(path string, max int) ([]byte, int64, error) {
+// FileTail reads the last max bytes of a file and its size.
+func FileTail(path string, max int) ([]byte, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err

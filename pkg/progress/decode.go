@@ -122,11 +122,9 @@ func decodeLine(lineNo int, data []byte, number int) (it record.IterationLog, sk
 		if l.ExitCode == nil {
 			return it, false, &record.InputError{Line: lineNo, Field: "exit_code", Msg: "missing"}
 		}
-		// A validation that did not exit by itself shows -1, as loop-record stores it.
-		it.Iteration, it.ValidationCommand, it.ExitCode = number, l.Command, *l.ExitCode
-		if l.TimedOut || l.Error != nil || l.Signal != nil || it.ExitCode < 0 {
-			it.ExitCode = -1
-		}
+		// The exit code as loop-record would store it (-1 when it did not exit by itself).
+		it.Iteration, it.ValidationCommand = number, l.Command
+		it.Status, it.ExitCode = record.Outcome(*l.ExitCode, l.TimedOut, l.Signal, l.Error)
 		return it, false, nil
 	case *l.Type == record.TypeStep:
 		return it, true, nil

@@ -228,3 +228,16 @@ type Event struct {
 func IterationID(runID string, n int) string {
 	return runID + "-iter-" + strconv.Itoa(n)
 }
+
+// Outcome is the status and exit code an IterationLog records for a
+// validation: error and -1 when the command did not exit by itself (timed
+// out, killed by a signal, could not run), else pass for 0 and fail.
+func Outcome(exitCode int, timedOut bool, signal, errMsg *string) (status string, code int) {
+	switch {
+	case timedOut || signal != nil || errMsg != nil || exitCode < 0:
+		return StatusError, -1
+	case exitCode == 0:
+		return StatusPass, 0
+	}
+	return StatusFail, exitCode
+}

@@ -28,18 +28,10 @@ func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.
 		if v.FilesChanged != nil {
 			it.FilesChanged = v.FilesChanged
 		}
-		switch {
-		case v.Error != nil || v.TimedOut || v.Signal != nil || *v.ExitCode < 0:
-			it.Status = record.StatusError
-			it.ExitCode = -1
-			if it.Error == nil {
-				msg := "validation did not exit by itself"
-				it.Error = &msg
-			}
-		case *v.ExitCode == 0:
-			it.Status = record.StatusPass
-		default:
-			it.Status = record.StatusFail
+		it.Status, it.ExitCode = record.Outcome(*v.ExitCode, v.TimedOut, v.Signal, v.Error)
+		if it.Status == record.StatusError && it.Error == nil {
+			msg := "validation did not exit by itself"
+			it.Error = &msg
 		}
 	} else {
 		msg := "not validated"

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/loopkit/loopkit/pkg/proc"
 	"github.com/loopkit/loopkit/pkg/record"
 	"github.com/loopkit/loopkit/pkg/store"
 )
@@ -177,8 +178,8 @@ func writeStreamsLog(dir, name, outName, errName string, timedOut bool, errMsg *
 	var b bytes.Buffer
 	for _, s := range []struct{ head, file string }{{"=== stdout ===\n", outName}, {"\n=== stderr ===\n", errName}} {
 		b.WriteString(s.head)
-		tail, err := readTail(filepath.Join(dir, s.file), LogTailBytes)
-		if err != nil {
+		tail, _, err := proc.FileTail(filepath.Join(dir, s.file), LogTailBytes)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 		b.Write(tail)
@@ -190,28 +191,6 @@ func writeStreamsLog(dir, name, outName, errName string, timedOut bool, errMsg *
 		fmt.Fprintf(&b, "\n=== %s ===\n", *errMsg)
 	}
 	return writeSynced(filepath.Join(dir, name), b.Bytes())
-}
-
-func readTail(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	n := min(fi.Size(), max)
-	b := make([]byte, n)
-	_, err = f.ReadAt(b, fi.Size()-n)
-	if err == io.EOF {
-		err = nil
-	}
-	return b, err
 }
 
 // meta is seed 001's meta.json.
