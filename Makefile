@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
-LDFLAGS := -X github.com/loopkit/loopkit/pkg/cli.Version=$(VERSION)
+LDFLAGS := -X github.com/loopkit/loopkit/internal/cli.Version=$(VERSION)
 CMDS    := loop-validate loop-record loop-progress loop-view loop-clean loop-step
 PREFIX  ?= $(HOME)/.local
 

@@ -6,24 +6,24 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/loopkit/loopkit/pkg/cli"
-	"github.com/loopkit/loopkit/pkg/commands/clean"
-	"github.com/loopkit/loopkit/pkg/commands/progress"
-	"github.com/loopkit/loopkit/pkg/commands/record"
-	"github.com/loopkit/loopkit/pkg/commands/step"
-	"github.com/loopkit/loopkit/pkg/commands/validate"
-	"github.com/loopkit/loopkit/pkg/commands/view"
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command/loopclean"
+	"github.com/loopkit/loopkit/internal/command/loopprogress"
+	"github.com/loopkit/loopkit/internal/command/looprecord"
+	"github.com/loopkit/loopkit/internal/command/loopstep"
+	"github.com/loopkit/loopkit/internal/command/loopvalidate"
+	"github.com/loopkit/loopkit/internal/command/loopview"
 )
 
 // commands are the loop-* binaries the scripts run, built into the test
 // binary the way Go's own tests build `go`.
 var commands = map[string]func(){
-	"loop-validate": func() { os.Exit(cli.Main("loop-validate", validate.Main)) },
-	"loop-record":   func() { os.Exit(cli.Main("loop-record", record.Main)) },
-	"loop-progress": func() { os.Exit(cli.Main("loop-progress", progress.Main)) },
-	"loop-view":     func() { os.Exit(cli.Main("loop-view", view.Main)) },
-	"loop-clean":    func() { os.Exit(cli.Main("loop-clean", clean.Main)) },
-	"loop-step":     func() { os.Exit(cli.Main("loop-step", step.Main)) },
+	"loop-validate": func() { os.Exit(cli.Main("loop-validate", loopvalidate.Main)) },
+	"loop-record":   func() { os.Exit(cli.Main("loop-record", looprecord.Main)) },
+	"loop-progress": func() { os.Exit(cli.Main("loop-progress", loopprogress.Main)) },
+	"loop-view":     func() { os.Exit(cli.Main("loop-view", loopview.Main)) },
+	"loop-clean":    func() { os.Exit(cli.Main("loop-clean", loopclean.Main)) },
+	"loop-step":     func() { os.Exit(cli.Main("loop-step", loopstep.Main)) },
 }
 
 func TestMain(m *testing.M) {

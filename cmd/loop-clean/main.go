@@ -4,8 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/loopkit/loopkit/pkg/cli"
-	"github.com/loopkit/loopkit/pkg/commands/clean"
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command/loopclean"
 )
 
-func main() { os.Exit(cli.Main("loop-clean", clean.Main)) }
+func main() { os.Exit(cli.Main("loop-clean", loopclean.Main)) }

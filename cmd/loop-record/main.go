@@ -4,8 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/loopkit/loopkit/pkg/cli"
-	"github.com/loopkit/loopkit/pkg/commands/record"
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command/looprecord"
 )
 
-func main() { os.Exit(cli.Main("loop-record", record.Main)) }
+func main() { os.Exit(cli.Main("loop-record", looprecord.Main)) }

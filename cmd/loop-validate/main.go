@@ -4,8 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/loopkit/loopkit/pkg/cli"
-	"github.com/loopkit/loopkit/pkg/commands/validate"
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command/loopvalidate"
 )
 
-func main() { os.Exit(cli.Main("loop-validate", validate.Main)) }
+func main() { os.Exit(cli.Main("loop-validate", loopvalidate.Main)) }

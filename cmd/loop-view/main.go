@@ -4,8 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/loopkit/loopkit/pkg/cli"
-	"github.com/loopkit/loopkit/pkg/commands/view"
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command/loopview"
 )
 
-func main() { os.Exit(cli.Main("loop-view", view.Main)) }
+func main() { os.Exit(cli.Main("loop-view", loopview.Main)) }

@@ -48,7 +48,7 @@ del=$(hf_median "$work/delete.json" 0); rmrf=$(hf_median "$work/delete.json" 1)
 # 3. the same in process: Go benchmarks over a 10,000-run store
 gobench="(skipped with BENCH_QUICK)"
 if [ -z "$quick" ]; then
-  gobench=$(cd "$BENCH_ROOT" && go test -run XXX -bench 'DryRun10k|DecideStore10k|Decide10k' -benchtime 5x ./pkg/retention |
+  gobench=$(cd "$BENCH_ROOT" && go test -run XXX -bench 'DryRun10k|DecideStore10k|Decide10k' -benchtime 5x ./internal/retention |
     awk '/^Benchmark/ { printf "%s%s %.1f ms", sep, $1, $3 / 1e6; sep = "; " }')
 fi
 
@@ -64,7 +64,7 @@ Machine: $(machine_line). hyperfine medians.
 | delete 100 runs of 20 files, \`loop-clean\` (lock check, tombstone rename, fsync, \`os.Root\` removal) vs \`rm -rf\` of the same directories | $(ms "$del") ms | $(ms "$rmrf") ms | $(ratio "$del" "$rmrf") | |
 
 Deciding reads only each run's \`run.json\` and tries its \`live.lock\`. In
-process (\`go test -bench . ./pkg/retention\`, per operation): $gobench.
+process (\`go test -bench . ./internal/retention\`, per operation): $gobench.
 \`DryRun10k\` is a whole dry run (deciding and sizing 9,980 would-be deletions),
 \`DecideStore10k\` deciding alone, \`Decide10k\` the pure policy over summaries.
 MD

@@ -73,7 +73,7 @@ base=$(hf_median "$work/growth.json" 0)
   echo "chunks (store.TailLines) until it holds the last 5 lines, so its cost is set"
   echo "by the size of those lines, not by the history. \`tail -n 5 | jq\` reads the"
   echo "same way and is the fair peer; it does not render the block. In process"
-  echo "(\`go test -bench LoadRender ./pkg/progress\`) Load+Render takes about 1 ms"
+  echo "(\`go test -bench LoadRender ./internal/progress\`) Load+Render takes about 1 ms"
   echo "at every size, most of it decoding the five 25 KB records."
 } > "$BENCH_ROOT/docs/bench/progress.md"
 cat "$BENCH_ROOT/docs/bench/progress.md"

@@ -53,7 +53,7 @@ tail -n 1 compact.ndjson >> big.ndjson
 big_mb=$(awk -v b="$(stat -c %s big.ndjson)" 'BEGIN { printf "%.0f", b / 1e6 }')
 rss_big=$(peak_rss_mib "$BIN/loop-step" --no-store --prompt empty.txt -- cat big.ndjson)
 "$BIN/loop-step" --no-store --prompt empty.txt -- cat big.ndjson 2>/dev/null | jq -e '(.tool_calls | length) == 3 and .llm_output_tokens == 141' >/dev/null
-cd "$BENCH_ROOT" && inproc=$(go test -run XXX -bench 'BenchmarkClaudeStream$' -benchtime 10x ./pkg/agent | awk '/MB\/s/ { print $(NF-5) " " $(NF-4) }')
+cd "$BENCH_ROOT" && inproc=$(go test -run XXX -bench 'BenchmarkClaudeStream$' -benchtime 10x ./internal/agent | awk '/MB\/s/ { print $(NF-5) " " $(NF-4) }')
 
 {
   echo "## loop-step (issue 6)"
@@ -72,7 +72,7 @@ cd "$BENCH_ROOT" && inproc=$(go test -run XXX -bench 'BenchmarkClaudeStream$' -b
   echo "Target: peak RSS under 128 MiB and at least as fast as jq (ratio at most"
   echo "1.00). loop-step's times include running the agent, copying or spooling"
   echo "its 200 MB and writing the record; jq only reads. In process, the Claude"
-  echo "parser alone runs at $inproc (\`go test -bench ClaudeStream ./pkg/agent\`):"
+  echo "parser alone runs at $inproc (\`go test -bench ClaudeStream ./internal/agent\`):"
   echo "stream_event lines (most of a stream) are recognised by their prefix and"
   echo "skipped without decoding; other lines decode into small structs that keep"
   echo "only usage, ids and 200-character summaries; lines over 16 MiB are skipped"

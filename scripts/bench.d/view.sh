@@ -85,10 +85,10 @@ iterations (24 KB stdout, 640 B stderr each; $mb MB of iterations.jsonl) and
 | peak RSS: \`logs big\` / \`logs -v big\` / \`--json --where\` | $rss / $rssv / $rssw MiB | | | under 64 MiB |
 
 \`--where\` is analysed once for the top-level fields it can read
-(pkg/jqfilter/needs.go); each line is scanned by pkg/view/jsonobj, which
+(internal/jqfilter/needs.go); each line is scanned by internal/view/jsonobj, which
 skips the values nobody asked for (24 KB of stdout at \`bytes.IndexByte\`
 speed), and a match is written out as its stored bytes. \`--last N\` and
 ITER read the log backwards from its end. Go benchmarks:
-\`go test -bench . ./pkg/view/jsonobj ./pkg/jqfilter\`.
+\`go test -bench . ./internal/view/jsonobj ./internal/jqfilter\`.
 MD
 echo "wrote docs/bench/view.md" >&2

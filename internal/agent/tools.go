@@ -1,0 +1,60 @@
+package agent
+
+import "github.com/loopkit/loopkit/internal/record"
+
+// calls collects tool calls in the order they were made, keyed by the
+// agent's call id so a call seen twice (a repeated line, a started and then
+// completed item) is counted once and matched with its result.
+type calls struct {
+	list  []record.ToolCall
+	index map[string]int
+}
+
+// use records a call; a known id only fills in what was missing.
+func (c *calls) use(id, name, args string, subagent bool) int {
+	if i, ok := c.index[id]; ok && id != "" {
+		tc := &c.list[i]
+		if tc.ToolName == "" || tc.ToolName == unknownTool {
+			tc.ToolName = name
+		}
+		if tc.ArgumentsSummary == "" {
+			tc.ArgumentsSummary = summary(args)
+		}
+		return i
+	}
+	if c.index == nil {
+		c.index = map[string]int{}
+	}
+	c.list = append(c.list, record.ToolCall{ToolName: name, ArgumentsSummary: summary(args), Subagent: subagent})
+	if id != "" {
+		c.index[id] = len(c.list) - 1
+	}
+	return len(c.list) - 1
+}
+
+// unknownTool names a call whose result arrived without its request (the
+// request line was skipped): the result is still worth keeping.
+const unknownTool = "(unknown)"
+
+// result records the outcome of call id.
+func (c *calls) result(id, result string, isError, subagent bool) {
+	i, ok := c.index[id]
+	if !ok || id == "" {
+		i = c.use(id, unknownTool, "", subagent)
+	}
+	c.list[i].ResultSummary = summary(result)
+	c.list[i].IsError = isError
+}
+
+// all returns the calls, never nil (the record's tool_calls is a list).
+func (c *calls) all() []record.ToolCall {
+	if c.list == nil {
+		return []record.ToolCall{}
+	}
+	return c.list
+}
+
+// summary is seed 000's ToolCallSummary text: the first 200 characters.
+func summary(s string) string {
+	return record.HeadChars(s, record.SummaryChars)
+}

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/charmbracelet/log"
+)
+
+// Version is set at link time (-X github.com/loopkit/loopkit/internal/cli.Version=...).
+var Version string
+
+// VersionString is the link-time version, else the module version or VCS
+// revision from the build info.
+func VersionString() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			return v
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				return "devel-" + s.Value[:12]
+			}
+		}
+	}
+	return "devel"
+}
+
+// Env is what a command runs against: its name, arguments and streams.
+// Commands never touch os.Stdout or os.Exit, so tests can build an Env.
+type Env struct {
+	Name   string
+	Args   []string
+	Stdin  io.Reader
+	Stdout *bufio.Writer
+	Stderr io.Writer
+	Log    *log.Logger
+	// StdoutFile is the real stdout when it is a file (terminal detection).
+	StdoutFile *os.File
+}
+
+// NewEnv builds an Env over the given streams.
+func NewEnv(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) *Env {
+	e := &Env{Name: name, Args: args, Stdin: stdin, Stdout: bufio.NewWriterSize(stdout, 64<<10), Stderr: stderr}
+	if f, ok := stdout.(*os.File); ok {
+		e.StdoutFile = f
+	}
+	e.Log = log.NewWithOptions(stderr, log.Options{Prefix: name})
+	e.SetLogLevel(os.Getenv("LOOP_LOG_LEVEL"))
+	return e
+}
+
+// SetLogLevel sets the log level by name; an empty or unknown name keeps info.
+func (e *Env) SetLogLevel(name string) {
+	if name == "" {
+		e.Log.SetLevel(log.InfoLevel)
+		return
+	}
+	if lvl, err := log.ParseLevel(strings.ToLower(name)); err == nil {
+		e.Log.SetLevel(lvl)
+	}
+}
+
+// Main runs a command against the process's streams and returns its exit
+// status. A closed stdout (`| head`) ends the command quietly.
+func Main(name string, run func(*Env) error) int {
+	// Catching SIGPIPE (rather than ignoring it) makes writes return EPIPE
+	// while children still get the default disposition.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	env := NewEnv(name, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	return env.Finish(run(env))
+}
+
+// Finish flushes stdout, reports err on stderr and returns the exit status.
+func (e *Env) Finish(err error) int {
+	if ferr := e.Stdout.Flush(); ferr != nil && err == nil {
+		err = ferr
+	}
+	if err == nil {
+		return ExitOK
+	}
+	if IsBrokenPipe(err) {
+		var ee *ExitError
+		if errors.As(err, &ee) && ee.Err == nil {
+			return ee.Code
+		}
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) && ee.Err == nil {
+		return ee.Code // the child's own status: nothing to say
+	}
+	fmt.Fprintf(e.Stderr, "%s: %v\n", e.Name, err)
+	if errors.As(err, &ee) && ee.Hint != "" {
+		fmt.Fprintf(e.Stderr, "hint: %s\n", ee.Hint)
+	}
+	return Code(err)
+}
+
+// IsBrokenPipe reports a write to a closed pipe.
+func IsBrokenPipe(err error) bool {
+	return errors.Is(err, syscall.EPIPE)
+}
+
+// IsTerminal reports whether the command's stdout is a terminal.
+func (e *Env) IsTerminal() bool {
+	if e.StdoutFile == nil {
+		return false
+	}
+	fi, err := e.StdoutFile.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// Color reports whether text output may be coloured: a terminal and no NO_COLOR.
+func (e *Env) Color() bool {
+	return e.IsTerminal() && os.Getenv("NO_COLOR") == ""
+}

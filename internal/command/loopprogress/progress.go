@@ -1,0 +1,159 @@
+// Package progress is the loop-progress command: render the progress block
+// of a run (or of records on stdin), optionally into a prompt template.
+package loopprogress
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/progress"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/settings"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+const usage = `[OPTIONS] [RUN]
+  loop-progress --from - < RECORDS
+  loop-progress --run ID --template PROMPT.md [--set NAME=VALUE ...]
+
+Renders the progress block of a run's last iterations (seed 002's format):
+per iteration the command, exit code, duration, files changed and the last
+--max-chars characters of its output (stdout, else stderr). It reads only
+the end of the run's iterations.jsonl, so it costs the same for 10 or 10,000
+iterations. --from - reads IterationLog or validation records (NDJSON) from
+stdin instead (validation records are numbered in order).
+
+--template prints the file with <<progress>> replaced by the block; lines
+between a line <<#if progress>> and a line <</if>> are kept only when there
+is progress; <<name>> is filled by --set name=VALUE (unfilled ones are left
+as they are, with a warning). --append-progress ends a template that has no
+<<progress>> with a blank line, "## Previous Iterations", a blank line, "Do
+NOT repeat approaches that already failed.", a blank line and the block,
+only when there is progress. --format json prints the same entries as one
+JSON array (iteration, command, exit_code, duration_ms, files_changed,
+output, truncated). --save also stores the block as run.json's progress.
+
+Exit status: 0 rendered (also when there is no history: the block is empty);
+1 no such run, or I/O failure; 2 usage; 65 bad records on stdin.`
+
+// Options are loop-progress's flags.
+type Options struct {
+	cli.Common
+	Run            string   `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run whose iterations.jsonl to read" unquote:"false"`
+	From           string   `long:"from" value-name:"FILE" description:"read IterationLog or validation records from FILE ('-': stdin) instead of the run" unquote:"false"`
+	MaxEntries     int      `long:"max-entries" value-name:"N" default:"5" config:"progress_max_entries" description:"iterations shown, the last ones"`
+	MaxChars       int      `long:"max-chars" value-name:"N" default:"500" config:"progress_max_chars" description:"characters of each iteration's output kept (its end)"`
+	Format         string   `long:"format" value-name:"FORMAT" default:"text" choice:"text" choice:"json" description:"text: the markdown block; json: the same entries as one JSON array" unquote:"false"`
+	Template       string   `long:"template" value-name:"FILE" description:"print FILE with <<progress>> and <<name>> placeholders filled" unquote:"false"`
+	Set            []string `long:"set" value-name:"NAME=VALUE" description:"fill <<NAME>> in the template (repeatable)" unquote:"false"`
+	AppendProgress bool     `long:"append-progress" description:"when the template has no <<progress>>, append a 'Previous Iterations' section (only when there is progress)"`
+	Save           bool     `long:"save" description:"also store the block as the run's progress in run.json"`
+}
+
+// Main is loop-progress.
+func Main(env *cli.Env) error {
+	return cli.Done(run(env))
+}
+
+func run(env *cli.Env) error {
+	opts := &Options{}
+	p := cli.NewParser(env, opts, usage)
+	args, err := cli.Parse(env, p, &opts.Common, env.Args)
+	if err != nil {
+		return err
+	}
+	if len(args) > 1 {
+		return env.UsageError("unexpected argument %q", args[1])
+	}
+	if len(args) == 1 {
+		opts.Run = args[0] // a positional RUN wins over --run and LOOP_RUN_ID
+	}
+	set, err := checkOptions(env, opts)
+	if err != nil {
+		return err
+	}
+	st, _, err := settings.Open(env, p, &opts.Common, opts)
+	if err != nil {
+		return err
+	}
+	if opts.MaxEntries < 0 || opts.MaxChars < 0 {
+		return env.UsageError("--max-entries and --max-chars must be 0 or more (got %d and %d)", opts.MaxEntries, opts.MaxChars)
+	}
+	limits := progress.Limits{MaxEntries: opts.MaxEntries, MaxChars: opts.MaxChars}
+
+	var logs []record.IterationLog
+	if opts.Save {
+		logs, err = loadAndSave(env, st, opts, limits)
+	} else {
+		logs, err = load(env, st, opts, limits.MaxEntries)
+	}
+	if err != nil {
+		return err
+	}
+	block := progress.Render(logs, limits)
+	if opts.Format == "json" {
+		return printJSON(env, progress.Entries(logs, limits))
+	}
+	if opts.Template == "" {
+		_, err := env.Stdout.WriteString(block)
+		return err
+	}
+	return fill(env, opts, block, set)
+}
+
+// checkOptions refuses combinations that cannot mean anything and parses --set.
+func checkOptions(env *cli.Env, opts *Options) (map[string]string, error) {
+	if opts.Run != "" {
+		if err := store.ValidRunID(opts.Run); err != nil {
+			return nil, env.UsageError("%v", err)
+		}
+	}
+	switch {
+	case opts.From == "" && opts.Run == "":
+		return nil, env.UsageError("no run: give RUN, --run ID (or LOOP_RUN_ID), or --from -")
+	case opts.Save && opts.Run == "":
+		return nil, env.UsageError("--save needs a run (RUN, --run ID or LOOP_RUN_ID)")
+	case opts.Format == "json" && opts.Template != "":
+		return nil, env.UsageError("--format json renders entries, not a template: drop --template or --format")
+	case opts.Template == "" && (len(opts.Set) > 0 || opts.AppendProgress):
+		return nil, env.UsageError("--set and --append-progress need --template")
+	}
+	set, err := progress.ParseSets(opts.Set)
+	if err != nil {
+		return nil, env.UsageError("%v", err)
+	}
+	return set, nil
+}
+
+func fill(env *cli.Env, opts *Options, block string, set map[string]string) error {
+	data, err := os.ReadFile(opts.Template)
+	if err != nil {
+		return cli.Failf("read template: %v", unwrapPath(err))
+	}
+	out, unknown := progress.Fill(record.Text(data), block, set, opts.AppendProgress)
+	for _, name := range unknown {
+		env.Log.Warn("template placeholder left unfilled (give --set NAME=VALUE)", "placeholder", "<<"+name+">>", "template", opts.Template)
+	}
+	_, err = env.Stdout.WriteString(out)
+	return err
+}
+
+func printJSON(env *cli.Env, v any) error {
+	line, err := record.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = env.Stdout.Write(append(line, '\n'))
+	return err
+}
+
+// unwrapPath keeps an *os.PathError's "open FILE: reason" as one line.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s %s: %v", pe.Op, pe.Path, pe.Err)
+	}
+	return err
+}

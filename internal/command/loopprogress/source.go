@@ -1,0 +1,93 @@
+package loopprogress
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/progress"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// load returns the last n iterations: from --from when given, else from the
+// run's log. Readers never create runs.
+func load(env *cli.Env, st *store.Store, opts *Options, n int) ([]record.IterationLog, error) {
+	if opts.From == "" {
+		logs, err := progress.Load(st, opts.Run, n)
+		if errors.Is(err, store.ErrNoSuchRun) {
+			return nil, cli.Failf("no such run: %s (in store %s)", opts.Run, st.Root)
+		}
+		if err != nil {
+			return nil, cli.Failf("%v", err)
+		}
+		return logs, nil
+	}
+	name, r := "stdin", env.Stdin
+	if opts.From != "-" {
+		f, err := os.Open(opts.From)
+		if err != nil {
+			return nil, cli.Failf("--from: %v", unwrapPath(err))
+		}
+		defer f.Close()
+		name, r = opts.From, f
+	}
+	return readFrom(env, name, r, n)
+}
+
+// readFrom decodes records from stdin or a file. A file may be a log being
+// appended to, so its torn last line is ignored, as the store's readers do;
+// on stdin an incomplete last line is bad input.
+func readFrom(env *cli.Env, name string, r io.Reader, n int) ([]record.IterationLog, error) {
+	logs, err := progress.ReadRecords(r, n)
+	var ie *record.InputError
+	switch {
+	case err == nil:
+		return logs, nil
+	case errors.Is(err, progress.ErrTornTail) && name != "stdin":
+		env.Log.Warn("ignoring a torn last line", "file", name)
+		return logs, nil
+	case errors.Is(err, progress.ErrTornTail), errors.As(err, &ie):
+		return nil, cli.BadInput(fmt.Errorf("%s %w", name, err))
+	}
+	return nil, cli.Failf("read %s: %v", name, err)
+}
+
+// loadAndSave loads like load and stores the block as run.json's progress
+// (the driver reads it there). The run's log is read under the append lock,
+// so the block saved matches the log it was saved with. Records from --from
+// are read before the lock is taken: the writer feeding the pipe may need it.
+func loadAndSave(env *cli.Env, st *store.Store, opts *Options, l progress.Limits) ([]record.IterationLog, error) {
+	if !st.RunExists(opts.Run) {
+		return nil, cli.Failf("no such run: %s (in store %s)", opts.Run, st.Root)
+	}
+	var logs []record.IterationLog
+	var err error
+	if opts.From != "" {
+		if logs, err = load(env, st, opts, l.MaxEntries); err != nil {
+			return nil, err
+		}
+	}
+	r := &recorder.Recorder{St: st, Log: env.Log}
+	_, err = r.Update(opts.Run, func(run *record.Run) error {
+		if opts.From == "" {
+			var err error
+			if logs, err = load(env, st, opts, l.MaxEntries); err != nil {
+				return err
+			}
+		}
+		run.Progress = progress.Render(logs, l)
+		return nil
+	})
+	var ee *cli.ExitError
+	if errors.As(err, &ee) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, cli.Failf("save progress of run %s: %v", opts.Run, err)
+	}
+	return logs, nil
+}

@@ -1,0 +1,279 @@
+// Package record is the loop-record command: the one writer of runs.
+package looprecord
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/gitstate"
+	rec "github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/retention"
+	"github.com/loopkit/loopkit/internal/settings"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+const usage = `[OPTIONS] < RECORDS
+  loop-record --new-run [--name NAME] [--setting KEY=VALUE ...]
+  loop-record --run ID --status STATUS [--message TEXT]
+
+Reads a validation record (from loop-validate) and optionally a step record
+(from loop-step) on stdin, merges them into one IterationLog, appends it to
+the run's iterations.jsonl (the commit point), writes the iteration folder
+and the derived files, and prints the appended IterationLog. The run and the
+store are created on first use.
+
+--new-run creates a run and prints its id; --status changes a run's status
+(running, completed, failed, stuck, canceled) and prints run.json.
+
+Exit status: 0 recorded; 1 I/O failure or an --iteration conflict; 2 usage;
+65 bad input on stdin; with --exit-status, the recorded validation exit code
+(124 when it timed out, 1 when it could not run).`
+
+// Options are loop-record's flags.
+type Options struct {
+	cli.Common
+	Run        string   `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run to record into (created on first use)" unquote:"false"`
+	Iteration  int      `long:"iteration" value-name:"N" description:"the iteration number this must be: the next one, or a recorded one with the same input (a no-op)"`
+	NewRun     bool     `long:"new-run" description:"create a run (id from --run, else a new time-sortable id) and print its id"`
+	Name       string   `long:"name" value-name:"NAME" description:"name of the run created by --new-run" unquote:"false"`
+	Status     string   `long:"status" value-name:"STATUS" description:"set the run's status: running, completed, failed, stuck, canceled" unquote:"false"`
+	Message    string   `long:"message" value-name:"TEXT" description:"reason kept with --status (the run's last_error)" unquote:"false"`
+	Setting    []string `long:"setting" value-name:"KEY=VALUE" description:"store a setting in the run (repeatable); with --new-run or --run alone" unquote:"false"`
+	ExitStatus bool     `long:"exit-status" description:"exit with the recorded validation exit code"`
+	Snapshot   string   `long:"snapshot" value-name:"MILESTONE" description:"write a context snapshot (context/context_NNN.md, context_latest.md) for this milestone and print its path" unquote:"false"`
+	PID        int      `long:"pid" value-name:"PID" description:"record the driver's pid in run.json (with --run; cleared when the run ends)"`
+	PGID       int      `long:"pgid" value-name:"PGID" description:"record the driver's process group in run.json"`
+	Repair     bool     `long:"repair" description:"only mend what a killed writer left in the run (every write does this first)"`
+	Hypotheses bool     `long:"hypotheses" description:"read a step record on stdin and put its final message into the run's stuck.md Hypotheses section"`
+	NoClean    bool     `long:"no-clean" description:"do not apply the retention policy after a terminal --status"`
+	// Retention settings, from config files only (loop-clean has the flags).
+	AutoClean bool `config:"auto_clean"`
+	KeepLast  int  `config:"keep_last"`
+	KeepDays  int  `config:"keep_days"`
+}
+
+// Main is loop-record.
+func Main(env *cli.Env) error {
+	return cli.Done(run(env))
+}
+
+func run(env *cli.Env) error {
+	opts := &Options{AutoClean: true, KeepLast: retention.DefaultKeepLast, KeepDays: retention.DefaultKeepDays}
+	p := cli.NewParser(env, opts, usage)
+	args, err := cli.Parse(env, p, &opts.Common, env.Args)
+	if err != nil {
+		return err
+	}
+	if len(args) > 0 {
+		return env.UsageError("unexpected argument %q", args[0])
+	}
+	if opts.Run != "" {
+		if err := store.ValidRunID(opts.Run); err != nil {
+			return env.UsageError("%v", err)
+		}
+	}
+	if p.FindOptionByLongName("iteration").IsSet() && opts.Iteration <= 0 {
+		return env.UsageError("--iteration must be 1 or more, got %d", opts.Iteration)
+	}
+	if opts.Status != "" && !slices.Contains(rec.RunStatuses, opts.Status) {
+		return env.UsageError("unknown status %q (want one of %s)", opts.Status, strings.Join(rec.RunStatuses, ", "))
+	}
+	runSettings, err := parseSettings(opts.Setting)
+	if err != nil {
+		return env.UsageError("%v", err)
+	}
+	st, cwd, err := settings.Open(env, p, &opts.Common, opts)
+	if err != nil {
+		return err
+	}
+	r := &recorder.Recorder{St: st, Log: env.Log, Workspace: workspace(cwd), ChangedSince: gitstate.ChangedSince}
+
+	switch {
+	case opts.NewRun:
+		return newRun(env, r, opts, runSettings)
+	case opts.Status != "":
+		if opts.Run == "" {
+			return env.UsageError("--status needs --run (or LOOP_RUN_ID)")
+		}
+		run, err := r.SetStatus(opts.Run, opts.Status, opts.Message)
+		if err != nil {
+			return failure(err)
+		}
+		if rec.Terminal(opts.Status) && opts.AutoClean && !opts.NoClean {
+			retention.AutoClean(st, retention.Policy{KeepLast: opts.KeepLast, KeepDays: opts.KeepDays}, env.Log)
+		}
+		return printJSON(env, run)
+	case opts.Repair:
+		if opts.Run == "" {
+			return env.UsageError("--repair needs --run (or LOOP_RUN_ID)")
+		}
+		if err := r.Repair(opts.Run); err != nil {
+			return failure(err)
+		}
+		return nil
+	case opts.Hypotheses:
+		if opts.Run == "" {
+			return env.UsageError("--hypotheses needs --run (or LOOP_RUN_ID)")
+		}
+		in, err := readInput(env)
+		if err != nil {
+			return err
+		}
+		if in.Step == nil {
+			return cli.BadInput(fmt.Errorf("stdin: --hypotheses takes a step record"))
+		}
+		if err := r.FillHypotheses(opts.Run, in.Step.FinalMessage); err != nil {
+			return failure(err)
+		}
+		_, err = fmt.Fprintln(env.Stdout, r.St.RunPath(opts.Run, store.StuckFile))
+		return err
+	case opts.Snapshot != "":
+		if opts.Run == "" {
+			return env.UsageError("--snapshot needs --run (or LOOP_RUN_ID)")
+		}
+		path, err := r.Snapshot(opts.Run, opts.Snapshot)
+		if err != nil {
+			return failure(err)
+		}
+		_, err = fmt.Fprintln(env.Stdout, path)
+		return err
+	case len(runSettings) > 0 || opts.PID != 0 || opts.PGID != 0:
+		if opts.Run == "" {
+			return env.UsageError("--setting, --pid and --pgid need --run or --new-run")
+		}
+		run, err := r.Update(opts.Run, func(run *rec.Run) error {
+			for k, v := range runSettings {
+				run.Settings[k] = v
+			}
+			if opts.PID != 0 {
+				run.PID = &opts.PID
+			}
+			if opts.PGID != 0 {
+				run.PGID = &opts.PGID
+			}
+			return nil
+		})
+		if err != nil {
+			return failure(err)
+		}
+		return printJSON(env, run)
+	}
+	return recordIteration(env, r, opts)
+}
+
+func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
+	if opts.Run == "" {
+		return env.UsageError("no run: give --run ID (or set LOOP_RUN_ID)")
+	}
+	in, err := readInput(env)
+	if err != nil {
+		return err
+	}
+	res, err := r.Record(opts.Run, in, opts.Iteration)
+	if err != nil {
+		return failure(err)
+	}
+	if res.Repeat {
+		env.Log.Info("iteration already recorded from the same input; nothing to do", "run", opts.Run, "iteration", res.Log.Iteration)
+	}
+	if _, err := env.Stdout.Write(append(res.Line, '\n')); err != nil {
+		return err
+	}
+	if opts.ExitStatus {
+		return cli.Silent(exitStatus(res.Log))
+	}
+	return nil
+}
+
+// readInput reads and decodes the records on stdin (exit 65 when they are bad).
+func readInput(env *cli.Env) (*rec.Input, error) {
+	data, err := io.ReadAll(env.Stdin)
+	if err != nil {
+		return nil, cli.Failf("read stdin: %v", err)
+	}
+	in, err := rec.DecodeInput(data)
+	if err != nil {
+		return nil, cli.BadInput(fmt.Errorf("stdin %w", err))
+	}
+	return in, nil
+}
+
+// exitStatus is --exit-status: the validation's own code, 124 for a timeout,
+// 1 when it did not run or exit by itself.
+func exitStatus(it *rec.IterationLog) int {
+	switch {
+	case it.TimedOut:
+		return cli.ExitTimeout
+	case it.ExitCode < 0:
+		return cli.ExitFailure
+	}
+	return it.ExitCode
+}
+
+func newRun(env *cli.Env, r *recorder.Recorder, opts *Options, settings map[string]string) error {
+	id := opts.Run
+	if id == "" {
+		id = store.NewRunID(opts.Name, time.Now())
+	}
+	name := opts.Name
+	if name == "" {
+		name = id
+	}
+	run := store.NewRun(id, name, time.Now().UnixMilli())
+	run.WorkspaceRoot = r.Workspace
+	for k, v := range settings {
+		run.Settings[k] = v
+	}
+	if err := r.St.CreateRun(run); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return cli.Failf("run %s already exists", id)
+		}
+		return cli.Failf("%v", err)
+	}
+	_, err := fmt.Fprintln(env.Stdout, id)
+	return err
+}
+
+func parseSettings(kvs []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--setting %q: want KEY=VALUE", kv)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func printJSON(env *cli.Env, v any) error {
+	line, err := rec.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = env.Stdout.Write(append(line, '\n'))
+	return err
+}
+
+func failure(err error) error {
+	var ee *cli.ExitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return cli.WithCode(cli.ExitFailure, err)
+}
+
+// workspace is the git top level around dir, else dir.
+func workspace(dir string) string {
+	if top := store.GitTop(dir); top != "" {
+		return top
+	}
+	return dir
+}

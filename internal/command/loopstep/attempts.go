@@ -1,0 +1,195 @@
+package loopstep
+
+import (
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/agent"
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/proc"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// stepRun is one loop-step invocation: where its files go and what it ran.
+type stepRun struct {
+	env     *cli.Env
+	opts    *Options
+	st      *store.Store
+	dir     string
+	command string
+	prompt  string
+	argv    []string
+	stdin   bool
+	// spool is the spool entry's base path ("" with --no-store).
+	spool                  string
+	stdoutPath, stderrPath string
+	promptPath, tempPrompt string
+	gitBase                *string
+}
+
+// outcome is what the attempts did, together.
+type outcome struct {
+	last     *proc.Result
+	first    time.Time
+	attempts int
+	parsed   *agent.Result
+	usage    agent.Usage
+}
+
+// prepare spools the prompt and substitutes the argument placeholders.
+func (s *stepRun) prepare(args []string) error {
+	// Refuse a bad {prompt} before anything is spooled.
+	if _, _, err := agentArgs(args, s.prompt, ""); err != nil {
+		return err
+	}
+	usesFile := false
+	for _, a := range args {
+		usesFile = usesFile || a == argPromptFile
+	}
+	if !s.opts.NoStore {
+		if err := s.st.Init(); err != nil {
+			return cli.Failf("%v", err)
+		}
+		s.spool = s.st.NewSpool("step")
+		s.stdoutPath, s.stderrPath = s.spool+".stdout", s.spool+".stderr"
+		s.promptPath = s.spool + ".prompt"
+		// The meta goes first, so a step killed at any point leaves no spool
+		// file that a resuming driver cannot attribute to its run.
+		meta := store.SpoolMeta{PID: os.Getpid(), Command: s.command, RunID: s.opts.Run, StartedAt: time.Now().UnixMilli()}
+		if err := store.WriteSpoolMeta(s.spool, meta); err != nil {
+			return cli.Failf("spool: %v", err)
+		}
+		if err := store.WriteFileAtomic(s.promptPath, []byte(s.prompt), store.FileMode); err != nil {
+			return cli.Failf("spool prompt: %v", err)
+		}
+	} else if usesFile {
+		// --no-store keeps nothing: the file {prompt_file} needs lives only
+		// while the agent runs.
+		f, err := os.CreateTemp("", "loop-step-prompt-*.txt")
+		if err != nil {
+			return cli.Failf("prompt file: %v", err)
+		}
+		_, err = f.WriteString(s.prompt)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		s.tempPrompt = f.Name()
+		if err != nil {
+			return cli.Failf("prompt file: %v", err)
+		}
+	}
+	path := s.promptPath
+	if path == "" {
+		path = s.tempPrompt
+	}
+	var err error
+	s.argv, s.stdin, err = agentArgs(args, s.prompt, path)
+	return err
+}
+
+func (s *stepRun) cleanup() {
+	if s.tempPrompt != "" {
+		os.Remove(s.tempPrompt)
+	}
+}
+
+// attempts runs the agent, again after a non-zero exit that is not a
+// timeout while retries last, with a doubling backoff. A signal to
+// loop-step (forwarded to the agent) ends the retrying.
+func (s *stepRun) attempts() (*outcome, error) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	out := &outcome{}
+	backoff := s.opts.RetryBackoff.D()
+	for {
+		res, parsed, err := s.once()
+		if err != nil {
+			return nil, err
+		}
+		out.attempts++
+		if out.first.IsZero() {
+			out.first = res.Started
+		}
+		out.last, out.parsed = res, parsed
+		out.usage.Add(parsed.Usage)
+		interrupted := false
+		select {
+		case <-sigs:
+			interrupted = true
+		default:
+		}
+		// Nothing changes for a command that could not start, a timeout
+		// would only time out again, and a signal means stop.
+		if res.StatusCode == 0 || res.TimedOut || res.PID == 0 || interrupted || out.attempts > s.opts.Retries {
+			return out, nil
+		}
+		s.env.Log.Warn("agent failed, retrying", "attempt", out.attempts, "status", res.StatusCode, "backoff", backoff)
+		select {
+		case <-time.After(backoff):
+		case <-sigs:
+			return out, nil
+		}
+		backoff *= 2
+	}
+}
+
+// once runs one attempt and parses its stdout: from the spool file, or
+// live through a pipe with --no-store.
+func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
+	spec := proc.Spec{
+		Args: s.argv, Dir: s.dir, Timeout: s.opts.Timeout.D(), Grace: s.opts.Grace.D(),
+		StdoutPath: s.stdoutPath, StderrPath: s.stderrPath, ParentDeath: true,
+	}
+	if s.stdin {
+		spec.Stdin = strings.NewReader(s.prompt)
+	}
+	if s.opts.Tee {
+		spec.Tee = s.env.Stderr
+	}
+	if s.spool != "" {
+		spec.OnStart = func(pid int) {
+			meta := store.SpoolMeta{PID: os.Getpid(), PGID: pid, Command: s.command, RunID: s.opts.Run, StartedAt: time.Now().UnixMilli()}
+			if err := store.WriteSpoolMeta(s.spool, meta); err != nil {
+				s.env.Log.Warn("spool meta not written", "err", err)
+			}
+		}
+	}
+	warn := agent.Warner(s.env.Log.Warn)
+	if s.spool == "" {
+		pr, pw := io.Pipe()
+		spec.StdoutTee = pw
+		type parsed struct {
+			res *agent.Result
+			err error
+		}
+		done := make(chan parsed, 1)
+		go func() {
+			res, err := agent.Parse(pr, s.opts.Format, warn)
+			io.Copy(io.Discard, pr) // never block the agent on a parser that stopped
+			done <- parsed{res, err}
+		}()
+		res, err := proc.Run(spec)
+		pw.Close()
+		p := <-done
+		if err != nil {
+			return nil, nil, err
+		}
+		return res, p.res, p.err
+	}
+	res, err := proc.Run(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Open(s.stdoutPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	parsed, err := agent.Parse(f, s.opts.Format, warn)
+	return res, parsed, err
+}

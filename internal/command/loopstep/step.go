@@ -1,0 +1,198 @@
+// Package step is the loop-step command: run the agent once on a prompt,
+// spool what it prints, and print one step record (NDJSON) for loop-record.
+package loopstep
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/loopkit/loopkit/internal/agent"
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/gitstate"
+	"github.com/loopkit/loopkit/internal/progress"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/settings"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+const usage = `[OPTIONS] (--prompt FILE | --template FILE) -- AGENT [ARGS...]
+
+Runs one agent step in --dir: the prompt goes to the agent on stdin, or
+into an argument that is exactly {prompt} (the text) or {prompt_file} (a
+file holding it; stdin is then empty). The agent's stdout and stderr stream
+byte-exact into the store's spool/ (live to stderr with --tee); its output
+is parsed (Claude Code stream-json/json, Codex exec --json, else text) for
+token usage, cost, tool calls, the final message and the completion marker.
+Prints one "step" record (NDJSON) for loop-record, which moves the spooled
+files into the iteration folder and computes the iteration's changes from
+the record's git_base.
+
+--template renders the prompt as 'loop-progress --template' does, from the
+last iterations of --run. With --run, the run's live.lock is held while the
+agent runs, so loop-clean never deletes it under a working agent.
+
+--retries N runs the agent again, up to N more times, after a non-zero exit
+that is not a timeout, waiting --retry-backoff and doubling it each time.
+
+Exit status: the agent's own exit code (of the last attempt); 124 on
+timeout, 127 not found, 126 not executable, 128+n killed by signal n;
+--exit-zero makes every outcome 0. 1 on an operational failure, 2 usage.`
+
+// Options are loop-step's flags.
+type Options struct {
+	cli.Common
+	Run            string       `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run the step belongs to: its progress fills --template, its live.lock is held" unquote:"false"`
+	Prompt         string       `long:"prompt" value-name:"FILE" description:"the prompt ('-': read it from stdin)" unquote:"false"`
+	Template       string       `long:"template" value-name:"FILE" description:"render the prompt from FILE as 'loop-progress --template' does" unquote:"false"`
+	Set            []string     `long:"set" value-name:"NAME=VALUE" description:"fill <<NAME>> in the template (repeatable)" unquote:"false"`
+	AppendProgress bool         `long:"append-progress" description:"when the template has no <<progress>>, append a 'Previous Iterations' section"`
+	MaxEntries     int          `long:"max-entries" value-name:"N" default:"5" config:"progress_max_entries" description:"iterations shown in the template's progress block"`
+	MaxChars       int          `long:"max-chars" value-name:"N" default:"500" config:"progress_max_chars" description:"characters of each iteration's output kept in the block"`
+	Dir            string       `long:"dir" value-name:"DIR" description:"directory to run the agent in (default: the current directory)" unquote:"false"`
+	Phase          string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"step phase recorded (seed 003)" unquote:"false"`
+	Timeout        cli.Duration `long:"timeout" value-name:"D" config:"claude_timeout_sec" description:"kill the agent's process group after D, each attempt (0: none)"`
+	Grace          cli.Duration `long:"grace" value-name:"D" default:"1s" description:"time between SIGTERM and SIGKILL when stopping the group"`
+	Retries        int          `long:"retries" value-name:"N" config:"claude_retries" description:"attempts after the first on a non-zero exit that is not a timeout"`
+	RetryBackoff   cli.Duration `long:"retry-backoff" value-name:"D" default:"5s" config:"claude_retry_backoff_sec" description:"wait before the first retry, doubled each time"`
+	Format         string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex or text" unquote:"false"`
+	Marker         string       `long:"completion-marker" value-name:"TEXT" default:"<promise>COMPLETE</promise>" config:"completion_marker" description:"text that says the agent considers the work complete" unquote:"false"`
+	Mode           string       `long:"completion-mode" value-name:"MODE" default:"trailing" config:"completion_mode" description:"trailing: the last non-empty line is the marker; exact: the whole final message is" unquote:"false"`
+	Tee            bool         `long:"tee" description:"also stream the agent's output live to stderr"`
+	NoStore        bool         `long:"no-store" description:"write nothing: no spool files, no file names in the record"`
+	ExitZero       bool         `long:"exit-zero" description:"exit 0 whatever the agent did"`
+}
+
+// promptArgMax is the largest prompt passed as an argument: beyond it
+// command lines hit the kernel's per-argument limit (128 KiB on Linux).
+const promptArgMax = 100 << 10
+
+// Main is loop-step.
+func Main(env *cli.Env) error {
+	return cli.Done(run(env))
+}
+
+func run(env *cli.Env) error {
+	opts := &Options{}
+	p := cli.NewParser(env, opts, usage)
+	args, err := cli.Parse(env, p, &opts.Common, env.Args)
+	if err != nil {
+		return err
+	}
+	set, err := checkFlags(env, opts, args)
+	if err != nil {
+		return err
+	}
+	dir, err := workDir(env, opts.Dir)
+	if err != nil {
+		return err
+	}
+	st, _, err := settings.Open(env, p, &opts.Common, opts)
+	if err != nil {
+		return err
+	}
+	if err := checkSettings(env, opts); err != nil {
+		return err
+	}
+
+	prompt, err := loadPrompt(env, st, opts, set)
+	if err != nil {
+		return err
+	}
+	s := &stepRun{env: env, opts: opts, st: st, dir: dir, command: cli.Quote(args), prompt: prompt}
+	if err := s.prepare(args); err != nil {
+		return err
+	}
+	defer s.cleanup()
+	if base, ok, err := gitstate.Base(dir); err != nil {
+		env.Log.Warn("git base unknown: files_changed will be the dirty tree", "err", err)
+	} else if ok {
+		s.gitBase = &base
+	}
+	if opts.Run != "" && st.RunExists(opts.Run) {
+		live, err := st.LockLive(opts.Run)
+		if err != nil {
+			return cli.Failf("%v", err)
+		}
+		defer live.Unlock()
+	}
+
+	out, err := s.attempts()
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	rec := s.record(out)
+	line, err := record.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if _, err := env.Stdout.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	if res := out.last; res.Err != nil {
+		env.Log.Warn(res.Err.Error(), "command", s.command)
+	}
+	if code := out.last.StatusCode; code != 0 && !opts.ExitZero {
+		return cli.Silent(code)
+	}
+	return nil
+}
+
+// checkFlags refuses flag combinations that cannot mean anything and
+// parses --set.
+func checkFlags(env *cli.Env, opts *Options, args []string) (map[string]string, error) {
+	switch {
+	case len(args) == 0:
+		return nil, env.UsageError("no agent command: give -- AGENT [ARGS...]")
+	case opts.Prompt != "" && opts.Template != "":
+		return nil, env.UsageError("give either --prompt or --template, not both")
+	case opts.Prompt == "" && opts.Template == "":
+		return nil, env.UsageError("no prompt: give --prompt FILE ('-' for stdin) or --template FILE")
+	case opts.Template == "" && (len(opts.Set) > 0 || opts.AppendProgress):
+		return nil, env.UsageError("--set and --append-progress need --template")
+	}
+	if opts.Run != "" {
+		if err := store.ValidRunID(opts.Run); err != nil {
+			return nil, env.UsageError("%v", err)
+		}
+	}
+	set, err := progress.ParseSets(opts.Set)
+	if err != nil {
+		return nil, env.UsageError("%v", err)
+	}
+	return set, nil
+}
+
+// checkSettings checks values that may also come from config files, where
+// go-flags' own choice checks do not apply.
+func checkSettings(env *cli.Env, opts *Options) error {
+	switch {
+	case !slices.Contains([]string{agent.FormatAuto, agent.FormatClaude, agent.FormatCodex, agent.FormatText}, opts.Format):
+		return env.UsageError("unknown --format %q (want auto, claude, codex or text)", opts.Format)
+	case opts.Mode != agent.ModeTrailing && opts.Mode != agent.ModeExact:
+		return env.UsageError("unknown --completion-mode %q (want trailing or exact)", opts.Mode)
+	case strings.TrimSpace(opts.Marker) == "":
+		return env.UsageError("--completion-marker must not be empty")
+	case opts.Retries < 0:
+		return env.UsageError("--retries must be 0 or more, got %d", opts.Retries)
+	case opts.MaxEntries < 0 || opts.MaxChars < 0:
+		return env.UsageError("--max-entries and --max-chars must be 0 or more (got %d and %d)", opts.MaxEntries, opts.MaxChars)
+	}
+	return nil
+}
+
+func workDir(env *cli.Env, flag string) (string, error) {
+	dir := flag
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", env.UsageError("--dir %s: not a directory", flag)
+	}
+	return abs, nil
+}

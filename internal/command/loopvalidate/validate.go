@@ -1,0 +1,179 @@
+// Package validate is the loop-validate command: run the validation command
+// once, spool its output, and print one validation record.
+package loopvalidate
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/gitstate"
+	"github.com/loopkit/loopkit/internal/proc"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/settings"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+const usage = `[OPTIONS] -- COMMAND [ARGS...]
+  loop-validate [OPTIONS] --shell 'COMMAND STRING'
+
+Runs the validation command once in --dir, streams its stdout and stderr
+byte-exact into the store's spool/, and prints one "validation" record
+(NDJSON) for loop-record. Exits with the command's own exit code: 124 on
+timeout, 127 when it is not found, 126 when it cannot be executed, 128+n
+when it was killed by signal n; --exit-zero makes every outcome 0.`
+
+// Options are loop-validate's flags.
+type Options struct {
+	cli.Common
+	Run       string       `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run to hold live (its live.lock) while the command runs" unquote:"false"`
+	Dir       string       `long:"dir" value-name:"DIR" description:"directory to run the command in (default: the current directory)" unquote:"false"`
+	Shell     string       `long:"shell" value-name:"STRING" description:"run this command string with sh -c instead of COMMAND ARGS" unquote:"false"`
+	Timeout   cli.Duration `long:"timeout" value-name:"D" config:"verify_timeout_sec" description:"kill the command's process group after D (90s, 5m, or seconds; 0: none)"`
+	Grace     cli.Duration `long:"grace" value-name:"D" default:"1s" description:"time between SIGTERM and SIGKILL when stopping the group"`
+	Tee       bool         `long:"tee" description:"also stream the command's output live to stderr"`
+	NoStore   bool         `long:"no-store" description:"write nothing: keep the output inline in the record only"`
+	ExitZero  bool         `long:"exit-zero" description:"exit 0 whatever the command did"`
+	InlineCap int          `long:"inline-cap" value-name:"BYTES" default:"1048576" config:"inline_cap_bytes" description:"bytes of each stream's end kept inline in the record"`
+}
+
+// Main is loop-validate.
+func Main(env *cli.Env) error {
+	return cli.Done(run(env))
+}
+
+func run(env *cli.Env) error {
+	opts := &Options{}
+	p := cli.NewParser(env, opts, usage)
+	args, err := cli.Parse(env, p, &opts.Common, env.Args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case opts.Shell != "" && len(args) > 0:
+		return env.UsageError("give either --shell or -- COMMAND, not both")
+	case opts.Shell == "" && len(args) == 0:
+		return env.UsageError("no command: give -- COMMAND [ARGS...] or --shell 'STRING'")
+	}
+	command := cli.Quote(args)
+	if opts.Shell != "" {
+		args = []string{"sh", "-c", opts.Shell}
+		command = opts.Shell
+	}
+	if opts.Run != "" {
+		if err := store.ValidRunID(opts.Run); err != nil {
+			return env.UsageError("%v", err)
+		}
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = "."
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return env.UsageError("--dir %s: not a directory", opts.Dir)
+	}
+	st, _, err := settings.Open(env, p, &opts.Common, opts)
+	if err != nil {
+		return err
+	}
+	if opts.InlineCap < 0 {
+		return env.UsageError("--inline-cap must not be negative")
+	}
+
+	spec := proc.Spec{Args: args, Dir: dir, Timeout: opts.Timeout.D(), Grace: opts.Grace.D(), InlineCap: opts.InlineCap, ParentDeath: true}
+	if opts.Tee {
+		spec.Tee = env.Stderr
+	}
+	var outPath, errPath *string
+	if !opts.NoStore {
+		if err := st.Init(); err != nil {
+			return cli.Failf("%v", err)
+		}
+		base := st.NewSpool("validate")
+		o, e := base+".stdout", base+".stderr"
+		spec.StdoutPath, spec.StderrPath = o, e
+		outPath, errPath = &o, &e
+		// The meta goes first (then again with the group), so a kill at any
+		// point leaves no spool file a resuming driver cannot attribute.
+		meta := store.SpoolMeta{PID: os.Getpid(), Command: command, RunID: opts.Run, StartedAt: time.Now().UnixMilli()}
+		if err := store.WriteSpoolMeta(base, meta); err != nil {
+			return cli.Failf("spool: %v", err)
+		}
+		spec.OnStart = func(pid int) {
+			meta.PGID = pid
+			if err := store.WriteSpoolMeta(base, meta); err != nil {
+				env.Log.Warn("spool meta not written", "err", err)
+			}
+		}
+		if opts.Run != "" && st.RunExists(opts.Run) {
+			live, err := st.LockLive(opts.Run)
+			if err != nil {
+				return cli.Failf("%v", err)
+			}
+			defer live.Unlock()
+		}
+	}
+
+	res, err := proc.Run(spec)
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	rec := toRecord(res, command, dir, outPath, errPath)
+	if top := store.GitTop(dir); top != "" {
+		files, err := gitstate.Dirty(top)
+		if err != nil {
+			env.Log.Warn("files_changed unknown", "err", err)
+		} else {
+			rec.FilesChanged = files
+		}
+	}
+	line, err := record.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if _, err := env.Stdout.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	if res.Err != nil {
+		env.Log.Warn(res.Err.Error(), "command", command)
+	}
+	if opts.ExitZero || res.StatusCode == 0 {
+		return nil
+	}
+	return cli.Silent(res.StatusCode)
+}
+
+func toRecord(res *proc.Result, command, dir string, outPath, errPath *string) *record.Validation {
+	code := res.ExitCode
+	rec := &record.Validation{
+		Type:            record.TypeValidation,
+		Command:         command,
+		Dir:             dir,
+		ExitCode:        &code,
+		Stdout:          record.Text(res.Stdout),
+		Stderr:          record.Text(res.Stderr),
+		StdoutBytes:     res.StdoutBytes,
+		StderrBytes:     res.StderrBytes,
+		StdoutTruncated: res.StdoutTrunc,
+		StderrTruncated: res.StderrTrunc,
+		StdoutFile:      outPath,
+		StderrFile:      errPath,
+		DurationMs:      res.Duration().Milliseconds(),
+		StartedAt:       res.Started.UnixMilli(),
+		EndedAt:         res.Ended.UnixMilli(),
+		TimedOut:        res.TimedOut,
+		FilesChanged:    []string{},
+	}
+	if res.Signal != "" {
+		rec.Signal = &res.Signal
+	}
+	if res.Err != nil {
+		msg := res.Err.Error()
+		rec.Error = &msg
+	}
+	return rec
+}

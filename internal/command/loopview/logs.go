@@ -1,0 +1,180 @@
+package loopview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/view"
+)
+
+// failedIteration is --failed for iterations: anything that did not pass.
+const failedIteration = `.status != "pass"`
+
+type logsCmd struct {
+	runOpt
+	filterOpts
+	jsonOpts
+	Verbose   bool         `short:"v" long:"verbose" description:"list each iteration's tool calls and tokens under it"`
+	Follow    bool         `short:"f" long:"follow" description:"keep printing iterations as they are recorded, until interrupted"`
+	UntilDone bool         `long:"until-done" description:"with --follow, stop once the run has ended (completed, failed, stuck, canceled)"`
+	Interval  cli.Duration `long:"interval" value-name:"D" default:"100ms" description:"with --follow, how often to look for new iterations"`
+}
+
+type outputCmd struct {
+	runOpt
+	filterOpts
+	jsonOpts
+	Full bool `long:"full" description:"print all of stdout, then stderr, instead of the first 200 characters"`
+}
+
+func (o *logsCmd) run(c *ctx, args []string) error {
+	if o.UntilDone && !o.Follow {
+		return c.env.UsageError("--until-done needs --follow")
+	}
+	if o.Interval.D() <= 0 {
+		return c.env.UsageError("--interval must be more than 0")
+	}
+	logs := &view.Logs{W: c.env.Stdout, Style: c.style, Verbose: o.Verbose}
+	return c.iterations(args, &o.runOpt, &o.filterOpts, &o.jsonOpts, o, logs.Write, func(_ string, last int) { logs.Width = len(strconv.Itoa(last)) })
+}
+
+func (o *outputCmd) run(c *ctx, args []string) error {
+	out := &view.Output{W: c.env.Stdout, Style: c.style, Full: o.Full}
+	return c.iterations(args, &o.runOpt, &o.filterOpts, &o.jsonOpts, nil, func(rec *view.Record) error {
+		return out.Write(rec)
+	}, func(id string, _ int) { out.RunID = id })
+}
+
+// iterations runs the logs and output views: select the run's iterations,
+// print them as text (render) or NDJSON, and follow when asked.
+func (c *ctx) iterations(args []string, ro *runOpt, fo *filterOpts, jo *jsonOpts, follow *logsCmd,
+	render func(*view.Record) error, setup func(id string, lastIter int)) error {
+	runArg, iter, err := c.positional(args, 2)
+	if err != nil {
+		return err
+	}
+	following := follow != nil && follow.Follow
+	if following && iter > 0 {
+		return c.env.UsageError("--follow shows new iterations; it takes no ITER")
+	}
+	filters, jq, err := compile(fo, failedIteration, jo)
+	if err != nil {
+		return err
+	}
+	id, err := c.waitRun(runArg, ro.Run, following)
+	if err != nil {
+		return err
+	}
+	path := c.st.RunPath(id, store.IterationsFile)
+	q := &view.Query{Filters: filters, Last: fo.Last, Iteration: iter}
+	q.OnError = func(rec *view.Record, err error) {
+		c.fail("%s", describeRecord(id, path, rec, err))
+	}
+	asJSON := jo.JSON || jq != nil
+	emit := func(rec *view.Record) error {
+		err := render(rec)
+		var le *view.LineError
+		if errors.As(err, &le) {
+			c.fail("%s: %v", path, err)
+			return nil
+		}
+		return err
+	}
+	if asJSON {
+		if jq != nil {
+			q.Need, q.NeedAll = jq.Fields, jq.All
+		}
+		emit = func(rec *view.Record) error {
+			return c.writeJSON(rec.Raw, rec.Value, jq, jo.Raw, func() string { return recordName(id, rec) })
+		}
+	} else {
+		last := 0
+		if lines, _ := tailIfAligned(c, path); len(lines) == 1 {
+			last = view.Iteration(lines[0])
+		}
+		setup(id, last)
+	}
+	end, lineNo, err := q.Run(path, emit)
+	if errors.Is(err, view.ErrNoSuchIteration) {
+		return cli.Failf("run %s has no iteration %d", id, iter)
+	}
+	if err != nil {
+		return failure(err)
+	}
+	if !following {
+		return nil
+	}
+	if q.Iteration == 0 && q.Last > 0 {
+		lineNo = -1
+	}
+	q.Last = 0
+	sigCtx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	f := &view.Follow{St: c.st, RunID: id, Query: q, Emit: emit, Flush: c.env.Stdout.Flush,
+		UntilDone: follow.UntilDone, Interval: follow.Interval.D(),
+		Warn: func(msg string) { c.env.Log.Warn(msg, "run", id) }}
+	err = f.Run(sigCtx, end, lineNo)
+	if errors.Is(err, context.Canceled) {
+		return cli.Silent(cli.ExitInterrupt)
+	}
+	return failure(err)
+}
+
+// waitRun resolves the run; with --follow a named run need not exist yet
+// (tail -F), and with no run at all it waits for the first one.
+func (c *ctx) waitRun(arg, flag string, following bool) (string, error) {
+	if !following || arg != "" || flag != "" {
+		return c.resolveRun(arg, flag, following)
+	}
+	for { // interrupting here needs no clean-up: nothing is printed yet
+		newest, err := view.Newest(c.st)
+		if newest != "" || err != nil {
+			return newest, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func recordName(id string, rec *view.Record) string {
+	if n := view.Iteration(rec.Raw); n > 0 {
+		return fmt.Sprintf("run %s iteration %d", id, n)
+	}
+	if rec.Line > 0 {
+		return fmt.Sprintf("run %s line %d", id, rec.Line)
+	}
+	return fmt.Sprintf("run %s line at byte %d", id, rec.Offset)
+}
+
+func describeRecord(id, path string, rec *view.Record, err error) string {
+	var le *view.LineError
+	if errors.As(err, &le) {
+		return fmt.Sprintf("%s: %v", path, err)
+	}
+	return fmt.Sprintf("%s: %v", recordName(id, rec), err)
+}
+
+func failure(err error) error {
+	if err == nil || cli.IsBrokenPipe(err) {
+		return err
+	}
+	var ee *cli.ExitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return cli.WithCode(cli.ExitFailure, err)
+}
+
+// tailIfAligned reads the last line only when a terminal needs the width.
+func tailIfAligned(c *ctx, path string) ([][]byte, error) {
+	if !c.style.Align {
+		return nil, nil
+	}
+	return store.TailLines(path, 1)
+}

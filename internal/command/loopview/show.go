@@ -1,0 +1,91 @@
+package loopview
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/view"
+)
+
+type showCmd struct {
+	runOpt
+	Stdout   bool   `long:"stdout" description:"the validation's stdout (the default)"`
+	Stderr   bool   `long:"stderr" description:"the validation's stderr"`
+	Executor bool   `long:"executor" description:"executor.log: the agent's streams"`
+	Meta     bool   `long:"meta" description:"meta.json"`
+	File     string `long:"file" value-name:"NAME" description:"any other file of the iteration folder (agent.stdout, prompt.txt, changes.patch, guard.log, ...)" unquote:"false"`
+}
+
+// file is the iteration folder file the flags name (one at most).
+func (o *showCmd) file() (string, error) {
+	var picked []string
+	for _, f := range []struct {
+		set  bool
+		name string
+	}{{o.Stdout, recorder.ValidationStdout}, {o.Stderr, recorder.ValidationStderr},
+		{o.Executor, recorder.ExecutorLog}, {o.Meta, recorder.MetaFile}, {o.File != "", o.File}} {
+		if f.set {
+			picked = append(picked, f.name)
+		}
+	}
+	switch {
+	case len(picked) == 0:
+		return recorder.ValidationStdout, nil
+	case len(picked) > 1:
+		return "", errors.New("give one of --stdout, --stderr, --executor, --meta, --file")
+	}
+	name := picked[0]
+	if name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+		return "", errors.New("--file takes a file name of the iteration folder, not a path")
+	}
+	return name, nil
+}
+
+// run copies the stream as stored, byte for byte: for less, grep and diff.
+func (o *showCmd) run(c *ctx, args []string) error {
+	if len(args) != 2 {
+		return c.env.UsageError("show takes RUN and ITER")
+	}
+	runArg, iter, err := c.positional(args, 2)
+	if err != nil {
+		return err
+	}
+	name, err := o.file()
+	if err != nil {
+		return c.env.UsageError("%v", err)
+	}
+	id, err := c.resolveRun(runArg, o.Run, false)
+	if err != nil {
+		return err
+	}
+	// A folder without its committed line is a leftover, not an iteration.
+	lines, err := store.TailLines(c.st.RunPath(id, store.IterationsFile), 1)
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	if len(lines) == 0 || view.Iteration(lines[0]) < iter {
+		return cli.Failf("run %s has no iteration %d", id, iter)
+	}
+	path := filepath.Join(c.st.IterationDir(id, iter), name)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return cli.Failf("iteration %d of run %s has no %s", iter, id, name)
+	}
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		return cli.Failf("%s is not a regular file", path)
+	}
+	if _, err := io.Copy(c.env.Stdout, f); err != nil {
+		return failure(err)
+	}
+	return nil
+}

@@ -1,0 +1,35 @@
+package progress
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// Load returns the last n IterationLogs of a run, oldest first. It reads
+// only the end of iterations.jsonl, so the cost does not grow with the
+// run's history; a torn last line (a writer killed mid-line) is ignored.
+// A run that does not exist is store.ErrNoSuchRun (wrapped); Load never
+// creates anything.
+func Load(st *store.Store, runID string, n int) ([]record.IterationLog, error) {
+	if err := store.ValidRunID(runID); err != nil {
+		return nil, err
+	}
+	if !st.RunExists(runID) {
+		return nil, fmt.Errorf("%w: %s", store.ErrNoSuchRun, runID)
+	}
+	path := st.RunPath(runID, store.IterationsFile)
+	lines, err := store.TailLines(path, n)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	logs := make([]record.IterationLog, len(lines))
+	for i, line := range lines {
+		if err := json.Unmarshal(line, &logs[i]); err != nil {
+			return nil, fmt.Errorf("%s: line %d from the end: %w", path, len(lines)-i, err)
+		}
+	}
+	return logs, nil
+}

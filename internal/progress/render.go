@@ -1,0 +1,125 @@
+// Package progress renders the progress block: a short, truncated account of
+// a run's last iterations that the next iteration's prompt carries, in seed
+// 002's SystemCapturedProgress format, byte for byte. It is always rebuilt
+// from the durable log, so a resumed loop gets exactly the block it would
+// have had.
+package progress
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// TruncatedMarker is the line put before an output that was cut.
+const TruncatedMarker = "...[truncated]..."
+
+// Limits bound the block: how many iterations, and how many characters of
+// each iteration's output.
+type Limits struct {
+	MaxEntries int
+	MaxChars   int
+}
+
+// DefaultLimits are seed 002's: the last 5 iterations, 500 characters each.
+func DefaultLimits() Limits { return Limits{MaxEntries: 5, MaxChars: 500} }
+
+// Entry is one iteration as the block shows it; --format json prints these.
+type Entry struct {
+	Iteration    int      `json:"iteration"`
+	Command      string   `json:"command"`
+	ExitCode     int      `json:"exit_code"`
+	DurationMs   int64    `json:"duration_ms"`
+	FilesChanged []string `json:"files_changed"`
+	// Output is the kept end of the output, trimmed, without the marker line.
+	Output    string `json:"output"`
+	Truncated bool   `json:"truncated"`
+}
+
+// Entries returns the last l.MaxEntries of logs as entries, oldest first.
+func Entries(logs []record.IterationLog, l Limits) []Entry {
+	if l.MaxEntries <= 0 {
+		return []Entry{}
+	}
+	if len(logs) > l.MaxEntries {
+		logs = logs[len(logs)-l.MaxEntries:]
+	}
+	out := make([]Entry, 0, len(logs))
+	for i := range logs {
+		out = append(out, NewEntry(&logs[i], l.MaxChars))
+	}
+	return out
+}
+
+// NewEntry cuts one iteration's output: stdout unless it is empty, then
+// stderr; its last maxChars characters (never splitting one), trimmed.
+func NewEntry(it *record.IterationLog, maxChars int) Entry {
+	tail, cut := cutOutput(it, maxChars)
+	files := it.FilesChanged
+	if files == nil {
+		files = []string{}
+	}
+	return Entry{
+		Iteration:    it.Iteration,
+		Command:      it.ValidationCommand,
+		ExitCode:     it.ExitCode,
+		DurationMs:   it.DurationMs,
+		FilesChanged: files,
+		Output:       strings.TrimSpace(tail),
+		Truncated:    cut,
+	}
+}
+
+// Render renders the progress block of the last l.MaxEntries of logs; ""
+// when there are none.
+func Render(logs []record.IterationLog, l Limits) string {
+	if l.MaxEntries <= 0 {
+		return ""
+	}
+	if len(logs) > l.MaxEntries {
+		logs = logs[len(logs)-l.MaxEntries:]
+	}
+	var b strings.Builder
+	for i := range logs {
+		writeEntry(&b, &logs[i], l.MaxChars)
+	}
+	return b.String()
+}
+
+// writeEntry writes one entry exactly as seed 002's record() formats it.
+// The seed trims the marker and the tail together, so an empty kept tail
+// leaves the marker alone; we build the same string before trimming.
+func writeEntry(b *strings.Builder, it *record.IterationLog, maxChars int) {
+	tail, cut := cutOutput(it, maxChars)
+	if cut {
+		tail = TruncatedMarker + "\n" + tail
+	}
+	files := "none"
+	if len(it.FilesChanged) > 0 {
+		files = strings.Join(it.FilesChanged, ", ")
+	}
+	b.WriteString("## Iteration ")
+	b.WriteString(strconv.Itoa(it.Iteration))
+	b.WriteString("\n**Command:** `")
+	b.WriteString(it.ValidationCommand)
+	b.WriteString("`\n**Exit code:** ")
+	b.WriteString(strconv.Itoa(it.ExitCode))
+	b.WriteString("\n**Duration:** ")
+	b.WriteString(strconv.FormatInt(it.DurationMs, 10))
+	b.WriteString("ms\n**Files changed:** ")
+	b.WriteString(files)
+	b.WriteString("\n**Output:**\n```\n")
+	b.WriteString(strings.TrimSpace(tail))
+	b.WriteString("\n```\n\n")
+}
+
+// cutOutput is the iteration's stdout, or its stderr when stdout is empty,
+// cut to its last maxChars characters; cut reports that something was left off.
+func cutOutput(it *record.IterationLog, maxChars int) (tail string, cut bool) {
+	output := it.Stdout
+	if output == "" {
+		output = it.Stderr
+	}
+	return record.TailChars(output, max(maxChars, 0))
+}

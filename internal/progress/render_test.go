@@ -1,0 +1,172 @@
+package progress
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// makeLog is the seed's make_ctx: cargo test, 1000ms, src/lib.rs changed.
+func makeLog(iteration, exitCode int, output string) record.IterationLog {
+	return record.IterationLog{
+		Iteration:         iteration,
+		ValidationCommand: "cargo test",
+		ExitCode:          exitCode,
+		Stdout:            output,
+		DurationMs:        1000,
+		FilesChanged:      []string{"src/lib.rs"},
+	}
+}
+
+func TestRecordsOneIteration(t *testing.T) {
+	text := Render([]record.IterationLog{makeLog(1, 1, "test failed")}, DefaultLimits())
+	for _, want := range []string{"Iteration 1", "Exit code:** 1", "test failed"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("block lacks %q:\n%s", want, text)
+		}
+	}
+	if n := strings.Count(text, "## Iteration "); n != 1 {
+		t.Errorf("%d entries, want 1", n)
+	}
+}
+
+func TestKeepsLastEntries(t *testing.T) {
+	var logs []record.IterationLog
+	for i := 1; i <= 5; i++ {
+		logs = append(logs, makeLog(i, 1, fmt.Sprintf("error %d", i)))
+	}
+	text := Render(logs, Limits{MaxEntries: 3, MaxChars: 100})
+	if n := strings.Count(text, "## Iteration "); n != 3 {
+		t.Errorf("%d entries, want 3", n)
+	}
+	for i := 1; i <= 5; i++ {
+		if has := strings.Contains(text, fmt.Sprintf("Iteration %d\n", i)); has != (i >= 3) {
+			t.Errorf("iteration %d shown: %v", i, has)
+		}
+	}
+}
+
+func TestTruncatesOutput(t *testing.T) {
+	text := Render([]record.IterationLog{makeLog(1, 1, strings.Repeat("x", 200))}, Limits{MaxEntries: 5, MaxChars: 50})
+	if !strings.Contains(text, "[truncated]") {
+		t.Errorf("no [truncated] marker:\n%s", text)
+	}
+	if !strings.Contains(text, "\n"+strings.Repeat("x", 50)+"\n") || strings.Contains(text, strings.Repeat("x", 51)) {
+		t.Errorf("want exactly 50 x kept:\n%s", text)
+	}
+	if len(text) >= 500 {
+		t.Errorf("block is %d bytes, want far fewer than 500", len(text))
+	}
+}
+
+func TestEmptyHistory(t *testing.T) {
+	if got := Render(nil, DefaultLimits()); got != "" {
+		t.Errorf("Render(nil) = %q, want empty", got)
+	}
+	if got := Render([]record.IterationLog{makeLog(1, 1, "x")}, Limits{MaxEntries: 0, MaxChars: 10}); got != "" {
+		t.Errorf("MaxEntries 0 rendered %q, want empty", got)
+	}
+}
+
+func TestPrefersStdout(t *testing.T) {
+	it := makeLog(1, 1, "from stdout")
+	it.Stderr = "from stderr"
+	text := Render([]record.IterationLog{it}, DefaultLimits())
+	if !strings.Contains(text, "from stdout") || strings.Contains(text, "from stderr") {
+		t.Errorf("want stdout only:\n%s", text)
+	}
+}
+
+func TestFallsBackToStderr(t *testing.T) {
+	it := makeLog(1, 1, "")
+	it.Stderr = "from stderr"
+	if text := Render([]record.IterationLog{it}, DefaultLimits()); !strings.Contains(text, "```\nfrom stderr\n```") {
+		t.Errorf("want stderr shown:\n%s", text)
+	}
+}
+
+func TestFilesJoined(t *testing.T) {
+	it := makeLog(1, 1, "x")
+	it.FilesChanged = []string{"src/lib.rs", "src/auth.rs"}
+	if text := Render([]record.IterationLog{it}, DefaultLimits()); !strings.Contains(text, "**Files changed:** src/lib.rs, src/auth.rs\n") {
+		t.Errorf("files not joined with \", \":\n%s", text)
+	}
+}
+
+func TestFilesNone(t *testing.T) {
+	for _, files := range [][]string{nil, {}} {
+		it := makeLog(1, 1, "x")
+		it.FilesChanged = files
+		if text := Render([]record.IterationLog{it}, DefaultLimits()); !strings.Contains(text, "**Files changed:** none\n") {
+			t.Errorf("files %#v: want none:\n%s", files, text)
+		}
+	}
+}
+
+// TestSurvivesSerialization is the seed's integration test: the block kept
+// in run.json's progress holds what it showed.
+func TestSurvivesSerialization(t *testing.T) {
+	block := Render([]record.IterationLog{{Iteration: 1, ValidationCommand: "make test", ExitCode: 1, Stdout: "FAILED: test_foo", DurationMs: 500}}, DefaultLimits())
+	data, err := record.Marshal(record.Run{Progress: block})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back record.Run
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Progress != block || !strings.Contains(back.Progress, "Iteration 1") || !strings.Contains(back.Progress, "FAILED: test_foo") {
+		t.Errorf("progress did not survive: %q", back.Progress)
+	}
+}
+
+// TestMultibyteCut cuts text of 1- to 4-byte characters at every length:
+// the kept tail is valid UTF-8 and exactly maxChars characters.
+func TestMultibyteCut(t *testing.T) {
+	texts := []string{
+		"é" + strings.Repeat("aé日🦀", 8) + "🦀",
+		strings.Repeat("日本語", 10),
+		strings.Repeat("👩‍💻", 6), // emoji joined by a zero-width joiner: 3 characters each
+		"x\u00e9\u0301y",         // e-acute then a combining accent: characters, not graphemes
+	}
+	for _, s := range texts {
+		n := utf8.RuneCountInString(s)
+		for maxChars := 0; maxChars <= n+1; maxChars++ {
+			it := record.IterationLog{Iteration: 1, Stdout: s}
+			tail, cut := cutOutput(&it, maxChars)
+			if !utf8.ValidString(tail) {
+				t.Fatalf("%q cut to %d: invalid UTF-8 %q", s, maxChars, tail)
+			}
+			if want := min(maxChars, n); utf8.RuneCountInString(tail) != want {
+				t.Fatalf("%q cut to %d: kept %d characters, want %d", s, maxChars, utf8.RuneCountInString(tail), want)
+			}
+			if cut != (maxChars < n) || !strings.HasSuffix(s, tail) {
+				t.Fatalf("%q cut to %d: tail %q cut=%v", s, maxChars, tail, cut)
+			}
+			block := Render([]record.IterationLog{it}, Limits{MaxEntries: 1, MaxChars: maxChars})
+			if !utf8.ValidString(block) || cut != strings.Contains(block, TruncatedMarker) {
+				t.Fatalf("%q cut to %d: block %q", s, maxChars, block)
+			}
+		}
+	}
+}
+
+func TestEntriesJSON(t *testing.T) {
+	logs := []record.IterationLog{makeLog(1, 1, "first"), makeLog(2, 2, "  "+strings.Repeat("y", 20)+"\n")}
+	logs[1].FilesChanged = nil
+	got, err := record.Marshal(Entries(logs, Limits{MaxEntries: 1, MaxChars: 10}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"iteration":2,"command":"cargo test","exit_code":2,"duration_ms":1000,"files_changed":[],"output":"yyyyyyyyy","truncated":true}]`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got, _ := record.Marshal(Entries(nil, DefaultLimits())); string(got) != "[]" {
+		t.Errorf("no history: %s, want []", got)
+	}
+}

@@ -1,0 +1,62 @@
+package recorder
+
+import (
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// build merges the step and validation records into iteration n's log.
+func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.IterationLog {
+	it := &record.IterationLog{
+		ID:           record.IterationID(id, n),
+		RunID:        id,
+		Iteration:    n,
+		FilesChanged: []string{},
+		ToolCalls:    []record.ToolCall{},
+		CreatedAt:    now,
+		UpdatedAt:    now,
+	}
+	if v := in.Validation; v != nil {
+		it.ValidationCommand = v.Command
+		it.ExitCode = *v.ExitCode
+		it.TimedOut = v.TimedOut
+		it.Signal = v.Signal
+		it.Error = v.Error
+		it.Stdout, it.Stderr = v.Stdout, v.Stderr
+		it.StdoutTruncated, it.StderrTruncated = v.StdoutTruncated, v.StderrTruncated
+		it.StdoutBytes, it.StderrBytes = v.StdoutBytes, v.StderrBytes
+		it.DurationMs = v.DurationMs
+		if v.FilesChanged != nil {
+			it.FilesChanged = v.FilesChanged
+		}
+		it.Status, it.ExitCode = record.Outcome(*v.ExitCode, v.TimedOut, v.Signal, v.Error)
+		if it.Status == record.StatusError && it.Error == nil {
+			msg := "validation did not exit by itself"
+			it.Error = &msg
+		}
+	} else {
+		msg := "not validated"
+		it.Status, it.ExitCode, it.Error = record.StatusError, -1, &msg
+	}
+	if s := in.Step; s != nil {
+		it.LLMInputTokens = s.LLMInputTokens
+		it.LLMOutputTokens = s.LLMOutputTokens
+		it.LLMCacheReadTokens = s.LLMCacheReadTokens
+		it.LLMCacheCreationTokens = s.LLMCacheCreationTokens
+		it.CostUSD = s.CostUSD
+		if s.ToolCalls != nil {
+			it.ToolCalls = s.ToolCalls
+		}
+		final, _ := record.TailChars(s.FinalMessage, record.FinalMessageChars)
+		it.Agent = &record.Agent{
+			Command:             s.Command,
+			Phase:               s.Phase,
+			ExitCode:            s.ExitCode,
+			DurationMs:          s.DurationMs,
+			TimedOut:            s.TimedOut,
+			Completed:           s.Completed,
+			CompletionMalformed: s.CompletionMalformed,
+			FinalMessage:        final,
+		}
+	}
+	return it
+}

@@ -1,0 +1,198 @@
+package recorder
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/gitstate"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// applyIteration brings events, report, manifest and run.json up to date
+// with a just-committed iteration.
+func (r *Recorder) applyIteration(run *record.Run, it *record.IterationLog, in *record.Input) error {
+	if err := r.derive(run, it); err != nil {
+		return err
+	}
+	addToRun(run, it)
+	if it.ValidationCommand != "" {
+		run.ValidationCommand = it.ValidationCommand
+	}
+	run.UpdatedAt = it.UpdatedAt
+	return r.St.WriteRun(run)
+}
+
+// derive appends the iteration's event and report row and rewrites the manifest.
+func (r *Recorder) derive(run *record.Run, it *record.IterationLog) error {
+	n, code := it.Iteration, it.ExitCode
+	ev := record.Event{TS: it.CreatedAt, RunID: run.RunID, Type: record.EventIterationRecorded, Iteration: &n, ExitCode: &code}
+	if err := r.St.AppendEvent(ev); err != nil {
+		return err
+	}
+	if err := r.appendReport(run.RunID, r.iterationRow(run.RunID, it)); err != nil {
+		return err
+	}
+	return r.writeManifest(run, it)
+}
+
+// addToRun adds one iteration to the run's aggregates. Unknown token counts
+// add nothing; the cost stays null until some iteration knows its cost.
+func addToRun(run *record.Run, it *record.IterationLog) {
+	run.Iteration = it.Iteration
+	if it.Status == record.StatusPass {
+		run.Passed++
+		run.ArtifactStatus = "complete"
+		run.LastError = nil
+	} else {
+		run.Failed++
+		msg := fmt.Sprintf("iteration %d: validation exited %d", it.Iteration, it.ExitCode)
+		if it.Error != nil {
+			msg = fmt.Sprintf("iteration %d: %s", it.Iteration, *it.Error)
+		}
+		run.LastError = &msg
+	}
+	add := func(dst *int64, v *int64) {
+		if v != nil {
+			*dst += *v
+		}
+	}
+	add(&run.TotalInputTokens, it.LLMInputTokens)
+	add(&run.TotalOutputTokens, it.LLMOutputTokens)
+	add(&run.TotalCacheReadTokens, it.LLMCacheReadTokens)
+	add(&run.TotalCacheCreationTokens, it.LLMCacheCreationTokens)
+	run.TotalDurationMs += it.DurationMs
+	if it.Agent != nil {
+		run.TotalDurationMs += it.Agent.DurationMs
+	}
+	if it.CostUSD != nil {
+		c := *it.CostUSD
+		if run.TotalCostUSD != nil {
+			c += *run.TotalCostUSD
+		}
+		run.TotalCostUSD = &c
+	}
+}
+
+func resetTotals(run *record.Run) {
+	run.Iteration, run.Passed, run.Failed = 0, 0, 0
+	run.TotalInputTokens, run.TotalOutputTokens = 0, 0
+	run.TotalCacheReadTokens, run.TotalCacheCreationTokens = 0, 0
+	run.TotalDurationMs, run.TotalCostUSD, run.LastError = 0, nil, nil
+}
+
+// ReportHeader is report.tsv's first line.
+const ReportHeader = "timestamp_ms\tkind\titeration\tduration_ms\texit_code\toutput_bytes\toutput_lines\toutput_path\tmessage\ttasks_done\ttasks_total"
+
+func (r *Recorder) appendReport(id string, fields []string) error {
+	path := r.St.RunPath(id, store.ReportFile)
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		if err := store.AppendLine(path, []byte(ReportHeader)); err != nil {
+			return err
+		}
+	}
+	for i, f := range fields {
+		fields[i] = strings.Map(func(c rune) rune {
+			if c == '\t' || c == '\n' || c == '\r' {
+				return ' '
+			}
+			return c
+		}, f)
+	}
+	return store.AppendLine(path, []byte(strings.Join(fields, "\t")))
+}
+
+func (r *Recorder) iterationRow(id string, it *record.IterationLog) []string {
+	dir := r.St.IterationDir(id, it.Iteration)
+	lines := countLines(filepath.Join(dir, ValidationStdout)) + countLines(filepath.Join(dir, ValidationStderr))
+	msg := it.Status
+	if it.Error != nil {
+		msg += ": " + *it.Error
+	}
+	i := strconv.Itoa
+	return []string{strconv.FormatInt(it.CreatedAt, 10), "ITERATION", i(it.Iteration),
+		strconv.FormatInt(it.DurationMs, 10), i(it.ExitCode),
+		strconv.FormatInt(it.StdoutBytes+it.StderrBytes, 10), strconv.FormatInt(lines, 10), dir, msg, "", ""}
+}
+
+func eventRow(e record.Event) []string {
+	iter := ""
+	if e.Iteration != nil {
+		iter = strconv.Itoa(*e.Iteration)
+	}
+	return []string{strconv.FormatInt(e.TS, 10), e.Type, iter, "", "", "", "", "", e.Message, "", ""}
+}
+
+func countLines(path string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	buf := make([]byte, 256<<10)
+	var n int64
+	for {
+		k, err := f.Read(buf)
+		n += int64(bytes.Count(buf[:k], []byte{'\n'}))
+		if err != nil {
+			return n
+		}
+	}
+}
+
+// manifest is seed 004's run manifest, for the latest verification.
+type manifest struct {
+	RunID            string         `json:"run_id"`
+	Iteration        int            `json:"iteration"`
+	TimestampStart   string         `json:"timestamp_start"`
+	TimestampEnd     string         `json:"timestamp_end"`
+	CommitSHA        *string        `json:"commit_sha"`
+	Status           string         `json:"status"`
+	CommandsExecuted []manifestStep `json:"commands_executed"`
+	Platform         map[string]any `json:"platform"`
+}
+
+type manifestStep struct {
+	Name       string `json:"name"`
+	Command    string `json:"command"`
+	ExitCode   *int   `json:"exit_code"`
+	DurationMs int64  `json:"duration_ms"`
+}
+
+func (r *Recorder) writeManifest(run *record.Run, it *record.IterationLog) error {
+	iso := func(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339) }
+	total := it.DurationMs
+	m := manifest{
+		RunID: run.RunID, Iteration: it.Iteration, Status: "FAIL",
+		Platform: map[string]any{"os": runtime.GOOS, "arch": runtime.GOARCH, "container_image": nil},
+	}
+	if it.Status == record.StatusPass {
+		m.Status = "PASS"
+	}
+	if a := it.Agent; a != nil {
+		m.CommandsExecuted = append(m.CommandsExecuted, manifestStep{"agent", a.Command, a.ExitCode, a.DurationMs})
+		total += a.DurationMs
+	}
+	if it.ValidationCommand != "" {
+		code := it.ExitCode
+		m.CommandsExecuted = append(m.CommandsExecuted, manifestStep{"validate", it.ValidationCommand, &code, it.DurationMs})
+	}
+	m.TimestampStart, m.TimestampEnd = iso(it.CreatedAt-total), iso(it.CreatedAt)
+	if top := store.GitTop(r.Workspace); top != "" {
+		if out, err := gitstate.Git(top, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
+			sha := strings.TrimSpace(string(out))
+			m.CommitSHA = &sha
+		}
+	}
+	data, err := record.MarshalIndent(m)
+	if err != nil {
+		return err
+	}
+	return store.WriteFileAtomic(r.St.RunPath(run.RunID, store.ManifestFile), data, store.FileMode)
+}

@@ -1,0 +1,241 @@
+package recorder
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/loopkit/loopkit/internal/proc"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// LogTailBytes is how much of each stream executor.log and guard.log keep.
+const LogTailBytes = 1 << 20
+
+// Files of an iteration folder (seed 001 layout plus the raw streams).
+const (
+	ValidationStdout = "validation.stdout"
+	ValidationStderr = "validation.stderr"
+	AgentStdout      = "agent.stdout"
+	AgentStderr      = "agent.stderr"
+	PromptFile       = "prompt.txt"
+	MetaFile         = "meta.json"
+	OutputFile       = "output.json"
+	GuardLog         = "guard.log"
+	ExecutorLog      = "executor.log"
+	RunnerErrorLog   = "runner_error.log"
+	ChangesPatch     = "changes.patch"
+)
+
+// writeFolder fills the iteration folder before the commit point. The
+// streams are hard-linked from spool/ (the spool entry stays until after
+// the commit, so a writer killed here can be run again with the same input).
+func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.Input) error {
+	if v := in.Validation; v != nil {
+		if err := r.place(v.StdoutFile, v.Stdout, filepath.Join(dir, ValidationStdout)); err != nil {
+			return err
+		}
+		if err := r.place(v.StderrFile, v.Stderr, filepath.Join(dir, ValidationStderr)); err != nil {
+			return err
+		}
+		if err := writeStreamsLog(dir, GuardLog, ValidationStdout, ValidationStderr, v.TimedOut, v.Error); err != nil {
+			return err
+		}
+		if v.Error != nil {
+			if err := writeSynced(filepath.Join(dir, RunnerErrorLog), []byte("runner error: "+*v.Error+"\n")); err != nil {
+				return err
+			}
+		}
+	}
+	if s := in.Step; s != nil {
+		if err := r.place(s.StdoutFile, "", filepath.Join(dir, AgentStdout)); err != nil {
+			return err
+		}
+		if err := r.place(s.StderrFile, "", filepath.Join(dir, AgentStderr)); err != nil {
+			return err
+		}
+		if s.PromptFile != nil {
+			if err := r.place(s.PromptFile, "", filepath.Join(dir, PromptFile)); err != nil {
+				return err
+			}
+		}
+		if err := writeStreamsLog(dir, ExecutorLog, AgentStdout, AgentStderr, s.TimedOut, s.Error); err != nil {
+			return err
+		}
+		if err := r.changes(dir, it, s); err != nil {
+			r.Log.Warn("files_changed from git base unknown", "err", err)
+		}
+	}
+	if err := writeJSON(filepath.Join(dir, MetaFile), metaOf(it, in)); err != nil {
+		return err
+	}
+	summary := ""
+	if it.Agent != nil {
+		summary = it.Agent.FinalMessage
+	}
+	if err := writeJSON(filepath.Join(dir, OutputFile), map[string]string{"status": metaStatus(it), "summary": summary}); err != nil {
+		return err
+	}
+	return store.SyncDir(dir)
+}
+
+// changes narrows files_changed to what changed since the step's git base
+// and keeps the diff as changes.patch.
+func (r *Recorder) changes(dir string, it *record.IterationLog, s *record.Step) error {
+	if r.ChangedSince == nil || s.GitBase == nil || *s.GitBase == "" || s.Dir == "" {
+		return nil
+	}
+	files, patch, err := r.ChangedSince(s.Dir, *s.GitBase)
+	if err != nil {
+		return err
+	}
+	it.FilesChanged = files
+	return writeSynced(filepath.Join(dir, ChangesPatch), patch)
+}
+
+// place puts a stream into the folder: the spool file when there is one
+// (hard link, or a copy across file systems), else the inline text.
+func (r *Recorder) place(src *string, inline, dst string) error {
+	if src != nil && *src != "" {
+		fi, err := os.Lstat(*src)
+		switch {
+		case err == nil && fi.Mode().IsRegular():
+			if r.inSpool(*src) && os.Link(*src, dst) == nil {
+				return syncFile(dst)
+			}
+			return copyFile(*src, dst)
+		case err == nil:
+			return fmt.Errorf("%s is not a regular file", *src)
+		case !errors.Is(err, os.ErrNotExist):
+			return err
+		}
+		r.Log.Warn("spool file gone, keeping the inline text", "file", *src)
+	}
+	return writeSynced(dst, []byte(inline))
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, store.FileMode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+func writeSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, store.FileMode)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func writeJSON(path string, v any) error {
+	data, err := record.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return writeSynced(path, append(data, '\n'))
+}
+
+// writeStreamsLog writes seed 001's "=== stdout === / === stderr ===" log
+// from the last LogTailBytes of each placed stream.
+func writeStreamsLog(dir, name, outName, errName string, timedOut bool, errMsg *string) error {
+	var b bytes.Buffer
+	for _, s := range []struct{ head, file string }{{"=== stdout ===\n", outName}, {"\n=== stderr ===\n", errName}} {
+		b.WriteString(s.head)
+		tail, _, err := proc.FileTail(filepath.Join(dir, s.file), LogTailBytes)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		b.Write(tail)
+		if len(tail) > 0 && tail[len(tail)-1] != '\n' {
+			b.WriteByte('\n')
+		}
+	}
+	if timedOut && errMsg != nil {
+		fmt.Fprintf(&b, "\n=== %s ===\n", *errMsg)
+	}
+	return writeSynced(filepath.Join(dir, name), b.Bytes())
+}
+
+// meta is seed 001's meta.json.
+type meta struct {
+	RunID      string  `json:"run_id"`
+	Iter       int     `json:"iter"`
+	NodeID     *string `json:"node_id"`
+	Status     string  `json:"status"`
+	Guard      string  `json:"guard"`
+	StartedAt  *int64  `json:"started_at"`
+	EndedAt    *int64  `json:"ended_at"`
+	DurationMs int64   `json:"duration_ms"`
+}
+
+func metaStatus(it *record.IterationLog) string {
+	if it.Status == record.StatusPass {
+		return "done"
+	}
+	return "retry"
+}
+
+func metaOf(it *record.IterationLog, in *record.Input) meta {
+	m := meta{RunID: it.RunID, Iter: it.Iteration, Status: metaStatus(it), Guard: "skipped"}
+	var start, end int64
+	if s := in.Step; s != nil {
+		start, end = s.StartedAt, s.EndedAt
+	}
+	if v := in.Validation; v != nil {
+		m.Guard = "fail"
+		if it.Status == record.StatusPass {
+			m.Guard = "pass"
+		}
+		if start == 0 || (v.StartedAt != 0 && v.StartedAt < start) {
+			start = v.StartedAt
+		}
+		end = max(end, v.EndedAt)
+	}
+	if start != 0 {
+		m.StartedAt = &start
+	}
+	if end != 0 {
+		m.EndedAt = &end
+		if start != 0 {
+			m.DurationMs = end - start
+		}
+	}
+	return m
+}

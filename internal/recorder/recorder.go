@@ -1,0 +1,213 @@
+// Package recorder is loop-record's writer: it turns step and validation
+// records into a committed IterationLog, with the iteration folder, the
+// derived files (events, report, manifest, run.json) and crash repair.
+package recorder
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/charmbracelet/log"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// Recorder appends iterations to runs of one store.
+type Recorder struct {
+	St  *store.Store
+	Log *log.Logger
+	// Workspace is recorded as a new run's workspace_root.
+	Workspace string
+	// ChangedSince computes an iteration's files_changed and diff from the
+	// step's git base; nil keeps the validation's dirty-tree list.
+	ChangedSince func(dir, base string) (files []string, patch []byte, err error)
+	now          func() time.Time
+}
+
+// ErrConflict is an --iteration that is neither the next nor a repeat.
+var ErrConflict = errors.New("iteration conflict")
+
+// Result is what Record did.
+type Result struct {
+	Log  *record.IterationLog
+	Line []byte // the stored line, byte for byte
+	// Repeat is set when the iteration was already recorded from the same input.
+	Repeat bool
+}
+
+func (r *Recorder) nowMs() int64 {
+	if r.now != nil {
+		return r.now().UnixMilli()
+	}
+	return time.Now().UnixMilli()
+}
+
+// Digest identifies an input, for the idempotence of --iteration N.
+func Digest(in *record.Input) string {
+	h := sha256.New()
+	for _, l := range in.Lines {
+		h.Write(l)
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// EnsureRun creates the store and the run when they do not exist yet.
+func (r *Recorder) EnsureRun(id, name string) error {
+	if r.St.RunExists(id) {
+		return nil
+	}
+	if name == "" {
+		name = id
+	}
+	run := store.NewRun(id, name, r.nowMs())
+	run.WorkspaceRoot = r.Workspace
+	if err := r.St.CreateRun(run); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return nil
+}
+
+// Record commits one iteration of run id built from in. want is the
+// iteration number asked for (0: the next one).
+func (r *Recorder) Record(id string, in *record.Input, want int) (*Result, error) {
+	if err := r.EnsureRun(id, ""); err != nil {
+		return nil, err
+	}
+	lock, err := r.St.LockAppend(id)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	run, last, err := r.repair(id)
+	if err != nil {
+		return nil, err
+	}
+	digest := Digest(in)
+	next := 1
+	if last != nil {
+		next = last.Iteration + 1
+	}
+	if want != 0 && want != next {
+		if want < next {
+			return r.repeat(id, want, digest)
+		}
+		return nil, fmt.Errorf("%w: iteration %d is not the next one of run %s (next is %d)", ErrConflict, want, id, next)
+	}
+	it, err := r.commit(run, next, in, digest)
+	if err != nil {
+		return nil, err
+	}
+	r.dropSpool(in)
+	return it, nil
+}
+
+// repeat answers --iteration N for a recorded N: a no-op when the stored
+// record came from the same input, a conflict otherwise.
+func (r *Recorder) repeat(id string, n int, digest string) (*Result, error) {
+	var found *Result
+	err := store.ScanFile(r.St.RunPath(id, store.IterationsFile), func(_ int, line []byte) error {
+		var it record.IterationLog
+		if json.Unmarshal(line, &it) == nil && it.Iteration == n {
+			found = &Result{Log: &it, Line: append([]byte(nil), line...), Repeat: true}
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, err
+	}
+	if found == nil {
+		return nil, fmt.Errorf("%w: iteration %d of run %s is not in the log", ErrConflict, n, id)
+	}
+	if found.Log.InputDigest != digest {
+		return nil, fmt.Errorf("%w: iteration %d of run %s was recorded from different input", ErrConflict, n, id)
+	}
+	return found, nil
+}
+
+var errStop = errors.New("stop")
+
+// commit writes the iteration folder, appends the log line (the commit
+// point) and brings the derived files up to date.
+func (r *Recorder) commit(run *record.Run, n int, in *record.Input, digest string) (*Result, error) {
+	id := run.RunID
+	dir := r.St.IterationDir(id, n)
+	if err := os.RemoveAll(dir); err != nil { // a leftover of a killed writer
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, store.DirMode); err != nil {
+		return nil, err
+	}
+	now := r.nowMs()
+	it := r.build(id, n, in, now)
+	it.InputDigest = digest
+	if err := r.writeFolder(dir, it, in); err != nil {
+		return nil, fmt.Errorf("iteration folder: %w", err)
+	}
+	line, err := record.Marshal(it)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.AppendLine(r.St.RunPath(id, store.IterationsFile), line); err != nil {
+		return nil, err
+	}
+	// Past the commit point: derived files lagging after a crash here are
+	// brought up to date by the next writer's repair.
+	if err := r.applyIteration(run, it, in); err != nil {
+		return nil, err
+	}
+	return &Result{Log: it, Line: line}, nil
+}
+
+// dropSpool removes the spool entry of recorded streams, which now live in
+// the iteration folder. Only files inside the store's spool/ are touched.
+func (r *Recorder) dropSpool(in *record.Input) {
+	for _, p := range spoolPaths(in) {
+		if !r.inSpool(p) {
+			continue
+		}
+		os.Remove(p)
+		base := p[:len(p)-len(filepath.Ext(p))]
+		os.Remove(base + ".json")
+	}
+}
+
+func (r *Recorder) inSpool(p string) bool {
+	rel, err := filepath.Rel(r.St.SpoolDir(), p)
+	return err == nil && filepath.IsLocal(rel) && filepath.Dir(rel) == "."
+}
+
+func spoolPaths(in *record.Input) []string {
+	var ps []string
+	add := func(p *string) {
+		if p != nil && *p != "" {
+			ps = append(ps, *p)
+		}
+	}
+	if v := in.Validation; v != nil {
+		add(v.StdoutFile)
+		add(v.StderrFile)
+	}
+	if s := in.Step; s != nil {
+		add(s.StdoutFile)
+		add(s.StderrFile)
+		add(s.PromptFile)
+	}
+	return ps
+}
+
+// iterDirName is the folder name of iteration n.
+func iterDirName(n int) string { return fmt.Sprintf("%03d", n) }
+
+func parseIterDir(name string) (int, bool) {
+	n, err := strconv.Atoi(name)
+	return n, err == nil && n > 0 && name == iterDirName(n)
+}

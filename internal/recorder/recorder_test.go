@@ -1,0 +1,120 @@
+package recorder
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/log"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+func newRecorder(t *testing.T) *Recorder {
+	t.Helper()
+	st, _ := store.Open(filepath.Join(t.TempDir(), ".loop"))
+	return &Recorder{St: st, Log: log.New(io.Discard)}
+}
+
+func validation(t *testing.T, exit int, out string) *record.Input {
+	t.Helper()
+	in, err := record.DecodeInput([]byte(`{"type":"validation","command":"make test","exit_code":` + strings.TrimSpace(string(rune('0'+exit))) + `,"stdout":` + quote(out) + "}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func count(t *testing.T, path, sub string) int {
+	t.Helper()
+	data, _ := os.ReadFile(path)
+	return bytes.Count(data, []byte(sub))
+}
+
+// A writer killed after the commit point leaves events, report and run.json
+// behind the log; the next writer brings them up to date exactly once.
+func TestRepairCatchesUpDerivedFiles(t *testing.T) {
+	r := newRecorder(t)
+	for i := 0; i < 3; i++ {
+		if _, err := r.Record("x", validation(t, i%2, "out"), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// simulate a crash right after iteration 3's log line
+	ev := r.St.RunPath("x", store.EventsFile)
+	data, _ := os.ReadFile(ev)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	os.WriteFile(ev, bytes.Join(lines[:len(lines)-2], nil), 0o600) // drop the last event
+	run, _ := r.St.ReadRun("x")
+	run.Iteration, run.Passed, run.Failed = 2, 1, 1
+	r.St.WriteRun(run)
+	// and a folder of an iteration that never got its line
+	os.MkdirAll(r.St.IterationDir("x", 4), 0o700)
+	os.WriteFile(filepath.Join(r.St.IterationDir("x", 4), "junk"), []byte("x"), 0o600)
+
+	res, err := r.Record("x", validation(t, 0, "fine"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Log.Iteration != 4 {
+		t.Fatalf("iteration %d, want 4", res.Log.Iteration)
+	}
+	if _, err := os.Stat(filepath.Join(r.St.IterationDir("x", 4), "junk")); !os.IsNotExist(err) {
+		t.Fatal("leftover folder content survived")
+	}
+	if n := count(t, ev, `"type":"ITERATION_RECORDED"`); n != 4 {
+		t.Fatalf("%d ITERATION_RECORDED events, want 4", n)
+	}
+	if n := count(t, r.St.RunPath("x", store.ReportFile), "\tITERATION\t"); n != 4 {
+		t.Fatalf("%d report rows, want 4", n)
+	}
+	run, _ = r.St.ReadRun("x")
+	if run.Iteration != 4 || run.Passed != 3 || run.Failed != 1 {
+		t.Fatalf("run.json: iteration %d, %d passed, %d failed", run.Iteration, run.Passed, run.Failed)
+	}
+}
+
+func TestStuckReportAndSnapshot(t *testing.T) {
+	r := newRecorder(t)
+	task := filepath.Join(t.TempDir(), "TASK.md")
+	os.WriteFile(task, []byte("# Fix the parser\n"), 0o600)
+	for i := 0; i < 2; i++ {
+		r.Record("s", validation(t, 1, "compiling...\nparser_test.go:12: unexpected token | at 3\n"), 0)
+	}
+	if _, err := r.Update("s", func(run *record.Run) error { run.Settings["prompt"] = task; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.SetStatus("s", record.RunStuck, "no success after 2 iterations"); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := os.ReadFile(r.St.RunPath("s", store.StuckFile))
+	for _, want := range []string{"# Stuck Report\n\n## Task\n# Fix the parser\n", "Hard stop reached after 2 verification attempts.",
+		"| iteration 2 | FAIL | parser_test.go:12: unexpected token \\| at 3 |", "## Hypotheses", "## Files Modified\n\n(none)\n"} {
+		if !bytes.Contains(doc, []byte(want)) {
+			t.Fatalf("stuck.md lacks %q:\n%s", want, doc)
+		}
+	}
+	for want := 1; want <= 2; want++ {
+		path, err := r.Snapshot("s", "stuck")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(path) != "context_00"+string(rune('0'+want))+".md" {
+			t.Fatalf("snapshot %s", path)
+		}
+	}
+	latest, err := os.Readlink(r.St.RunPath("s", store.ContextDir, "context_latest.md"))
+	if err != nil || latest != "context_002.md" {
+		t.Fatalf("context_latest.md -> %q (%v)", latest, err)
+	}
+	snap, _ := os.ReadFile(r.St.RunPath("s", store.ContextDir, "context_002.md"))
+	if !bytes.Contains(snap, []byte("## Milestone\nstuck")) || !bytes.Contains(snap, []byte("## Iteration 2")) {
+		t.Fatalf("snapshot:\n%s", snap)
+	}
+}

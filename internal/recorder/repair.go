@@ -1,0 +1,195 @@
+package recorder
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// repair mends what a killed writer left, under the append lock: torn tails
+// set aside, iteration folders without their log line removed, and derived
+// files lagging behind the log brought up to date. It returns the run and
+// its last committed iteration (nil when none).
+func (r *Recorder) repair(id string) (*record.Run, *record.IterationLog, error) {
+	for _, f := range []string{store.IterationsFile, store.EventsFile, store.ReportFile} {
+		if torn, err := store.RepairTail(r.St.RunPath(id, f)); err != nil {
+			return nil, nil, err
+		} else if torn {
+			r.Log.Warn("set aside a torn last line left by a killed writer", "run", id, "file", f)
+		}
+	}
+	run, err := r.St.ReadRun(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.removeTemps(r.St.RunDir(id), r.St.RunPath(id, store.ContextDir))
+	last, err := r.St.LastIteration(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	lastN := 0
+	if last != nil {
+		lastN = last.Iteration
+	}
+	if err := r.removeLeftovers(id, lastN); err != nil {
+		return nil, nil, err
+	}
+	if lastN > 0 {
+		r.dropCommittedSpool(r.St.IterationDir(id, lastN))
+	}
+	if run.Iteration != lastN {
+		if err := r.catchUp(run); err != nil {
+			return nil, nil, fmt.Errorf("bring derived files up to date: %w", err)
+		}
+	}
+	return run, last, nil
+}
+
+// removeLeftovers deletes iteration folders past the last committed line.
+func (r *Recorder) removeLeftovers(id string, lastN int) error {
+	entries, err := os.ReadDir(r.St.RunPath(id, store.IterationsDir))
+	if err != nil {
+		return nil // no folders yet
+	}
+	for _, e := range entries {
+		if n, ok := parseIterDir(e.Name()); ok && n > lastN {
+			r.Log.Warn("removing an iteration folder without its log line", "run", id, "iteration", n)
+			if err := os.RemoveAll(r.St.IterationDir(id, n)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// catchUp recomputes the run's aggregates from the log and appends the
+// events and report rows a killed writer did not get to.
+func (r *Recorder) catchUp(run *record.Run) error {
+	id := run.RunID
+	evSeen, err := r.recordedEvents(id)
+	if err != nil {
+		return err
+	}
+	rowSeen, err := r.reportedRows(id)
+	if err != nil {
+		return err
+	}
+	r.Log.Warn("derived files lag behind the log; bringing them up to date", "run", id, "recorded", run.Iteration)
+	resetTotals(run)
+	var last *record.IterationLog
+	err = store.ScanFile(r.St.RunPath(id, store.IterationsFile), func(lineNo int, line []byte) error {
+		it := &record.IterationLog{}
+		if err := json.Unmarshal(line, it); err != nil {
+			return fmt.Errorf("%s line %d: %w", store.IterationsFile, lineNo, err)
+		}
+		if !evSeen[it.Iteration] {
+			n, code := it.Iteration, it.ExitCode
+			if err := r.St.AppendEvent(record.Event{TS: it.CreatedAt, RunID: id, Type: record.EventIterationRecorded, Iteration: &n, ExitCode: &code}); err != nil {
+				return err
+			}
+		}
+		if !rowSeen[it.Iteration] {
+			if err := r.appendReport(id, r.iterationRow(id, it)); err != nil {
+				return err
+			}
+		}
+		addToRun(run, it)
+		if it.ValidationCommand != "" {
+			run.ValidationCommand = it.ValidationCommand
+		}
+		run.UpdatedAt = max(run.UpdatedAt, it.UpdatedAt)
+		last = it
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if last != nil {
+		if err := r.writeManifest(run, last); err != nil {
+			return err
+		}
+	}
+	return r.St.WriteRun(run)
+}
+
+func (r *Recorder) recordedEvents(id string) (map[int]bool, error) {
+	seen := map[int]bool{}
+	err := store.ScanFile(r.St.RunPath(id, store.EventsFile), func(_ int, line []byte) error {
+		var e record.Event
+		if json.Unmarshal(line, &e) == nil && e.Type == record.EventIterationRecorded && e.Iteration != nil {
+			seen[*e.Iteration] = true
+		}
+		return nil
+	})
+	return seen, err
+}
+
+func (r *Recorder) reportedRows(id string) (map[int]bool, error) {
+	seen := map[int]bool{}
+	err := store.ScanFile(r.St.RunPath(id, store.ReportFile), func(_ int, line []byte) error {
+		f := strings.SplitN(string(line), "\t", 4)
+		if len(f) >= 3 && f[1] == "ITERATION" {
+			if n, err := strconv.Atoi(f[2]); err == nil {
+				seen[n] = true
+			}
+		}
+		return nil
+	})
+	return seen, err
+}
+
+// dropCommittedSpool removes spool entries that are hard links of files in
+// the last committed iteration folder: a writer killed between its commit
+// and its cleanup left them. Every writer repairs first, so checking the
+// last iteration covers that window.
+func (r *Recorder) dropCommittedSpool(dir string) {
+	committed := map[[2]uint64]bool{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if key, links, ok := inode(filepath.Join(dir, e.Name())); ok && links > 1 {
+			committed[key] = true
+		}
+	}
+	if len(committed) == 0 {
+		return
+	}
+	spool, _ := os.ReadDir(r.St.SpoolDir())
+	for _, e := range spool {
+		p := filepath.Join(r.St.SpoolDir(), e.Name())
+		if key, _, ok := inode(p); ok && committed[key] {
+			r.Log.Warn("removing a spool entry already recorded by a killed writer", "file", e.Name())
+			os.Remove(p)
+			os.Remove(strings.TrimSuffix(p, filepath.Ext(p)) + ".json")
+		}
+	}
+}
+
+func inode(path string) (key [2]uint64, links uint64, ok bool) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return key, 0, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return key, 0, false
+	}
+	return [2]uint64{uint64(st.Dev), st.Ino}, uint64(st.Nlink), true
+}
+
+// removeTemps deletes temporary files of atomic writes a killed writer left
+// (".<name>.tmp-*"): under the append lock no other writer is mid-write.
+func (r *Recorder) removeTemps(dirs ...string) {
+	for _, dir := range dirs {
+		temps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
+		for _, t := range temps {
+			os.Remove(t)
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package recorder
+
+import (
+	"fmt"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// Update changes a run's run.json under the append lock, after repair.
+// The run must exist (readers and status changes never create runs).
+func (r *Recorder) Update(id string, change func(run *record.Run) error) (*record.Run, error) {
+	if !r.St.RunExists(id) {
+		return nil, fmt.Errorf("no such run: %s", id)
+	}
+	lock, err := r.St.LockAppend(id)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	run, _, err := r.repair(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := change(run); err != nil {
+		return nil, err
+	}
+	run.UpdatedAt = r.nowMs()
+	if err := r.St.WriteRun(run); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// SetStatus changes the run's status and appends the matching event and
+// report row. message, when set, is kept as the run's last_error for failed,
+// stuck and canceled runs.
+func (r *Recorder) SetStatus(id, status, message string) (*record.Run, error) {
+	return r.Update(id, func(run *record.Run) error {
+		now := r.nowMs()
+		run.Status = status
+		switch status {
+		case record.RunStuck:
+			run.StuckAt = &now
+			run.ResolvedAt = nil
+			run.ArtifactStatus = "failed"
+		case record.RunFailed:
+			run.ArtifactStatus = "failed"
+		case record.RunCompleted:
+			run.ArtifactStatus = "complete"
+		}
+		if record.Terminal(status) {
+			run.PID, run.PGID = nil, nil // the driver is done with the run
+		}
+		if message != "" && status != record.RunCompleted && status != record.RunRunning {
+			run.LastError = &message
+		}
+		if status == record.RunStuck {
+			if err := r.writeStuckReport(run); err != nil {
+				return fmt.Errorf("stuck report: %w", err)
+			}
+		}
+		return r.AppendEvent(record.Event{TS: now, RunID: id, Type: record.StatusEvent(status), Status: status, Message: message})
+	})
+}
+
+// AppendEvent appends a run event to events.jsonl and its row to report.tsv
+// (the run's append lock held, as inside Update).
+func (r *Recorder) AppendEvent(ev record.Event) error {
+	if err := r.St.AppendEvent(ev); err != nil {
+		return err
+	}
+	return r.appendReport(ev.RunID, eventRow(ev))
+}
+
+// Repair mends what a killed writer left in the run (torn tails, leftover
+// folders and temporary files, derived files behind the log) and changes
+// nothing else. Every write does this first; Repair is for a run that will
+// not be written again.
+func (r *Recorder) Repair(id string) error {
+	if !r.St.RunExists(id) {
+		return fmt.Errorf("no such run: %s", id)
+	}
+	lock, err := r.St.LockAppend(id)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	_, _, err = r.repair(id)
+	return err
+}

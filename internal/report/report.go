@@ -1,0 +1,192 @@
+// Package report renders the run's markdown documents from its log: the
+// stuck report and the context snapshots of seed 004.
+package report
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// History is what the reports keep of one iteration.
+type History struct {
+	Iteration      int
+	Status         string
+	PrimaryFailure string
+	Dir            string
+}
+
+// Collector gathers history rows and the files modified across a run, one
+// IterationLog at a time, so a long log is never held in memory.
+type Collector struct {
+	Rows  []History
+	files map[string]bool
+}
+
+// Add takes one iteration; dir is its folder in the store.
+func (c *Collector) Add(it *record.IterationLog, dir string) {
+	if c.files == nil {
+		c.files = map[string]bool{}
+	}
+	for _, f := range it.FilesChanged {
+		c.files[f] = true
+	}
+	c.Rows = append(c.Rows, History{Iteration: it.Iteration, Status: strings.ToUpper(it.Status), PrimaryFailure: PrimaryFailure(it), Dir: dir})
+}
+
+// Files lists every path changed in any iteration, sorted.
+func (c *Collector) Files() []string {
+	out := make([]string, 0, len(c.files))
+	for f := range c.files {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// errorLine matches lines that look like a failure: the usual words, or a
+// compiler/test location such as "parser_test.go:12:".
+var errorLine = regexp.MustCompile(`(?i)(error|fail|panic|fatal|exception|undefined|cannot|timed out|traceback|unexpected|assert|denied|not found|no such)|[\w./-]+\.\w+:\d+:`)
+
+// PrimaryFailure is the first output line that looks like an error (stdout,
+// then stderr), else the error the iteration recorded, else its first line.
+func PrimaryFailure(it *record.IterationLog) string {
+	if it.Status == record.StatusPass {
+		return "-"
+	}
+	first := ""
+	for _, out := range []string{it.Stdout, it.Stderr} {
+		for _, line := range strings.Split(out, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			if first == "" {
+				first = line
+			}
+			if errorLine.MatchString(line) {
+				return cell(line)
+			}
+		}
+	}
+	if it.Error != nil {
+		return cell(*it.Error)
+	}
+	if first != "" {
+		return cell(first)
+	}
+	return fmt.Sprintf("exit %d", it.ExitCode)
+}
+
+// cell makes a line safe inside a markdown table cell and keeps it short.
+func cell(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.ReplaceAll(s, "|", `\|`)
+	if h := record.HeadChars(s, 160); h != s {
+		return h + "…"
+	}
+	return s
+}
+
+// Stuck renders seed 004's stuck report.
+func Stuck(run *record.Run, task string, c *Collector) string {
+	var b strings.Builder
+	b.WriteString("# Stuck Report\n\n## Task\n")
+	if strings.TrimSpace(task) == "" {
+		task = "(no task recorded for this run)"
+	}
+	b.WriteString(strings.TrimRight(task, "\n") + "\n\n## Constraints\n")
+	writeConstraints(&b, run)
+	fmt.Fprintf(&b, "\n## Status\nHard stop reached after %d verification attempts.\n", len(c.Rows))
+	if run.LastError != nil {
+		fmt.Fprintf(&b, "Last error: %s\n", *run.LastError)
+	}
+	b.WriteString("\n## Hypotheses\n\n")
+	b.WriteString("_Left for a person or a follow-up agent step (`scripts/loop run --stuck-agent`): what is the root cause, and what should the next attempt do differently?_\n\n")
+	b.WriteString("1. \n2. \n3. \n")
+	b.WriteString("\n## Verification History\n\n| Run | Status | Primary Failure |\n|-----|--------|-----------------|\n")
+	for _, r := range c.Rows {
+		fmt.Fprintf(&b, "| iteration %d | %s | %s |\n", r.Iteration, r.Status, r.PrimaryFailure)
+	}
+	b.WriteString("\n## Artifact References\n\n")
+	for _, r := range c.Rows {
+		fmt.Fprintf(&b, "- iteration %d: %s/\n", r.Iteration, r.Dir)
+	}
+	b.WriteString("\n## Files Modified\n\n")
+	writeList(&b, c.Files())
+	return b.String()
+}
+
+func writeConstraints(b *strings.Builder, run *record.Run) {
+	keys := make([]string, 0, len(run.Settings))
+	for k := range run.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if run.ValidationCommand != "" && run.Settings["validate"] == "" {
+		fmt.Fprintf(b, "- validation command: `%s`\n", run.ValidationCommand)
+	}
+	for _, k := range keys {
+		fmt.Fprintf(b, "- %s: `%s`\n", k, run.Settings[k])
+	}
+	if len(keys) == 0 && run.ValidationCommand == "" {
+		b.WriteString("(none recorded)\n")
+	}
+}
+
+func writeList(b *strings.Builder, items []string) {
+	if len(items) == 0 {
+		b.WriteString("(none)\n")
+		return
+	}
+	for _, it := range items {
+		fmt.Fprintf(b, "- %s\n", it)
+	}
+}
+
+// Snapshot renders a context snapshot (seed 004 "Context Files").
+func Snapshot(n int, milestone string, at time.Time, run *record.Run, lastPrompt, progress string, files []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Context Snapshot %03d\n\n## Timestamp\n%s\n\n## Milestone\n%s\n\n", n, at.UTC().Format(time.RFC3339), milestone)
+	fmt.Fprintf(&b, "## Run\n- id: %s\n- status: %s\n- iterations: %d (%d passed, %d failed)\n\n", run.RunID, run.Status, run.Iteration, run.Passed, run.Failed)
+	b.WriteString("## Last Prompt\n\n")
+	if strings.TrimSpace(lastPrompt) == "" {
+		b.WriteString("(none yet)\n")
+	} else {
+		b.WriteString("````text\n" + strings.TrimRight(lastPrompt, "\n") + "\n````\n")
+	}
+	b.WriteString("\n## Progress\n\n")
+	if progress == "" {
+		b.WriteString("(no iterations yet)\n")
+	} else {
+		b.WriteString(strings.TrimRight(progress, "\n") + "\n")
+	}
+	b.WriteString("\n## Files Modified\n\n")
+	writeList(&b, files)
+	return b.String()
+}
+
+// ReplaceSection replaces the body of the "## name" section of a markdown
+// document (up to the next "## " heading) with body.
+func ReplaceSection(doc, name, body string) (string, bool) {
+	head := "## " + name + "\n"
+	start := strings.Index(doc, head)
+	if start < 0 {
+		return doc, false
+	}
+	from := start + len(head)
+	end := len(doc)
+	if next := strings.Index(doc[from:], "\n## "); next >= 0 {
+		end = from + next + 1
+	}
+	return doc[:from] + "\n" + body + "\n\n" + doc[end:], true
+}

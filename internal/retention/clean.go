@@ -1,0 +1,185 @@
+package retention
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/charmbracelet/log"
+
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// CleanLock is the store-wide lock file that keeps two cleans from deleting
+// at once (a dry run takes none).
+const CleanLock = "clean.lock"
+
+// Options say how Clean runs.
+type Options struct {
+	Policy Policy
+	DryRun bool
+	// Bytes measures every run, not only the deleted ones.
+	Bytes bool
+	// Wait waits for another clean to finish; otherwise Clean skips.
+	Wait bool
+	Now  time.Time
+	Log  *log.Logger
+}
+
+// Report is what a clean did.
+type Report struct {
+	Kept, Deleted, Exempt, Failed int
+	Freed                         int64 // bytes of deleted runs and tombstones
+	Tombstones                    int   // left by a killed clean, finished now
+	Spool                         SpoolResult
+	// Skipped is set when another clean held the lock and Wait was false.
+	Skipped bool
+}
+
+// Clean finishes leftover tombstones, decides every run, deletes what the
+// policy says (unless DryRun) and sweeps the spool. emit gets each decision,
+// in run id order, once it has been carried out; an emit error (a closed
+// stdout) stops the output but not the clean, and is returned at the end.
+func Clean(st *store.Store, o Options, emit func(Decision) error) (Report, error) {
+	var rep Report
+	if _, err := os.Stat(st.Root); errors.Is(err, fs.ErrNotExist) {
+		return rep, nil // no store: nothing to clean, and readers create nothing
+	}
+	if !o.DryRun {
+		l, err := store.LockFile(filepath.Join(st.Root, CleanLock), true, o.Wait)
+		if errors.Is(err, store.ErrLocked) {
+			rep.Skipped = true
+			return rep, nil
+		}
+		if err != nil {
+			return rep, err
+		}
+		defer l.Unlock()
+	}
+	if _, err := os.Stat(st.RunsDir()); err == nil {
+		if err := cleanRuns(st, o, emit, &rep); err != nil {
+			return rep, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return rep, err
+	}
+	sp, err := CleanSpool(st, o.Now, o.DryRun)
+	rep.Spool = sp
+	if err != nil {
+		return rep, fmt.Errorf("clean spool %s: %w", st.SpoolDir(), err)
+	}
+	return rep, nil
+}
+
+func cleanRuns(st *store.Store, o Options, emit func(Decision) error, rep *Report) error {
+	del, err := OpenDeleter(st)
+	if err != nil {
+		return err
+	}
+	defer del.Close()
+	del.now = func() time.Time { return o.Now }
+	if o.DryRun {
+		if tombs, err := del.Tombstones(); err == nil && len(tombs) > 0 {
+			o.Log.Info("tombstones of a killed clean would be finished", "count", len(tombs))
+		}
+	} else {
+		n, freed, err := del.FinishTombstones()
+		rep.Tombstones, rep.Freed = n, rep.Freed+freed
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			o.Log.Info("finished tombstones left by a killed clean", "count", n, "bytes", freed)
+		}
+	}
+	sums, err := Summarize(st)
+	if err != nil {
+		return err
+	}
+	ds := Decide(o.Policy, o.Now.UnixMilli(), sums)
+	if o.DryRun || o.Bytes {
+		sizeAll(del, o, ds)
+	}
+	var emitErr error
+	for i := range ds {
+		carryOut(del, o, &ds[i], rep)
+		if emitErr == nil && emit != nil {
+			emitErr = emit(ds[i])
+		}
+	}
+	return emitErr
+}
+
+// sizeAll measures the runs whose bytes are reported without being
+// deleted: a dry run's deletions, and every kept run with --bytes.
+func sizeAll(del *Deleter, o Options, ds []Decision) {
+	for i := range ds {
+		d := &ds[i]
+		if (d.Action == Delete && o.DryRun) || (d.Action != Delete && o.Bytes) {
+			n := del.Bytes(d.RunID)
+			d.Bytes = &n
+		}
+	}
+}
+
+// carryOut deletes a run decided for deletion and counts the outcome; a run
+// that came into use since it was decided is reported as active instead.
+func carryOut(del *Deleter, o Options, d *Decision, rep *Report) {
+	if d.Action == Delete && !o.DryRun {
+		n, err := del.Delete(d.RunID, d.UpdatedAt)
+		switch {
+		case errors.Is(err, ErrBusy):
+			d.Action, d.Reason, d.Bytes = Exempt, ReasonActive, nil
+			o.Log.Info("run came into use since it was decided; kept", "run", d.RunID, "why", err)
+		case err != nil:
+			d.Error, d.Bytes = err.Error(), &n
+			rep.Failed++
+			o.Log.Error("delete failed", "run", d.RunID, "err", err)
+		default:
+			d.Bytes = &n
+		}
+	}
+	if d.Reason == ReasonUnreadable {
+		o.Log.Warn("run.json unreadable; run kept", "run", d.RunID, "err", d.Error)
+	}
+	switch {
+	case d.Action == Delete && d.Error == "":
+		rep.Deleted++
+		rep.Freed += *d.Bytes
+	case d.Action == Exempt:
+		rep.Exempt++
+	default:
+		rep.Kept++
+	}
+}
+
+// LogSummary writes the one-line summary of a clean on stderr.
+func (r Report) LogSummary(l *log.Logger, dryRun bool) {
+	switch {
+	case r.Skipped:
+		l.Info("another loop-clean is running; skipped")
+	case dryRun:
+		l.Info("dry run: nothing deleted", "kept", r.Kept, "exempt", r.Exempt, "would_delete", r.Deleted, "would_free", r.Freed+r.Spool.Bytes, "spool_files", r.Spool.Files)
+	default:
+		l.Info("clean done", "kept", r.Kept, "exempt", r.Exempt, "deleted", r.Deleted, "bytes_freed", r.Freed+r.Spool.Bytes, "spool_files", r.Spool.Files, "failed", r.Failed)
+	}
+}
+
+// AutoClean is the clean loop-record runs after a run ends: it never waits
+// for another clean and never fails the caller; problems become warnings.
+func AutoClean(st *store.Store, p Policy, l *log.Logger) {
+	rep, err := Clean(st, Options{Policy: p, Now: time.Now(), Log: l}, nil)
+	if err != nil {
+		l.Warn("automatic clean failed; the run's status was changed", "err", err)
+		return
+	}
+	// Quiet unless it did something: a finished run should not add noise.
+	if rep.Deleted == 0 && rep.Spool.Files == 0 && rep.Failed == 0 {
+		l.Debug("automatic clean: nothing to delete", "kept", rep.Kept, "exempt", rep.Exempt)
+		return
+	}
+	rep.LogSummary(l, false)
+}

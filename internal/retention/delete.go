@@ -1,0 +1,214 @@
+package retention
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// TombPrefix starts the name a run directory is renamed to before removal.
+// A name starting with "." is not a valid run id, so no reader sees it as a run.
+const TombPrefix = ".tomb-"
+
+// ErrBusy means a run was not deleted because it changed since it was
+// decided: a process holds its live or append lock, or its updated_at moved.
+var ErrBusy = errors.New("run is in use")
+
+// Deleter removes runs through an os.Root on runs/, so no symlink, inside a
+// run or as the run directory itself, is ever followed out of the store.
+type Deleter struct {
+	root *os.Root
+	dir  string // runs/, for read-only walks
+	now  func() time.Time
+}
+
+// OpenDeleter opens the store's runs/ directory for deleting.
+func OpenDeleter(st *store.Store) (*Deleter, error) {
+	root, err := os.OpenRoot(st.RunsDir())
+	if err != nil {
+		return nil, err
+	}
+	return &Deleter{root: root, dir: st.RunsDir(), now: time.Now}, nil
+}
+
+// Close releases the runs/ directory.
+func (d *Deleter) Close() error { return d.root.Close() }
+
+// Delete removes run id if it is still as decided (updated_at unchanged, no
+// lock held), and returns the bytes freed. It renames the run to a tombstone
+// first: a crash at any point leaves the run whole or a tombstone, never a
+// half-deleted directory under the run's name.
+func (d *Deleter) Delete(id string, updatedAt int64) (int64, error) {
+	fi, err := d.root.Lstat(id)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil // deleted meanwhile: nothing to free
+	}
+	if err != nil {
+		return 0, err
+	}
+	if fi.IsDir() {
+		unlock, err := d.claim(id, updatedAt)
+		if err != nil {
+			return 0, err
+		}
+		defer unlock()
+	}
+	tomb := fmt.Sprintf("%s%s-%d", TombPrefix, id, d.now().UnixMilli())
+	if err := d.root.Rename(id, tomb); err != nil {
+		return 0, fmt.Errorf("rename %s to a tombstone: %w", id, err)
+	}
+	if err := d.syncRuns(); err != nil {
+		return 0, err
+	}
+	n := d.Bytes(tomb)
+	if err := d.root.RemoveAll(tomb); err != nil {
+		return n, fmt.Errorf("remove tombstone %s: %w", tomb, err)
+	}
+	return n, nil
+}
+
+// claim takes the run's live and append locks without waiting and checks
+// run.json still says what was decided. The locks are held over the rename,
+// so no process works on the run while it moves.
+func (d *Deleter) claim(id string, updatedAt int64) (func(), error) {
+	var held []*os.File
+	unlock := func() {
+		for _, f := range held {
+			f.Close() // closing drops the flock
+		}
+	}
+	for _, name := range []string{store.LiveLock, store.AppendLock} {
+		f, err := d.tryLock(id + "/" + name)
+		if f != nil {
+			held = append(held, f)
+		}
+		if err != nil {
+			unlock()
+			return nil, err
+		}
+	}
+	data, err := d.root.ReadFile(id + "/" + store.RunFile)
+	var h runHead
+	if err != nil || json.Unmarshal(data, &h) != nil || h.UpdatedAt != updatedAt {
+		unlock()
+		return nil, fmt.Errorf("%w: run.json changed since it was read", ErrBusy)
+	}
+	return unlock, nil
+}
+
+// tryLock locks an existing regular lock file exclusively, without waiting.
+// A missing lock (or a planted symlink) is no lock: nil, nil.
+func (d *Deleter) tryLock(name string) (*os.File, error) {
+	fi, err := d.root.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, nil
+	}
+	f, err := d.root.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is held", ErrBusy, name)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	return f, nil
+}
+
+// syncRuns makes the rename durable before anything is removed.
+func (d *Deleter) syncRuns() error {
+	dir, err := d.root.Open(".")
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	if err := dir.Sync(); err != nil {
+		return fmt.Errorf("sync runs directory: %w", err)
+	}
+	return nil
+}
+
+// Bytes is the size of the regular files below name in runs/ (a run or a
+// tombstone), counting no symlink's target; a symlink itself counts 0.
+func (d *Deleter) Bytes(name string) int64 {
+	fd, err := unix.Open(filepath.Join(d.dir, name), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0 // gone, or a symlink: nothing of ours to size
+	}
+	return treeBytes(fd)
+}
+
+// Tombstones lists the tombstones a killed clean left in runs/, and the
+// half-built run directories of creators that died (store.NewRunPrefix).
+func (d *Deleter) Tombstones() ([]string, error) {
+	dir, err := d.root.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	var tombs []string
+	for _, n := range names {
+		if strings.HasPrefix(n, TombPrefix) || deadCreator(n) {
+			tombs = append(tombs, n)
+		}
+	}
+	return tombs, nil
+}
+
+// FinishTombstones removes the tombstones a killed clean left behind and
+// returns how many and the bytes freed.
+func (d *Deleter) FinishTombstones() (int, int64, error) {
+	tombs, err := d.Tombstones()
+	if err != nil {
+		return 0, 0, err
+	}
+	var freed int64
+	for i, t := range tombs {
+		n := d.Bytes(t)
+		if err := d.root.RemoveAll(t); err != nil {
+			return i, freed, fmt.Errorf("remove tombstone %s: %w", t, err)
+		}
+		freed += n
+	}
+	return len(tombs), freed, nil
+}
+
+// deadCreator reports a ".new-<id>-<pid>-<hex>" directory whose creator is gone.
+func deadCreator(name string) bool {
+	if !strings.HasPrefix(name, store.NewRunPrefix) {
+		return false
+	}
+	parts := strings.Split(name, "-")
+	if len(parts) < 3 {
+		return false
+	}
+	pid, err := strconv.Atoi(parts[len(parts)-2])
+	if err != nil || pid <= 0 {
+		return false
+	}
+	return syscall.Kill(pid, 0) == syscall.ESRCH
+}

@@ -1,0 +1,125 @@
+package retention
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+func TestParseSpoolName(t *testing.T) {
+	for name, want := range map[string]*SpoolEntry{
+		"1795396712648-4242-0a1b2c3d.validate.stdout": {1795396712648, 4242, "1795396712648-4242-0a1b2c3d.validate"},
+		"1795396712648-4242-0a1b2c3d.validate.json":   {1795396712648, 4242, "1795396712648-4242-0a1b2c3d.validate"},
+		"1795396712648-7-ff.step.prompt":              {1795396712648, 7, "1795396712648-7-ff.step"},
+		".1795396712648-7-ff.step.json.tmp-123456":    {1795396712648, 7, "1795396712648-7-ff.step"},
+		"1795396712648-0-ff.step.json":                nil, // no pid
+		"1795396712648-7-XYZ.step.json":               nil,
+		"1795396712648-7.step.json":                   nil,
+		"notes.txt":                                   nil,
+		"1795396712648-7-ff.step":                     nil,
+		"1795396712648-7-ff..json":                    nil,
+		"-7-ff.step.json":                             nil,
+		"99999999999999999999999-7-ff.step.json":      nil,
+	} {
+		got, ok := ParseSpoolName(name)
+		if (want != nil) != ok || (ok && got != *want) {
+			t.Errorf("%q: got %+v %v, want %+v", name, got, ok, want)
+		}
+	}
+}
+
+func FuzzParseSpoolName(f *testing.F) {
+	f.Add("1795396712648-4242-0a1b2c3d.validate.stdout")
+	f.Add(".1-2-3.x.json.tmp-9")
+	f.Add("a.b.c")
+	f.Fuzz(func(t *testing.T, name string) {
+		e, ok := ParseSpoolName(name)
+		if !ok {
+			return
+		}
+		if e.PID <= 0 || !strings.Contains(name, strconv.Itoa(e.PID)) || !strings.Contains(name, e.Base) {
+			t.Fatalf("%q parsed to %+v", name, e)
+		}
+	})
+}
+
+// deadPID is the pid of a process that has exited and been reaped.
+func deadPID(t *testing.T) int {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+func spoolFile(t *testing.T, st *store.Store, name string, age time.Duration) string {
+	p := filepath.Join(st.SpoolDir(), name)
+	if err := os.WriteFile(p, []byte("stream bytes\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-age)
+	os.Chtimes(p, old, old)
+	return p
+}
+
+func TestCleanSpool(t *testing.T) {
+	st := newStore(t)
+	sleeper := exec.Command("sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
+	dead, live := deadPID(t), sleeper.Process.Pid
+	ms := time.Now().Add(-48 * time.Hour).UnixMilli()
+	day2 := 48 * time.Hour
+
+	gone := []string{
+		spoolFile(t, st, fmt.Sprintf("%d-%d-aa.validate.stdout", ms, dead), day2),
+		spoolFile(t, st, fmt.Sprintf("%d-%d-aa.validate.stderr", ms, dead), day2),
+		spoolFile(t, st, fmt.Sprintf(".%d-%d-bb.step.json.tmp-99", ms, dead), day2),
+	}
+	kept := []string{
+		spoolFile(t, st, fmt.Sprintf("%d-%d-cc.validate.stdout", ms, live), day2),      // writer alive
+		spoolFile(t, st, fmt.Sprintf("%d-%d-dd.validate.stdout", ms, dead), time.Hour), // too young
+		spoolFile(t, st, "notes.txt", day2),                                            // not a spool entry
+		spoolFile(t, st, fmt.Sprintf("%d-%d-ee.validate.stdout", ms, dead), day2),      // its child's group lives
+	}
+	meta, _ := json.Marshal(store.SpoolMeta{PID: dead, PGID: unix.Getpgrp()})
+	kept = append(kept, spoolFile(t, st, fmt.Sprintf("%d-%d-ee.validate.json", ms, dead), day2))
+	os.WriteFile(kept[len(kept)-1], meta, 0o600)
+	os.Chtimes(kept[len(kept)-1], time.Now().Add(-day2), time.Now().Add(-day2))
+
+	res, err := CleanSpool(st, time.Now(), true)
+	if err != nil || res.Files != len(gone) {
+		t.Fatalf("dry run: %+v %v", res, err)
+	}
+	for _, p := range gone {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("dry run removed %s", p)
+		}
+	}
+	res, err = CleanSpool(st, time.Now(), false)
+	if err != nil || res.Files != len(gone) || res.Bytes != int64(13*len(gone)) {
+		t.Fatalf("clean: %+v %v", res, err)
+	}
+	for _, p := range gone {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s not removed", filepath.Base(p))
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed", filepath.Base(p))
+		}
+	}
+}

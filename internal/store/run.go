@@ -1,0 +1,180 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// NewRunID returns a fresh run id that sorts by creation time:
+// 20261123-140502-123-<name>-<4 hex>, the name part omitted when empty.
+func NewRunID(name string, now time.Time) string {
+	var rnd [2]byte
+	rand.Read(rnd[:])
+	ts := now.UTC().Format("20060102-150405.000")
+	ts = strings.Replace(ts, ".", "-", 1)
+	slug := Slug(name)
+	if slug != "" {
+		if len(slug) > 64 {
+			slug = slug[:64]
+		}
+		return ts + "-" + slug + "-" + hex.EncodeToString(rnd[:])
+	}
+	return ts + "-" + hex.EncodeToString(rnd[:])
+}
+
+// Slug lowercases s and keeps [a-z0-9], folding everything else into single
+// dashes, so a name or file name can be part of a run id or branch name.
+func Slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimRight(b.String(), "-")
+}
+
+// ReadRun reads a run's run.json; ErrNoSuchRun when the run does not exist.
+func (s *Store) ReadRun(id string) (*record.Run, error) {
+	data, err := os.ReadFile(s.RunPath(id, RunFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrNoSuchRun, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &record.Run{}
+	if err := json.Unmarshal(data, r); err != nil {
+		return nil, fmt.Errorf("read %s: %w", s.RunPath(id, RunFile), err)
+	}
+	if r.Settings == nil {
+		r.Settings = map[string]string{}
+	}
+	return r, nil
+}
+
+// WriteRun rewrites run.json atomically.
+func (s *Store) WriteRun(r *record.Run) error {
+	data, err := record.MarshalIndent(r)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(s.RunPath(r.RunID, RunFile), data, FileMode)
+}
+
+// RunIDs lists the ids of the run directories (tombstones and stray names
+// excluded), sorted ascending; new ids sort by creation time.
+func (s *Store) RunIDs() ([]string, error) {
+	entries, err := os.ReadDir(s.RunsDir())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if ValidRunID(e.Name()) == nil && !strings.HasPrefix(e.Name(), ".") {
+			ids = append(ids, e.Name())
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// NewRun returns the run.json of a new run.
+func NewRun(id, name string, now int64) *record.Run {
+	return &record.Run{
+		SchemaVersion:  1,
+		RunID:          id,
+		Name:           name,
+		Status:         record.RunRunning,
+		Settings:       map[string]string{},
+		ArtifactStatus: "draft",
+		CreatedAt:      now,
+		UpdatedAt:      now,
+	}
+}
+
+// NewRunPrefix names a run directory being built by CreateRun; one rename
+// makes it the run, so a creator killed at any moment leaves either no run
+// or a whole one (and a ".new-<id>-<pid>-<hex>" directory loop-clean removes).
+const NewRunPrefix = ".new-"
+
+// CreateRun makes the run's directory with run.json and its RUN_CREATED
+// event, atomically: everything is written in a directory of its own and
+// renamed into place. It returns os.ErrExist when the run already exists.
+func (s *Store) CreateRun(r *record.Run) error {
+	if err := s.Init(); err != nil {
+		return err
+	}
+	if s.RunExists(r.RunID) {
+		return os.ErrExist
+	}
+	var rnd [4]byte
+	rand.Read(rnd[:])
+	tmp := filepath.Join(s.RunsDir(), fmt.Sprintf("%s%s-%d-%s", NewRunPrefix, r.RunID, os.Getpid(), hex.EncodeToString(rnd[:])))
+	if err := os.Mkdir(tmp, DirMode); err != nil {
+		return fmt.Errorf("create run: %w", err)
+	}
+	defer os.RemoveAll(tmp) // gone after the rename; removes a loser's copy
+	data, err := record.MarshalIndent(r)
+	if err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(tmp, RunFile), data, FileMode); err != nil {
+		return err
+	}
+	line, err := record.Marshal(record.Event{TS: r.CreatedAt, RunID: r.RunID, Type: record.EventRunCreated})
+	if err != nil {
+		return err
+	}
+	if err := AppendLine(filepath.Join(tmp, EventsFile), line); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, s.RunDir(r.RunID)); err != nil {
+		if errors.Is(err, os.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
+			return os.ErrExist // another creator won the race
+		}
+		return fmt.Errorf("create run: %w", err)
+	}
+	return SyncDir(s.RunsDir())
+}
+
+// AppendEvent appends one event to the run's events.jsonl (append lock held).
+func (s *Store) AppendEvent(e record.Event) error {
+	line, err := record.Marshal(e)
+	if err != nil {
+		return err
+	}
+	return AppendLine(s.RunPath(e.RunID, EventsFile), line)
+}
+
+// LastIteration returns the last committed IterationLog of a run, or nil.
+func (s *Store) LastIteration(id string) (*record.IterationLog, error) {
+	lines, err := TailLines(s.RunPath(id, IterationsFile), 1)
+	if err != nil || len(lines) == 0 {
+		return nil, err
+	}
+	it := &record.IterationLog{}
+	if err := json.Unmarshal(lines[0], it); err != nil {
+		return nil, fmt.Errorf("%s: last line: %w", s.RunPath(id, IterationsFile), err)
+	}
+	return it, nil
+}

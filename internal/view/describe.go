@@ -1,0 +1,133 @@
+package view
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// Paths are the files of a run, named as describe --json gives them.
+type Paths struct {
+	RunDir        string `json:"run_dir"`
+	RunJSON       string `json:"run_json"`
+	Iterations    string `json:"iterations_log"`
+	Events        string `json:"events_log"`
+	Report        string `json:"report"`
+	Manifest      string `json:"manifest"`
+	StuckReport   string `json:"stuck_report"`
+	Context       string `json:"context_latest"`
+	IterationsDir string `json:"iterations_dir"`
+}
+
+// RunPaths lists a run's files, whether or not they exist yet.
+func RunPaths(st *store.Store, id string) Paths {
+	return Paths{
+		RunDir:        st.RunDir(id),
+		RunJSON:       st.RunPath(id, store.RunFile),
+		Iterations:    st.RunPath(id, store.IterationsFile),
+		Events:        st.RunPath(id, store.EventsFile),
+		Report:        st.RunPath(id, store.ReportFile),
+		Manifest:      st.RunPath(id, store.ManifestFile),
+		StuckReport:   st.RunPath(id, store.StuckFile),
+		Context:       filepath.Join(st.RunPath(id, store.ContextDir), "context_latest.md"),
+		IterationsDir: st.RunPath(id, store.IterationsDir),
+	}
+}
+
+// DescribeJSON is run.json as stored (fields in their order, unknown ones
+// kept) with "paths" and "live" added: one line.
+func DescribeJSON(ri RunInfo, p Paths, live bool) ([]byte, error) {
+	extra, err := record.Marshal(struct {
+		Paths Paths `json:"paths"`
+		Live  bool  `json:"live"`
+	}{p, live})
+	if err != nil {
+		return nil, err
+	}
+	raw := bytes.TrimSpace(ri.Raw)
+	if len(raw) < 2 || raw[len(raw)-1] != '}' {
+		return nil, fmt.Errorf("run.json of %s is not an object", ri.Run.RunID)
+	}
+	out := append([]byte(nil), raw[:len(raw)-1]...)
+	if len(bytes.TrimSpace(out)) > 1 {
+		out = append(out, ',')
+	}
+	out = append(out, extra[1:]...)
+	if !json.Valid(out) {
+		return nil, fmt.Errorf("run.json of %s: cannot add paths", ri.Run.RunID)
+	}
+	return out, nil
+}
+
+// Describe writes seed 000's Describe view: status, artifact, totals,
+// timestamps and the run's files.
+func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
+	r := ri.Run
+	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+	status := StatusMark(r)
+	if live {
+		status += " (live)"
+	}
+	artifact := "-"
+	if r.ArtifactPath != nil {
+		artifact = Escape(*r.ArtifactPath, false)
+	}
+	lastErr := "-"
+	if r.LastError != nil {
+		lastErr = Escape(*r.LastError, false)
+	}
+	rows := [][2]string{
+		{"run", r.RunID},
+		{"name", Escape(r.Name, false)},
+		{"status", style.paint(runColor(StatusMark(r)), status)},
+		{"artifact", fmt.Sprintf("%s (%s)", artifact, Escape(orDash(r.ArtifactStatus), false))},
+		{"validation", Escape(orDash(r.ValidationCommand), false)},
+		{"workspace", Escape(orDash(r.WorkspaceRoot), false)},
+		{"iterations", fmt.Sprintf("%d (%d passed, %d failed)", r.Iteration, r.Passed, r.Failed)},
+		{"tokens", fmt.Sprintf("in %d, out %d, cache read %d, cache write %d", r.TotalInputTokens, r.TotalOutputTokens, r.TotalCacheReadTokens, r.TotalCacheCreationTokens)},
+		{"duration", fmt.Sprintf("%s (%dms)", Millis(r.TotalDurationMs), r.TotalDurationMs)},
+		{"cost", Cost(r.TotalCostUSD)},
+		{"last error", lastErr},
+		{"created", Stamp(&r.CreatedAt)},
+		{"updated", Stamp(&r.UpdatedAt)},
+		{"stuck at", Stamp(r.StuckAt)},
+		{"resolved at", Stamp(r.ResolvedAt)},
+		{"run.json", present(p.RunJSON)},
+		{"iterations.jsonl", present(p.Iterations)},
+		{"events.jsonl", present(p.Events)},
+		{"report.tsv", present(p.Report)},
+		{"manifest.json", present(p.Manifest)},
+		{"stuck.md", present(p.StuckReport)},
+		{"context", present(p.Context)},
+		{"iterations/", present(p.IterationsDir)},
+	}
+	for _, row := range rows {
+		if _, err := fmt.Fprintf(tw, "%s:\t%s\n", row[0], row[1]); err != nil {
+			return err
+		}
+	}
+	return tw.Flush()
+}
+
+// present marks a path the run has not written (yet), so describe never
+// points a person at a file that is not there.
+func present(path string) string {
+	if _, err := os.Lstat(path); err != nil {
+		return path + " (not written)"
+	}
+	return path
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,117 @@
+package view
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/view/jsonobj"
+)
+
+// decodeLog decodes only the named fields of a stored IterationLog: the text
+// views never unescape 25 KB of stdout they will not show.
+func decodeLog(raw []byte, keys map[string]bool) (*record.IterationLog, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	err := jsonobj.Scan(raw, func(key string, v []byte) error {
+		if keys[key] {
+			if b.Len() > 1 {
+				b.WriteByte(',')
+			}
+			kb, _ := json.Marshal(key)
+			b.Write(kb)
+			b.WriteByte(':')
+			b.Write(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.WriteByte('}')
+	it := &record.IterationLog{}
+	if err := json.Unmarshal([]byte(b.String()), it); err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+func keySet(keys ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
+}
+
+var (
+	logKeys     = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error")
+	verboseKeys = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error",
+		"tool_calls", "llm_input_tokens", "llm_output_tokens", "llm_cache_read_tokens", "llm_cache_creation_tokens", "cost_usd")
+)
+
+// Logs is seed 000's Logs view: one line per iteration,
+// "[N] <command> — exit <code> — <ms>ms — <k> files".
+type Logs struct {
+	W       io.Writer
+	Style   Style
+	Verbose bool
+	// Width pads "[N]" on a terminal (the widest iteration number's width).
+	Width int
+}
+
+// Write renders one stored IterationLog.
+func (v *Logs) Write(rec *Record) error {
+	keys := logKeys
+	if v.Verbose {
+		keys = verboseKeys
+	}
+	it, err := decodeLog(rec.Raw, keys)
+	if err != nil {
+		return &LineError{Line: rec.Line, Offset: rec.Offset, Err: err}
+	}
+	num := fmt.Sprintf("[%d]", it.Iteration)
+	if v.Style.Align && len(num) < v.Width+2 {
+		num += strings.Repeat(" ", v.Width+2-len(num))
+	}
+	line := fmt.Sprintf("%s %s — exit %d — %dms — %s", num, Escape(it.ValidationCommand, false),
+		it.ExitCode, it.DurationMs, plural(len(it.FilesChanged), "file"))
+	if it.Error != nil && *it.Error != "" {
+		line += " — " + Escape(*it.Error, false)
+	}
+	if _, err := fmt.Fprintln(v.W, v.Style.paint(exitColor(it.ExitCode, it.Status), line)); err != nil {
+		return err
+	}
+	if v.Verbose {
+		return v.details(it)
+	}
+	return nil
+}
+
+func (v *Logs) details(it *record.IterationLog) error {
+	_, err := fmt.Fprintf(v.W, "    tokens: in %s, out %s, cache read %s, cache write %s; cost %s\n",
+		tokens(it.LLMInputTokens), tokens(it.LLMOutputTokens), tokens(it.LLMCacheReadTokens),
+		tokens(it.LLMCacheCreationTokens), Cost(it.CostUSD))
+	if err != nil {
+		return err
+	}
+	for _, tc := range it.ToolCalls {
+		state := "ok"
+		if tc.IsError {
+			state = v.Style.paint(red, "error")
+		}
+		if _, err := fmt.Fprintf(v.W, "    %s %s: %s\n", Escape(tc.ToolName, false), state, Escape(tc.ArgumentsSummary, false)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,94 @@
+package view
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+func logLine(n, code int, status string) *Record {
+	raw, _ := json.Marshal(map[string]any{"iteration": n, "validation_command": "go test\x1b[2J ./...", "exit_code": code,
+		"status": status, "duration_ms": 12, "files_changed": []string{"a.go"}, "stdout": strings.Repeat("é", 300)})
+	return &Record{Raw: raw}
+}
+
+func TestLogsColourAndAlignment(t *testing.T) {
+	var b bytes.Buffer
+	v := &Logs{W: &b, Style: Style{Color: true, Align: true}, Width: 2}
+	for _, r := range []*Record{logLine(1, 0, "pass"), logLine(2, 1, "fail"), logLine(10, -1, "error")} {
+		if err := v.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := green + `[1]  go test\x1b[2J ./... — exit 0 — 12ms — 1 file` + reset + "\n" +
+		red + `[2]  go test\x1b[2J ./... — exit 1 — 12ms — 1 file` + reset + "\n" +
+		yellow + `[10] go test\x1b[2J ./... — exit -1 — 12ms — 1 file` + reset + "\n"
+	if b.String() != want {
+		t.Fatalf("got\n%q\nwant\n%q", b.String(), want)
+	}
+	b.Reset()
+	(&Logs{W: &b}).Write(logLine(1, 0, "pass"))
+	if strings.Contains(b.String(), "\x1b") || !strings.HasPrefix(b.String(), "[1] go") {
+		t.Fatalf("plain: %q", b.String())
+	}
+}
+
+func TestOutputCutsByCharacters(t *testing.T) {
+	var b bytes.Buffer
+	if err := (&Output{W: &b, RunID: "r"}).Write(logLine(3, 1, "fail")); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if lines[0] != "## Iteration 3 — Exit 1 — 12ms" || lines[1] != strings.Repeat("é", 200) ||
+		lines[2] != "[... more: loop-view output r 3 --full]" {
+		t.Fatalf("output: %q", b.String())
+	}
+}
+
+func TestRunsAlignedWithHeader(t *testing.T) {
+	cost := 0.5
+	now := time.UnixMilli(1_000_000_000)
+	runs := []RunInfo{
+		{Run: &record.Run{RunID: "a-long-run-id", Name: "x", Status: "stuck", Iteration: 2, Failed: 2, CreatedAt: now.Add(-3 * time.Hour).UnixMilli()}},
+		{Run: &record.Run{RunID: "b", Name: "y\x1b]0;title\x07", Status: "completed", TotalInputTokens: 12345, TotalCostUSD: &cost, TotalDurationMs: 65_000, CreatedAt: now.UnixMilli()}},
+	}
+	var b bytes.Buffer
+	if err := Runs(&b, Style{Align: true}, runs, now); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "RUN  ") || strings.Index(lines[1], "x  ") != strings.Index(lines[0], "NAME") {
+		t.Fatalf("not aligned:\n%s", b.String())
+	}
+	if !strings.Contains(lines[1], "STUCK") || !strings.Contains(lines[1], "3h") || !strings.Contains(lines[2], `y\x1b]0;title\x07`) ||
+		!strings.Contains(lines[2], "12.3k/0") || !strings.Contains(lines[2], "1m05s") || !strings.Contains(lines[2], "$0.50") {
+		t.Fatalf("fields:\n%s", b.String())
+	}
+}
+
+func TestDescribeJSONKeepsRunJSON(t *testing.T) {
+	st := &store.Store{Root: "/s"}
+	ri := RunInfo{Run: &record.Run{RunID: "r"}, Raw: []byte(`{"run_id":"r","future_field":[1],"status":"running"}`)}
+	out, err := DescribeJSON(ri, RunPaths(st, "r"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"run_id":"r","future_field":[1],"status":"running","paths":{"run_dir":"/s/runs/r",`
+	if !strings.HasPrefix(string(out), want) || !strings.HasSuffix(string(out), `"iterations_dir":"/s/runs/r/iterations"},"live":true}`) {
+		t.Fatalf("describe json: %s", out)
+	}
+}
+
+func TestHumanForms(t *testing.T) {
+	for _, c := range [][2]string{{Human(950), "950"}, {Human(1000), "1k"}, {Human(1_250_000), "1.2M"},
+		{Millis(850), "850ms"}, {Millis(12_340), "12.3s"}, {Millis(3_725_000), "1h02m"}} {
+		if c[0] != c[1] {
+			t.Errorf("got %q want %q", c[0], c[1])
+		}
+	}
+}

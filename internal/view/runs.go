@@ -1,0 +1,139 @@
+package view
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// RunInfo is a run as the runs list reads it: run.json decoded and compact.
+type RunInfo struct {
+	Run *record.Run
+	Raw []byte // run.json on one line
+}
+
+// LoadRuns reads every run's run.json (never the iteration logs), newest
+// first by created_at. A run.json that cannot be read is reported to warn and
+// left out; a directory without one is not a run (yet).
+func LoadRuns(st *store.Store, warn func(id string, err error)) ([]RunInfo, error) {
+	ids, err := st.RunIDs()
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]RunInfo, 0, len(ids))
+	for _, id := range ids {
+		ri, err := LoadRun(st, id)
+		if errors.Is(err, store.ErrNoSuchRun) {
+			continue
+		}
+		if err != nil {
+			warn(id, err)
+			continue
+		}
+		runs = append(runs, ri)
+	}
+	sort.SliceStable(runs, func(i, j int) bool {
+		a, b := runs[i].Run, runs[j].Run
+		if a.CreatedAt != b.CreatedAt {
+			return a.CreatedAt > b.CreatedAt
+		}
+		return a.RunID > b.RunID
+	})
+	return runs, nil
+}
+
+// LoadRun reads one run's run.json; store.ErrNoSuchRun when it has none.
+func LoadRun(st *store.Store, id string) (RunInfo, error) {
+	path := st.RunPath(id, store.RunFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return RunInfo{}, fmt.Errorf("%w: %s", store.ErrNoSuchRun, id)
+	}
+	if err != nil {
+		return RunInfo{}, err
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, data); err != nil {
+		return RunInfo{}, fmt.Errorf("%s: %w", path, err)
+	}
+	r := &record.Run{}
+	if err := json.Unmarshal(buf.Bytes(), r); err != nil {
+		return RunInfo{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.RunID == "" {
+		r.RunID = id
+	}
+	return RunInfo{Run: r, Raw: buf.Bytes()}, nil
+}
+
+// Newest is the id of the most recently created run, "" when there is none.
+func Newest(st *store.Store) (string, error) {
+	runs, err := LoadRuns(st, func(string, error) {})
+	if err != nil || len(runs) == 0 {
+		return "", err
+	}
+	return runs[0].Run.RunID, nil
+}
+
+// StatusMark is the status as the runs list shows it: a stuck run nobody
+// has resolved yet is marked STUCK.
+func StatusMark(r *record.Run) string {
+	if r.Status == record.RunStuck && r.ResolvedAt == nil {
+		return "STUCK"
+	}
+	return r.Status
+}
+
+// Runs writes the runs list: id, name, status, iterations (passed/failed),
+// tokens in/out, total duration, cost, age. Aligned under a header on a
+// terminal, tab-separated when piped.
+func Runs(w io.Writer, style Style, runs []RunInfo, now time.Time) error {
+	var tw *tabwriter.Writer
+	out := w
+	if style.Align {
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		out = tw
+		if _, err := fmt.Fprintln(out, "RUN\tNAME\tSTATUS\tITER (PASS/FAIL)\tTOKENS IN/OUT\tDURATION\tCOST\tAGE"); err != nil {
+			return err
+		}
+	}
+	for _, ri := range runs {
+		r := ri.Run
+		status := StatusMark(r)
+		if style.Color {
+			status = style.paint(runColor(status), status) // tabwriter counts the escapes alike on every line of a colour
+		}
+		_, err := fmt.Fprintf(out, "%s\t%s\t%s\t%d (%d/%d)\t%s/%s\t%s\t%s\t%s\n",
+			r.RunID, Escape(strings.TrimSpace(r.Name), false), status, r.Iteration, r.Passed, r.Failed,
+			Human(r.TotalInputTokens), Human(r.TotalOutputTokens), Millis(r.TotalDurationMs), Cost(r.TotalCostUSD), Age(r.CreatedAt, now))
+		if err != nil {
+			return err
+		}
+	}
+	if tw != nil {
+		return tw.Flush()
+	}
+	return nil
+}
+
+func runColor(status string) string {
+	switch status {
+	case record.RunCompleted:
+		return green
+	case "STUCK", record.RunFailed:
+		return red
+	case record.RunStuck, record.RunCanceled:
+		return yellow
+	}
+	return ""
+}
