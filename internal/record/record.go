@@ -59,17 +59,25 @@ type ToolCall struct {
 
 // Step is what loop-step prints: one run of the agent.
 type Step struct {
-	Type                   string     `json:"type"`
-	Command                string     `json:"command"`
-	Dir                    string     `json:"dir,omitempty"`
-	Phase                  string     `json:"phase"`
-	ExitCode               *int       `json:"exit_code"`
-	DurationMs             int64      `json:"duration_ms"`
-	StartedAt              int64      `json:"started_at"`
-	EndedAt                int64      `json:"ended_at"`
-	TimedOut               bool       `json:"timed_out"`
-	Signal                 *string    `json:"signal"`
-	Error                  *string    `json:"error"`
+	Type       string  `json:"type"`
+	Command    string  `json:"command"`
+	Dir        string  `json:"dir,omitempty"`
+	Phase      string  `json:"phase"`
+	ExitCode   *int    `json:"exit_code"`
+	DurationMs int64   `json:"duration_ms"`
+	StartedAt  int64   `json:"started_at"`
+	EndedAt    int64   `json:"ended_at"`
+	TimedOut   bool    `json:"timed_out"`
+	Signal     *string `json:"signal"`
+	Error      *string `json:"error"`
+	// ErrorKind classifies an agent failure the driver acts on; see the
+	// ErrorKind* constants. Null when the agent reported no error.
+	ErrorKind *string `json:"error_kind"`
+	// RateLimited is set when the agent hit a usage or rate limit; the reset
+	// time (Unix ms) and the line that said so are kept when known.
+	RateLimited            bool       `json:"rate_limited"`
+	RateLimitResetsAt      *int64     `json:"rate_limit_resets_at"`
+	RateLimitEvidence      *string    `json:"rate_limit_evidence"`
 	Attempts               int        `json:"attempts"`
 	Format                 string     `json:"format"`
 	SessionID              *string    `json:"session_id"`
@@ -98,6 +106,12 @@ type Agent struct {
 	Completed           bool   `json:"completed"`
 	CompletionMalformed bool   `json:"completion_malformed"`
 	FinalMessage        string `json:"final_message"`
+	// Error and ErrorKind carry the step's failure so that logs, stuck.md
+	// and the driver can name it; SessionID lets a person resume the agent.
+	Error       *string `json:"error,omitempty"`
+	ErrorKind   *string `json:"error_kind,omitempty"`
+	SessionID   *string `json:"session_id,omitempty"`
+	RateLimited bool    `json:"rate_limited,omitempty"`
 }
 
 // IterationLog is one line of iterations.jsonl: the durable record of an iteration.
@@ -133,6 +147,18 @@ type IterationLog struct {
 	UpdatedAt   int64  `json:"updated_at"`
 }
 
+// Error kinds of a step (Step.ErrorKind): what went wrong with the agent
+// itself, as opposed to the work it did.
+const (
+	ErrorKindNotFound       = "not_found"      // the agent command could not start (126/127)
+	ErrorKindAuthentication = "authentication" // not logged in, bad API key
+	ErrorKindPermission     = "permission"     // the account may not do this
+	ErrorKindRateLimit      = "rate_limit"     // usage or rate limit reached
+	ErrorKindOverloaded     = "overloaded"     // the service is busy (5xx, overloaded)
+	ErrorKindInvalidRequest = "invalid_request"
+	ErrorKindAPI            = "api_error" // any other error the agent reported
+)
+
 // Run statuses.
 const (
 	RunRunning   = "running"
@@ -140,10 +166,11 @@ const (
 	RunFailed    = "failed"
 	RunStuck     = "stuck"
 	RunCanceled  = "canceled"
+	RunPaused    = "paused"
 )
 
 // RunStatuses lists every valid run status.
-var RunStatuses = []string{RunRunning, RunCompleted, RunFailed, RunStuck, RunCanceled}
+var RunStatuses = []string{RunRunning, RunCompleted, RunFailed, RunStuck, RunCanceled, RunPaused}
 
 // Terminal reports whether a run status ends the run.
 func Terminal(status string) bool {
