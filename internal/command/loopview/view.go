@@ -24,6 +24,7 @@ logs: a run's iterations, one line each (the Logs view); --follow
 output: the iterations' validation output (the Output view)
 show: one iteration's raw stream, byte-exact
 describe: a run's status, totals, timestamps and files
+tail: the running step's raw output as it is written, until the run ends
 
 RUN defaults to --run / LOOP_RUN_ID, then to the newest run. --json prints
 the stored records as NDJSON; --jq EXPR transforms each (like jq -c) and -r
@@ -84,6 +85,7 @@ func run(env *cli.Env) error {
 		"output":   &outputCmd{},
 		"show":     &showCmd{},
 		"describe": &describeCmd{},
+		"tail":     &tailCmd{},
 	}
 	for _, c := range []struct{ name, short, long string }{
 		{"runs", "list runs, newest first", "One line per run: id, name, status, iterations (passed/failed), tokens in/out, duration, cost, age. Unresolved stuck runs show as STUCK. Reads run.json files only."},
@@ -91,6 +93,7 @@ func run(env *cli.Env) error {
 		{"output", "a run's validation output (the Output view)", "'## Iteration N — Exit <code> — <ms>ms' and the first 200 characters of stdout; --full prints all of stdout, then stderr."},
 		{"show", "one iteration's raw stream, byte-exact", "The iteration's validation stdout (default), --stderr, --executor (the agent's executor.log) or --meta (meta.json), as stored."},
 		{"describe", "a run's status, totals and files", "Status, artifact, totals, timestamps and the paths of the run's files; --json prints run.json with \"paths\" and \"live\" added."},
+		{"tail", "stream the running step's output", "The agent's stdout and stderr, then the validation's, as they are written, iteration after iteration; exits 0 once the run has ended. --json prints the agent's output lines as events. Reads the spool only: never disturbs the driver."},
 	} {
 		if _, err := p.AddCommand(c.name, c.short, c.long, cmds[c.name]); err != nil {
 			panic(err)
@@ -100,7 +103,7 @@ func run(env *cli.Env) error {
 	if err != nil {
 		var fe *flags.Error
 		if errors.As(err, &fe) && fe.Type == flags.ErrCommandRequired {
-			return env.UsageError("no subcommand: give one of runs, logs, output, show, describe")
+			return env.UsageError("no subcommand: give one of runs, logs, output, show, describe, tail")
 		}
 		return err
 	}

@@ -1,0 +1,69 @@
+package loopview
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/signal"
+	"syscall"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/view"
+)
+
+type tailCmd struct {
+	runOpt
+	JSON     bool         `long:"json" description:"print the agent's output as parsed NDJSON events (other streams as text lines)"`
+	Quiet    bool         `short:"q" long:"quiet" description:"no '==> agent: CMD <==' headers on stderr"`
+	Interval cli.Duration `long:"interval" value-name:"D" default:"100ms" description:"how often to look for new output"`
+}
+
+func (*tailCmd) Usage() string { return "[tail-OPTIONS] [RUN]" }
+
+func (o *tailCmd) run(c *ctx, args []string) error {
+	if len(args) > 1 {
+		return c.env.UsageError("unexpected argument %q", args[1])
+	}
+	if o.Interval.D() <= 0 {
+		return c.env.UsageError("--interval must be more than 0")
+	}
+	arg := ""
+	if len(args) == 1 {
+		arg = args[0]
+	}
+	id, err := c.waitRun(arg, o.Run, true)
+	if err != nil {
+		return err
+	}
+	t := &view.Tail{St: c.st, RunID: id, Out: c.env.Stdout, Err: c.env.Stderr,
+		Flush: c.env.Stdout.Flush, Interval: o.Interval.D()}
+	if !o.Quiet {
+		t.Header = func(source, command string) error {
+			if err := c.env.Stdout.Flush(); err != nil {
+				return err
+			}
+			_, err := fmt.Fprintf(c.env.Stderr, "==> %s: %s <==\n", source, command)
+			return err
+		}
+	}
+	if o.JSON {
+		t.Header = nil
+		t.Event = func(ev view.TailEvent) error {
+			line, err := json.Marshal(ev)
+			if err != nil {
+				return err
+			}
+			_, err = c.env.Stdout.Write(append(line, '\n'))
+			return err
+		}
+	}
+	// Agent stderr goes to stderr as it comes; stdout is flushed each poll.
+	sigCtx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	err = t.Run(sigCtx)
+	if errors.Is(err, context.Canceled) {
+		return cli.Silent(cli.ExitInterrupt)
+	}
+	return failure(err)
+}

@@ -1,0 +1,296 @@
+package view
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// Tail streams the raw output of a run's steps while they run: the spool
+// files loop-step and loop-validate write (agent, then validation), read
+// through descriptors kept open so nothing is lost when loop-record moves
+// them into the iteration folder (a hard link: the same file). Output that
+// was recorded between two polls is read from the iteration folder. It
+// never writes anything.
+type Tail struct {
+	St    *store.Store
+	RunID string
+	// Out and Err receive the streams' stdout and stderr bytes as written.
+	Out, Err io.Writer
+	// Header announces a new source ("agent: CMD"); nil prints none.
+	Header func(source, command string) error
+	// Event, when set, receives the agent's stdout line by line instead of
+	// Out (--json); every other stream goes to it as text lines too.
+	Event    func(ev TailEvent) error
+	Flush    func() error
+	Interval time.Duration
+
+	entries map[string]*tailEntry
+	seen    []os.FileInfo
+	shown   int // iterations whose folder has been checked
+}
+
+// TailEvent is one line of a streamed source, for --json.
+type TailEvent struct {
+	Source string          `json:"source"` // agent or validation
+	Stream string          `json:"stream"` // stdout or stderr
+	Event  json.RawMessage `json:"event,omitempty"`
+	Text   *string         `json:"text,omitempty"`
+}
+
+type tailEntry struct {
+	base, source string
+	files        [2]*tailFile
+	done         bool
+}
+
+type tailFile struct {
+	path    string
+	stream  string
+	f       *os.File
+	off     int64
+	partial []byte // --json: a line not yet ended
+}
+
+// Run streams until the run has ended (nil) or ctx is done.
+func (t *Tail) Run(ctx context.Context) error {
+	t.entries = map[string]*tailEntry{}
+	if ri, err := LoadRun(t.St, t.RunID); err == nil {
+		t.shown = ri.Run.Iteration
+	}
+	defer t.closeAll()
+	for {
+		// Read the status first: what was spooled before the run ended is
+		// then surely seen by the poll below.
+		var ri *RunInfo
+		if r, err := LoadRun(t.St, t.RunID); err == nil {
+			ri = &r
+		}
+		ended := ri != nil && record.Terminal(ri.Run.Status)
+		if err := t.poll(ri); err != nil {
+			return err
+		}
+		if err := t.Flush(); err != nil {
+			return err
+		}
+		if ended {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(t.Interval):
+		}
+	}
+}
+
+func (t *Tail) poll(ri *RunInfo) error {
+	if err := t.pollSpool(); err != nil {
+		return err
+	}
+	if ri == nil {
+		return nil
+	}
+	// Iterations recorded between two polls: print what was never opened.
+	for ; t.shown < ri.Run.Iteration; t.shown++ {
+		if err := t.recorded(t.shown + 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pollSpool opens new spool entries of the run in the order they began and
+// copies what each stream gained since the last poll.
+func (t *Tail) pollSpool() error {
+	metas, _ := filepath.Glob(filepath.Join(t.St.SpoolDir(), "*.json"))
+	slices.Sort(metas) // names begin with the start time in ms
+	present := map[string]bool{}
+	for _, m := range metas {
+		base := strings.TrimSuffix(m, ".json")
+		present[base] = true
+		if _, ok := t.entries[base]; ok {
+			continue
+		}
+		source := ""
+		switch {
+		case strings.HasSuffix(base, ".step"):
+			source = "agent"
+		case strings.HasSuffix(base, ".validate"):
+			source = "validation"
+		default:
+			continue
+		}
+		data, err := os.ReadFile(m)
+		if err != nil {
+			continue // recorded and removed meanwhile
+		}
+		var meta store.SpoolMeta
+		if json.Unmarshal(data, &meta) != nil || meta.RunID != t.RunID {
+			continue
+		}
+		e := &tailEntry{base: base, source: source}
+		e.files[0] = &tailFile{path: base + ".stdout", stream: "stdout"}
+		e.files[1] = &tailFile{path: base + ".stderr", stream: "stderr"}
+		t.entries[base] = e
+		if t.Header != nil {
+			if err := t.Header(source, meta.Command); err != nil {
+				return err
+			}
+		}
+	}
+	bases := make([]string, 0, len(t.entries))
+	for b, e := range t.entries {
+		if !e.done {
+			bases = append(bases, b)
+		}
+	}
+	slices.Sort(bases)
+	for _, b := range bases {
+		e := t.entries[b]
+		gone := !present[b]
+		for _, f := range e.files {
+			if err := t.copy(e.source, f, gone); err != nil {
+				return err
+			}
+		}
+		if gone { // recorded (or cleaned): drained above, nothing more comes
+			e.done = true
+			for _, f := range e.files {
+				f.close()
+			}
+		}
+	}
+	return nil
+}
+
+// copy writes what f gained; last flushes a line without its newline.
+func (t *Tail) copy(source string, f *tailFile, last bool) error {
+	if f.f == nil {
+		fh, err := os.Open(f.path)
+		if err != nil {
+			return nil // not created yet, or already moved: the folder has it
+		}
+		f.f = fh
+		if fi, err := fh.Stat(); err == nil {
+			t.seen = append(t.seen, fi)
+		}
+	}
+	if fi, err := f.f.Stat(); err == nil && fi.Size() < f.off {
+		f.off = 0 // a retry truncates the spool file: its output starts over
+	}
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.f.ReadAt(buf, f.off)
+		if n > 0 {
+			f.off += int64(n)
+			if werr := t.write(source, f, buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		if err != nil || n == 0 {
+			break
+		}
+	}
+	if last {
+		return t.endLine(source, f)
+	}
+	return nil
+}
+
+func (t *Tail) write(source string, f *tailFile, b []byte) error {
+	if t.Event == nil {
+		w := t.Out
+		if f.stream == "stderr" {
+			w = t.Err
+		}
+		_, err := w.Write(b)
+		return err
+	}
+	f.partial = append(f.partial, b...)
+	for {
+		i := bytes.IndexByte(f.partial, '\n')
+		if i < 0 {
+			return nil
+		}
+		line := f.partial[:i]
+		f.partial = f.partial[i+1:]
+		if err := t.event(source, f.stream, line); err != nil {
+			return err
+		}
+	}
+}
+
+func (t *Tail) endLine(source string, f *tailFile) error {
+	if t.Event == nil || len(f.partial) == 0 {
+		return nil
+	}
+	line := f.partial
+	f.partial = nil
+	return t.event(source, f.stream, line)
+}
+
+// event sends one line: the agent's JSON events as objects, the rest as text.
+func (t *Tail) event(source, stream string, line []byte) error {
+	line = bytes.TrimRight(line, "\r")
+	ev := TailEvent{Source: source, Stream: stream}
+	trimmed := bytes.TrimSpace(line)
+	if source == "agent" && stream == "stdout" && len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(trimmed) {
+		ev.Event = json.RawMessage(trimmed)
+	} else {
+		s := string(line)
+		ev.Text = &s
+	}
+	return t.Event(ev)
+}
+
+// recorded prints iteration n's streams that were never seen in the spool.
+func (t *Tail) recorded(n int) error {
+	dir := t.St.IterationDir(t.RunID, n)
+	for _, s := range []struct{ name, source, stream string }{
+		{"agent.stdout", "agent", "stdout"}, {"agent.stderr", "agent", "stderr"},
+		{"validation.stdout", "validation", "stdout"}, {"validation.stderr", "validation", "stderr"},
+	} {
+		path := filepath.Join(dir, s.name)
+		fi, err := os.Stat(path)
+		if err != nil || fi.Size() == 0 || slices.ContainsFunc(t.seen, func(o os.FileInfo) bool { return os.SameFile(o, fi) }) {
+			continue
+		}
+		if t.Header != nil && s.stream == "stdout" {
+			if err := t.Header(s.source, fmt.Sprintf("iteration %d, as recorded", n)); err != nil {
+				return err
+			}
+		}
+		f := &tailFile{path: path, stream: s.stream}
+		if err := t.copy(s.source, f, true); err != nil {
+			return err
+		}
+		f.close()
+	}
+	return nil
+}
+
+func (f *tailFile) close() {
+	if f.f != nil {
+		f.f.Close()
+		f.f = nil
+	}
+}
+
+func (t *Tail) closeAll() {
+	for _, e := range t.entries {
+		for _, f := range e.files {
+			f.close()
+		}
+	}
+}
