@@ -55,7 +55,7 @@ func NewEnv(name string, args []string, stdin io.Reader, stdout, stderr io.Write
 	if f, ok := stdout.(*os.File); ok {
 		e.StdoutFile = f
 	}
-	e.Log = log.NewWithOptions(stderr, log.Options{Prefix: name})
+	e.Log = NewLogger(stderr, name)
 	e.SetLogLevel(os.Getenv("LOOP_LOG_LEVEL"))
 	return e
 }
@@ -115,14 +115,10 @@ func IsBrokenPipe(err error) bool {
 
 // IsTerminal reports whether the command's stdout is a terminal.
 func (e *Env) IsTerminal() bool {
-	if e.StdoutFile == nil {
-		return false
-	}
-	fi, err := e.StdoutFile.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return IsTerminal(e.StdoutFile)
 }
 
-// Color reports whether text output may be coloured: a terminal and no NO_COLOR.
+// Color reports whether stdout may be coloured (see ColorFor).
 func (e *Env) Color() bool {
-	return e.IsTerminal() && os.Getenv("NO_COLOR") == ""
+	return ColorFor(e.StdoutFile)
 }

@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"io"
+	"os"
+
+	"github.com/charmbracelet/log"
+	"github.com/muesli/termenv"
+)
+
+// IsTerminal reports whether f is a terminal (nil is not).
+func IsTerminal(f *os.File) bool {
+	if f == nil {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// ColorFor decides whether output to f may be coloured, from the
+// environment and isatty only: NO_COLOR (any value) turns colour off,
+// CLICOLOR_FORCE (not "0") turns it on even in a pipe, TERM=dumb or an empty
+// TERM turns it off, else colour when f is a terminal. Nothing is ever asked
+// of the terminal itself: a terminal that does not answer would stall us.
+func ColorFor(f *os.File) bool {
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	if v := os.Getenv("CLICOLOR_FORCE"); v != "" && v != "0" {
+		return true
+	}
+	if t := os.Getenv("TERM"); t == "" || t == "dumb" {
+		return false
+	}
+	return IsTerminal(f)
+}
+
+// plainWriter hides the *os.File behind a writer, so the logging library's
+// terminal layer (termenv) never sees a terminal and never sends its colour
+// queries (OSC 10/11 and a cursor report), which wait 5 s each for an answer
+// a silent terminal never gives.
+type plainWriter struct{ io.Writer }
+
+// NewLogger is the stderr logger of a command: prefixed with its name,
+// coloured only when ColorFor(stderr) says so.
+func NewLogger(w io.Writer, name string) *log.Logger {
+	f, _ := w.(*os.File)
+	l := log.NewWithOptions(plainWriter{w}, log.Options{Prefix: name})
+	if ColorFor(f) {
+		l.SetColorProfile(termenv.ANSI256)
+	} else {
+		l.SetColorProfile(termenv.Ascii)
+	}
+	return l
+}
