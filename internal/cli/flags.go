@@ -36,10 +36,7 @@ func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, 
 	if err != nil {
 		var fe *flags.Error
 		if errors.As(err, &fe) && fe.Type == flags.ErrHelp {
-			fmt.Fprint(env.Stdout, fe.Message)
-			if len(fe.Message) > 0 && fe.Message[len(fe.Message)-1] != '\n' {
-				fmt.Fprintln(env.Stdout)
-			}
+			fmt.Fprint(env.Stdout, WriteHelp(p))
 			return nil, ErrHelpShown
 		}
 		return nil, &ExitError{Code: ExitUsage, Err: err, Hint: fmt.Sprintf("see '%s --help'", env.Name)}

@@ -13,19 +13,21 @@ import (
 )
 
 const usage = `[OPTIONS]
-  loop-clean --resolve RUN
+loop-clean --resolve RUN
+
+Examples:
+  $ loop-clean --dry-run
+  $ loop-clean --keep-last 50 --keep-days 30
+  $ loop-clean --resolve RUN
 
 Applies the retention policy: keeps at most --keep-last runs and none older
-than --keep-days (by updated_at), whichever limit is reached first. Stuck
-runs not yet resolved, live runs (their live.lock is held) and runs whose
-run.json cannot be read are exempt and not counted. Prints one decision per
-run (NDJSON: run_id, action keep/delete/exempt, reason, age_days, bytes) and
-a summary on stderr. Deleted runs are renamed to a tombstone, then removed
-without following symlinks; a killed clean is finished by the next one.
+than --keep-days (by updated_at). Stuck runs not yet resolved, live runs
+(their live.lock is held) and runs whose run.json cannot be read are exempt
+and not counted. Prints one decision per run (NDJSON: run_id, action
+keep/delete/exempt, reason, age_days, bytes) and a summary on stderr.
 Spool files older than a day whose writer is gone are removed too.
-
---resolve RUN marks a stuck run resolved (resolved_at, RUN_RESOLVED), prints
-its run.json and deletes nothing; the next clean applies the policy to it.
+--resolve RUN marks a stuck run resolved and deletes nothing; the next
+clean applies the policy to it.
 
 Exit status: 0 done; 1 I/O failure, a failed deletion, or --resolve of a run
 that does not exist; 2 usage.`

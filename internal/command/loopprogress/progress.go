@@ -15,25 +15,26 @@ import (
 )
 
 const usage = `[OPTIONS] [RUN]
-  loop-progress --from - < RECORDS
-  loop-progress --run ID --template PROMPT.md [--set NAME=VALUE ...]
+loop-progress --from - < RECORDS
+loop-progress --run ID --template PROMPT.md [--set NAME=VALUE ...]
 
-Renders the progress block of a run's last iterations (seed 002's format):
-per iteration the command, exit code, duration, files changed and the last
---max-chars characters of its output (stdout, else stderr). It reads only
-the end of the run's iterations.jsonl, so it costs the same for 10 or 10,000
-iterations. --from - reads IterationLog or validation records (NDJSON) from
-stdin instead (validation records are numbered in order).
+Examples:
+  $ loop-progress RUN
+  $ loop-progress --run RUN --template TASK.md --append-progress
+  $ loop-view logs RUN --json --failed | loop-progress --from -
+
+Renders the progress block of a run's last iterations: per iteration the
+command, exit code, duration, files changed and the last --max-chars
+characters of its output (stdout, else stderr). It reads only the end of
+the run's iterations.jsonl. --from reads IterationLog or validation records
+(NDJSON) instead.
 
 --template prints the file with <<progress>> replaced by the block; lines
 between a line <<#if progress>> and a line <</if>> are kept only when there
-is progress; <<name>> is filled by --set name=VALUE (unfilled ones are left
-as they are, with a warning). --append-progress ends a template that has no
-<<progress>> with a blank line, "## Previous Iterations", a blank line, "Do
-NOT repeat approaches that already failed.", a blank line and the block,
-only when there is progress. --format json prints the same entries as one
-JSON array (iteration, command, exit_code, duration_ms, files_changed,
-output, truncated). --save also stores the block as run.json's progress.
+is progress; <<name>> is filled by --set name=VALUE. --append-progress ends
+a template that has no <<progress>> with a "## Previous Iterations" section
+(only when there is progress). --format json prints the entries as one JSON
+array; --save also stores the block as run.json's progress.
 
 Exit status: 0 rendered (also when there is no history: the block is empty);
 1 no such run, or I/O failure; 2 usage; 65 bad records on stdin.`

@@ -20,16 +20,19 @@ import (
 )
 
 const usage = `[OPTIONS] < RECORDS
-  loop-record --new-run [--name NAME] [--setting KEY=VALUE ...]
-  loop-record --run ID --status STATUS [--message TEXT]
+loop-record --new-run [--name NAME] [--setting KEY=VALUE ...]
+loop-record --run ID --status STATUS [--message TEXT]
+
+Examples:
+  $ { loop-step ... ; loop-validate -- go test ./...; } | loop-record --run R
+  $ loop-validate -- make test | loop-record --run ci --exit-status
+  $ loop-record --run R --status canceled --message 'stopped by hand'
 
 Reads a validation record (from loop-validate) and optionally a step record
 (from loop-step) on stdin, merges them into one IterationLog, appends it to
 the run's iterations.jsonl (the commit point), writes the iteration folder
-and the derived files, and prints the appended IterationLog. The run and the
-store are created on first use.
-
---new-run creates a run and prints its id; --status changes a run's status
+and prints the IterationLog. The run and the store are created on first use.
+--new-run creates a run and prints its id; --status sets a run's status
 (running, completed, failed, stuck, canceled) and prints run.json.
 
 Exit status: 0 recorded; 1 I/O failure or an --iteration conflict; 2 usage;

@@ -17,44 +17,39 @@ import (
 	"github.com/loopkit/loopkit/internal/store"
 )
 
-const usage = `[OPTIONS] (--prompt FILE | --template FILE) -- AGENT [ARGS...]
+const usage = `[OPTIONS] --prompt FILE -- AGENT [ARGS...]
+loop-step [OPTIONS] --template FILE -- AGENT [ARGS...]
 
-Runs one agent step in --dir: the prompt goes to the agent on stdin, or
-into an argument that is exactly {prompt} (the text) or {prompt_file} (a
-file holding it; stdin is then empty). The agent's stdout and stderr stream
-byte-exact into the store's spool/ (live to stderr with --tee); its output
-is parsed (Claude Code stream-json/json, Codex exec --json, else text) for
-token usage, cost, tool calls, the final message and the completion marker.
-Prints one "step" record (NDJSON) for loop-record, which moves the spooled
-files into the iteration folder and computes the iteration's changes from
-the record's git_base.
+Examples:
+  $ loop-step --prompt TASK.md -- claude -p --output-format stream-json \
+      --verbose > step.json
+  $ loop-step --run R --template TASK.md -- codex exec --json -
 
---template renders the prompt as 'loop-progress --template' does, from the
-last iterations of --run. With --run, the run's live.lock is held while the
-agent runs, so loop-clean never deletes it under a working agent.
+Runs the agent once in --dir, the prompt on its stdin (or in an argument
+that is exactly {prompt}, or {prompt_file} for a file holding it). Its
+output is stored byte-exact in the store's spool/ and parsed (Claude Code,
+Codex, else text) for tokens, cost, tool calls, the final message and the
+completion marker. Prints one "step" record (NDJSON) for loop-record.
 
---retries N runs the agent again, up to N more times, after a non-zero exit
-that is not a timeout, waiting --retry-backoff and doubling it each time.
-
-Exit status: the agent's own exit code (of the last attempt); 124 on
-timeout, 127 not found, 126 not executable, 128+n killed by signal n;
---exit-zero makes every outcome 0. 1 on an operational failure, 2 usage.`
+Exit status: the agent's own (of the last attempt); 124 timeout, 127 not
+found, 126 not executable, 128+n killed by signal n; 1 operational failure;
+2 usage. --exit-zero makes every outcome of the agent 0.`
 
 // Options are loop-step's flags.
 type Options struct {
 	cli.Common
 	Run            string       `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run the step belongs to: its progress fills --template, its live.lock is held" unquote:"false"`
 	Prompt         string       `long:"prompt" value-name:"FILE" description:"the prompt ('-': read it from stdin)" unquote:"false"`
-	Template       string       `long:"template" value-name:"FILE" description:"render the prompt from FILE as 'loop-progress --template' does" unquote:"false"`
+	Template       string       `long:"template" value-name:"FILE" description:"render the prompt from FILE as 'loop-progress --template' does, with --run's progress" unquote:"false"`
 	Set            []string     `long:"set" value-name:"NAME=VALUE" description:"fill <<NAME>> in the template (repeatable)" unquote:"false"`
 	AppendProgress bool         `long:"append-progress" description:"when the template has no <<progress>>, append a 'Previous Iterations' section"`
 	MaxEntries     int          `long:"max-entries" value-name:"N" default:"5" config:"progress_max_entries" description:"iterations shown in the template's progress block"`
 	MaxChars       int          `long:"max-chars" value-name:"N" default:"500" config:"progress_max_chars" description:"characters of each iteration's output kept in the block"`
 	Dir            string       `long:"dir" value-name:"DIR" description:"directory to run the agent in (default: the current directory)" unquote:"false"`
-	Phase          string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"step phase recorded (seed 003)" unquote:"false"`
+	Phase          string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"the kind of step, kept in the record" unquote:"false"`
 	Timeout        cli.Duration `long:"timeout" value-name:"D" config:"claude_timeout_sec" description:"kill the agent's process group after D, each attempt (0: none)"`
 	Grace          cli.Duration `long:"grace" value-name:"D" default:"1s" description:"time between SIGTERM and SIGKILL when stopping the group"`
-	Retries        int          `long:"retries" value-name:"N" config:"claude_retries" description:"attempts after the first on a non-zero exit that is not a timeout"`
+	Retries        int          `long:"retries" value-name:"N" config:"claude_retries" description:"run the agent again, up to N times, after a non-zero exit that is not a timeout"`
 	RetryBackoff   cli.Duration `long:"retry-backoff" value-name:"D" default:"5s" config:"claude_retry_backoff_sec" description:"wait before the first retry, doubled each time"`
 	Format         string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex or text" unquote:"false"`
 	Marker         string       `long:"completion-marker" value-name:"TEXT" default:"<promise>COMPLETE</promise>" config:"completion_marker" description:"text that says the agent considers the work complete" unquote:"false"`

@@ -16,13 +16,19 @@ import (
 )
 
 const usage = `[OPTIONS] -- COMMAND [ARGS...]
-  loop-validate [OPTIONS] --shell 'COMMAND STRING'
+loop-validate [OPTIONS] --shell 'COMMAND STRING'
 
-Runs the validation command once in --dir, streams its stdout and stderr
-byte-exact into the store's spool/, and prints one "validation" record
-(NDJSON) for loop-record. Exits with the command's own exit code: 124 on
-timeout, 127 when it is not found, 126 when it cannot be executed, 128+n
-when it was killed by signal n; --exit-zero makes every outcome 0.`
+Examples:
+  $ loop-validate --timeout 5m -- go test ./... | loop-record --run R
+  $ loop-validate --shell 'make lint && make test' --tee
+
+Runs the validation command once in --dir, stores its stdout and stderr
+byte-exact in the store's spool/, and prints one "validation" record
+(NDJSON) for loop-record.
+
+Exit status: the command's own; 124 on timeout, 127 not found, 126 not
+executable, 128+n killed by signal n; 2 usage. --exit-zero makes every
+outcome 0.`
 
 // Options are loop-validate's flags.
 type Options struct {

@@ -19,8 +19,6 @@ type tailCmd struct {
 	Interval cli.Duration `long:"interval" value-name:"D" default:"100ms" description:"how often to look for new output"`
 }
 
-func (*tailCmd) Usage() string { return "[tail-OPTIONS] [RUN]" }
-
 func (o *tailCmd) run(c *ctx, args []string) error {
 	if len(args) > 1 {
 		return c.env.UsageError("unexpected argument %q", args[1])

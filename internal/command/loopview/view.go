@@ -1,4 +1,4 @@
-// Package view is the loop-view command: seed 000's Output, Logs and
+// Package loopview is the loop-view command: the Output, Logs and
 // Describe views for people, NDJSON and jq results for scripts.
 package loopview
 
@@ -16,24 +16,21 @@ import (
 	"github.com/loopkit/loopkit/internal/view"
 )
 
-const usage = "[OPTIONS]"
+const usage = `[OPTIONS] COMMAND [ARGS...]
 
-const long = `Shows what a loop did, reading the store and never changing it:
-runs: one line per run, newest first
-logs: a run's iterations, one line each (the Logs view); --follow
-output: the iterations' validation output (the Output view)
-show: one iteration's raw stream, byte-exact
-describe: a run's status, totals, timestamps and files
-tail: the running step's raw output as it is written, until the run ends
+Examples:
+  $ loop-view runs                      # every run, newest first
+  $ loop-view logs -v                   # the newest run's iterations
+  $ loop-view show RUN 3 --stderr | less
 
-RUN defaults to --run / LOOP_RUN_ID, then to the newest run. --json prints
-the stored records as NDJSON; --jq EXPR transforms each (like jq -c) and -r
-prints strings raw, so scripts read values without jq:
-    loop-view describe R --json --jq .status -r
-    loop-view logs R --last 1 --jq .exit_code -r
+Shows what a loop did, reading the store and never changing it. RUN
+defaults to --run / LOOP_RUN_ID, then to the newest run. --json prints the
+stored records as NDJSON; --jq EXPR transforms each (like jq -c) and -r
+prints strings raw, so scripts read values without jq. 'loop-view COMMAND
+--help' shows a command's options.
 
 Exit status: 0 success; 1 no such run or iteration, I/O failure, or a jq
-error on some record (each one named on stderr); 2 usage, including a jq
+error on some record (each named on stderr); 2 usage, including a jq
 expression that does not compile; 130 when --follow is interrupted.`
 
 // Options are the options every subcommand takes.
@@ -78,7 +75,6 @@ type ctx struct {
 func run(env *cli.Env) error {
 	opts := &Options{}
 	p := cli.NewParser(env, opts, usage)
-	p.LongDescription = long
 	cmds := map[string]command{
 		"runs":     &runsCmd{},
 		"logs":     &logsCmd{},
@@ -88,12 +84,12 @@ func run(env *cli.Env) error {
 		"tail":     &tailCmd{},
 	}
 	for _, c := range []struct{ name, short, long string }{
-		{"runs", "list runs, newest first", "One line per run: id, name, status, iterations (passed/failed), tokens in/out, duration, cost, age. Unresolved stuck runs show as STUCK. Reads run.json files only."},
-		{"logs", "a run's iterations (the Logs view)", "One line per iteration, '[N] <command> — exit <code> — <ms>ms — <k> files'; -v adds tool calls and tokens; --follow prints new iterations as they are recorded."},
-		{"output", "a run's validation output (the Output view)", "'## Iteration N — Exit <code> — <ms>ms' and the first 200 characters of stdout; --full prints all of stdout, then stderr."},
-		{"show", "one iteration's raw stream, byte-exact", "The iteration's validation stdout (default), --stderr, --executor (the agent's executor.log) or --meta (meta.json), as stored."},
-		{"describe", "a run's status, totals and files", "Status, artifact, totals, timestamps and the paths of the run's files; --json prints run.json with \"paths\" and \"live\" added."},
-		{"tail", "stream the running step's output", "The agent's stdout and stderr, then the validation's, as they are written, iteration after iteration; exits 0 once the run has ended. --json prints the agent's output lines as events. Reads the spool only: never disturbs the driver."},
+		{"runs", "list runs, newest first", runsHelp},
+		{"logs", "a run's iterations, one line each", logsHelp},
+		{"output", "a run's validation output", outputHelp},
+		{"show", "one file of an iteration, byte-exact", showHelp},
+		{"describe", "a run's status, totals and files", describeHelp},
+		{"tail", "the running step's output, as it is written", tailHelp},
 	} {
 		if _, err := p.AddCommand(c.name, c.short, c.long, cmds[c.name]); err != nil {
 			panic(err)
@@ -230,10 +226,3 @@ func (c *ctx) writeJSON(raw []byte, value any, jq *jqfilter.Filter, rawOut bool,
 	}
 	return nil
 }
-
-// Usage lines of the subcommands' help (go-flags' Usage interface).
-func (*runsCmd) Usage() string     { return "[runs-OPTIONS]" }
-func (*logsCmd) Usage() string     { return "[logs-OPTIONS] [RUN [ITER]]" }
-func (*outputCmd) Usage() string   { return "[output-OPTIONS] [RUN [ITER]]" }
-func (*showCmd) Usage() string     { return "[show-OPTIONS] RUN ITER" }
-func (*describeCmd) Usage() string { return "[describe-OPTIONS] [RUN]" }

@@ -1,0 +1,73 @@
+package loopkit_test
+
+import (
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// helpTexts are every help a user can ask for: each command, each
+// loop-view subcommand.
+var helpTexts = [][]string{
+	{"loop-validate", "--help"},
+	{"loop-record", "--help"},
+	{"loop-progress", "--help"},
+	{"loop-clean", "--help"},
+	{"loop-step", "--help"},
+	{"loop-view", "--help"},
+	{"loop-view", "runs", "--help"},
+	{"loop-view", "logs", "--help"},
+	{"loop-view", "output", "--help"},
+	{"loop-view", "show", "--help"},
+	{"loop-view", "describe", "--help"},
+	{"loop-view", "tail", "--help"},
+	{"loop-view", "-h"},
+}
+
+// optionLine is an option entry: the name column, then its description.
+var optionLine = regexp.MustCompile(`^  (-\w, )?(    )?--?[\w-]+( \S+)?( +)\S`)
+
+// TestHelpFits: every help fits 80 columns, leads with a usage line and
+// examples, starts option descriptions by column 30; loop-step's is short
+// enough to read in one screen or two.
+func TestHelpFits(t *testing.T) {
+	for _, args := range helpTexts {
+		name := strings.Join(args, " ")
+		out, err := exec.Command(args[0], args[1:]...).Output()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		checkHelp(t, name, string(out))
+		if args[0] == "loop-step" {
+			if n := strings.Count(string(out), "\n"); n >= 70 {
+				t.Errorf("%s: %d lines, want under 70", name, n)
+			}
+		}
+	}
+}
+
+func checkHelp(t *testing.T, name, help string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(help, "\n"), "\n")
+	if !strings.HasPrefix(lines[0], "Usage: ") && !strings.HasPrefix(lines[0], "usage: ") {
+		t.Errorf("%s: first line %q is not a usage line", name, lines[0])
+	}
+	examples := 0
+	for i, l := range lines {
+		if w := utf8.RuneCountInString(l); w > 80 {
+			t.Errorf("%s: line %d is %d columns wide: %q", name, i+1, w, l)
+		}
+		if strings.HasPrefix(l, "  $ ") {
+			examples++
+		}
+		if m := optionLine.FindStringSubmatchIndex(l); m != nil && m[len(m)-1] > 30 {
+			t.Errorf("%s: line %d: description starts at column %d: %q", name, i+1, m[len(m)-1]+1, l)
+		}
+	}
+	if examples < 2 && !strings.Contains(help, "Examples:") {
+		t.Errorf("%s: no examples (want two or three '  $ ' lines after the usage)", name)
+	}
+}
