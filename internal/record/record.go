@@ -143,8 +143,12 @@ type IterationLog struct {
 	// InputDigest identifies the stdin that produced this record, so that a
 	// repeated `loop-record --iteration N` with the same input is a no-op.
 	InputDigest string `json:"input_digest"`
-	CreatedAt   int64  `json:"created_at"`
-	UpdatedAt   int64  `json:"updated_at"`
+	// DiffDigest is "sha256:<hex>" of the iteration's changes.patch (the
+	// empty patch's digest when nothing changed); empty when the changes
+	// are unknown (no git). The watchdog compares iterations by it.
+	DiffDigest string `json:"diff_digest,omitempty"`
+	CreatedAt  int64  `json:"created_at"`
+	UpdatedAt  int64  `json:"updated_at"`
 }
 
 // Error kinds of a step (Step.ErrorKind): what went wrong with the agent
@@ -207,6 +211,33 @@ type Run struct {
 	ResolvedAt               *int64            `json:"resolved_at"`
 	CreatedAt                int64             `json:"created_at"`
 	UpdatedAt                int64             `json:"updated_at"`
+	// Watchdog is the watchdog's state: what it checked and rewrote.
+	Watchdog *Watchdog `json:"watchdog,omitempty"`
+}
+
+// Watchdog is the watchdog's part of run.json, changed with the events that
+// record its decisions (WATCHDOG_SIGNAL, WATCHDOG_REWRITE) under one lock.
+type Watchdog struct {
+	// Checked is the last iteration the watchdog looked at.
+	Checked int `json:"checked"`
+	// Rewrites counts prompt rewrites; Since is the iteration of the last
+	// one (signals look only at the iterations after it); Prompt is the
+	// prompt file the next step uses (the newest rewrite), "" for the
+	// run's own prompt.
+	Rewrites int    `json:"rewrites"`
+	Since    int    `json:"since"`
+	Prompt   string `json:"prompt,omitempty"`
+	// Fired lists every signal that fired, in order.
+	Fired []Signal `json:"fired,omitempty"`
+}
+
+// Signal is one watchdog signal that fired at an iteration, with the
+// iterations it compared and the evidence a person can check.
+type Signal struct {
+	Name       string `json:"signal"`
+	Iteration  int    `json:"iteration"`
+	Iterations []int  `json:"iterations"`
+	Evidence   string `json:"evidence"`
 }
 
 // Event types of events.jsonl.
@@ -221,6 +252,10 @@ const (
 	EventRunStuck          = "RUN_STUCK"
 	EventRunResolved       = "RUN_RESOLVED"
 	EventRunCanceled       = "RUN_CANCELED"
+	EventWatchdogSignal    = "WATCHDOG_SIGNAL"
+	EventWatchdogRewrite   = "WATCHDOG_REWRITE"
+	EventRateLimited       = "RATE_LIMITED"
+	EventHook              = "HOOK"
 )
 
 // StatusEvent maps a run status to the event recording the change to it.
@@ -249,6 +284,13 @@ type Event struct {
 	ExitCode  *int   `json:"exit_code,omitempty"`
 	Status    string `json:"status,omitempty"`
 	Message   string `json:"message,omitempty"`
+	// Watchdog and rate-limit payloads.
+	Signal            string `json:"signal,omitempty"`
+	Evidence          string `json:"evidence,omitempty"`
+	PromptBefore      string `json:"prompt_before,omitempty"`
+	PromptAfter       string `json:"prompt_after,omitempty"`
+	RateLimitResetsAt *int64 `json:"rate_limit_resets_at,omitempty"`
+	WaitMs            *int64 `json:"wait_ms,omitempty"`
 }
 
 // IterationID is the id of iteration n of a run: <run_id>-iter-<n>.

@@ -2,6 +2,8 @@ package recorder
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -94,6 +96,8 @@ func (r *Recorder) changes(dir string, it *record.IterationLog, s *record.Step) 
 		return err
 	}
 	it.FilesChanged = files
+	sum := sha256.Sum256(patch)
+	it.DiffDigest = "sha256:" + hex.EncodeToString(sum[:])
 	return writeSynced(filepath.Join(dir, ChangesPatch), patch)
 }
 
