@@ -1,0 +1,144 @@
+package watchdog
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// DefaultMaxRewrites is how many times a run's prompt may be rewritten
+// before the next signal stops it.
+const DefaultMaxRewrites = 2
+
+// Settings are the watchdog's run settings.
+type Settings struct {
+	Off         bool
+	K           int
+	MaxRewrites int
+}
+
+// ParseSettings reads watchdog (on/off), watchdog_k and max_rewrites from
+// a run's settings.
+func ParseSettings(m map[string]string) (Settings, error) {
+	s := Settings{K: DefaultK, MaxRewrites: DefaultMaxRewrites}
+	switch m["watchdog"] {
+	case "", "on", "true", "1":
+	case "off", "false", "0":
+		s.Off = true
+	default:
+		return s, fmt.Errorf("watchdog=%q: want on or off", m["watchdog"])
+	}
+	for key, dst := range map[string]*int{"watchdog_k": &s.K, "max_rewrites": &s.MaxRewrites} {
+		v, ok := m[key]
+		if !ok || v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || (key == "watchdog_k" && n < 1) {
+			return s, fmt.Errorf("%s=%q: want a whole number (watchdog_k at least 1)", key, v)
+		}
+		*dst = n
+	}
+	return s, nil
+}
+
+// Actions of a check.
+const (
+	DoContinue = "continue" // nothing fired
+	DoRewrite  = "rewrite"  // the prompt was rewritten; retry with it
+	DoStuck    = "stuck"    // fired again with no rewrite left
+)
+
+// Action is what the watchdog decided after an iteration.
+type Action struct {
+	Do      string
+	Signals []record.Signal
+	// Prompt is the prompt file the next step uses; "" for the run's own.
+	Prompt string
+	// Reason names the signal that stopped the run (Do == DoStuck).
+	Reason string
+	// Snapshot is the REPLAN context snapshot a rewrite wrote.
+	Snapshot string
+}
+
+// RewriteFile is the name of the run's n-th rewritten prompt.
+func RewriteFile(n int) string { return fmt.Sprintf("prompt.rewrite.%d.txt", n) }
+
+// Check looks at the run's last iteration: it records every signal that
+// fires (WATCHDOG_SIGNAL events, run.json's watchdog.fired) and rewrites the
+// prompt (WATCHDOG_REWRITE) or, with no rewrite left, says the run is stuck.
+// It reads O(k) lines from the end of the log, and checking an iteration
+// already checked changes nothing, so a driver resumed after a crash may
+// call it again.
+func Check(r *recorder.Recorder, id string, set Settings) (*Action, error) {
+	act := &Action{Do: DoContinue}
+	if set.Off {
+		return act, nil
+	}
+	var before, after string
+	_, err := r.Update(id, func(run *record.Run) error {
+		wd := run.Watchdog
+		if wd == nil {
+			wd = &record.Watchdog{}
+			run.Watchdog = wd
+		}
+		act.Prompt = wd.Prompt
+		win, err := Window(r.St, id, set.K, wd.Since)
+		if err != nil {
+			return err
+		}
+		if len(win) == 0 || win[len(win)-1].Log.Iteration <= wd.Checked {
+			return nil
+		}
+		n := win[len(win)-1].Log.Iteration
+		wd.Checked = n
+		act.Signals = Evaluate(win, set.K)
+		now := time.Now().UnixMilli()
+		for _, s := range act.Signals {
+			wd.Fired = append(wd.Fired, s)
+			it := s.Iteration
+			if err := r.AppendEvent(record.Event{TS: now, RunID: id, Type: record.EventWatchdogSignal, Iteration: &it, Signal: s.Name, Evidence: s.Evidence}); err != nil {
+				return err
+			}
+		}
+		if len(act.Signals) == 0 {
+			return nil
+		}
+		if wd.Rewrites >= set.MaxRewrites {
+			act.Do = DoStuck
+			act.Reason = fmt.Sprintf("watchdog: %s after %d prompt rewrites: %s", Names(act.Signals), wd.Rewrites, act.Signals[0].Evidence)
+			return nil
+		}
+		before = wd.Prompt
+		if before == "" {
+			before = run.Settings["prompt"]
+		}
+		text, err := os.ReadFile(before)
+		if err != nil {
+			return fmt.Errorf("watchdog: read the prompt to rewrite: %w", err)
+		}
+		k := wd.Rewrites + 1
+		after = filepath.Join(r.St.RunDir(id), RewriteFile(k))
+		if err := store.WriteFileAtomic(after, []byte(Rewrite(string(text), k, act.Signals)), store.FileMode); err != nil {
+			return err
+		}
+		if err := r.AppendEvent(record.Event{TS: now, RunID: id, Type: record.EventWatchdogRewrite, Iteration: &n,
+			Signal: Names(act.Signals), Evidence: act.Signals[0].Evidence, PromptBefore: before, PromptAfter: after}); err != nil {
+			return err
+		}
+		wd.Rewrites, wd.Since, wd.Prompt = k, n, after
+		act.Do, act.Prompt = DoRewrite, after
+		return nil
+	})
+	if err != nil || act.Do != DoRewrite {
+		return act, err
+	}
+	act.Snapshot, err = r.Snapshot(id, "REPLAN")
+	return act, err
+}

@@ -1,0 +1,144 @@
+package watchdog
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// Two real runs of the same failing `go test`: the timings, the test's temp
+// directory and the address differ, the failure does not.
+const (
+	goFail1     = "--- FAIL: TestAdd (0.00s)\n    calc_test.go:12: Add(2, 2) = 0, want 4 (scratch /tmp/TestAdd2732045755/001, 0xd9c866060a8)\nFAIL\nFAIL\texample.com/calc\t0.007s\nFAIL\n"
+	goFail2     = "--- FAIL: TestAdd (0.01s)\n    calc_test.go:12: Add(2, 2) = 0, want 4 (scratch /tmp/TestAdd3205729275/001, 0x4f3face8148)\nFAIL\nFAIL\texample.com/calc\t0.005s\nFAIL\n"
+	goFail3     = "\x1b[31m--- FAIL: TestAdd (1.2s)\x1b[0m\n    calc_test.go:12: Add(2, 2) = 0, want 4 (scratch /private/var/folders/x7/T/TestAdd99/001, 0xc000012345)\nFAIL\nFAIL\texample.com/calc\t1m2.5s\nFAIL\n"
+	goFailOther = "--- FAIL: TestAdd (0.00s)\n    calc_test.go:12: Add(2, 2) = 5, want 4\nFAIL\nFAIL\texample.com/calc\t0.007s\nFAIL\n"
+)
+
+type opt func(*record.IterationLog)
+
+func out(s string) opt {
+	return func(it *record.IterationLog) { it.Status, it.ExitCode, it.Stdout = record.StatusFail, 1, s }
+}
+func pass(it *record.IterationLog) { it.Status, it.ExitCode, it.Stdout = record.StatusPass, 0, "ok\n" }
+func diff(d string) opt {
+	return func(it *record.IterationLog) {
+		it.DiffDigest = d
+		if d != EmptyDiff {
+			it.FilesChanged = []string{"calc.go"}
+		}
+	}
+}
+func tools(calls ...string) opt {
+	return func(it *record.IterationLog) {
+		for _, c := range calls {
+			name, args, _ := strings.Cut(c, " ")
+			it.ToolCalls = append(it.ToolCalls, record.ToolCall{ToolName: name, ArgumentsSummary: args})
+		}
+	}
+}
+func claims(malformed bool) opt {
+	return func(it *record.IterationLog) {
+		it.Agent = &record.Agent{Completed: !malformed, CompletionMalformed: malformed}
+	}
+}
+func changes(m map[string]blobChange) func(*Iteration) { return func(i *Iteration) { i.Changes = m } }
+
+func iter(n int, opts ...opt) Iteration {
+	it := &record.IterationLog{Iteration: n, Status: record.StatusFail, ExitCode: 1, Stdout: "FAIL: case " + itoa(n) + "\n", DiffDigest: "sha256:" + strings.Repeat("0", 63) + itoa(n%10)}
+	it.FilesChanged = []string{"calc.go"}
+	for _, o := range opts {
+		o(it)
+	}
+	return Iteration{Log: it}
+}
+
+func with(i Iteration, f func(*Iteration)) Iteration { f(&i); return i }
+
+func TestEvaluate(t *testing.T) {
+	ab := map[string]blobChange{"calc.go": {"aaa", "bbb"}}
+	ba := map[string]blobChange{"calc.go": {"bbb", "aaa"}}
+	bc := map[string]blobChange{"calc.go": {"bbb", "ccc"}}
+	cases := []struct {
+		name   string
+		k      int
+		window []Iteration
+		want   []string // "signal@iterations"
+	}{
+		{"same failure three times, normalised", 2, []Iteration{iter(1, out(goFail1)), iter(2, out(goFail2)), iter(3, out(goFail3))}, []string{"verification_failed@1,2,3"}},
+		{"same failure only twice", 2, []Iteration{iter(2, out(goFail1)), iter(3, out(goFail2))}, nil},
+		{"k=1 fires on the second", 1, []Iteration{iter(2, out(goFail1)), iter(3, out(goFail2))}, []string{"verification_failed@2,3"}},
+		{"a different failure in between", 2, []Iteration{iter(1, out(goFail1)), iter(2, out(goFailOther)), iter(3, out(goFail2))}, nil},
+		{"passing iterations never fail the same way", 2, []Iteration{iter(1, pass), iter(2, pass), iter(3, pass)}, nil},
+		{"window longer than k+1 is cut", 2, []Iteration{iter(1, out(goFailOther)), iter(2, out(goFail1)), iter(3, out(goFail2)), iter(4, out(goFail3))}, []string{"verification_failed@2,3,4"}},
+		{"no files changed three times", 2, []Iteration{iter(1, diff(EmptyDiff)), iter(2, diff(EmptyDiff)), iter(3, diff(EmptyDiff))}, []string{"no_progress@1,2,3"}},
+		{"no files changed twice only", 2, []Iteration{iter(1), iter(2, diff(EmptyDiff)), iter(3, diff(EmptyDiff))}, nil},
+		{"changes unknown outside git", 2, []Iteration{iter(1, diff("")), iter(2, diff("")), iter(3, diff(""))}, nil},
+		{"same diff as two iterations ago", 2, []Iteration{iter(1, diff("sha256:x")), iter(2, diff("sha256:y")), iter(3, diff("sha256:x"))}, []string{"no_progress@1,3"}},
+		{"same diff as three iterations ago is out of reach", 2, []Iteration{iter(2, diff("sha256:y")), iter(3, diff("sha256:z")), iter(4, diff("sha256:w"))}, nil},
+		{"same tool calls, nothing changed", 2, []Iteration{iter(1, tools("Bash go test ./...", "Read calc.go"), diff(EmptyDiff)), iter(2, tools("Bash go test ./...", "Read calc.go"), diff(EmptyDiff))}, []string{"repeated_task@1,2"}},
+		{"same tool calls, a file changed", 2, []Iteration{iter(1, tools("Edit calc.go")), iter(2, tools("Edit calc.go"))}, nil},
+		{"other arguments", 2, []Iteration{iter(1, tools("Bash go test ./..."), diff(EmptyDiff)), iter(2, tools("Bash go test ./calc"), diff(EmptyDiff))}, nil},
+		{"no tool calls is not a repeated task", 2, []Iteration{iter(1, diff(EmptyDiff)), iter(2, diff(EmptyDiff))}, nil},
+		{"says complete, validation fails, three times", 2, []Iteration{iter(1, claims(false)), iter(2, claims(true)), iter(3, claims(false))}, []string{"malformed_complete@1,2,3"}},
+		{"says complete and passes", 2, []Iteration{iter(1, claims(false)), iter(2, claims(false)), iter(3, claims(false), pass)}, nil},
+		{"undoes the previous diff", 2, []Iteration{with(iter(1), changes(ab)), with(iter(2), changes(ba))}, []string{"oscillation@1,2"}},
+		{"moves on from the previous diff", 2, []Iteration{with(iter(1), changes(ab)), with(iter(2), changes(bc))}, nil},
+		{"undo across a gap is not the previous iteration", 2, []Iteration{with(iter(1), changes(ab)), with(iter(3), changes(ba))}, nil},
+		{"several at once", 2, []Iteration{
+			iter(1, out(goFail1), diff(EmptyDiff), tools("Bash go test")),
+			iter(2, out(goFail2), diff(EmptyDiff), tools("Bash go test")),
+			iter(3, out(goFail3), diff(EmptyDiff), tools("Bash go test")),
+		}, []string{"verification_failed@1,2,3", "no_progress@1,2,3", "repeated_task@2,3"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, s := range Evaluate(c.window, c.k) {
+				if s.Evidence == "" || s.Iteration != c.window[len(c.window)-1].Log.Iteration {
+					t.Errorf("signal %+v: no evidence or wrong iteration", s)
+				}
+				ns := make([]string, len(s.Iterations))
+				for i, n := range s.Iterations {
+					ns[i] = itoa(n)
+				}
+				got = append(got, s.Name+"@"+strings.Join(ns, ","))
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	for in, want := range map[string]string{
+		"\x1b[31mFAIL\x1b[0m\tpkg\t0.007s":               "FAIL pkg <dur>",
+		"panic at 0xc000012345 in /tmp/go-build123/b001": "panic at <addr> in <tmp>",
+		"2026-11-23T19:36:55Z took 1m2.5s":               "<time> took <dur>",
+		"--- FAIL: TestAdd (0.00s)":                      "--- FAIL: TestAdd (<dur>)",
+		"calc_test.go:12: got 3":                         "calc_test.go:12: got 3",
+	} {
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParsePatch(t *testing.T) {
+	p := "diff --git a/calc.go b/calc.go\nindex 1111111111111111111111111111111111111111..2222222222222222222222222222222222222222 100644\n--- a/calc.go\n+++ b/calc.go\n@@ -1 +1 @@\n-a\n+b\n" +
+		"diff --git a/new.txt b/new.txt\nnew file mode 100644\nindex 0000000000000000000000000000000000000000..3333333333333333333333333333333333333333\n"
+	got, err := parsePatch(strings.NewReader(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]blobChange{
+		"calc.go": {"1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"},
+		"new.txt": {"0000000000000000000000000000000000000000", "3333333333333333333333333333333333333333"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
