@@ -91,6 +91,9 @@ type line struct {
 	Stderr            string   `json:"stderr"`
 	DurationMs        int64    `json:"duration_ms"`
 	FilesChanged      []string `json:"files_changed"`
+	TasksDone         *int     `json:"tasks_done"`
+	TasksTotal        *int     `json:"tasks_total"`
+	PlanAdvanced      bool     `json:"plan_advanced_on_failure"`
 }
 
 // decodeLine decodes one record; number is what a validation record gets.
@@ -107,6 +110,7 @@ func decodeLine(lineNo int, data []byte, number int) (it record.IterationLog, sk
 		ID: l.ID, RunID: l.RunID, Status: l.Status, ValidationCommand: l.ValidationCommand,
 		TimedOut: l.TimedOut, Signal: l.Signal, Error: l.Error, Stdout: l.Stdout, Stderr: l.Stderr,
 		DurationMs: l.DurationMs, FilesChanged: l.FilesChanged,
+		TasksDone: l.TasksDone, TasksTotal: l.TasksTotal, PlanAdvancedOnFailure: l.PlanAdvanced,
 	}
 	switch {
 	case l.Type == nil:

@@ -109,6 +109,14 @@ func writeEntry(b *strings.Builder, it *record.IterationLog, maxChars int) {
 	b.WriteString(strconv.FormatInt(it.DurationMs, 10))
 	b.WriteString("ms\n**Files changed:** ")
 	b.WriteString(files)
+	if it.TasksDone != nil && it.TasksTotal != nil {
+		// Not in seed 002's format: only runs with a plan carry it.
+		b.WriteString("\n**Tasks:** ")
+		b.WriteString(strconv.Itoa(*it.TasksDone) + "/" + strconv.Itoa(*it.TasksTotal) + " done")
+		if it.PlanAdvancedOnFailure {
+			b.WriteString(" (boxes ticked although the validation failed: untick what does not pass)")
+		}
+	}
 	b.WriteString("\n**Output:**\n```\n")
 	b.WriteString(strings.TrimSpace(tail))
 	b.WriteString("\n```\n\n")

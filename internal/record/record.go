@@ -94,6 +94,11 @@ type Step struct {
 	StderrFile             *string    `json:"stderr_file"`
 	PromptFile             *string    `json:"prompt_file"`
 	GitBase                *string    `json:"git_base"`
+	// Plan checkboxes (loop-step --plan): ticked after the step, of how
+	// many, and ticked before it; absent without a plan.
+	TasksDone       *int `json:"tasks_done,omitempty"`
+	TasksTotal      *int `json:"tasks_total,omitempty"`
+	TasksDoneBefore *int `json:"tasks_done_before,omitempty"`
 }
 
 // Agent is the step's part of an IterationLog.
@@ -140,6 +145,11 @@ type IterationLog struct {
 	CostUSD                *float64   `json:"cost_usd"`
 	ToolCalls              []ToolCall `json:"tool_calls"`
 	Agent                  *Agent     `json:"agent"`
+	// TasksDone and TasksTotal count the plan's checkboxes after the step;
+	// PlanAdvancedOnFailure says the step ticked boxes the validation refused.
+	TasksDone             *int `json:"tasks_done,omitempty"`
+	TasksTotal            *int `json:"tasks_total,omitempty"`
+	PlanAdvancedOnFailure bool `json:"plan_advanced_on_failure,omitempty"`
 	// InputDigest identifies the stdin that produced this record, so that a
 	// repeated `loop-record --iteration N` with the same input is a no-op.
 	InputDigest string `json:"input_digest"`
@@ -186,6 +196,7 @@ type Run struct {
 	SchemaVersion            int               `json:"schema_version"`
 	RunID                    string            `json:"run_id"`
 	Name                     string            `json:"name"`
+	NameSource               string            `json:"name_source,omitempty"` // flag, spec_slug or agent
 	Status                   string            `json:"status"`
 	Iteration                int               `json:"iteration"`
 	Passed                   int               `json:"passed"`

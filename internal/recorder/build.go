@@ -57,6 +57,9 @@ func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.
 			CompletionMalformed: s.CompletionMalformed,
 			FinalMessage:        final,
 		}
+		it.TasksDone, it.TasksTotal = s.TasksDone, s.TasksTotal
+		it.PlanAdvancedOnFailure = it.Status != record.StatusPass && s.TasksDone != nil &&
+			s.TasksDoneBefore != nil && *s.TasksDone > *s.TasksDoneBefore
 	}
 	return it
 }

@@ -115,10 +115,20 @@ func (r *Recorder) iterationRow(id string, it *record.IterationLog) []string {
 	if it.Error != nil {
 		msg += ": " + *it.Error
 	}
+	if it.PlanAdvancedOnFailure {
+		msg += " (plan advanced on failure)"
+	}
 	i := strconv.Itoa
+	opt := func(p *int) string {
+		if p == nil {
+			return ""
+		}
+		return i(*p)
+	}
 	return []string{strconv.FormatInt(it.CreatedAt, 10), "ITERATION", i(it.Iteration),
 		strconv.FormatInt(it.DurationMs, 10), i(it.ExitCode),
-		strconv.FormatInt(it.StdoutBytes+it.StderrBytes, 10), strconv.FormatInt(lines, 10), dir, msg, "", ""}
+		strconv.FormatInt(it.StdoutBytes+it.StderrBytes, 10), strconv.FormatInt(lines, 10), dir, msg,
+		opt(it.TasksDone), opt(it.TasksTotal)}
 }
 
 func eventRow(e record.Event) []string {

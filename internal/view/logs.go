@@ -47,8 +47,8 @@ func keySet(keys ...string) map[string]bool {
 }
 
 var (
-	logKeys     = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error")
-	verboseKeys = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error",
+	logKeys     = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure")
+	verboseKeys = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure",
 		"tool_calls", "llm_input_tokens", "llm_output_tokens", "llm_cache_read_tokens", "llm_cache_creation_tokens", "cost_usd")
 )
 
@@ -78,6 +78,12 @@ func (v *Logs) Write(rec *Record) error {
 	}
 	line := fmt.Sprintf("%s %s — exit %d — %dms — %s", num, Escape(it.ValidationCommand, false),
 		it.ExitCode, it.DurationMs, plural(len(it.FilesChanged), "file"))
+	if it.TasksDone != nil && it.TasksTotal != nil {
+		line += fmt.Sprintf(" — tasks %d/%d", *it.TasksDone, *it.TasksTotal)
+		if it.PlanAdvancedOnFailure {
+			line += " (plan advanced on failure)"
+		}
+	}
 	if it.Error != nil && *it.Error != "" {
 		line += " — " + Escape(*it.Error, false)
 	}

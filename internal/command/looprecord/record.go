@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -46,6 +47,9 @@ type Options struct {
 	Iteration  int      `long:"iteration" value-name:"N" description:"the iteration number this must be: the next one, or a recorded one with the same input (a no-op)"`
 	NewRun     bool     `long:"new-run" description:"create a run (id from --run, else a new time-sortable id) and print its id"`
 	Name       string   `long:"name" value-name:"NAME" description:"name of the run created by --new-run" unquote:"false"`
+	NameSource string   `long:"name-source" value-name:"SOURCE" description:"where --name came from (flag, spec_slug, agent), kept in run.json" unquote:"false"`
+	Spec       string   `long:"spec" value-name:"FILE" description:"the run's spec, kept as run.json spec_path (with --new-run)" unquote:"false"`
+	Plan       string   `long:"plan" value-name:"FILE" description:"the run's plan, kept as run.json plan_path (with --new-run)" unquote:"false"`
 	Status     string   `long:"status" value-name:"STATUS" description:"set the run's status: running, completed, failed, stuck, canceled" unquote:"false"`
 	Message    string   `long:"message" value-name:"TEXT" description:"reason kept with --status (the run's last_error)" unquote:"false"`
 	Setting    []string `long:"setting" value-name:"KEY=VALUE" description:"store a setting in the run (repeatable); with --new-run or --run alone" unquote:"false"`
@@ -231,6 +235,19 @@ func newRun(env *cli.Env, r *recorder.Recorder, opts *Options, settings map[stri
 	}
 	run := store.NewRun(id, name, time.Now().UnixMilli())
 	run.WorkspaceRoot = r.Workspace
+	run.NameSource = opts.NameSource
+	for _, p := range []struct {
+		dst  **string
+		path string
+	}{{&run.SpecPath, opts.Spec}, {&run.PlanPath, opts.Plan}} {
+		if p.path != "" {
+			abs, err := filepath.Abs(p.path)
+			if err != nil {
+				return cli.Failf("%v", err)
+			}
+			*p.dst = &abs
+		}
+	}
 	for k, v := range settings {
 		run.Settings[k] = v
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/plan"
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -29,6 +30,9 @@ type stepRun struct {
 	stdoutPath, stderrPath string
 	promptPath, tempPrompt string
 	gitBase                *string
+	// planPath is --plan made absolute; tasksBefore its boxes before the step.
+	planPath    string
+	tasksBefore plan.Tasks
 }
 
 // outcome is what the attempts did, together.

@@ -45,6 +45,7 @@ type Options struct {
 	AppendProgress bool         `long:"append-progress" description:"when the template has no <<progress>>, append a 'Previous Iterations' section"`
 	MaxEntries     int          `long:"max-entries" value-name:"N" default:"5" config:"progress_max_entries" description:"iterations shown in the template's progress block"`
 	MaxChars       int          `long:"max-chars" value-name:"N" default:"500" config:"progress_max_chars" description:"characters of each iteration's output kept in the block"`
+	Plan           string       `long:"plan" value-name:"FILE" description:"a Markdown task list: quoted into the prompt, its boxes counted before and after the step" unquote:"false"`
 	Dir            string       `long:"dir" value-name:"DIR" description:"directory to run the agent in (default: the current directory)" unquote:"false"`
 	Phase          string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"the kind of step, kept in the record" unquote:"false"`
 	Timeout        cli.Duration `long:"timeout" value-name:"D" config:"claude_timeout_sec" description:"kill the agent's process group after D, each attempt (0: none)"`
@@ -96,6 +97,11 @@ func run(env *cli.Env) error {
 		return err
 	}
 	s := &stepRun{env: env, opts: opts, st: st, dir: dir, command: cli.Quote(args), prompt: prompt}
+	if opts.Plan != "" {
+		if s.prompt, s.tasksBefore, s.planPath, err = planBefore(env, opts.Plan, s.prompt); err != nil {
+			return err
+		}
+	}
 	if err := s.prepare(args); err != nil {
 		return err
 	}
@@ -118,6 +124,7 @@ func run(env *cli.Env) error {
 		return cli.Failf("%v", err)
 	}
 	rec := s.record(out)
+	s.planAfter(rec)
 	line, err := record.Marshal(rec)
 	if err != nil {
 		return err

@@ -1,0 +1,62 @@
+package loopstep
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/plan"
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// planSection is what --plan adds to the prompt: where the plan is, how to
+// mark progress in it, and its text as the step begins.
+const planSection = "\n\n## Plan\n\nThe plan is %s. Work on the first task not ticked; when it is done and checked, tick its box (`- [x]`) in that file. Do not tick a task the checks do not pass.\n\n%s"
+
+// planBefore counts the plan's boxes before the step and appends the plan
+// to the prompt; a plan that cannot be read is a usage error.
+func planBefore(env *cli.Env, path, prompt string) (string, plan.Tasks, string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", plan.Tasks{}, "", err
+	}
+	tasks, err := plan.CountFile(abs)
+	if err != nil {
+		return "", plan.Tasks{}, "", env.UsageError("--plan: %v", pathError(err))
+	}
+	text, _ := readHead(abs)
+	return prompt + fmt.Sprintf(planSection, abs, strings.TrimRight(text, "\n")+"\n"), tasks, abs, nil
+}
+
+// planAfter fills the step record's task counts from the plan as the agent
+// left it; a plan the agent deleted counts as unknown.
+func (s *stepRun) planAfter(rec *record.Step) {
+	if s.planPath == "" {
+		return
+	}
+	before := s.tasksBefore.Done
+	rec.TasksDoneBefore = &before
+	after, err := plan.CountFile(s.planPath)
+	if err != nil {
+		s.env.Log.Warn("plan not readable after the step", "err", pathError(err))
+		return
+	}
+	rec.TasksDone, rec.TasksTotal = &after.Done, &after.Total
+}
+
+// readHead reads at most planQuoteBytes of the plan for the prompt.
+func readHead(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, planQuoteBytes))
+	return string(data), err
+}
+
+// planQuoteBytes bounds the plan text quoted into the prompt.
+const planQuoteBytes = 64 << 10
