@@ -75,13 +75,25 @@ func (r *Recorder) EnsureRun(id, name string) error {
 	return nil
 }
 
+// lockCreating takes the run's append lock, creating the run first when it
+// does not exist, and again when it is deleted before the lock is granted.
+func (r *Recorder) lockCreating(id string) (*store.Lock, error) {
+	for tries := 0; ; tries++ {
+		if err := r.EnsureRun(id, ""); err != nil {
+			return nil, err
+		}
+		lock, err := r.St.LockAppend(id)
+		if errors.Is(err, store.ErrNoSuchRun) && tries < 100 {
+			continue
+		}
+		return lock, err
+	}
+}
+
 // Record commits one iteration of run id built from in. want is the
 // iteration number asked for (0: the next one).
 func (r *Recorder) Record(id string, in *record.Input, want int) (*Result, error) {
-	if err := r.EnsureRun(id, ""); err != nil {
-		return nil, err
-	}
-	lock, err := r.St.LockAppend(id)
+	lock, err := r.lockCreating(id)
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ var ErrBusy = errors.New("run is in use")
 // Deleter removes runs through an os.Root on runs/, so no symlink, inside a
 // run or as the run directory itself, is ever followed out of the store.
 type Deleter struct {
+	st   *store.Store
 	root *os.Root
 	dir  string // runs/, for read-only walks
 	now  func() time.Time
@@ -39,7 +40,7 @@ func OpenDeleter(st *store.Store) (*Deleter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Deleter{root: root, dir: st.RunsDir(), now: time.Now}, nil
+	return &Deleter{st: st, root: root, dir: st.RunsDir(), now: time.Now}, nil
 }
 
 // Close releases the runs/ directory.
@@ -80,23 +81,26 @@ func (d *Deleter) Delete(id string, updatedAt int64) (int64, error) {
 
 // claim takes the run's live and append locks without waiting and checks
 // run.json still says what was decided. The locks are held over the rename,
-// so no process works on the run while it moves.
+// so no process works on the run while it moves, and a writer waiting for
+// the append lock finds, once it has it, that it locked a deleted run.
 func (d *Deleter) claim(id string, updatedAt int64) (func(), error) {
-	var held []*os.File
+	var held []*store.Lock
 	unlock := func() {
-		for _, f := range held {
-			f.Close() // closing drops the flock
+		for _, l := range held {
+			l.Unlock()
 		}
 	}
-	for _, name := range []string{store.LiveLock, store.AppendLock} {
-		f, err := d.tryLock(id + "/" + name)
-		if f != nil {
-			held = append(held, f)
+	for _, try := range []func(string) (*store.Lock, error){d.st.TryLockLiveExclusive, d.st.TryLockAppend} {
+		l, err := try(id)
+		if errors.Is(err, store.ErrLocked) {
+			unlock()
+			return nil, fmt.Errorf("%w: a lock of the run is held", ErrBusy)
 		}
 		if err != nil {
 			unlock()
 			return nil, err
 		}
+		held = append(held, l)
 	}
 	data, err := d.root.ReadFile(id + "/" + store.RunFile)
 	var h runHead
@@ -105,34 +109,6 @@ func (d *Deleter) claim(id string, updatedAt int64) (func(), error) {
 		return nil, fmt.Errorf("%w: run.json changed since it was read", ErrBusy)
 	}
 	return unlock, nil
-}
-
-// tryLock locks an existing regular lock file exclusively, without waiting.
-// A missing lock (or a planted symlink) is no lock: nil, nil.
-func (d *Deleter) tryLock(name string) (*os.File, error) {
-	fi, err := d.root.Lstat(name)
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, nil
-	}
-	f, err := d.root.OpenFile(name, os.O_RDWR, 0)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if errors.Is(err, unix.EWOULDBLOCK) {
-		f.Close()
-		return nil, fmt.Errorf("%w: %s is held", ErrBusy, name)
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", name, err)
-	}
-	return f, nil
 }
 
 // syncRuns makes the rename durable before anything is removed.

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -39,7 +37,7 @@ func Summarize(st *store.Store) ([]Summary, error) {
 // without updated_at makes the run unreadable (kept, never deleted blindly).
 func SummarizeRun(st *store.Store, id string) Summary {
 	s := Summary{RunID: id}
-	live, err := isLive(st.RunPath(id, store.LiveLock))
+	live, err := st.IsLive(id)
 	if err != nil {
 		s.Err = fmt.Errorf("live lock: %w", err)
 		return s
@@ -65,31 +63,4 @@ func SummarizeRun(st *store.Store, id string) Summary {
 	}
 	s.Status, s.UpdatedAt, s.Resolved = h.Status, h.UpdatedAt, h.ResolvedAt != nil
 	return s
-}
-
-// isLive is store.IsLive with O_NOFOLLOW and no O_CREATE: a planted symlink
-// is never opened (IsLive would create its target), a missing lock is free,
-// and it costs three syscalls (open, flock, close) per run.
-func isLive(path string) (bool, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-	if err == unix.ENOENT || err == unix.ELOOP || err == unix.ENOTDIR {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("open %s: %w", path, err)
-	}
-	defer unix.Close(fd)
-	for {
-		err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err == unix.EWOULDBLOCK {
-		return true, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("lock %s: %w", path, err)
-	}
-	return false, nil
 }

@@ -11,17 +11,26 @@ import (
 // ErrLocked is returned by a non-blocking lock attempt on a held lock.
 var ErrLocked = errors.New("lock is held by another process")
 
+// lockRetries bounds how often a lock is taken again after its file was
+// replaced between the open and the flock; each retry means a run was
+// deleted and created again meanwhile, so a few are plenty.
+const lockRetries = 100
+
 // Lock is a held flock on a lock file. The kernel drops it when the process
 // dies, even on SIGKILL, so a crashed writer never leaves a run locked.
 type Lock struct{ f *os.File }
 
-// LockFile takes an flock on path (created if missing, never deleted).
-// exclusive picks LOCK_EX over LOCK_SH; wait=false fails with ErrLocked.
+// LockFile takes an flock on path, creating the file (0600) if missing; it
+// is never renamed or deleted while its directory exists. exclusive picks
+// LOCK_EX over LOCK_SH; wait=false fails with ErrLocked. A missing directory
+// is an error wrapping os.ErrNotExist. A symlink is never followed.
+//
+// After the lock is granted it checks that path still names the locked
+// file: a run deleted (renamed to a tombstone) between the open and the
+// flock would otherwise leave two processes each holding "the" lock of the
+// run, one on the dead copy. When the check fails the lock is taken again.
+// This is the one place the toolkit takes a lock.
 func LockFile(path string, exclusive, wait bool) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, FileMode)
-	if err != nil {
-		return nil, fmt.Errorf("open lock: %w", err)
-	}
 	how := unix.LOCK_SH
 	if exclusive {
 		how = unix.LOCK_EX
@@ -29,20 +38,78 @@ func LockFile(path string, exclusive, wait bool) (*Lock, error) {
 	if !wait {
 		how |= unix.LOCK_NB
 	}
-	for {
-		err = unix.Flock(int(f.Fd()), how)
-		if err != unix.EINTR {
-			break
+	for range lockRetries {
+		fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(FileMode))
+		if err != nil {
+			return nil, &os.PathError{Op: "open lock", Path: path, Err: err}
 		}
+		f := os.NewFile(uintptr(fd), path)
+		if err := flock(fd, how); err != nil {
+			f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return nil, ErrLocked
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		same, err := stillLinked(fd, path)
+		if same {
+			return &Lock{f: f}, nil
+		}
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("lock %s: replaced %d times while locking it", path, lockRetries)
+}
+
+// ProbeLock reports whether some process holds a lock on path, by trying
+// it exclusively without waiting. It creates nothing: a missing file (or a
+// symlink, never opened) is a free lock.
+func ProbeLock(path string) (held bool, err error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err == unix.ENOENT || err == unix.ELOOP || err == unix.ENOTDIR {
+		return false, nil
 	}
 	if err != nil {
-		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, ErrLocked
-		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		return false, &os.PathError{Op: "open lock", Path: path, Err: err}
 	}
-	return &Lock{f: f}, nil
+	defer unix.Close(fd)
+	err = flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+	if err == unix.EWOULDBLOCK {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return false, nil
+}
+
+func flock(fd, how int) error {
+	for {
+		err := unix.Flock(fd, how)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// stillLinked reports whether path names the file open as fd (same device
+// and inode, path not a symlink). A path that is gone is not an error: the
+// caller retries and the next open reports it.
+func stillLinked(fd int, path string) (bool, error) {
+	var held, now unix.Stat_t
+	if err := unix.Fstat(fd, &held); err != nil {
+		return false, fmt.Errorf("stat lock %s: %w", path, err)
+	}
+	err := unix.Lstat(path, &now)
+	if err == unix.ENOENT || err == unix.ENOTDIR {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("stat lock %s: %w", path, err)
+	}
+	return held.Dev == now.Dev && held.Ino == now.Ino, nil
 }
 
 // Unlock releases the lock; it is safe on a nil lock.
@@ -55,30 +122,60 @@ func (l *Lock) Unlock() error {
 	return err
 }
 
-// LockAppend takes the run's exclusive append lock, waiting for it.
+// LockAppend takes the run's exclusive append lock, waiting for it. Every
+// change to a run, its deletion included, happens under this lock. A run
+// that does not exist (or was deleted while waiting) is ErrNoSuchRun.
 func (s *Store) LockAppend(id string) (*Lock, error) {
-	return LockFile(s.RunPath(id, AppendLock), true, true)
+	return s.lockRun(id, AppendLock, true, true)
+}
+
+// TryLockAppend is LockAppend without waiting (ErrLocked when held).
+func (s *Store) TryLockAppend(id string) (*Lock, error) {
+	return s.lockRun(id, AppendLock, true, false)
 }
 
 // LockLive takes the run's shared live lock, marking the run as being worked on.
 func (s *Store) LockLive(id string) (*Lock, error) {
-	return LockFile(s.RunPath(id, LiveLock), false, true)
+	return s.lockRun(id, LiveLock, false, true)
 }
 
-// IsLive reports whether some process holds the run's live lock: it tries the
-// lock exclusively without waiting, as loop-clean does.
-func (s *Store) IsLive(id string) (bool, error) {
-	path := s.RunPath(id, LiveLock)
-	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
-		return false, nil
+// TryLockLiveExclusive takes the live lock exclusively without waiting: it
+// succeeds only when nobody works on the run (loop-clean before deleting).
+func (s *Store) TryLockLiveExclusive(id string) (*Lock, error) {
+	return s.lockRun(id, LiveLock, true, false)
+}
+
+func (s *Store) lockRun(id, name string, exclusive, wait bool) (*Lock, error) {
+	if err := ValidRunID(id); err != nil {
+		return nil, err
 	}
-	l, err := LockFile(path, true, false)
-	if errors.Is(err, ErrLocked) {
-		return true, nil
+	if err := s.checkRunDir(id); err != nil {
+		return nil, err
+	}
+	l, err := LockFile(s.RunPath(id, name), exclusive, wait)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrNoSuchRun, id)
+	}
+	return l, err
+}
+
+// checkRunDir refuses a run whose directory is not a real directory (a
+// symlink out of the store, say): nothing is ever written through it.
+func (s *Store) checkRunDir(id string) error {
+	fi, err := os.Lstat(s.RunDir(id))
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w: %s", ErrNoSuchRun, id)
 	}
 	if err != nil {
-		return false, err
+		return err
 	}
-	l.Unlock()
-	return false, nil
+	if !fi.IsDir() {
+		return fmt.Errorf("run %s: %s is not a directory (a symlink?); refusing to use it", id, s.RunDir(id))
+	}
+	return nil
+}
+
+// IsLive reports whether some process holds the run's live lock.
+func (s *Store) IsLive(id string) (bool, error) {
+	return ProbeLock(s.RunPath(id, LiveLock))
 }

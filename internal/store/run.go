@@ -148,6 +148,13 @@ func (s *Store) CreateRun(r *record.Run) error {
 	if err := AppendLine(filepath.Join(tmp, EventsFile), line); err != nil {
 		return err
 	}
+	// The lock files are born with the run, so a writer and a deleter can
+	// never create two different ones at the same path.
+	for _, name := range []string{AppendLock, LiveLock} {
+		if err := WriteFileAtomic(filepath.Join(tmp, name), nil, FileMode); err != nil {
+			return err
+		}
+	}
 	if err := os.Rename(tmp, s.RunDir(r.RunID)); err != nil {
 		if errors.Is(err, os.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
 			return os.ErrExist // another creator won the race

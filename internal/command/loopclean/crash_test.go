@@ -52,6 +52,9 @@ func fillRun(t *testing.T, st *store.Store, id string, ageDays int) {
 	data, _ := record.MarshalIndent(r)
 	must(t, os.MkdirAll(st.RunDir(id), store.DirMode))
 	must(t, os.WriteFile(st.RunPath(id, store.RunFile), data, store.FileMode))
+	for _, lock := range []string{store.AppendLock, store.LiveLock} { // born with the run
+		must(t, os.WriteFile(st.RunPath(id, lock), nil, store.FileMode))
+	}
 	for n := 1; n <= 3; n++ {
 		dir := st.IterationDir(id, n)
 		must(t, os.MkdirAll(dir, store.DirMode))
