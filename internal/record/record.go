@@ -161,6 +161,43 @@ type IterationLog struct {
 	UpdatedAt  int64  `json:"updated_at"`
 }
 
+// Attempt is one line of attempts.jsonl: an agent call of the run that is
+// not an iteration (an interrupted step, a rate-limited try, a stuck-report
+// agent, a reviewer, a naming call). Its tokens and cost count in the run's
+// totals; iterations.jsonl stays numbered 1..N without it.
+type Attempt struct {
+	ID        string `json:"id"` // <run_id>-attempt-<n>
+	RunID     string `json:"run_id"`
+	Attempt   int    `json:"attempt"` // 1, 2, ... within the run
+	Kind      string `json:"kind"`
+	Iteration int    `json:"iteration"` // the run's last iteration when it was recorded (0: none yet)
+	Agent     *Agent `json:"agent"`
+	// Tokens and cost as in IterationLog: null when unknown.
+	LLMInputTokens         *int64     `json:"llm_input_tokens"`
+	LLMOutputTokens        *int64     `json:"llm_output_tokens"`
+	LLMCacheReadTokens     *int64     `json:"llm_cache_read_tokens"`
+	LLMCacheCreationTokens *int64     `json:"llm_cache_creation_tokens"`
+	CostUSD                *float64   `json:"cost_usd"`
+	ToolCalls              []ToolCall `json:"tool_calls"`
+	InputDigest            string     `json:"input_digest"`
+	CreatedAt              int64      `json:"created_at"`
+}
+
+// Attempt kinds; other lower-case words are accepted as given.
+const (
+	AttemptInterrupted = "interrupted"
+	AttemptRateLimited = "rate_limited"
+	AttemptStuckReport = "stuck_report"
+	AttemptReviewer    = "reviewer"
+	AttemptNaming      = "naming"
+	AttemptAgent       = "agent" // any other agent call
+)
+
+// AttemptID is the id of attempt n of a run: <run_id>-attempt-<n>.
+func AttemptID(runID string, n int) string {
+	return runID + "-attempt-" + strconv.Itoa(n)
+}
+
 // Error kinds of a step (Step.ErrorKind): what went wrong with the agent
 // itself, as opposed to the work it did.
 const (
@@ -199,6 +236,7 @@ type Run struct {
 	NameSource               string            `json:"name_source,omitempty"` // flag, spec_slug or agent
 	Status                   string            `json:"status"`
 	Iteration                int               `json:"iteration"`
+	Attempts                 int               `json:"attempts"`
 	Passed                   int               `json:"passed"`
 	Failed                   int               `json:"failed"`
 	ValidationCommand        string            `json:"validation_command"`

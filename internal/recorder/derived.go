@@ -58,21 +58,27 @@ func addToRun(run *record.Run, it *record.IterationLog) {
 		}
 		run.LastError = &msg
 	}
+	addUsage(run, it.LLMInputTokens, it.LLMOutputTokens, it.LLMCacheReadTokens, it.LLMCacheCreationTokens, it.CostUSD)
+	run.TotalDurationMs += it.DurationMs
+	if it.Agent != nil {
+		run.TotalDurationMs += it.Agent.DurationMs
+	}
+}
+
+// addUsage adds token counts and a cost to the run's totals. Unknown counts
+// add nothing; the cost stays null until some call knows its cost.
+func addUsage(run *record.Run, in, out, cacheRead, cacheCreation *int64, cost *float64) {
 	add := func(dst *int64, v *int64) {
 		if v != nil {
 			*dst += *v
 		}
 	}
-	add(&run.TotalInputTokens, it.LLMInputTokens)
-	add(&run.TotalOutputTokens, it.LLMOutputTokens)
-	add(&run.TotalCacheReadTokens, it.LLMCacheReadTokens)
-	add(&run.TotalCacheCreationTokens, it.LLMCacheCreationTokens)
-	run.TotalDurationMs += it.DurationMs
-	if it.Agent != nil {
-		run.TotalDurationMs += it.Agent.DurationMs
-	}
-	if it.CostUSD != nil {
-		c := *it.CostUSD
+	add(&run.TotalInputTokens, in)
+	add(&run.TotalOutputTokens, out)
+	add(&run.TotalCacheReadTokens, cacheRead)
+	add(&run.TotalCacheCreationTokens, cacheCreation)
+	if cost != nil {
+		c := *cost
 		if run.TotalCostUSD != nil {
 			c += *run.TotalCostUSD
 		}
@@ -81,7 +87,7 @@ func addToRun(run *record.Run, it *record.IterationLog) {
 }
 
 func resetTotals(run *record.Run) {
-	run.Iteration, run.Passed, run.Failed = 0, 0, 0
+	run.Iteration, run.Attempts, run.Passed, run.Failed = 0, 0, 0, 0
 	run.TotalInputTokens, run.TotalOutputTokens = 0, 0
 	run.TotalCacheReadTokens, run.TotalCacheCreationTokens = 0, 0
 	run.TotalDurationMs, run.TotalCostUSD, run.LastError = 0, nil, nil

@@ -21,6 +21,7 @@ const (
 const (
 	RunFile        = "run.json"
 	IterationsFile = "iterations.jsonl"
+	AttemptsFile   = "attempts.jsonl"
 	EventsFile     = "events.jsonl"
 	ReportFile     = "report.tsv"
 	ManifestFile   = "manifest.json"
@@ -28,6 +29,7 @@ const (
 	AppendLock     = "append.lock"
 	LiveLock       = "live.lock"
 	IterationsDir  = "iterations"
+	AttemptsDir    = "attempts"
 	ContextDir     = "context"
 )
 
@@ -125,6 +127,11 @@ func (s *Store) RunPath(id string, names ...string) string {
 // IterationDir is the folder of iteration n of a run (001, 002, ...).
 func (s *Store) IterationDir(id string, n int) string {
 	return filepath.Join(s.RunDir(id), IterationsDir, fmt.Sprintf("%03d", n))
+}
+
+// AttemptDir is the folder of attempt n of a run (attempts/001, ...).
+func (s *Store) AttemptDir(id string, n int) string {
+	return filepath.Join(s.RunDir(id), AttemptsDir, fmt.Sprintf("%03d", n))
 }
 
 // RunExists reports whether the run's directory holds a run.json.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +24,7 @@ import (
 const usage = `[OPTIONS] < RECORDS
 loop-record --new-run [--name NAME] [--setting KEY=VALUE ...]
 loop-record --run ID --status STATUS [--message TEXT]
+loop-record --run ID --attempt [--kind KIND] < STEP
 
 Examples:
   $ { loop-step ... ; loop-validate -- go test ./...; } | loop-record --run R
@@ -33,6 +35,9 @@ Reads a validation record (from loop-validate) and optionally a step record
 (from loop-step) on stdin, merges them into one IterationLog, appends it to
 the run's iterations.jsonl (the commit point), writes the iteration folder
 and prints the IterationLog. The run and the store are created on first use.
+--attempt records an agent call that is not an iteration (an interrupted
+step, a rate-limited try, a stuck-report agent, a reviewer, a naming call)
+in attempts.jsonl and prints it; its tokens and cost count in the totals.
 --new-run creates a run and prints its id; --status sets a run's status
 (running, completed, failed, stuck, canceled) and prints run.json.
 
@@ -57,6 +62,8 @@ type Options struct {
 	Snapshot   string   `long:"snapshot" value-name:"MILESTONE" description:"write a context snapshot (context/context_NNN.md, context_latest.md) for this milestone and print its path" unquote:"false"`
 	PID        int      `long:"pid" value-name:"PID" description:"record the driver's pid in run.json (with --run; cleared when the run ends)"`
 	PGID       int      `long:"pgid" value-name:"PGID" description:"record the driver's process group in run.json"`
+	Attempt    bool     `long:"attempt" description:"record the step on stdin as an attempt, not an iteration"`
+	Kind       string   `long:"kind" value-name:"KIND" description:"what the attempt was: interrupted, rate_limited, stuck_report, reviewer, naming, agent (default: from the step)" unquote:"false"`
 	Repair     bool     `long:"repair" description:"only mend what a killed writer left in the run (every write does this first)"`
 	Hypotheses bool     `long:"hypotheses" description:"read a step record on stdin and put its final message into the run's stuck.md Hypotheses section"`
 	NoClean    bool     `long:"no-clean" description:"do not apply the retention policy after a terminal --status"`
@@ -92,6 +99,12 @@ func run(env *cli.Env) error {
 	if opts.Status != "" && !slices.Contains(rec.RunStatuses, opts.Status) {
 		return env.UsageError("unknown status %q (want one of %s)", opts.Status, strings.Join(rec.RunStatuses, ", "))
 	}
+	if opts.Kind != "" && !kindPattern.MatchString(opts.Kind) {
+		return env.UsageError("--kind %q: want a lower-case word such as reviewer or rate_limited", opts.Kind)
+	}
+	if opts.Kind != "" && !opts.Attempt {
+		return env.UsageError("--kind goes with --attempt")
+	}
 	runSettings, err := parseSettings(opts.Setting)
 	if err != nil {
 		return env.UsageError("%v", err)
@@ -117,6 +130,8 @@ func run(env *cli.Env) error {
 			retention.AutoClean(st, retention.Policy{KeepLast: opts.KeepLast, KeepDays: opts.KeepDays}, env.Log)
 		}
 		return printJSON(env, run)
+	case opts.Attempt:
+		return recordAttempt(env, r, opts)
 	case opts.Repair:
 		if opts.Run == "" {
 			return env.UsageError("--repair needs --run (or LOOP_RUN_ID)")
@@ -197,6 +212,33 @@ func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 		return cli.Silent(exitStatus(res.Log))
 	}
 	return nil
+}
+
+var kindPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+
+func recordAttempt(env *cli.Env, r *recorder.Recorder, opts *Options) error {
+	if opts.Run == "" {
+		return env.UsageError("--attempt needs --run (or LOOP_RUN_ID)")
+	}
+	in, err := readInput(env)
+	if err != nil {
+		return err
+	}
+	if in.Step == nil || in.Validation != nil {
+		return cli.BadInput(fmt.Errorf("stdin: --attempt takes one step record"))
+	}
+	res, err := r.RecordAttempt(opts.Run, in, opts.Kind)
+	if err != nil {
+		return failure(err)
+	}
+	if res.Repeat {
+		env.Log.Info("attempt already recorded from the same input; nothing to do", "run", opts.Run, "attempt", res.Attempt.Attempt)
+	}
+	if res.Warning != nil {
+		env.Log.Warn("attempt stored; run.json will be brought up to date by the next writer", "run", opts.Run, "err", res.Warning)
+	}
+	_, err = env.Stdout.Write(append(res.Line, '\n'))
+	return err
 }
 
 // readInput reads and decodes the records on stdin (exit 65 when they are bad).

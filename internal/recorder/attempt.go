@@ -1,0 +1,170 @@
+package recorder
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// AttemptResult is what RecordAttempt did.
+type AttemptResult struct {
+	Attempt *record.Attempt
+	Line    []byte // the stored line, byte for byte
+	// Repeat is set when the same input was already recorded as an attempt.
+	Repeat bool
+	// Warning is set when the attempt was committed but a derived file
+	// (run.json) could not be brought up to date; the next writer does it.
+	Warning error
+}
+
+// RecordAttempt appends an agent call that is not an iteration to the
+// run's attempts.jsonl, under the append lock, with its streams in
+// attempts/NNN/. kind names what the call was; empty picks one from the
+// step (rate_limited, interrupted, else agent).
+func (r *Recorder) RecordAttempt(id string, in *record.Input, kind string) (*AttemptResult, error) {
+	if in.Step == nil || in.Validation != nil {
+		return nil, fmt.Errorf("an attempt is one step record")
+	}
+	lock, err := r.lockCreating(id)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	run, last, err := r.repair(id)
+	if err != nil {
+		return nil, err
+	}
+	digest := Digest(in)
+	if found, err := r.findAttempt(id, digest); err != nil || found != nil {
+		return found, err
+	}
+	n := run.Attempts + 1
+	dir := r.St.AttemptDir(id, n)
+	if err := os.RemoveAll(dir); err != nil { // a leftover of a killed writer
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, store.DirMode); err != nil {
+		return nil, err
+	}
+	a := attemptOf(id, n, kind, in.Step, r.nowMs())
+	a.InputDigest = digest
+	if last != nil {
+		a.Iteration = last.Iteration
+	}
+	if err := r.writeAttemptFolder(dir, in.Step); err != nil {
+		return nil, fmt.Errorf("attempt folder: %w", err)
+	}
+	line, err := record.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.AppendLine(r.St.RunPath(id, store.AttemptsFile), line); err != nil {
+		return nil, err
+	}
+	res := &AttemptResult{Attempt: a, Line: line}
+	// Past the commit point: a failure here is repaired by the next writer.
+	addAttemptToRun(run, a)
+	run.UpdatedAt = max(run.UpdatedAt, a.CreatedAt)
+	if err := r.St.WriteRun(run); err != nil {
+		res.Warning = err
+	}
+	r.dropSpool(in)
+	return res, nil
+}
+
+// findAttempt returns the attempt recorded from the same input, if any.
+func (r *Recorder) findAttempt(id, digest string) (*AttemptResult, error) {
+	var found *AttemptResult
+	err := store.ScanFile(r.St.RunPath(id, store.AttemptsFile), func(_ int, line []byte) error {
+		var a record.Attempt
+		if json.Unmarshal(line, &a) == nil && a.InputDigest == digest {
+			found = &AttemptResult{Attempt: &a, Line: append([]byte(nil), line...), Repeat: true}
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, err
+	}
+	return found, nil
+}
+
+func (r *Recorder) writeAttemptFolder(dir string, s *record.Step) error {
+	if err := r.place(s.StdoutFile, "", filepath.Join(dir, AgentStdout)); err != nil {
+		return err
+	}
+	if err := r.place(s.StderrFile, "", filepath.Join(dir, AgentStderr)); err != nil {
+		return err
+	}
+	if s.PromptFile != nil {
+		if err := r.place(s.PromptFile, "", filepath.Join(dir, PromptFile)); err != nil {
+			return err
+		}
+	}
+	if err := store.SyncDir(dir); err != nil {
+		return err
+	}
+	return store.SyncDir(filepath.Dir(dir))
+}
+
+// attemptOf builds attempt n of run id from a step record.
+func attemptOf(id string, n int, kind string, s *record.Step, now int64) *record.Attempt {
+	if kind == "" {
+		switch {
+		case s.RateLimited:
+			kind = record.AttemptRateLimited
+		case s.Signal != nil || s.TimedOut:
+			kind = record.AttemptInterrupted
+		default:
+			kind = record.AttemptAgent
+		}
+	}
+	a := &record.Attempt{
+		ID: record.AttemptID(id, n), RunID: id, Attempt: n, Kind: kind,
+		Agent:                  agentOf(s),
+		LLMInputTokens:         s.LLMInputTokens,
+		LLMOutputTokens:        s.LLMOutputTokens,
+		LLMCacheReadTokens:     s.LLMCacheReadTokens,
+		LLMCacheCreationTokens: s.LLMCacheCreationTokens,
+		CostUSD:                s.CostUSD,
+		ToolCalls:              s.ToolCalls,
+		CreatedAt:              now,
+	}
+	if a.ToolCalls == nil {
+		a.ToolCalls = []record.ToolCall{}
+	}
+	return a
+}
+
+// agentOf is the step's part of a stored record.
+func agentOf(s *record.Step) *record.Agent {
+	final, _ := record.TailChars(s.FinalMessage, record.FinalMessageChars)
+	return &record.Agent{
+		Command:             s.Command,
+		Phase:               s.Phase,
+		ExitCode:            s.ExitCode,
+		DurationMs:          s.DurationMs,
+		TimedOut:            s.TimedOut,
+		Completed:           s.Completed,
+		CompletionMalformed: s.CompletionMalformed,
+		FinalMessage:        final,
+		Error:               s.Error,
+		ErrorKind:           s.ErrorKind,
+		SessionID:           s.SessionID,
+		RateLimited:         s.RateLimited,
+	}
+}
+
+// addAttemptToRun adds an attempt's tokens, cost and time to the run's totals.
+func addAttemptToRun(run *record.Run, a *record.Attempt) {
+	run.Attempts = a.Attempt
+	addUsage(run, a.LLMInputTokens, a.LLMOutputTokens, a.LLMCacheReadTokens, a.LLMCacheCreationTokens, a.CostUSD)
+	if a.Agent != nil {
+		run.TotalDurationMs += a.Agent.DurationMs
+	}
+}
