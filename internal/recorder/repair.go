@@ -18,7 +18,7 @@ import (
 // files lagging behind the log brought up to date. It returns the run and
 // its last committed iteration (nil when none).
 func (r *Recorder) repair(id string) (*record.Run, *record.IterationLog, error) {
-	for _, f := range []string{store.IterationsFile, store.EventsFile, store.ReportFile} {
+	for _, f := range []string{store.IterationsFile, store.AttemptsFile, store.EventsFile, store.ReportFile} {
 		if torn, err := store.RepairTail(r.St.RunPath(id, f)); err != nil {
 			return nil, nil, err
 		} else if torn {
@@ -30,21 +30,37 @@ func (r *Recorder) repair(id string) (*record.Run, *record.IterationLog, error) 
 		return nil, nil, err
 	}
 	r.removeTemps(r.St.RunDir(id), r.St.RunPath(id, store.ContextDir))
-	last, err := r.St.LastIteration(id)
+	last, aside, err := r.St.LastIteration(id)
 	if err != nil {
 		return nil, nil, err
+	}
+	if aside > 0 {
+		r.Log.Warn("set aside last lines that are no commit (their iteration does not follow the one before)", "run", id, "file", store.IterationsFile, "lines", aside)
 	}
 	lastN := 0
 	if last != nil {
 		lastN = last.Iteration
 	}
-	if err := r.removeLeftovers(id, lastN); err != nil {
+	lastA, aside, err := r.St.LastAttempt(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if aside > 0 {
+		r.Log.Warn("set aside last lines that are no commit (their attempt does not follow the one before)", "run", id, "file", store.AttemptsFile, "lines", aside)
+	}
+	if err := r.removeLeftovers(id, store.IterationsDir, lastN); err != nil {
+		return nil, nil, err
+	}
+	if err := r.removeLeftovers(id, store.AttemptsDir, lastA); err != nil {
 		return nil, nil, err
 	}
 	if lastN > 0 {
 		r.dropCommittedSpool(r.St.IterationDir(id, lastN))
 	}
-	if run.Iteration != lastN {
+	if lastA > 0 {
+		r.dropCommittedSpool(r.St.AttemptDir(id, lastA))
+	}
+	if run.Iteration != lastN || run.Attempts != lastA {
 		if err := r.catchUp(run); err != nil {
 			return nil, nil, fmt.Errorf("bring derived files up to date: %w", err)
 		}
@@ -52,16 +68,17 @@ func (r *Recorder) repair(id string) (*record.Run, *record.IterationLog, error) 
 	return run, last, nil
 }
 
-// removeLeftovers deletes iteration folders past the last committed line.
-func (r *Recorder) removeLeftovers(id string, lastN int) error {
-	entries, err := os.ReadDir(r.St.RunPath(id, store.IterationsDir))
+// removeLeftovers deletes the folders (of iterations or attempts) past the
+// last committed line.
+func (r *Recorder) removeLeftovers(id, sub string, lastN int) error {
+	entries, err := os.ReadDir(r.St.RunPath(id, sub))
 	if err != nil {
 		return nil // no folders yet
 	}
 	for _, e := range entries {
 		if n, ok := parseIterDir(e.Name()); ok && n > lastN {
-			r.Log.Warn("removing an iteration folder without its log line", "run", id, "iteration", n)
-			if err := os.RemoveAll(r.St.IterationDir(id, n)); err != nil {
+			r.Log.Warn("removing a folder without its log line", "run", id, "folder", sub+"/"+e.Name())
+			if err := os.RemoveAll(r.St.RunPath(id, sub, e.Name())); err != nil {
 				return err
 			}
 		}
@@ -106,6 +123,18 @@ func (r *Recorder) catchUp(run *record.Run) error {
 		}
 		run.UpdatedAt = max(run.UpdatedAt, it.UpdatedAt)
 		last = it
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = store.ScanFile(r.St.RunPath(id, store.AttemptsFile), func(lineNo int, line []byte) error {
+		a := &record.Attempt{}
+		if err := json.Unmarshal(line, a); err != nil {
+			return fmt.Errorf("%s line %d: %w", store.AttemptsFile, lineNo, err)
+		}
+		addAttemptToRun(run, a)
+		run.UpdatedAt = max(run.UpdatedAt, a.CreatedAt)
 		return nil
 	})
 	if err != nil {

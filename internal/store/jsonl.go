@@ -3,12 +3,14 @@ package store
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -70,7 +72,7 @@ func appendTo(f appendFile, path string, line []byte, created bool) error {
 // RepairTail copies a final line without a newline (a writer killed mid-line)
 // to <path>.torn-<ms> and truncates it off. The caller holds the append lock.
 func RepairTail(path string) (bool, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := openNoFollow(path, os.O_RDWR)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
@@ -86,18 +88,10 @@ func RepairTail(path string) (bool, error) {
 	if err != nil || end == fi.Size() {
 		return false, err
 	}
-	torn := make([]byte, fi.Size()-end)
-	if _, err := f.ReadAt(torn, end); err != nil && err != io.EOF {
+	if err := setAside(f, path, ".torn-", end, fi.Size()); err != nil {
 		return false, err
 	}
-	aside := path + ".torn-" + strconv.FormatInt(time.Now().UnixMilli(), 10)
-	if err := WriteFileAtomic(aside, torn, FileMode); err != nil {
-		return false, fmt.Errorf("set aside torn tail of %s: %w", filepath.Base(path), err)
-	}
-	if err := f.Truncate(end); err != nil {
-		return false, err
-	}
-	return true, f.Sync()
+	return true, nil
 }
 
 // CompleteEnd returns the offset just past the last newline of a file of the
@@ -217,4 +211,105 @@ func tailLines(r io.ReaderAt, size int64, n int) ([][]byte, error) {
 		lines = lines[len(lines)-n:]
 	}
 	return lines, nil
+}
+
+// LastCommit returns the last committed line of an append-only log whose
+// lines are numbered by field (1, 2, ... one per line), after setting aside
+// what is not a commit: a torn tail, and final lines whose number is not a
+// positive integer exactly one more than the line before (1 on the first
+// line). Such a line was never appended by a writer holding the lock, so it
+// is copied to <path>.bad-<ms> and cut off, and must not decide the next
+// number or which folders are leftovers. aside counts the lines set aside.
+// A line before the last that is not JSON at all means the log was damaged
+// by hand: an error, since nothing can be decided from it. The caller holds
+// the append lock.
+func LastCommit(path, field string) (line []byte, n, aside int, err error) {
+	if _, err := RepairTail(path); err != nil {
+		return nil, 0, 0, err
+	}
+	for {
+		f, err := openNoFollow(path, os.O_RDWR)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, 0, aside, nil
+		}
+		if err != nil {
+			return nil, 0, aside, err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, 0, aside, err
+		}
+		lines, err := tailLines(f, fi.Size(), 2)
+		if err != nil || len(lines) == 0 {
+			f.Close()
+			return nil, 0, aside, err
+		}
+		last := lines[len(lines)-1]
+		start := fi.Size() - int64(len(last)) - 1
+		want := 1
+		if start > 0 {
+			if len(lines) < 2 {
+				f.Close()
+				return nil, 0, aside, fmt.Errorf("%s: cannot read the line before the last", filepath.Base(path))
+			}
+			prev, ok, isJSON := lineNumber(lines[0], field)
+			if !isJSON {
+				f.Close()
+				return nil, 0, aside, fmt.Errorf("%s: the line before the last is not JSON: the log is damaged; move it aside to start a new run", path)
+			}
+			want = -1 // a nonsense previous number: nothing can follow it
+			if ok {
+				want = prev + 1
+			}
+		}
+		if got, ok, _ := lineNumber(last, field); ok && got == want {
+			f.Close()
+			return last, got, aside, nil
+		}
+		err = setAside(f, path, ".bad-", start, fi.Size())
+		f.Close()
+		if err != nil {
+			return nil, 0, aside, err
+		}
+		aside++
+	}
+}
+
+// lineNumber reads field of a JSON line as a positive integer.
+func lineNumber(line []byte, field string) (n int, ok, isJSON bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return 0, false, false
+	}
+	n, err := strconv.Atoi(string(m[field]))
+	return n, err == nil && n > 0, true
+}
+
+// setAside copies bytes [start, end) of the log to <path><tag><ms>, cuts
+// them off and syncs.
+func setAside(f *os.File, path, tag string, start, end int64) error {
+	b := make([]byte, end-start)
+	if _, err := f.ReadAt(b, start); err != nil && err != io.EOF {
+		return err
+	}
+	aside := path + tag + strconv.FormatInt(time.Now().UnixMilli(), 10)
+	for i := 2; ; i++ { // two set aside within a millisecond keep both
+		if _, err := os.Lstat(aside); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		aside = path + tag + strconv.FormatInt(time.Now().UnixMilli(), 10) + "-" + strconv.Itoa(i)
+	}
+	if err := WriteFileAtomic(aside, b, FileMode); err != nil {
+		return fmt.Errorf("set aside the end of %s: %w", filepath.Base(path), err)
+	}
+	if err := f.Truncate(start); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// openNoFollow opens a file of the store, refusing a symlink.
+func openNoFollow(path string, flag int) (*os.File, error) {
+	return os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, FileMode)
 }

@@ -173,15 +173,42 @@ func (s *Store) AppendEvent(e record.Event) error {
 	return AppendLine(s.RunPath(e.RunID, EventsFile), line)
 }
 
-// LastIteration returns the last committed IterationLog of a run, or nil.
-func (s *Store) LastIteration(id string) (*record.IterationLog, error) {
-	lines, err := TailLines(s.RunPath(id, IterationsFile), 1)
-	if err != nil || len(lines) == 0 {
+// LastIteration returns the last committed IterationLog of a run, or nil,
+// after setting aside a final line that is no commit (see LastCommit); aside
+// counts such lines. The caller holds the append lock.
+func (s *Store) LastIteration(id string) (it *record.IterationLog, aside int, err error) {
+	line, _, aside, err := LastCommit(s.RunPath(id, IterationsFile), "iteration")
+	if err != nil || line == nil {
+		return nil, aside, err
+	}
+	it = &record.IterationLog{}
+	if err := json.Unmarshal(line, it); err != nil {
+		return nil, aside, fmt.Errorf("%s: last line: %w", s.RunPath(id, IterationsFile), err)
+	}
+	return it, aside, nil
+}
+
+// LastAttempt returns the number of the run's last committed attempt (0:
+// none), setting aside final lines that are no commit like LastIteration.
+func (s *Store) LastAttempt(id string) (n, aside int, err error) {
+	_, n, aside, err = LastCommit(s.RunPath(id, AttemptsFile), "attempt")
+	return n, aside, err
+}
+
+// ReadAttempts returns the run's attempts in order (a torn last line, a
+// write in progress, is not one yet).
+func (s *Store) ReadAttempts(id string) ([]record.Attempt, error) {
+	if err := s.checkRunDir(id); err != nil {
 		return nil, err
 	}
-	it := &record.IterationLog{}
-	if err := json.Unmarshal(lines[0], it); err != nil {
-		return nil, fmt.Errorf("%s: last line: %w", s.RunPath(id, IterationsFile), err)
-	}
-	return it, nil
+	var out []record.Attempt
+	err := ScanFile(s.RunPath(id, AttemptsFile), func(lineNo int, line []byte) error {
+		var a record.Attempt
+		if err := json.Unmarshal(line, &a); err != nil {
+			return fmt.Errorf("%s line %d: %w", AttemptsFile, lineNo, err)
+		}
+		out = append(out, a)
+		return nil
+	})
+	return out, err
 }
