@@ -35,10 +35,11 @@ func (r *Recorder) RecordAttempt(id string, in *record.Input, kind string) (*Att
 		return nil, err
 	}
 	defer lock.Unlock()
-	run, last, err := r.repair(id)
+	st, err := r.repair(id)
 	if err != nil {
 		return nil, err
 	}
+	run, last := st.run, st.last
 	digest := Digest(in)
 	if found, err := r.findAttempt(id, digest); err != nil || found != nil {
 		return found, err
@@ -68,10 +69,11 @@ func (r *Recorder) RecordAttempt(id string, in *record.Input, kind string) (*Att
 	}
 	res := &AttemptResult{Attempt: a, Line: line}
 	// Past the commit point: a failure here is repaired by the next writer.
-	addAttemptToRun(run, a)
-	run.UpdatedAt = max(run.UpdatedAt, a.CreatedAt)
-	if err := r.St.WriteRun(run); err != nil {
-		res.Warning = err
+	res.Warning = st.stale
+	if st.stale == nil {
+		addAttemptToRun(run, a)
+		run.UpdatedAt = max(run.UpdatedAt, a.CreatedAt)
+		res.Warning = r.St.WriteRun(run)
 	}
 	r.dropSpool(in)
 	return res, nil

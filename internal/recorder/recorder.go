@@ -40,6 +40,9 @@ type Result struct {
 	Line []byte // the stored line, byte for byte
 	// Repeat is set when the iteration was already recorded from the same input.
 	Repeat bool
+	// Warning is set when the record was committed but a derived file
+	// (events, report, manifest, run.json) could not be written.
+	Warning error
 }
 
 func (r *Recorder) nowMs() int64 {
@@ -98,10 +101,11 @@ func (r *Recorder) Record(id string, in *record.Input, want int) (*Result, error
 		return nil, err
 	}
 	defer lock.Unlock()
-	run, last, err := r.repair(id)
+	st, err := r.repair(id)
 	if err != nil {
 		return nil, err
 	}
+	last := st.last
 	digest := Digest(in)
 	next := 1
 	if last != nil {
@@ -113,7 +117,7 @@ func (r *Recorder) Record(id string, in *record.Input, want int) (*Result, error
 		}
 		return nil, fmt.Errorf("%w: iteration %d is not the next one of run %s (next is %d)", ErrConflict, want, id, next)
 	}
-	it, err := r.commit(run, next, in, digest)
+	it, err := r.commit(st, next, in, digest)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +153,8 @@ var errStop = errors.New("stop")
 
 // commit writes the iteration folder, appends the log line (the commit
 // point) and brings the derived files up to date.
-func (r *Recorder) commit(run *record.Run, n int, in *record.Input, digest string) (*Result, error) {
+func (r *Recorder) commit(st *repaired, n int, in *record.Input, digest string) (*Result, error) {
+	run := st.run
 	id := run.RunID
 	dir := r.St.IterationDir(id, n)
 	if err := os.RemoveAll(dir); err != nil { // a leftover of a killed writer
@@ -171,12 +176,14 @@ func (r *Recorder) commit(run *record.Run, n int, in *record.Input, digest strin
 	if err := store.AppendLine(r.St.RunPath(id, store.IterationsFile), line); err != nil {
 		return nil, err
 	}
-	// Past the commit point: derived files lagging after a crash here are
-	// brought up to date by the next writer's repair.
-	if err := r.applyIteration(run, it, in); err != nil {
-		return nil, err
+	// Past the commit point the record is stored whatever happens: derived
+	// files that cannot be written now are brought up to date by the next
+	// writer's repair (run.json, written last, stays behind the log).
+	res := &Result{Log: it, Line: line, Warning: st.stale}
+	if st.stale == nil {
+		res.Warning = r.applyIteration(run, it, in)
 	}
-	return &Result{Log: it, Line: line}, nil
+	return res, nil
 }
 
 // dropSpool removes the spool entry of recorded streams, which now live in

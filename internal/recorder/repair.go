@@ -13,26 +13,36 @@ import (
 	"github.com/loopkit/loopkit/internal/store"
 )
 
+// repaired is a run as repair left it.
+type repaired struct {
+	run  *record.Run
+	last *record.IterationLog // the last committed iteration, nil when none
+	// stale is set when the derived files could not be brought up to date:
+	// run.json then stays behind the log, so the next writer tries again.
+	stale error
+}
+
 // repair mends what a killed writer left, under the append lock: torn tails
-// set aside, iteration folders without their log line removed, and derived
-// files lagging behind the log brought up to date. It returns the run and
-// its last committed iteration (nil when none).
-func (r *Recorder) repair(id string) (*record.Run, *record.IterationLog, error) {
-	for _, f := range []string{store.IterationsFile, store.AttemptsFile, store.EventsFile, store.ReportFile} {
+// and lines that are no commit set aside, folders without their log line
+// removed, and derived files lagging behind the log brought up to date. A
+// derived file that cannot be written (a full disk, a directory in its
+// place) does not stop a commit: it is reported in stale.
+func (r *Recorder) repair(id string) (*repaired, error) {
+	for _, f := range []string{store.IterationsFile, store.AttemptsFile} {
 		if torn, err := store.RepairTail(r.St.RunPath(id, f)); err != nil {
-			return nil, nil, err
+			return nil, err
 		} else if torn {
 			r.Log.Warn("set aside a torn last line left by a killed writer", "run", id, "file", f)
 		}
 	}
 	run, err := r.St.ReadRun(id)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	r.removeTemps(r.St.RunDir(id), r.St.RunPath(id, store.ContextDir))
 	last, aside, err := r.St.LastIteration(id)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if aside > 0 {
 		r.Log.Warn("set aside last lines that are no commit (their iteration does not follow the one before)", "run", id, "file", store.IterationsFile, "lines", aside)
@@ -43,16 +53,16 @@ func (r *Recorder) repair(id string) (*record.Run, *record.IterationLog, error) 
 	}
 	lastA, aside, err := r.St.LastAttempt(id)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if aside > 0 {
 		r.Log.Warn("set aside last lines that are no commit (their attempt does not follow the one before)", "run", id, "file", store.AttemptsFile, "lines", aside)
 	}
 	if err := r.removeLeftovers(id, store.IterationsDir, lastN); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := r.removeLeftovers(id, store.AttemptsDir, lastA); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if lastN > 0 {
 		r.dropCommittedSpool(r.St.IterationDir(id, lastN))
@@ -60,12 +70,18 @@ func (r *Recorder) repair(id string) (*record.Run, *record.IterationLog, error) 
 	if lastA > 0 {
 		r.dropCommittedSpool(r.St.AttemptDir(id, lastA))
 	}
+	st := &repaired{run: run, last: last}
 	if run.Iteration != lastN || run.Attempts != lastA {
 		if err := r.catchUp(run); err != nil {
-			return nil, nil, fmt.Errorf("bring derived files up to date: %w", err)
+			st.stale = fmt.Errorf("bring derived files up to date: %w", err)
+			r.Log.Warn("derived files could not be brought up to date; the next writer tries again", "run", id, "err", err)
+			// catchUp may have changed run half-way: start again from the file
+			if st.run, err = r.St.ReadRun(id); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return run, last, nil
+	return st, nil
 }
 
 // removeLeftovers deletes the folders (of iterations or attempts) past the
@@ -90,6 +106,11 @@ func (r *Recorder) removeLeftovers(id, sub string, lastN int) error {
 // events and report rows a killed writer did not get to.
 func (r *Recorder) catchUp(run *record.Run) error {
 	id := run.RunID
+	for _, f := range []string{store.EventsFile, store.ReportFile} {
+		if _, err := store.RepairTail(r.St.RunPath(id, f)); err != nil {
+			return err
+		}
+	}
 	evSeen, err := r.recordedEvents(id)
 	if err != nil {
 		return err

@@ -17,10 +17,11 @@ func (r *Recorder) Update(id string, change func(run *record.Run) error) (*recor
 		return nil, err
 	}
 	defer lock.Unlock()
-	run, _, err := r.repair(id)
+	st, err := r.repair(id)
 	if err != nil {
 		return nil, err
 	}
+	run := st.run
 	if err := change(run); err != nil {
 		return nil, err
 	}
@@ -85,6 +86,9 @@ func (r *Recorder) Repair(id string) error {
 		return err
 	}
 	defer lock.Unlock()
-	_, _, err = r.repair(id)
-	return err
+	st, err := r.repair(id)
+	if err != nil {
+		return err
+	}
+	return st.stale
 }

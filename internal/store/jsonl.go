@@ -27,7 +27,7 @@ func AppendLine(path string, line []byte) error {
 	}
 	_, statErr := os.Stat(path)
 	created := errors.Is(statErr, os.ErrNotExist)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, FileMode)
+	f, err := openNoFollow(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return fmt.Errorf("append %s: %w", filepath.Base(path), err)
 	}
@@ -44,6 +44,11 @@ type appendFile interface {
 }
 
 func appendTo(f appendFile, path string, line []byte, created bool) error {
+	if created { // the new name must survive before any record in it counts
+		if err := SyncDir(filepath.Dir(path)); err != nil {
+			return err
+		}
+	}
 	fi, err := f.Stat()
 	if err != nil {
 		return err
@@ -51,20 +56,21 @@ func appendTo(f appendFile, path string, line []byte, created bool) error {
 	size := fi.Size()
 	buf := make([]byte, 0, len(line)+1)
 	buf = append(append(buf, line...), '\n')
-	if n, err := f.Write(buf); err != nil || n != len(buf) {
-		if err == nil {
-			err = io.ErrShortWrite
+	n, err := f.Write(buf)
+	if err == nil && n != len(buf) {
+		err = io.ErrShortWrite
+	}
+	if err == nil {
+		if err = f.Sync(); err != nil {
+			err = fmt.Errorf("sync: %w", err)
 		}
+	}
+	if err != nil {
+		// not durable, so not a commit: cut it back off, the caller says "not stored"
 		if terr := f.Truncate(size); terr != nil {
 			return fmt.Errorf("append %s: %w (and could not cut back the partial line: %v)", filepath.Base(path), err, terr)
 		}
 		return fmt.Errorf("append %s: %w", filepath.Base(path), err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", filepath.Base(path), err)
-	}
-	if created {
-		return SyncDir(filepath.Dir(path))
 	}
 	return nil
 }

@@ -41,9 +41,11 @@ in attempts.jsonl and prints it; its tokens and cost count in the totals.
 --new-run creates a run and prints its id; --status sets a run's status
 (running, completed, failed, stuck, canceled) and prints run.json.
 
-Exit status: 0 recorded; 1 I/O failure or an --iteration conflict; 2 usage;
-65 bad input on stdin; with --exit-status, the recorded validation exit code
-(124 when it timed out, 1 when it could not run).`
+Exit status: 0 recorded (a derived file that failed after the commit is a
+warning: the next writer repairs it); 1 not recorded: an I/O failure or an
+--iteration conflict; 2 usage; 65 bad input on stdin. With --exit-status,
+the recorded validation's exit code (124 when it timed out, 1 when it could
+not run): whatever it is, the record printed on stdout was stored.`
 
 // Options are loop-record's flags.
 type Options struct {
@@ -204,6 +206,9 @@ func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 	}
 	if res.Repeat {
 		env.Log.Info("iteration already recorded from the same input; nothing to do", "run", opts.Run, "iteration", res.Log.Iteration)
+	}
+	if res.Warning != nil {
+		env.Log.Warn("iteration stored; events, report.tsv, manifest.json and run.json will be repaired by the next writer", "run", opts.Run, "err", res.Warning)
 	}
 	if _, err := env.Stdout.Write(append(res.Line, '\n')); err != nil {
 		return err
