@@ -49,7 +49,7 @@ func (r *Recorder) RecordAttempt(id string, in *record.Input, kind string) (*Att
 	if err := os.RemoveAll(dir); err != nil { // a leftover of a killed writer
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, store.DirMode); err != nil {
+	if _, err := r.St.MkdirRun(id, store.AttemptsDir, filepath.Base(dir)); err != nil {
 		return nil, err
 	}
 	a := attemptOf(id, n, kind, in.Step, r.nowMs())

@@ -61,7 +61,7 @@ func (r *Recorder) Snapshot(id, milestone string) (string, error) {
 	var path string
 	_, err := r.Update(id, func(run *record.Run) error {
 		dir := r.St.RunPath(id, store.ContextDir)
-		if err := os.MkdirAll(dir, store.DirMode); err != nil {
+		if _, err := r.St.MkdirRun(id, store.ContextDir); err != nil {
 			return err
 		}
 		n := nextSnapshot(dir)

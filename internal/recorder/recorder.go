@@ -160,7 +160,7 @@ func (r *Recorder) commit(st *repaired, n int, in *record.Input, digest string) 
 	if err := os.RemoveAll(dir); err != nil { // a leftover of a killed writer
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, store.DirMode); err != nil {
+	if _, err := r.St.MkdirRun(id, store.IterationsDir, iterDirName(n)); err != nil {
 		return nil, err
 	}
 	now := r.nowMs()

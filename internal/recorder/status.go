@@ -86,9 +86,24 @@ func (r *Recorder) Repair(id string) error {
 		return err
 	}
 	defer lock.Unlock()
+	if err := r.fixRunID(id); err != nil {
+		return err
+	}
 	st, err := r.repair(id)
 	if err != nil {
 		return err
 	}
 	return st.stale
+}
+
+// fixRunID rewrites the run_id of a run.json that names another run (its
+// directory renamed or copied by hand): the directory name is the identity.
+func (r *Recorder) fixRunID(id string) error {
+	run, err := r.St.ReadRunAsIs(id)
+	if err != nil || run.RunID == id {
+		return err
+	}
+	r.Log.Warn("run.json named another run; the directory name is the run's identity, so run_id is rewritten", "run", id, "was", run.RunID)
+	run.RunID = id
+	return r.St.WriteRun(run)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -50,14 +51,44 @@ func Slug(s string) string {
 	return strings.TrimRight(b.String(), "-")
 }
 
-// ReadRun reads a run's run.json; ErrNoSuchRun when the run does not exist.
+// ErrRunMismatch is a run.json whose run_id is not its directory's name: a
+// run directory renamed or copied by hand. The name is the run's identity,
+// so such a run is refused until loop-record --repair rewrites its run_id.
+var ErrRunMismatch = errors.New("run.json names another run")
+
+// ReadRun reads a run's run.json; ErrNoSuchRun when the run does not exist,
+// ErrRunMismatch when its run_id is not the directory's name.
 func (s *Store) ReadRun(id string) (*record.Run, error) {
-	data, err := os.ReadFile(s.RunPath(id, RunFile))
+	r, err := s.ReadRunAsIs(id)
+	if err != nil {
+		return nil, err
+	}
+	if r.RunID != id {
+		return nil, fmt.Errorf("%w: runs/%s/run.json says run_id %q (renamed or copied by hand?); fix it with loop-record --run %s --repair", ErrRunMismatch, id, r.RunID, id)
+	}
+	return r, nil
+}
+
+// ReadRunAsIs reads run.json without checking its run_id: for the repair
+// that rewrites it, and for readers that show what is there.
+func (s *Store) ReadRunAsIs(id string) (*record.Run, error) {
+	if err := ValidRunID(id); err != nil {
+		return nil, err
+	}
+	if err := s.checkRunDir(id); err != nil {
+		return nil, err
+	}
+	f, err := openNoFollow(s.RunPath(id, RunFile), os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrNoSuchRun, id)
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read %s: %w", s.RunPath(id, RunFile), err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxRunJSON))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", s.RunPath(id, RunFile), err)
 	}
 	r := &record.Run{}
 	if err := json.Unmarshal(data, r); err != nil {
@@ -69,8 +100,18 @@ func (s *Store) ReadRun(id string) (*record.Run, error) {
 	return r, nil
 }
 
-// WriteRun rewrites run.json atomically.
+// maxRunJSON bounds what is read of a run.json (a real one is a few KiB).
+const maxRunJSON = 16 << 20
+
+// WriteRun rewrites run.json atomically, in the run's existing directory
+// (never creating one).
 func (s *Store) WriteRun(r *record.Run) error {
+	if err := ValidRunID(r.RunID); err != nil {
+		return err
+	}
+	if err := s.checkRunDir(r.RunID); err != nil {
+		return err
+	}
 	data, err := record.MarshalIndent(r)
 	if err != nil {
 		return err

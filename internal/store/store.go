@@ -139,3 +139,28 @@ func (s *Store) RunExists(id string) bool {
 	fi, err := os.Stat(s.RunPath(id, RunFile))
 	return err == nil && fi.Mode().IsRegular()
 }
+
+// MkdirRun makes the directories names (each inside the one before) below
+// an existing run's directory and returns the last one's path. It never
+// creates the run directory itself, and refuses a symlink at any level, so
+// nothing is written outside the run.
+func (s *Store) MkdirRun(id string, names ...string) (string, error) {
+	if err := s.checkRunDir(id); err != nil {
+		return "", err
+	}
+	p := s.RunDir(id)
+	for _, n := range names {
+		p = filepath.Join(p, n)
+		err := os.Mkdir(p, DirMode)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return "", err
+		}
+		if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+			return "", fmt.Errorf("%s is not a directory (a symlink?); refusing to write through it", p)
+		}
+	}
+	return p, nil
+}
