@@ -1,0 +1,484 @@
+package failure
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// found is what the detectors report: blocks of lines that say what failed
+// and the failing tests, each at the line that names it.
+type found struct {
+	lines  []string
+	blocks []block
+	tests  []test
+}
+
+// block is lines that belong together (a failing test and its messages, a
+// compiler error and its context). Generic blocks (lone "error:" lines)
+// come after the others when room is short.
+type block struct {
+	lines   []int // ascending
+	generic bool
+}
+
+type test struct {
+	at        int
+	name, msg string
+}
+
+func (f *found) add(generic bool, lines ...int) {
+	if len(lines) == 0 {
+		return
+	}
+	slices.Sort(lines)
+	f.blocks = append(f.blocks, block{lines: slices.Compact(lines), generic: generic})
+}
+
+func (f *found) test(at int, name, msg string) {
+	f.tests = append(f.tests, test{at: at, name: name, msg: strings.TrimSpace(msg)})
+}
+
+// analyze runs every detector over the stripped lines. Each one looks for
+// its own framework's marks, so they can all run on any output.
+func analyze(lines []string) *found {
+	f := &found{lines: lines}
+	goTest(f)
+	pytest(f)
+	jest(f)
+	vitest(f)
+	cargo(f)
+	tap(f)
+	compiler(f)
+	generic(f)
+	slices.SortStableFunc(f.blocks, func(a, b block) int {
+		if a.generic != b.generic {
+			if a.generic {
+				return 1
+			}
+			return -1
+		}
+		return a.lines[0] - b.lines[0]
+	})
+	return f
+}
+
+func indentOf(s string) int {
+	n := 0
+	for _, c := range s {
+		switch c {
+		case ' ':
+			n++
+		case '\t':
+			n += 4
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+var (
+	goEvent  = regexp.MustCompile(`^\s*=== (?:RUN|CONT|NAME|PAUSE)\s+(\S+)`)
+	goResult = regexp.MustCompile(`^(\s*)--- (FAIL|PASS|SKIP): (\S+) \(`)
+	goPanic  = regexp.MustCompile(`^panic: `)
+	goFrame  = regexp.MustCompile(`^(testing\.|runtime\.|panic\(|created by )`)
+)
+
+// goTest finds `--- FAIL: X` with the messages that belong to X: the
+// indented lines after it (plain mode), or those printed while X ran, from
+// `=== RUN X` on (-v mode); and `panic:` with the first frames of user code.
+func goTest(f *found) {
+	owned := map[string][]int{}
+	cur := ""
+	type fail struct {
+		at, indent int
+		name       string
+	}
+	var fails []fail
+	var panics []int
+	for i, l := range f.lines {
+		if m := goEvent.FindStringSubmatch(l); m != nil {
+			cur = m[1]
+			continue
+		}
+		if m := goResult.FindStringSubmatch(l); m != nil {
+			if m[2] == "FAIL" {
+				fails = append(fails, fail{i, indentOf(m[1]), m[3]})
+			}
+			cur = ""
+			continue
+		}
+		if goPanic.MatchString(l) {
+			panics = append(panics, i)
+			goPanicBlock(f, i)
+			continue
+		}
+		if cur != "" && indentOf(l) > 0 && !blank(l) {
+			owned[cur] = append(owned[cur], i)
+		}
+	}
+	parents := map[string]bool{} // tests with a failed subtest
+	for _, fl := range fails {
+		for i, c := range fl.name {
+			if c == '/' {
+				parents[fl.name[:i]] = true
+			}
+		}
+	}
+	for _, fl := range fails {
+		lines := append(slices.Clone(owned[fl.name]), fl.at)
+		for j := fl.at + 1; j < len(f.lines); j++ {
+			l := f.lines[j]
+			if blank(l) || indentOf(l) <= fl.indent {
+				break
+			}
+			if m := goResult.FindStringSubmatch(l); m != nil && m[2] != "FAIL" {
+				continue
+			}
+			lines = append(lines, j)
+		}
+		f.add(false, lines...)
+		if parents[fl.name] {
+			continue // the subtest names the failure
+		}
+		f.test(fl.at, fl.name, goMessage(f, lines, fl.at, panics))
+	}
+}
+
+var goLocated = regexp.MustCompile(`^\s*\S+\.go:\d+: `)
+
+// goMessage picks the test's last t.Error/t.Fatal line (those before it are
+// often t.Log), else its first message line, else the panic after it.
+func goMessage(f *found, lines []int, at int, panics []int) string {
+	msg, located := "", ""
+	for _, j := range lines {
+		l := f.lines[j]
+		if j == at || goResult.MatchString(l) {
+			continue
+		}
+		if msg == "" {
+			msg = l
+		}
+		if goLocated.MatchString(l) {
+			located = l
+		}
+	}
+	if located != "" {
+		msg = located
+	}
+	if msg == "" {
+		for _, p := range panics {
+			if p > at && p <= at+3 {
+				msg = f.lines[p]
+			}
+		}
+	}
+	return msg
+}
+
+// goPanicBlock keeps the panic lines and the first two frames outside the
+// runtime and testing packages: where the code under test broke.
+func goPanicBlock(f *found, at int) {
+	lines := []int{at}
+	i := at + 1
+	for ; i < len(f.lines); i++ {
+		t := strings.TrimSpace(f.lines[i])
+		if !strings.HasPrefix(t, "panic:") && !strings.HasPrefix(t, "[recovered") {
+			break
+		}
+		lines = append(lines, i)
+	}
+	for i < len(f.lines) && (blank(f.lines[i]) || strings.HasPrefix(f.lines[i], "goroutine ")) {
+		i++
+	}
+	frames := 0
+	for ; i+1 < len(f.lines) && frames < 2; i += 2 {
+		fn, file := f.lines[i], f.lines[i+1]
+		if blank(fn) || fn[0] == '\t' || !strings.HasPrefix(file, "\t") {
+			break
+		}
+		if goFrame.MatchString(fn) {
+			continue
+		}
+		lines = append(lines, i, i+1)
+		frames++
+	}
+	f.add(false, lines...)
+}
+
+var (
+	pyMark   = regexp.MustCompile(`^=+ (FAILURES|ERRORS|short test summary info) =+$`)
+	pyFailed = regexp.MustCompile(`^(?:FAILED|ERROR) (\S+)(?: - (.*))?$`)
+	pyHeader = regexp.MustCompile(`^_{3,} (.+?) _{3,}$`)
+	pyLoc    = regexp.MustCompile(`^\S+:\d+: ?\w*$`)
+)
+
+// pytest finds the `E` lines of each failure with the `>` line before them
+// and the location after, and the FAILED lines of the short summary, which
+// name the tests (the section headers do when there is no summary).
+func pytest(f *found) {
+	if !slices.ContainsFunc(f.lines, pyMark.MatchString) {
+		return
+	}
+	type head struct {
+		at   int
+		name string
+	}
+	var heads []head
+	summary := slices.ContainsFunc(f.lines, pyFailed.MatchString)
+	for i := 0; i < len(f.lines); i++ {
+		l := f.lines[i]
+		if m := pyHeader.FindStringSubmatch(l); m != nil {
+			heads = append(heads, head{i, m[1]})
+			continue
+		}
+		if m := pyFailed.FindStringSubmatch(l); m != nil {
+			f.add(false, i)
+			f.test(i, m[1], m[2])
+			continue
+		}
+		if !strings.HasPrefix(l, "E ") {
+			continue
+		}
+		var lines []int
+		for j := i - 1; j >= 0 && !pyHeader.MatchString(f.lines[j]); j-- {
+			if strings.HasPrefix(f.lines[j], ">") {
+				lines = append(lines, j)
+				break
+			}
+		}
+		first := i
+		for ; i < len(f.lines) && strings.HasPrefix(f.lines[i], "E "); i++ {
+			lines = append(lines, i)
+		}
+		for j := i; j < len(f.lines) && j < i+3; j++ {
+			if pyLoc.MatchString(f.lines[j]) {
+				lines = append(lines, j)
+				break
+			}
+		}
+		f.add(false, lines...)
+		if !summary && len(heads) > 0 && heads[len(heads)-1].at < first {
+			h := heads[len(heads)-1]
+			f.test(h.at, h.name, strings.TrimPrefix(f.lines[first], "E "))
+			heads = heads[:len(heads)-1]
+		}
+		i--
+	}
+}
+
+var (
+	jestBullet = regexp.MustCompile(`^(\s*)● (.+)$`)
+	codeFrame  = regexp.MustCompile(`^\s*>?\s*\d*\s*\|`)
+	failLine   = regexp.MustCompile(`^\s*FAIL\s+\S`)
+)
+
+// jest finds the `●` blocks (message, expected/received and the first `at`
+// line, without the code frame) and the `FAIL file` lines.
+func jest(f *found) {
+	for i, l := range f.lines {
+		m := jestBullet.FindStringSubmatch(l)
+		if m == nil || m[2] == "Console" {
+			continue
+		}
+		indent := indentOf(m[1])
+		lines := []int{i}
+		msg, at := "", false
+		for j := i + 1; j < len(f.lines); j++ {
+			t := f.lines[j]
+			if jestBullet.MatchString(t) || (!blank(t) && indentOf(t) <= indent) {
+				break
+			}
+			tt := strings.TrimSpace(t)
+			switch {
+			case blank(t):
+				continue
+			case codeFrame.MatchString(t):
+				continue
+			case strings.HasPrefix(tt, "at "):
+				if at {
+					continue
+				}
+				at = true
+			}
+			if msg == "" {
+				msg = tt
+			}
+			lines = append(lines, j)
+		}
+		f.add(false, lines...)
+		f.test(i, m[2], msg)
+	}
+	for i, l := range f.lines {
+		if failLine.MatchString(l) && !vitestFail.MatchString(l) {
+			f.add(false, i)
+		}
+	}
+}
+
+var (
+	vitestFail = regexp.MustCompile(`^\s*FAIL\s+\S+ > (.+)$`)
+	vitestCode = regexp.MustCompile(`^\s*\d*\s*\|`)
+)
+
+// vitest finds `FAIL file > suite > test` and the error lines under it, up
+// to the ⎯ rule that ends each failure, without the code frame.
+func vitest(f *found) {
+	for i, l := range f.lines {
+		m := vitestFail.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		lines := []int{i}
+		msg := ""
+		for j := i + 1; j < len(f.lines) && j < i+40; j++ {
+			t := f.lines[j]
+			if strings.Contains(t, "⎯") || failLine.MatchString(t) {
+				break
+			}
+			if blank(t) || vitestCode.MatchString(t) {
+				continue
+			}
+			if msg == "" {
+				msg = t
+			}
+			lines = append(lines, j)
+		}
+		f.add(false, lines...)
+		f.test(i, m[1], msg)
+	}
+}
+
+var (
+	cargoHeader = regexp.MustCompile(`^---- (\S+) stdout ----$`)
+	cargoPanic  = regexp.MustCompile(`^thread '([^']*)'(?: \(\d+\))? panicked at (.*)$`)
+	cargoFailed = regexp.MustCompile(`^test (\S+) \.\.\. FAILED$`)
+	oldPanic    = regexp.MustCompile(`^'(.*)', \S+:\d+:\d+$`)
+)
+
+// cargo finds `---- test stdout ----` with the panic under it (the
+// message, left and right, without the backtrace) and `test X ... FAILED`.
+func cargo(f *found) {
+	for i, l := range f.lines {
+		if m := cargoFailed.FindStringSubmatch(l); m != nil {
+			f.test(i, m[1], "")
+			continue
+		}
+		m := cargoPanic.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		lines := []int{i}
+		for j := i - 1; j >= 0 && j >= i-2; j-- {
+			if cargoHeader.MatchString(f.lines[j]) {
+				lines = append(lines, j)
+			}
+		}
+		msg := ""
+		if om := oldPanic.FindStringSubmatch(m[2]); om != nil {
+			msg = om[1]
+		}
+		for j := i + 1; j < len(f.lines); j++ {
+			t := f.lines[j]
+			if blank(t) || strings.HasPrefix(t, "stack backtrace:") || strings.HasPrefix(t, "note: ") {
+				break
+			}
+			if msg == "" {
+				msg = t
+			}
+			lines = append(lines, j)
+		}
+		f.add(false, lines...)
+		if m[1] != "main" && m[1] != "<unnamed>" {
+			f.test(i, m[1], msg)
+		}
+	}
+}
+
+var (
+	tapNotOK = regexp.MustCompile(`^(\s*)not ok \d+(?: -)? ?(.*?)(\s+#\s*(?i:todo|skip)\b.*)?$`)
+	tapKey   = regexp.MustCompile(`^(\s*)(\w+):\s*(.*)$`)
+)
+
+// tap finds `not ok` lines (not TODO or SKIP) with the message or error
+// text of the YAML block under them.
+func tap(f *found) {
+	for i, l := range f.lines {
+		m := tapNotOK.FindStringSubmatch(l)
+		if m == nil || m[3] != "" {
+			continue
+		}
+		lines := []int{i}
+		msg := ""
+		if i+1 < len(f.lines) && strings.TrimSpace(f.lines[i+1]) == "---" {
+			keyIndent, keep := -1, false
+			for j := i + 2; j < len(f.lines); j++ {
+				t := f.lines[j]
+				if strings.TrimSpace(t) == "..." {
+					break
+				}
+				if km := tapKey.FindStringSubmatch(t); km != nil && (keyIndent < 0 || indentOf(km[1]) <= keyIndent) {
+					keyIndent = indentOf(km[1])
+					keep = km[2] == "message" || km[2] == "error"
+					if v := strings.Trim(km[3], `'"`); keep && msg == "" && !strings.HasPrefix(v, "|") && !strings.HasPrefix(v, ">") {
+						msg = v
+					}
+				} else if keep && msg == "" && !blank(t) {
+					msg = strings.TrimSpace(t)
+				}
+				if keep && !blank(t) {
+					lines = append(lines, j)
+				}
+			}
+		}
+		f.add(false, lines...)
+		f.test(i, m[2], msg)
+	}
+}
+
+var (
+	ccError   = regexp.MustCompile(`^\S+?:\d+:\d+:\s*(.*)$`)
+	tscError  = regexp.MustCompile(`^\S+\(\d+,\d+\): error`)
+	rustError = regexp.MustCompile(`^error(\[\w+\])?: `)
+)
+
+// compiler finds `file:line:col: message` (not warnings or notes) with the
+// indented context lines under it, and rustc's `error[E...]:` blocks.
+func compiler(f *found) {
+	for i, l := range f.lines {
+		switch {
+		case tscError.MatchString(l):
+			f.add(false, i)
+		case rustError.MatchString(l):
+			lines := []int{i}
+			for j := i + 1; j < len(f.lines) && j < i+12 && !blank(f.lines[j]); j++ {
+				lines = append(lines, j)
+			}
+			f.add(false, lines...)
+		default:
+			m := ccError.FindStringSubmatch(l)
+			if m == nil || strings.HasPrefix(m[1], "warning") || strings.HasPrefix(m[1], "note") {
+				continue
+			}
+			lines := []int{i}
+			for j := i + 1; j < len(f.lines) && j < i+6 && strings.HasPrefix(f.lines[j], " ") && !blank(f.lines[j]); j++ {
+				lines = append(lines, j)
+			}
+			f.add(false, lines...)
+		}
+	}
+}
+
+var genericError = regexp.MustCompile(`[Ee]rror(\[\w+\])?:|ERROR:|Exception:|\berror TS\d+:`)
+
+// generic keeps any other line that says error: on its own.
+func generic(f *found) {
+	for i, l := range f.lines {
+		if genericError.MatchString(l) {
+			f.add(true, i)
+		}
+	}
+}
