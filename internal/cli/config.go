@@ -20,7 +20,7 @@ var KnownKeys = map[string]bool{
 	"claude_timeout_sec": true, "claude_retries": true, "claude_retry_backoff_sec": true,
 	"completion_mode": true, "completion_marker": true, "max_concurrency": true,
 	"keep_last": true, "keep_days": true, "auto_clean": true,
-	"progress_max_entries": true, "progress_max_chars": true, "inline_cap_bytes": true,
+	"progress_max_entries": true, "progress_max_chars": true, "progress_excerpt": true, "inline_cap_bytes": true,
 	"max_cost": true, "agent_format": true,
 }
 

@@ -94,6 +94,9 @@ type line struct {
 	TasksDone         *int     `json:"tasks_done"`
 	TasksTotal        *int     `json:"tasks_total"`
 	PlanAdvanced      bool     `json:"plan_advanced_on_failure"`
+	Agent             *struct {
+		FinalMessage string `json:"final_message"`
+	} `json:"agent"`
 }
 
 // decodeLine decodes one record; number is what a validation record gets.
@@ -111,6 +114,9 @@ func decodeLine(lineNo int, data []byte, number int) (it record.IterationLog, sk
 		TimedOut: l.TimedOut, Signal: l.Signal, Error: l.Error, Stdout: l.Stdout, Stderr: l.Stderr,
 		DurationMs: l.DurationMs, FilesChanged: l.FilesChanged,
 		TasksDone: l.TasksDone, TasksTotal: l.TasksTotal, PlanAdvancedOnFailure: l.PlanAdvanced,
+	}
+	if l.Agent != nil {
+		it.Agent = &record.Agent{FinalMessage: l.Agent.FinalMessage}
 	}
 	switch {
 	case l.Type == nil:

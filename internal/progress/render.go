@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loopkit/loopkit/internal/failure"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -16,11 +17,25 @@ import (
 const TruncatedMarker = "...[truncated]..."
 
 // Limits bound the block: how many iterations, and how many characters of
-// each iteration's output.
+// each iteration's output; and say what fills it.
 type Limits struct {
 	MaxEntries int
 	MaxChars   int
+	// Excerpt is how the output is cut: ExcerptTail (seed 002's end of the
+	// output, the default) or ExcerptFailures (the lines that say what failed).
+	Excerpt string
+	// AgentSummary adds an **Agent:** line: the start of the agent's final message.
+	AgentSummary bool
 }
+
+// Excerpt modes.
+const (
+	ExcerptTail     = "tail"
+	ExcerptFailures = "failures"
+)
+
+// AgentChars is how much of the agent's final message the **Agent:** line keeps.
+const AgentChars = 200
 
 // DefaultLimits are seed 002's: the last 5 iterations, 500 characters each.
 func DefaultLimits() Limits { return Limits{MaxEntries: 5, MaxChars: 500} }
@@ -35,6 +50,8 @@ type Entry struct {
 	// Output is the kept end of the output, trimmed, without the marker line.
 	Output    string `json:"output"`
 	Truncated bool   `json:"truncated"`
+	// Agent is the start of the agent's final message, with AgentSummary.
+	Agent *string `json:"agent,omitempty"`
 }
 
 // Entries returns the last l.MaxEntries of logs as entries, oldest first.
@@ -47,18 +64,24 @@ func Entries(logs []record.IterationLog, l Limits) []Entry {
 	}
 	out := make([]Entry, 0, len(logs))
 	for i := range logs {
-		out = append(out, NewEntry(&logs[i], l.MaxChars))
+		out = append(out, NewEntry(&logs[i], l))
 	}
 	return out
 }
 
-// NewEntry cuts one iteration's output: stdout unless it is empty, then
-// stderr; its last maxChars characters (never splitting one), trimmed.
-func NewEntry(it *record.IterationLog, maxChars int) Entry {
-	tail, cut := cutOutput(it, maxChars)
+// NewEntry cuts one iteration's output as l says: by default stdout unless
+// it is empty, then stderr; its last l.MaxChars characters (never splitting
+// one), trimmed.
+func NewEntry(it *record.IterationLog, l Limits) Entry {
+	tail, cut := cutOutput(it, l)
 	files := it.FilesChanged
 	if files == nil {
 		files = []string{}
+	}
+	var agent *string
+	if l.AgentSummary {
+		a := agentSummary(it)
+		agent = &a
 	}
 	return Entry{
 		Iteration:    it.Iteration,
@@ -68,6 +91,7 @@ func NewEntry(it *record.IterationLog, maxChars int) Entry {
 		FilesChanged: files,
 		Output:       strings.TrimSpace(tail),
 		Truncated:    cut,
+		Agent:        agent,
 	}
 }
 
@@ -82,17 +106,18 @@ func Render(logs []record.IterationLog, l Limits) string {
 	}
 	var b strings.Builder
 	for i := range logs {
-		writeEntry(&b, &logs[i], l.MaxChars)
+		writeEntry(&b, &logs[i], l)
 	}
 	return b.String()
 }
 
 // writeEntry writes one entry exactly as seed 002's record() formats it.
 // The seed trims the marker and the tail together, so an empty kept tail
-// leaves the marker alone; we build the same string before trimming.
-func writeEntry(b *strings.Builder, it *record.IterationLog, maxChars int) {
-	tail, cut := cutOutput(it, maxChars)
-	if cut {
+// leaves the marker alone; we build the same string before trimming. A
+// failures excerpt carries its own markers.
+func writeEntry(b *strings.Builder, it *record.IterationLog, l Limits) {
+	tail, cut := cutOutput(it, l)
+	if cut && l.Excerpt != ExcerptFailures {
 		tail = TruncatedMarker + "\n" + tail
 	}
 	files := "none"
@@ -117,17 +142,46 @@ func writeEntry(b *strings.Builder, it *record.IterationLog, maxChars int) {
 			b.WriteString(" (boxes ticked although the validation failed: untick what does not pass)")
 		}
 	}
+	if l.AgentSummary {
+		b.WriteString("\n**Agent:** ")
+		b.WriteString(agentSummary(it))
+	}
 	b.WriteString("\n**Output:**\n```\n")
 	b.WriteString(strings.TrimSpace(tail))
 	b.WriteString("\n```\n\n")
 }
 
 // cutOutput is the iteration's stdout, or its stderr when stdout is empty,
-// cut to its last maxChars characters; cut reports that something was left off.
-func cutOutput(it *record.IterationLog, maxChars int) (tail string, cut bool) {
+// cut to its last maxChars characters; cut reports that something was left
+// off. The failures excerpt reads both streams (a build error is often on
+// stderr while stdout says only FAIL) and picks the lines that say what failed.
+func cutOutput(it *record.IterationLog, l Limits) (tail string, cut bool) {
+	if l.Excerpt == ExcerptFailures {
+		output := it.Stdout
+		if it.Stderr != "" {
+			output = strings.TrimRight(output, "\n") + "\n" + it.Stderr
+		}
+		return failure.Excerpt(output, max(l.MaxChars, 0))
+	}
 	output := it.Stdout
 	if output == "" {
 		output = it.Stderr
 	}
-	return record.TailChars(output, max(maxChars, 0))
+	return record.TailChars(output, max(l.MaxChars, 0))
+}
+
+// agentSummary is the start of the agent's final message on one line, so
+// the next prompt says what was tried as well as what failed.
+func agentSummary(it *record.IterationLog) string {
+	if it.Agent == nil {
+		return "(no agent step recorded)"
+	}
+	msg := strings.Join(strings.Fields(failure.Strip(it.Agent.FinalMessage)), " ")
+	if msg == "" {
+		return "(no final message)"
+	}
+	if h := record.HeadChars(msg, AgentChars); h != msg {
+		return h + "…"
+	}
+	return msg
 }

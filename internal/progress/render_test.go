@@ -137,7 +137,7 @@ func TestMultibyteCut(t *testing.T) {
 		n := utf8.RuneCountInString(s)
 		for maxChars := 0; maxChars <= n+1; maxChars++ {
 			it := record.IterationLog{Iteration: 1, Stdout: s}
-			tail, cut := cutOutput(&it, maxChars)
+			tail, cut := cutOutput(&it, Limits{MaxChars: maxChars})
 			if !utf8.ValidString(tail) {
 				t.Fatalf("%q cut to %d: invalid UTF-8 %q", s, maxChars, tail)
 			}

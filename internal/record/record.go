@@ -57,6 +57,13 @@ type ToolCall struct {
 	Subagent bool `json:"subagent,omitempty"`
 }
 
+// Failure is one failing test the validation output names, with the first
+// line of its message (empty when the output gave none).
+type Failure struct {
+	Test    string `json:"test"`
+	Message string `json:"message"`
+}
+
 // Step is what loop-step prints: one run of the agent.
 type Step struct {
 	Type       string  `json:"type"`
@@ -121,23 +128,25 @@ type Agent struct {
 
 // IterationLog is one line of iterations.jsonl: the durable record of an iteration.
 type IterationLog struct {
-	ID                     string     `json:"id"`
-	RunID                  string     `json:"run_id"`
-	Iteration              int        `json:"iteration"`
-	Status                 string     `json:"status"`
-	ValidationCommand      string     `json:"validation_command"`
-	ExitCode               int        `json:"exit_code"`
-	TimedOut               bool       `json:"timed_out"`
-	Signal                 *string    `json:"signal"`
-	Error                  *string    `json:"error"`
-	Stdout                 string     `json:"stdout"`
-	Stderr                 string     `json:"stderr"`
-	StdoutTruncated        bool       `json:"stdout_truncated"`
-	StderrTruncated        bool       `json:"stderr_truncated"`
-	StdoutBytes            int64      `json:"stdout_bytes"`
-	StderrBytes            int64      `json:"stderr_bytes"`
-	DurationMs             int64      `json:"duration_ms"`
-	FilesChanged           []string   `json:"files_changed"`
+	ID                string   `json:"id"`
+	RunID             string   `json:"run_id"`
+	Iteration         int      `json:"iteration"`
+	Status            string   `json:"status"`
+	ValidationCommand string   `json:"validation_command"`
+	ExitCode          int      `json:"exit_code"`
+	TimedOut          bool     `json:"timed_out"`
+	Signal            *string  `json:"signal"`
+	Error             *string  `json:"error"`
+	Stdout            string   `json:"stdout"`
+	Stderr            string   `json:"stderr"`
+	StdoutTruncated   bool     `json:"stdout_truncated"`
+	StderrTruncated   bool     `json:"stderr_truncated"`
+	StdoutBytes       int64    `json:"stdout_bytes"`
+	StderrBytes       int64    `json:"stderr_bytes"`
+	DurationMs        int64    `json:"duration_ms"`
+	FilesChanged      []string `json:"files_changed"`
+	// Failures are the failing tests loop-record found in the output.
+	Failures               []Failure  `json:"failures"`
 	LLMInputTokens         *int64     `json:"llm_input_tokens"`
 	LLMOutputTokens        *int64     `json:"llm_output_tokens"`
 	LLMCacheReadTokens     *int64     `json:"llm_cache_read_tokens"`

@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"github.com/loopkit/loopkit/internal/failure"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -11,6 +12,7 @@ func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.
 		RunID:        id,
 		Iteration:    n,
 		FilesChanged: []string{},
+		Failures:     []record.Failure{},
 		ToolCalls:    []record.ToolCall{},
 		CreatedAt:    now,
 		UpdatedAt:    now,
@@ -22,6 +24,9 @@ func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.
 		it.Signal = v.Signal
 		it.Error = v.Error
 		it.Stdout, it.Stderr = v.Stdout, v.Stderr
+		if v.Stdout != "" || v.Stderr != "" {
+			it.Failures = failure.Extract(v.Stdout + "\n" + v.Stderr)
+		}
 		it.StdoutTruncated, it.StderrTruncated = v.StdoutTruncated, v.StderrTruncated
 		it.StdoutBytes, it.StderrBytes = v.StdoutBytes, v.StderrBytes
 		it.DurationMs = v.DurationMs

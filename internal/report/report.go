@@ -58,6 +58,9 @@ func PrimaryFailure(it *record.IterationLog) string {
 	if it.Status == record.StatusPass {
 		return "-"
 	}
+	if len(it.Failures) > 0 {
+		return cell(failingTests(it.Failures))
+	}
 	first := ""
 	for _, out := range []string{it.Stdout, it.Stderr} {
 		for _, line := range strings.Split(out, "\n") {
@@ -80,6 +83,23 @@ func PrimaryFailure(it *record.IterationLog) string {
 		return cell(first)
 	}
 	return fmt.Sprintf("exit %d", it.ExitCode)
+}
+
+// failingTests names the failing tests and the first one's message.
+func failingTests(fs []record.Failure) string {
+	names := make([]string, 0, 4)
+	for i, f := range fs {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("+%d more", len(fs)-3))
+			break
+		}
+		names = append(names, f.Test)
+	}
+	s := fmt.Sprintf("%d failing: %s", len(fs), strings.Join(names, ", "))
+	if fs[0].Message != "" {
+		s += " — " + fs[0].Message
+	}
+	return s
 }
 
 // cell makes a line safe inside a markdown table cell and keeps it short.

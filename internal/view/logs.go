@@ -47,8 +47,8 @@ func keySet(keys ...string) map[string]bool {
 }
 
 var (
-	logKeys     = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure")
-	verboseKeys = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure",
+	logKeys     = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure", "failures")
+	verboseKeys = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure", "failures",
 		"tool_calls", "llm_input_tokens", "llm_output_tokens", "llm_cache_read_tokens", "llm_cache_creation_tokens", "cost_usd")
 )
 
@@ -87,6 +87,9 @@ func (v *Logs) Write(rec *Record) error {
 	if it.Error != nil && *it.Error != "" {
 		line += " — " + Escape(*it.Error, false)
 	}
+	if len(it.Failures) > 0 {
+		line += " — " + Escape(FailingSummary(it.Failures, 3), false)
+	}
 	if _, err := fmt.Fprintln(v.W, v.Style.paint(exitColor(it.ExitCode, it.Status), line)); err != nil {
 		return err
 	}
@@ -113,6 +116,20 @@ func (v *Logs) details(it *record.IterationLog) error {
 		}
 	}
 	return nil
+}
+
+// FailingSummary names the failing tests: "2 failing: TestA, TestB", at
+// most show names, then "+N more".
+func FailingSummary(fs []record.Failure, show int) string {
+	names := make([]string, 0, min(len(fs), show))
+	for i, f := range fs {
+		if i == show {
+			names = append(names, fmt.Sprintf("+%d more", len(fs)-show))
+			break
+		}
+		names = append(names, f.Test)
+	}
+	return fmt.Sprintf("%d failing: %s", len(fs), strings.Join(names, ", "))
 }
 
 func plural(n int, word string) string {

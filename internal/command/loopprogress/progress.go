@@ -21,13 +21,18 @@ loop-progress --run ID --template PROMPT.md [--set NAME=VALUE ...]
 Examples:
   $ loop-progress RUN
   $ loop-progress --run RUN --template TASK.md --append-progress
+  $ loop-progress RUN --excerpt failures --agent-summary
   $ loop-view logs RUN --json --failed | loop-progress --from -
 
 Renders the progress block of a run's last iterations: per iteration the
 command, exit code, duration, files changed and the last --max-chars
-characters of its output (stdout, else stderr). It reads only the end of
-the run's iterations.jsonl. --from reads IterationLog or validation records
-(NDJSON) instead.
+characters of its output (stdout, else stderr). --excerpt failures keeps
+instead, in the same --max-chars, the lines that say what failed (go test,
+pytest, Jest, Vitest, cargo, TAP, compiler errors, error: lines) without
+colour codes, then the end; --agent-summary adds an **Agent:** line, the
+start of the agent's final message. It reads only the end of the run's
+iterations.jsonl. --from reads IterationLog or validation records (NDJSON)
+instead.
 
 --template prints the file with <<progress>> replaced by the block; lines
 between a line <<#if progress>> and a line <</if>> are kept only when there
@@ -46,6 +51,8 @@ type Options struct {
 	From           string   `long:"from" value-name:"FILE" description:"read IterationLog or validation records from FILE ('-': stdin) instead of the run" unquote:"false"`
 	MaxEntries     int      `long:"max-entries" value-name:"N" default:"5" config:"progress_max_entries" description:"iterations shown, the last ones"`
 	MaxChars       int      `long:"max-chars" value-name:"N" default:"500" config:"progress_max_chars" description:"characters of each iteration's output kept (its end)"`
+	Excerpt        string   `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" choice:"tail" choice:"failures" description:"tail: the end of each output; failures: the lines that say what failed, then the end" unquote:"false"`
+	AgentSummary   bool     `long:"agent-summary" description:"add an **Agent:** line: the first 200 characters of the agent's final message"`
 	Format         string   `long:"format" value-name:"FORMAT" default:"text" choice:"text" choice:"json" description:"text: the markdown block; json: the same entries as one JSON array" unquote:"false"`
 	Template       string   `long:"template" value-name:"FILE" description:"print FILE with <<progress>> and <<name>> placeholders filled" unquote:"false"`
 	Set            []string `long:"set" value-name:"NAME=VALUE" description:"fill <<NAME>> in the template (repeatable)" unquote:"false"`
@@ -82,7 +89,7 @@ func run(env *cli.Env) error {
 	if opts.MaxEntries < 0 || opts.MaxChars < 0 {
 		return env.UsageError("--max-entries and --max-chars must be 0 or more (got %d and %d)", opts.MaxEntries, opts.MaxChars)
 	}
-	limits := progress.Limits{MaxEntries: opts.MaxEntries, MaxChars: opts.MaxChars}
+	limits := progress.Limits{MaxEntries: opts.MaxEntries, MaxChars: opts.MaxChars, Excerpt: opts.Excerpt, AgentSummary: opts.AgentSummary}
 
 	var logs []record.IterationLog
 	if opts.Save {

@@ -39,7 +39,7 @@ func loadPrompt(env *cli.Env, st *store.Store, opts *Options, set map[string]str
 	if err != nil {
 		return "", cli.Failf("read template: %v", pathError(err))
 	}
-	limits := progress.Limits{MaxEntries: opts.MaxEntries, MaxChars: opts.MaxChars}
+	limits := progress.Limits{MaxEntries: opts.MaxEntries, MaxChars: opts.MaxChars, Excerpt: opts.Excerpt, AgentSummary: opts.AgentSummary}
 	var logs []record.IterationLog
 	if opts.Run != "" {
 		logs, err = progress.Load(st, opts.Run, limits.MaxEntries)
