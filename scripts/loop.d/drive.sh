@@ -70,7 +70,7 @@ drive() {
 
   while [ "$i" -le "$max" ]; do
     log "iteration $i/$max: agent"
-    run_child "$LK_STEP" --run "$run" --dir "$dir" --template "$prompt" --append-progress \
+    run_child "$LK_STEP" --run "$run" --dir "$dir" --template "$prompt" --append-progress --excerpt failures --agent-summary \
       --phase implementation --timeout "$timeout" --retries "$retries" --retry-backoff "$backoff" \
       --completion-mode "$mode" --exit-zero -- "${agent[@]}" >"$tmp/step.json"
     [ -n "$CANCELED" ] && finish "$run" canceled "canceled by SIG$CANCELED" 130
