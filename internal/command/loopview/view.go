@@ -82,6 +82,7 @@ func run(env *cli.Env) error {
 		"show":     &showCmd{},
 		"describe": &describeCmd{},
 		"tail":     &tailCmd{},
+		"diff":     &diffCmd{},
 	}
 	for _, c := range []struct{ name, short, long string }{
 		{"runs", "list runs, newest first", runsHelp},
@@ -90,6 +91,7 @@ func run(env *cli.Env) error {
 		{"show", "one file of an iteration, byte-exact", showHelp},
 		{"describe", "a run's status, totals and files", describeHelp},
 		{"tail", "the running step's output, as it is written", tailHelp},
+		{"diff", "what the agent changed in an iteration", diffHelp},
 	} {
 		if _, err := p.AddCommand(c.name, c.short, c.long, cmds[c.name]); err != nil {
 			panic(err)
@@ -99,7 +101,7 @@ func run(env *cli.Env) error {
 	if err != nil {
 		var fe *flags.Error
 		if errors.As(err, &fe) && fe.Type == flags.ErrCommandRequired {
-			return env.UsageError("no subcommand: give one of runs, logs, output, show, describe, tail")
+			return env.UsageError("no subcommand: give one of runs, logs, output, show, describe, tail, diff, report")
 		}
 		return err
 	}

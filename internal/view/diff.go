@@ -1,0 +1,149 @@
+package view
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+)
+
+const cyan = "\x1b[36m"
+
+// Patch writes a unified diff, coloured the way git diff colours it when
+// style.Color is set: headers bold, hunks cyan, removals red, additions
+// green. Piped, it is the bytes as stored; on a terminal, control bytes
+// from the work tree are escaped so they cannot act on the screen.
+func Patch(w io.Writer, style Style, patch []byte) error {
+	if !style.Color && !style.Align {
+		_, err := w.Write(patch)
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	inHeader := false
+	for len(patch) > 0 {
+		line := patch
+		if i := bytes.IndexByte(patch, '\n'); i >= 0 {
+			line, patch = patch[:i+1], patch[i+1:]
+		} else {
+			patch = nil
+		}
+		text := strings.TrimSuffix(string(line), "\n")
+		color := ""
+		switch {
+		case strings.HasPrefix(text, "diff --git "):
+			inHeader, color = true, bold
+		case inHeader && strings.HasPrefix(text, "@@"):
+			inHeader, color = false, cyan
+		case inHeader:
+			color = bold
+		case strings.HasPrefix(text, "@@"):
+			color = cyan
+		case strings.HasPrefix(text, "+"):
+			color = green
+		case strings.HasPrefix(text, "-"):
+			color = red
+		}
+		bw.WriteString(style.paint(color, Escape(text, true)))
+		if len(line) > len(text) {
+			bw.WriteByte('\n')
+		}
+	}
+	return bw.Flush()
+}
+
+// FileStat is one file of a diff: lines added and removed, or binary.
+type FileStat struct {
+	Path           string
+	Added, Removed int
+	Binary         bool
+}
+
+// Stat reads a unified diff (git's format) and counts each file's lines.
+func Stat(patch []byte) []FileStat {
+	var out []FileStat
+	var cur *FileStat
+	inHunk := false
+	for _, line := range strings.Split(string(patch), "\n") {
+		switch {
+		case strings.HasPrefix(line, "diff --git "):
+			out = append(out, FileStat{Path: diffPath(line)})
+			cur, inHunk = &out[len(out)-1], false
+		case cur == nil:
+		case strings.HasPrefix(line, "Binary files ") || line == "GIT binary patch":
+			cur.Binary = true
+		case strings.HasPrefix(line, "rename to "):
+			cur.Path = strings.TrimPrefix(line, "rename to ")
+		case strings.HasPrefix(line, "@@"):
+			inHunk = true
+		case !inHunk:
+		case strings.HasPrefix(line, "+"):
+			cur.Added++
+		case strings.HasPrefix(line, "-"):
+			cur.Removed++
+		}
+	}
+	return out
+}
+
+// diffPath is the b/ side of "diff --git a/x b/x" (paths with spaces kept).
+func diffPath(line string) string {
+	rest := strings.TrimPrefix(line, "diff --git ")
+	if i := strings.Index(rest, " b/"); i >= 0 && strings.HasPrefix(rest, "a/") {
+		return rest[i+3:]
+	}
+	return rest
+}
+
+// WriteStat writes git's --stat summary: " path | N +++--" per file, then
+// "K files changed, A insertions(+), R deletions(-)".
+func WriteStat(w io.Writer, style Style, stats []FileStat) error {
+	width, most, added, removed := 0, 0, 0, 0
+	for _, s := range stats {
+		width = max(width, len(Escape(s.Path, false)))
+		most = max(most, s.Added+s.Removed)
+		added += s.Added
+		removed += s.Removed
+	}
+	digits := len(fmt.Sprint(most))
+	bar := 50 // columns for the +/- bar, as git does at 80 columns
+	var b strings.Builder
+	for _, s := range stats {
+		fmt.Fprintf(&b, " %-*s | ", width, Escape(s.Path, false))
+		if s.Binary {
+			b.WriteString("Bin\n")
+			continue
+		}
+		n := s.Added + s.Removed
+		plus, minus := s.Added, s.Removed
+		if most > bar {
+			plus, minus = scale(s.Added, most, bar), scale(s.Removed, most, bar)
+		}
+		fmt.Fprintf(&b, "%*d %s%s\n", digits, n, style.paint(green, strings.Repeat("+", plus)), style.paint(red, strings.Repeat("-", minus)))
+	}
+	fmt.Fprintf(&b, " %s", plural(len(stats), "file")+" changed")
+	if added > 0 || removed == 0 {
+		fmt.Fprintf(&b, ", %d insertion%s(+)", added, pluralS(added))
+	}
+	if removed > 0 || added == 0 {
+		fmt.Fprintf(&b, ", %d deletion%s(-)", removed, pluralS(removed))
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// scale shrinks n of most to at most width columns, keeping a non-zero count visible.
+func scale(n, most, width int) int {
+	if n == 0 {
+		return 0
+	}
+	return max(1, n*width/most)
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
