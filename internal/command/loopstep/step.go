@@ -46,8 +46,8 @@ type Options struct {
 	MaxEntries     int          `long:"max-entries" value-name:"N" default:"5" config:"progress_max_entries" description:"iterations shown in the template's progress block"`
 	MaxChars       int          `long:"max-chars" value-name:"N" default:"500" config:"progress_max_chars" description:"characters of each iteration's output kept in the block"`
 	Plan           string       `long:"plan" value-name:"FILE" description:"a Markdown task list: quoted into the prompt, its boxes counted before and after the step" unquote:"false"`
-	Excerpt        string       `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" choice:"tail" choice:"failures" description:"how the block cuts each output: tail (its end) or failures" unquote:"false"`
-	AgentSummary   bool         `long:"agent-summary" description:"add the start of the agent's final message to each entry of the block"`
+	Excerpt        string       `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" choice:"tail" choice:"failures" description:"block's output: its end, or what failed" unquote:"false"`
+	AgentSummary   bool         `long:"agent-summary" description:"block adds what the agent said it did"`
 	Dir            string       `long:"dir" value-name:"DIR" description:"directory to run the agent in (default: the current directory)" unquote:"false"`
 	Phase          string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"the kind of step, kept in the record" unquote:"false"`
 	Timeout        cli.Duration `long:"timeout" value-name:"D" config:"claude_timeout_sec" description:"kill the agent's process group after D, each attempt (0: none)"`

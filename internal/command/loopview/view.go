@@ -83,6 +83,7 @@ func run(env *cli.Env) error {
 		"describe": &describeCmd{},
 		"tail":     &tailCmd{},
 		"diff":     &diffCmd{},
+		"report":   &reportCmd{},
 	}
 	for _, c := range []struct{ name, short, long string }{
 		{"runs", "list runs, newest first", runsHelp},
@@ -92,6 +93,7 @@ func run(env *cli.Env) error {
 		{"describe", "a run's status, totals and files", describeHelp},
 		{"tail", "the running step's output, as it is written", tailHelp},
 		{"diff", "what the agent changed in an iteration", diffHelp},
+		{"report", "a run as one HTML page to share", reportHelp},
 	} {
 		if _, err := p.AddCommand(c.name, c.short, c.long, cmds[c.name]); err != nil {
 			panic(err)

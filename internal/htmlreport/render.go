@@ -1,0 +1,95 @@
+package htmlreport
+
+import (
+	"bufio"
+	_ "embed"
+	"html/template"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/view"
+)
+
+var (
+	//go:embed report.tmpl
+	reportTmpl string
+	//go:embed index.tmpl
+	indexTmpl string
+	//go:embed style.css
+	styleCSS string
+)
+
+var funcs = template.FuncMap{
+	"millis":  view.Millis,
+	"human":   view.Human,
+	"cost":    view.Cost,
+	"dollars": dollars,
+	"stamp": func(ms int64) string {
+		return view.Stamp(&ms)
+	},
+	"detailed":  func(skipped, total int) int { return total - skipped },
+	"diffLines": diffLines,
+}
+
+var (
+	reportT = template.Must(template.Must(template.New("report").Funcs(funcs).Parse(reportTmpl)).New("style").Parse(styleCSS))
+	indexT  = template.Must(template.Must(template.New("index").Funcs(funcs).Parse(indexTmpl)).New("style").Parse(styleCSS))
+)
+
+// Options of a report.
+type Options struct {
+	// Now stamps the footer; zero leaves the time out (reproducible pages).
+	Now time.Time
+}
+
+// Write renders run id of st as one HTML page.
+func Write(w io.Writer, st *store.Store, id string, o Options) error {
+	p, err := load(st, id)
+	if err != nil {
+		return err
+	}
+	if !o.Now.IsZero() {
+		p.Generated = o.Now.UTC().Format("2006-01-02 15:04:05Z")
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := reportT.ExecuteTemplate(bw, "report", p); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+type diffLine struct{ Class, Text string }
+
+// diffLines splits a patch into runs of lines of one kind (header, hunk,
+// addition, removal, context) for colouring, as git diff does; one span
+// per run keeps a long diff small.
+func diffLines(patch string) []diffLine {
+	var out []diffLine
+	header := false
+	for _, l := range strings.SplitAfter(patch, "\n") {
+		if l == "" {
+			continue
+		}
+		c := ""
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			header, c = true, "head"
+		case strings.HasPrefix(l, "@@"):
+			header, c = false, "hunk"
+		case header:
+			c = "head"
+		case strings.HasPrefix(l, "+"):
+			c = "add"
+		case strings.HasPrefix(l, "-"):
+			c = "del"
+		}
+		if n := len(out); n > 0 && out[n-1].Class == c {
+			out[n-1].Text += l
+			continue
+		}
+		out = append(out, diffLine{Class: c, Text: l})
+	}
+	return out
+}

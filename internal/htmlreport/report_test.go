@@ -1,0 +1,115 @@
+package htmlreport
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/view"
+)
+
+// fixture makes a run of n iterations whose outputs are long and hostile:
+// markup, a script tag and terminal escapes, with a diff in every folder.
+func fixture(t testing.TB, n int) (*store.Store, string) {
+	t.Helper()
+	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
+	run := store.NewRun("r1", `<b>bold</b> name`, 1)
+	run.ValidationCommand = "go test ./..."
+	if err := st.CreateRun(run); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("ok  \tpkg\t0.01s <tag>\n", 5000)
+	cost := 0.02
+	for i := 1; i <= n; i++ {
+		status, code := record.StatusFail, 1
+		if i == n {
+			status, code = record.StatusPass, 0
+		}
+		it := record.IterationLog{ID: record.IterationID("r1", i), RunID: "r1", Iteration: i, Status: status, ExitCode: code,
+			ValidationCommand: "go test ./...", Stdout: long + "\x1b[31m<script>alert(1)</script>\x1b[0m\n", StdoutBytes: int64(len(long)) + 40,
+			Stderr: "exit status 1", DurationMs: int64(100 * i), FilesChanged: []string{"calc.go"}, CostUSD: &cost,
+			Failures:  []record.Failure{{Test: "TestX<y>", Message: `got "<1>", want "2"`}},
+			ToolCalls: []record.ToolCall{{ToolName: "Edit", ArgumentsSummary: `{"file":"<a href=x>"}`, ResultSummary: "ok"}},
+			Agent:     &record.Agent{Phase: "implementation", FinalMessage: "I fixed <img src=x onerror=alert(1)>"}}
+		line, err := record.Marshal(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.AppendLine(st.RunPath("r1", store.IterationsFile), line); err != nil {
+			t.Fatal(err)
+		}
+		dir := st.IterationDir("r1", i)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		patch := "diff --git a/calc.go b/calc.go\n--- a/calc.go\n+++ b/calc.go\n@@ -1 +1 @@\n-<old>\n+<new>\n" + strings.Repeat("+x\n", 10000)
+		if err := os.WriteFile(filepath.Join(dir, "changes.patch"), []byte(patch), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := `{"ts":1,"run_id":"r1","type":"WATCHDOG_SIGNAL","iteration":2,"signal":"no_progress","message":"<same diff>"}`
+	if err := store.AppendLine(st.RunPath("r1", store.EventsFile), []byte(ev)); err != nil {
+		t.Fatal(err)
+	}
+	return st, "r1"
+}
+
+// TestReportEscapedAndSmall: a 100-iteration run with long outputs stays
+// under 2 MB, every child-written text is escaped, and nothing in the page
+// refers to anything outside it.
+func TestReportEscapedAndSmall(t *testing.T) {
+	st, id := fixture(t, 100)
+	var b bytes.Buffer
+	if err := Write(&b, st, id, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	t.Logf("report of 100 iterations with long outputs: %d bytes", b.Len())
+	if b.Len() > 2<<20 {
+		t.Errorf("report of 100 iterations is %d bytes, want under 2 MB", b.Len())
+	}
+	for _, bad := range []string{"<script>alert", "<img src=x", "<b>bold", "<a href=x>", "\x1b", "<tag>", "<same diff>"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q unescaped", bad)
+		}
+	}
+	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "TestX&lt;y&gt;", "WATCHDOG_SIGNAL", `id="iter-100"`,
+		"showing the last 4000 characters", filepath.Join(st.IterationDir(id, 1), "validation.stdout"),
+		"showing the first 6000 characters", "Cumulative cost"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// Self-contained: no src/href to another document, no url() or @import.
+	external := regexp.MustCompile(`(?i)(src|href)\s*=\s*"(?:[a-z]+:|//)|url\(|@import`)
+	if m := external.FindString(page); m != "" {
+		t.Errorf("page refers outside itself: %q", m)
+	}
+	if n := strings.Count(page, "<script"); n != 1 {
+		t.Errorf("%d script elements, want only the inline print helper", n)
+	}
+}
+
+func TestIndex(t *testing.T) {
+	st, _ := fixture(t, 2)
+	var b bytes.Buffer
+	infos, err := loadRuns(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteIndex(&b, infos, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `href="r1.html"`) || strings.Contains(b.String(), "<b>bold") {
+		t.Errorf("index: %s", b.String())
+	}
+}
+
+func loadRuns(st *store.Store) ([]view.RunInfo, error) {
+	return view.LoadRuns(st, func(string, error) {})
+}
