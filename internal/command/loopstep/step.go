@@ -44,9 +44,9 @@ type Options struct {
 	Set            []string     `long:"set" value-name:"NAME=VALUE" description:"fill <<NAME>> in the template (repeatable)" unquote:"false"`
 	AppendProgress bool         `long:"append-progress" description:"when the template has no <<progress>>, append a 'Previous Iterations' section"`
 	MaxEntries     int          `long:"max-entries" value-name:"N" default:"5" config:"progress_max_entries" description:"iterations shown in the template's progress block"`
-	MaxChars       int          `long:"max-chars" value-name:"N" default:"500" config:"progress_max_chars" description:"characters of each iteration's output kept in the block"`
+	MaxChars       int          `long:"max-chars" value-name:"N" default:"500" config:"progress_max_chars" description:"characters of output per block entry"`
 	Plan           string       `long:"plan" value-name:"FILE" description:"a Markdown task list: quoted into the prompt, its boxes counted before and after the step" unquote:"false"`
-	Excerpt        string       `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" choice:"tail" choice:"failures" description:"block's output: its end, or what failed" unquote:"false"`
+	Excerpt        string       `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" description:"block's output: tail or failures" unquote:"false"`
 	AgentSummary   bool         `long:"agent-summary" description:"block adds what the agent said it did"`
 	Dir            string       `long:"dir" value-name:"DIR" description:"directory to run the agent in (default: the current directory)" unquote:"false"`
 	Phase          string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"the kind of step, kept in the record" unquote:"false"`
@@ -180,6 +180,8 @@ func checkSettings(env *cli.Env, opts *Options) error {
 		return env.UsageError("--completion-marker must not be empty")
 	case opts.Retries < 0:
 		return env.UsageError("--retries must be 0 or more, got %d", opts.Retries)
+	case opts.Excerpt != progress.ExcerptTail && opts.Excerpt != progress.ExcerptFailures:
+		return env.UsageError("--excerpt %q: want tail or failures", opts.Excerpt)
 	case opts.MaxEntries < 0 || opts.MaxChars < 0:
 		return env.UsageError("--max-entries and --max-chars must be 0 or more (got %d and %d)", opts.MaxEntries, opts.MaxChars)
 	}
