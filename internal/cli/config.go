@@ -144,7 +144,11 @@ func (c Config) apply(p *flags.Parser, v reflect.Value) error {
 				continue
 			}
 		}
-		if err := setValue(fv, s.Value); err != nil {
+		err := setValue(fv, s.Value)
+		if err == nil {
+			err = inRange(f, fv)
+		}
+		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: &ConfigError{File: s.File, Line: s.Line, Key: key, Msg: err.Error()}}
 		}
 	}

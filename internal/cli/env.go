@@ -14,8 +14,9 @@ import (
 	"github.com/charmbracelet/log"
 )
 
-// Version is set at link time (-X github.com/loopkit/loopkit/internal/cli.Version=...).
-var Version string
+// Version and Commit are set at link time (-X
+// github.com/loopkit/loopkit/internal/cli.Version=... and .Commit=...).
+var Version, Commit string
 
 // VersionString is the link-time version, else the module version or VCS
 // revision from the build info.
@@ -56,19 +57,43 @@ func NewEnv(name string, args []string, stdin io.Reader, stdout, stderr io.Write
 		e.StdoutFile = f
 	}
 	e.Log = NewLogger(stderr, name)
-	e.SetLogLevel(os.Getenv("LOOP_LOG_LEVEL"))
+	_ = e.SetLogLevel(os.Getenv("LOOP_LOG_LEVEL")) // a bad name is reported by Parse
 	return e
 }
 
-// SetLogLevel sets the log level by name; an empty or unknown name keeps info.
-func (e *Env) SetLogLevel(name string) {
+// SetLogLevel sets the log level by name, in any case; an empty name is
+// info, an unknown one keeps the level and is an error.
+func (e *Env) SetLogLevel(name string) error {
 	if name == "" {
 		e.Log.SetLevel(log.InfoLevel)
-		return
+		return nil
 	}
-	if lvl, err := log.ParseLevel(strings.ToLower(name)); err == nil {
+	switch n := strings.ToLower(strings.TrimSpace(name)); n {
+	case "debug", "info", "warn", "error":
+		lvl, _ := log.ParseLevel(n)
 		e.Log.SetLevel(lvl)
+		return nil
 	}
+	return fmt.Errorf("unknown log level %q (want debug, info, warn or error)", name)
+}
+
+// VersionLine is what --version prints after the command's name: the
+// version (a tag when built from one) and the commit it was built from.
+func VersionLine() string {
+	v, c := VersionString(), Commit
+	if c == "" {
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			for _, s := range bi.Settings {
+				if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+					c = s.Value[:12]
+				}
+			}
+		}
+	}
+	if c == "" || strings.Contains(v, c) {
+		return v
+	}
+	return v + " (commit " + c + ")"
 }
 
 // Main runs a command against the process's streams and returns its exit

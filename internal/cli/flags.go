@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"regexp"
 
 	flags "github.com/jessevdk/go-flags"
 )
@@ -11,9 +12,15 @@ import (
 type Common struct {
 	Store    string `long:"store" env:"LOOP_STORE" value-name:"DIR" description:"store directory (default: .loop at the git top level, else in the current directory)" unquote:"false"`
 	Config   string `long:"config" env:"LOOP_CONFIG" value-name:"FILE" description:"key=value settings file, read after the store's config" unquote:"false"`
-	LogLevel string `long:"log-level" env:"LOOP_LOG_LEVEL" value-name:"LEVEL" choice:"debug" choice:"info" choice:"warn" choice:"error" description:"stderr log level" unquote:"false"`
+	LogLevel string `long:"log-level" env:"LOOP_LOG_LEVEL" value-name:"LEVEL" description:"stderr log level: debug, info, warn or error (any case)" unquote:"false"`
 	Version  bool   `long:"version" description:"print the version and exit"`
 }
+
+// badValue is go-flags' message for a value its type refused; we keep the
+// flag's name and the type's own reason.
+var badValue = regexp.MustCompile("^invalid argument for flag `([^']*)' \\(expected [^)]*\\): (.*)$")
+
+var badNumber = regexp.MustCompile(`strconv\.Parse\w+: parsing ("[^"]*"): (invalid syntax|value out of range)`)
 
 // ErrHelpShown means help or the version was printed; exit 0.
 var ErrHelpShown = errors.New("help shown")
@@ -33,22 +40,34 @@ func NewParser(env *Env, data any, usage string) *flags.Parser {
 // stdout and return ErrHelpShown; a bad flag is a usage error (exit 2).
 func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, error) {
 	rest, err := p.ParseArgs(args)
+	var fe *flags.Error
+	if errors.As(err, &fe) && fe.Type == flags.ErrCommandRequired && common != nil && common.Version {
+		err = nil // `loop-view --version` needs no subcommand
+	}
 	if err != nil {
-		var fe *flags.Error
 		if errors.As(err, &fe) && fe.Type == flags.ErrHelp {
 			fmt.Fprint(env.Stdout, WriteHelp(p))
 			return nil, ErrHelpShown
+		}
+		if fe != nil && fe.Type == flags.ErrMarshal {
+			msg := badValue.ReplaceAllString(fe.Message, "$1: $2")
+			err = errors.New(badNumber.ReplaceAllString(msg, "$1 is not a whole number"))
 		}
 		return nil, &ExitError{Code: ExitUsage, Err: err, Hint: fmt.Sprintf("see '%s --help'", env.Name)}
 	}
 	if common != nil {
 		if common.Version {
-			fmt.Fprintf(env.Stdout, "%s %s\n", env.Name, VersionString())
+			fmt.Fprintf(env.Stdout, "%s %s\n", env.Name, VersionLine())
 			return nil, ErrHelpShown
 		}
 		if common.LogLevel != "" {
-			env.SetLogLevel(common.LogLevel)
+			if err := env.SetLogLevel(common.LogLevel); err != nil {
+				return nil, env.UsageError("--log-level (or LOOP_LOG_LEVEL): %v", err)
+			}
 		}
+	}
+	if err := checkRanges(p); err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: err, Hint: fmt.Sprintf("see '%s --help'", env.Name)}
 	}
 	return rest, nil
 }

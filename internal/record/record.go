@@ -259,10 +259,10 @@ type Run struct {
 	LastError                *string           `json:"last_error"`
 	ArtifactPath             *string           `json:"artifact_path"`
 	ArtifactStatus           string            `json:"artifact_status"`
-	TotalInputTokens         int64             `json:"total_input_tokens"`
-	TotalOutputTokens        int64             `json:"total_output_tokens"`
-	TotalCacheReadTokens     int64             `json:"total_cache_read_tokens"`
-	TotalCacheCreationTokens int64             `json:"total_cache_creation_tokens"`
+	TotalInputTokens         *int64            `json:"total_input_tokens"`
+	TotalOutputTokens        *int64            `json:"total_output_tokens"`
+	TotalCacheReadTokens     *int64            `json:"total_cache_read_tokens"`
+	TotalCacheCreationTokens *int64            `json:"total_cache_creation_tokens"`
 	TotalDurationMs          int64             `json:"total_duration_ms"`
 	TotalCostUSD             *float64          `json:"total_cost_usd"`
 	StuckAt                  *int64            `json:"stuck_at"`

@@ -68,9 +68,15 @@ func addToRun(run *record.Run, it *record.IterationLog) {
 // addUsage adds token counts and a cost to the run's totals. Unknown counts
 // add nothing; the cost stays null until some call knows its cost.
 func addUsage(run *record.Run, in, out, cacheRead, cacheCreation *int64, cost *float64) {
-	add := func(dst *int64, v *int64) {
+	// A total stays null until some agent reports a count: 0 would claim
+	// an agent ran and used nothing.
+	add := func(dst **int64, v *int64) {
 		if v != nil {
-			*dst += *v
+			sum := *v
+			if *dst != nil {
+				sum += **dst
+			}
+			*dst = &sum
 		}
 	}
 	add(&run.TotalInputTokens, in)
@@ -88,8 +94,8 @@ func addUsage(run *record.Run, in, out, cacheRead, cacheCreation *int64, cost *f
 
 func resetTotals(run *record.Run) {
 	run.Iteration, run.Attempts, run.Passed, run.Failed = 0, 0, 0, 0
-	run.TotalInputTokens, run.TotalOutputTokens = 0, 0
-	run.TotalCacheReadTokens, run.TotalCacheCreationTokens = 0, 0
+	run.TotalInputTokens, run.TotalOutputTokens = nil, nil
+	run.TotalCacheReadTokens, run.TotalCacheCreationTokens = nil, nil
 	run.TotalDurationMs, run.TotalCostUSD, run.LastError = 0, nil, nil
 }
 

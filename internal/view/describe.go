@@ -91,7 +91,7 @@ func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
 		{"validation", Escape(orDash(r.ValidationCommand), false)},
 		{"workspace", Escape(orDash(r.WorkspaceRoot), false)},
 		{"iterations", fmt.Sprintf("%d (%d passed, %d failed)", r.Iteration, r.Passed, r.Failed)},
-		{"tokens", fmt.Sprintf("in %d, out %d, cache read %d, cache write %d", r.TotalInputTokens, r.TotalOutputTokens, r.TotalCacheReadTokens, r.TotalCacheCreationTokens)},
+		{"tokens", fmt.Sprintf("in %s, out %s, cache read %s, cache write %s", tokens(r.TotalInputTokens), tokens(r.TotalOutputTokens), tokens(r.TotalCacheReadTokens), tokens(r.TotalCacheCreationTokens))},
 		{"duration", fmt.Sprintf("%s (%dms)", Millis(r.TotalDurationMs), r.TotalDurationMs)},
 		{"cost", Cost(r.TotalCostUSD)},
 		{"last error", lastErr},

@@ -100,11 +100,16 @@ func (v *Logs) Write(rec *Record) error {
 }
 
 func (v *Logs) details(it *record.IterationLog) error {
-	_, err := fmt.Fprintf(v.W, "    tokens: in %s, out %s, cache read %s, cache write %s; cost %s\n",
-		tokens(it.LLMInputTokens), tokens(it.LLMOutputTokens), tokens(it.LLMCacheReadTokens),
-		tokens(it.LLMCacheCreationTokens), Cost(it.CostUSD))
-	if err != nil {
-		return err
+	// An iteration no agent reported anything for (a CI stage, a
+	// validation-only loop) has no tokens line: a row of dashes says nothing.
+	if it.LLMInputTokens != nil || it.LLMOutputTokens != nil || it.LLMCacheReadTokens != nil ||
+		it.LLMCacheCreationTokens != nil || it.CostUSD != nil {
+		_, err := fmt.Fprintf(v.W, "    tokens: in %s, out %s, cache read %s, cache write %s; cost %s\n",
+			tokens(it.LLMInputTokens), tokens(it.LLMOutputTokens), tokens(it.LLMCacheReadTokens),
+			tokens(it.LLMCacheCreationTokens), Cost(it.CostUSD))
+		if err != nil {
+			return err
+		}
 	}
 	for _, tc := range it.ToolCalls {
 		state := "ok"

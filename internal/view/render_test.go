@@ -3,6 +3,7 @@ package view
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -51,11 +52,11 @@ func TestOutputCutsByCharacters(t *testing.T) {
 }
 
 func TestRunsAlignedWithHeader(t *testing.T) {
-	cost := 0.5
+	cost, in := 0.5, int64(12345)
 	now := time.UnixMilli(1_000_000_000)
 	runs := []RunInfo{
 		{Run: &record.Run{RunID: "a-long-run-id", Name: "x", Status: "stuck", Iteration: 2, Failed: 2, CreatedAt: now.Add(-3 * time.Hour).UnixMilli()}},
-		{Run: &record.Run{RunID: "b", Name: "y\x1b]0;title\x07", Status: "completed", TotalInputTokens: 12345, TotalCostUSD: &cost, TotalDurationMs: 65_000, CreatedAt: now.UnixMilli()}},
+		{Run: &record.Run{RunID: "b", Name: "y\x1b]0;title\x07", Status: "completed", TotalInputTokens: &in, TotalCostUSD: &cost, TotalDurationMs: 65_000, CreatedAt: now.UnixMilli()}},
 	}
 	var b bytes.Buffer
 	if err := Runs(&b, Style{Align: true}, runs, now); err != nil {
@@ -66,8 +67,30 @@ func TestRunsAlignedWithHeader(t *testing.T) {
 		t.Fatalf("not aligned:\n%s", b.String())
 	}
 	if !strings.Contains(lines[1], "STUCK") || !strings.Contains(lines[1], "3h") || !strings.Contains(lines[2], `y\x1b]0;title\x07`) ||
-		!strings.Contains(lines[2], "12.3k/0") || !strings.Contains(lines[2], "1m05s") || !strings.Contains(lines[2], "$0.50") {
+		!strings.Contains(lines[2], "12.3k/-") || !strings.Contains(lines[2], "1m05s") || !strings.Contains(lines[2], "$0.50") {
 		t.Fatalf("fields:\n%s", b.String())
+	}
+}
+
+// TestRunsColouredAligned: colour escapes take no columns, so coloured and
+// plain statuses line up (a tabwriter counts the escape bytes).
+func TestRunsColouredAligned(t *testing.T) {
+	now := time.UnixMilli(1_000_000_000)
+	runs := []RunInfo{
+		{Run: &record.Run{RunID: "a", Name: "x", Status: "completed", CreatedAt: now.UnixMilli()}},
+		{Run: &record.Run{RunID: "b", Name: "y", Status: "running", CreatedAt: now.UnixMilli()}},
+	}
+	var b bytes.Buffer
+	if err := Runs(&b, Style{Align: true, Color: true}, runs, now); err != nil {
+		t.Fatal(err)
+	}
+	plain := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(b.String(), "")
+	lines := strings.Split(plain, "\n")
+	col := strings.Index(lines[0], "ITER")
+	for _, l := range lines[1:3] {
+		if strings.Index(l, "0 (0/0)") != col {
+			t.Fatalf("columns differ once colours are removed:\n%s", plain)
+		}
 	}
 }
 

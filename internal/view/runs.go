@@ -9,7 +9,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
@@ -96,34 +95,85 @@ func StatusMark(r *record.Run) string {
 
 // Runs writes the runs list: id, name, status, iterations (passed/failed),
 // tokens in/out, total duration, cost, age. Aligned under a header on a
-// terminal, tab-separated when piped.
+// terminal (padded by visible width, so coloured statuses line up),
+// tab-separated when piped.
 func Runs(w io.Writer, style Style, runs []RunInfo, now time.Time) error {
-	var tw *tabwriter.Writer
-	out := w
+	var rows [][]string
 	if style.Align {
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		out = tw
-		if _, err := fmt.Fprintln(out, "RUN\tNAME\tSTATUS\tITER (PASS/FAIL)\tTOKENS IN/OUT\tDURATION\tCOST\tAGE"); err != nil {
-			return err
-		}
+		rows = append(rows, []string{"RUN", "NAME", "STATUS", "ITER (PASS/FAIL)", "TOKENS IN/OUT", "DURATION", "COST", "AGE"})
 	}
 	for _, ri := range runs {
 		r := ri.Run
 		status := StatusMark(r)
-		if style.Color {
-			status = style.paint(runColor(status), status) // tabwriter counts the escapes alike on every line of a colour
+		rows = append(rows, []string{
+			Escape(r.RunID, false), Escape(strings.TrimSpace(r.Name), false), style.paint(runColor(status), Escape(status, false)),
+			fmt.Sprintf("%d (%d/%d)", r.Iteration, r.Passed, r.Failed),
+			humanPtr(r.TotalInputTokens) + "/" + humanPtr(r.TotalOutputTokens),
+			Millis(r.TotalDurationMs), Cost(r.TotalCostUSD), Age(r.CreatedAt, now),
+		})
+	}
+	if !style.Align {
+		for _, row := range rows {
+			if _, err := fmt.Fprintln(w, strings.Join(row, "\t")); err != nil {
+				return err
+			}
 		}
-		_, err := fmt.Fprintf(out, "%s\t%s\t%s\t%d (%d/%d)\t%s/%s\t%s\t%s\t%s\n",
-			r.RunID, Escape(strings.TrimSpace(r.Name), false), status, r.Iteration, r.Passed, r.Failed,
-			Human(r.TotalInputTokens), Human(r.TotalOutputTokens), Millis(r.TotalDurationMs), Cost(r.TotalCostUSD), Age(r.CreatedAt, now))
-		if err != nil {
+		return nil
+	}
+	return writeColumns(w, rows)
+}
+
+// writeColumns pads every cell but the last to its column's widest visible
+// width plus two spaces.
+func writeColumns(w io.Writer, rows [][]string) error {
+	var widths []int
+	for _, row := range rows {
+		for i, c := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], visibleWidth(c))
+		}
+	}
+	var b strings.Builder
+	for _, row := range rows {
+		b.Reset()
+		for i, c := range row {
+			b.WriteString(c)
+			if i < len(row)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-visibleWidth(c)+2))
+			}
+		}
+		b.WriteByte('\n')
+		if _, err := io.WriteString(w, b.String()); err != nil {
 			return err
 		}
 	}
-	if tw != nil {
-		return tw.Flush()
-	}
 	return nil
+}
+
+// visibleWidth is the columns s takes on a terminal: its runes, less the
+// ANSI colour sequences (ESC [ ... m) that take none.
+func visibleWidth(s string) int {
+	n, esc := 0, false
+	for _, r := range s {
+		switch {
+		case esc:
+			esc = r != 'm'
+		case r == 0x1b:
+			esc = true
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+func humanPtr(n *int64) string {
+	if n == nil {
+		return "-"
+	}
+	return Human(*n)
 }
 
 func runColor(status string) string {

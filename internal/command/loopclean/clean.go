@@ -35,8 +35,8 @@ that does not exist; 2 usage.`
 // Options are loop-clean's flags.
 type Options struct {
 	cli.Common
-	KeepLast int    `long:"keep-last" value-name:"N" default:"20" config:"keep_last" description:"keep at most the N newest runs (0: no limit)"`
-	KeepDays int    `long:"keep-days" value-name:"N" default:"14" config:"keep_days" description:"delete runs not updated for more than N days (0: no limit)"`
+	KeepLast int    `long:"keep-last" value-name:"N" default:"20" range:"0,1000000" config:"keep_last" description:"keep at most the N newest runs (0: no limit)"`
+	KeepDays int    `long:"keep-days" value-name:"N" default:"14" range:"0,36500" config:"keep_days" description:"delete runs not updated for more than N days (0: no limit)"`
 	DryRun   bool   `long:"dry-run" short:"n" description:"print the decisions and delete nothing"`
 	Bytes    bool   `long:"bytes" description:"report bytes for every run, not only deleted ones"`
 	Resolve  string `long:"resolve" value-name:"RUN" description:"mark a stuck run resolved so the policy applies to it" unquote:"false"`

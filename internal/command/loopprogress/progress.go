@@ -49,8 +49,8 @@ type Options struct {
 	cli.Common
 	Run            string   `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run whose iterations.jsonl to read" unquote:"false"`
 	From           string   `long:"from" value-name:"FILE" description:"read IterationLog or validation records from FILE ('-': stdin) instead of the run" unquote:"false"`
-	MaxEntries     int      `long:"max-entries" value-name:"N" default:"5" config:"progress_max_entries" description:"iterations shown, the last ones"`
-	MaxChars       int      `long:"max-chars" value-name:"N" default:"500" config:"progress_max_chars" description:"characters of each iteration's output kept (its end)"`
+	MaxEntries     int      `long:"max-entries" value-name:"N" default:"5" range:"0,100000" config:"progress_max_entries" description:"iterations shown, the last ones"`
+	MaxChars       int      `long:"max-chars" value-name:"N" default:"500" range:"0,10000000" config:"progress_max_chars" description:"characters of each iteration's output kept (its end)"`
 	Excerpt        string   `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" choice:"tail" choice:"failures" description:"tail: the end of each output; failures: the lines that say what failed, then the end" unquote:"false"`
 	AgentSummary   bool     `long:"agent-summary" description:"add an **Agent:** line: the first 200 characters of the agent's final message"`
 	Format         string   `long:"format" value-name:"FORMAT" default:"text" choice:"text" choice:"json" description:"text: the markdown block; json: the same entries as one JSON array" unquote:"false"`

@@ -19,6 +19,7 @@ import (
 	"github.com/loopkit/loopkit/internal/retention"
 	"github.com/loopkit/loopkit/internal/settings"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/view"
 )
 
 const usage = `[OPTIONS] < RECORDS
@@ -51,7 +52,7 @@ not run): whatever it is, the record printed on stdout was stored.`
 type Options struct {
 	cli.Common
 	Run        string   `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run to record into (created on first use)" unquote:"false"`
-	Iteration  int      `long:"iteration" value-name:"N" description:"the iteration number this must be: the next one, or a recorded one with the same input (a no-op)"`
+	Iteration  int      `long:"iteration" value-name:"N" range:"1," description:"the iteration number this must be: the next one, or a recorded one with the same input (a no-op)"`
 	NewRun     bool     `long:"new-run" description:"create a run (id from --run, else a new time-sortable id) and print its id"`
 	Name       string   `long:"name" value-name:"NAME" description:"name of the run created by --new-run" unquote:"false"`
 	NameSource string   `long:"name-source" value-name:"SOURCE" description:"where --name came from (flag, spec_slug, agent), kept in run.json" unquote:"false"`
@@ -61,18 +62,20 @@ type Options struct {
 	Message    string   `long:"message" value-name:"TEXT" description:"reason kept with --status (the run's last_error)" unquote:"false"`
 	Setting    []string `long:"setting" value-name:"KEY=VALUE" description:"store a setting in the run (repeatable); with --new-run or --run alone" unquote:"false"`
 	ExitStatus bool     `long:"exit-status" description:"exit with the recorded validation exit code"`
+	Finish     bool     `long:"finish" description:"after recording, end the run: completed when the validation passed, else failed"`
+	Summary    bool     `long:"summary" description:"say what was recorded in one line on stderr (also with --exit-status and --finish)"`
 	Snapshot   string   `long:"snapshot" value-name:"MILESTONE" description:"write a context snapshot (context/context_NNN.md, context_latest.md) for this milestone and print its path" unquote:"false"`
-	PID        int      `long:"pid" value-name:"PID" description:"record the driver's pid in run.json (with --run; cleared when the run ends)"`
-	PGID       int      `long:"pgid" value-name:"PGID" description:"record the driver's process group in run.json"`
+	PID        int      `long:"pid" value-name:"PID" range:"2," description:"record the driver's pid in run.json (with --run; cleared when the run ends)"`
+	PGID       int      `long:"pgid" value-name:"PGID" range:"2," description:"record the driver's process group in run.json"`
 	Attempt    bool     `long:"attempt" description:"record the step on stdin as an attempt, not an iteration"`
 	Kind       string   `long:"kind" value-name:"KIND" description:"what the attempt was: interrupted, rate_limited, stuck_report, reviewer, naming, agent (default: from the step)" unquote:"false"`
 	Repair     bool     `long:"repair" description:"only mend what a killed writer left in the run (every write does this first)"`
 	Hypotheses bool     `long:"hypotheses" description:"read a step record on stdin and put its final message into the run's stuck.md Hypotheses section"`
-	NoClean    bool     `long:"no-clean" description:"do not apply the retention policy after a terminal --status"`
+	NoClean    bool     `long:"no-clean" description:"do not apply the retention policy after a terminal --status or --finish"`
 	// Retention settings, from config files only (loop-clean has the flags).
 	AutoClean bool `config:"auto_clean"`
-	KeepLast  int  `config:"keep_last"`
-	KeepDays  int  `config:"keep_days"`
+	KeepLast  int  `config:"keep_last" range:"0,1000000"`
+	KeepDays  int  `config:"keep_days" range:"0,36500"`
 }
 
 // Main is loop-record.
@@ -89,6 +92,9 @@ func run(env *cli.Env) error {
 	}
 	if len(args) > 0 {
 		return env.UsageError("unexpected argument %q", args[0])
+	}
+	if _, err := checkFlags(env, p); err != nil {
+		return err
 	}
 	if opts.Run != "" {
 		if err := store.ValidRunID(opts.Run); err != nil {
@@ -213,6 +219,29 @@ func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 	if _, err := env.Stdout.Write(append(res.Line, '\n')); err != nil {
 		return err
 	}
+	status := ""
+	if opts.Finish {
+		status = rec.RunCompleted
+		msg := opts.Message
+		if exitStatus(res.Log) != 0 {
+			status = rec.RunFailed
+			if msg == "" {
+				msg = fmt.Sprintf("iteration %d: %s", res.Log.Iteration, outcome(res.Log))
+			}
+		}
+		if _, err := r.SetStatus(opts.Run, status, msg); err != nil {
+			return failure(err)
+		}
+		if opts.AutoClean && !opts.NoClean {
+			retention.AutoClean(r.St, retention.Policy{KeepLast: opts.KeepLast, KeepDays: opts.KeepDays}, env.Log)
+		}
+	}
+	if opts.ExitStatus || opts.Finish || opts.Summary {
+		if err := env.Stdout.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(env.Stderr, summaryLine(opts.Run, res.Log, status))
+	}
 	if opts.ExitStatus {
 		return cli.Silent(exitStatus(res.Log))
 	}
@@ -244,6 +273,34 @@ func recordAttempt(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 	}
 	_, err = env.Stdout.Write(append(res.Line, '\n'))
 	return err
+}
+
+// summaryLine is what a CI log shows of a recorded stage, e.g.
+// "ci #3: make test — exit 1 — 0.9s — see loop-view output ci 3".
+func summaryLine(run string, it *rec.IterationLog, status string) string {
+	parts := []string{
+		fmt.Sprintf("%s #%d: %s", run, it.Iteration, view.Escape(it.ValidationCommand, false)),
+		outcome(it),
+		view.Millis(it.DurationMs),
+	}
+	if status != "" {
+		parts = append(parts, "run "+status)
+	}
+	parts = append(parts, fmt.Sprintf("see loop-view output %s %d", run, it.Iteration))
+	return strings.Join(parts, " — ")
+}
+
+// outcome says how the validation ended, in a few words.
+func outcome(it *rec.IterationLog) string {
+	switch {
+	case it.TimedOut:
+		return "timed out"
+	case it.Signal != nil:
+		return "killed by " + *it.Signal
+	case it.Error != nil && it.ExitCode < 0:
+		return "did not run: " + view.Escape(*it.Error, false)
+	}
+	return fmt.Sprintf("exit %d", it.ExitCode)
 }
 
 // readInput reads and decodes the records on stdin (exit 65 when they are bad).

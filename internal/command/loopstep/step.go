@@ -43,8 +43,8 @@ type Options struct {
 	Template       string       `long:"template" value-name:"FILE" description:"render the prompt from FILE as 'loop-progress --template' does, with --run's progress" unquote:"false"`
 	Set            []string     `long:"set" value-name:"NAME=VALUE" description:"fill <<NAME>> in the template (repeatable)" unquote:"false"`
 	AppendProgress bool         `long:"append-progress" description:"when the template has no <<progress>>, append a 'Previous Iterations' section"`
-	MaxEntries     int          `long:"max-entries" value-name:"N" default:"5" config:"progress_max_entries" description:"iterations shown in the template's progress block"`
-	MaxChars       int          `long:"max-chars" value-name:"N" default:"500" config:"progress_max_chars" description:"characters of output per block entry"`
+	MaxEntries     int          `long:"max-entries" value-name:"N" default:"5" range:"0,100000" config:"progress_max_entries" description:"iterations shown in the template's progress block"`
+	MaxChars       int          `long:"max-chars" value-name:"N" default:"500" range:"0,10000000" config:"progress_max_chars" description:"characters of output per block entry"`
 	Plan           string       `long:"plan" value-name:"FILE" description:"a Markdown task list: quoted into the prompt, its boxes counted before and after the step" unquote:"false"`
 	Excerpt        string       `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" description:"block's output: tail or failures" unquote:"false"`
 	AgentSummary   bool         `long:"agent-summary" description:"block adds what the agent said it did"`
@@ -52,7 +52,7 @@ type Options struct {
 	Phase          string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"the kind of step, kept in the record" unquote:"false"`
 	Timeout        cli.Duration `long:"timeout" value-name:"D" config:"claude_timeout_sec" description:"kill the agent's process group after D, each attempt (0: none)"`
 	Grace          cli.Duration `long:"grace" value-name:"D" default:"1s" description:"time between SIGTERM and SIGKILL when stopping the group"`
-	Retries        int          `long:"retries" value-name:"N" config:"claude_retries" description:"run the agent again, up to N times, after a non-zero exit that is not a timeout"`
+	Retries        int          `long:"retries" value-name:"N" range:"0,100" config:"claude_retries" description:"run the agent again, up to N times, after a non-zero exit that is not a timeout"`
 	RetryBackoff   cli.Duration `long:"retry-backoff" value-name:"D" default:"5s" config:"claude_retry_backoff_sec" description:"wait before the first retry, doubled each time"`
 	Format         string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex or text" unquote:"false"`
 	Marker         string       `long:"completion-marker" value-name:"TEXT" default:"<promise>COMPLETE</promise>" config:"completion_marker" description:"text that says the agent considers the work complete" unquote:"false"`

@@ -41,7 +41,7 @@ type Options struct {
 	Tee       bool         `long:"tee" description:"also stream the command's output live to stderr"`
 	NoStore   bool         `long:"no-store" description:"write nothing: keep the output inline in the record only"`
 	ExitZero  bool         `long:"exit-zero" description:"exit 0 whatever the command did"`
-	InlineCap int          `long:"inline-cap" value-name:"BYTES" default:"1048576" config:"inline_cap_bytes" description:"bytes of each stream's end kept inline in the record"`
+	InlineCap int          `long:"inline-cap" value-name:"BYTES" default:"1048576" range:"0,67108864" config:"inline_cap_bytes" description:"bytes of each stream's end kept inline in the record"`
 }
 
 // Main is loop-validate.

@@ -49,8 +49,13 @@ func (o *showCmd) file() (string, error) {
 
 // run copies the stream as stored, byte for byte: for less, grep and diff.
 func (o *showCmd) run(c *ctx, args []string) error {
+	// [RUN] ITER: with one argument the run comes from --run, LOOP_RUN_ID
+	// or is the newest, as for the other views.
+	if len(args) == 1 {
+		args = []string{"", args[0]}
+	}
 	if len(args) != 2 {
-		return c.env.UsageError("show takes RUN and ITER")
+		return c.env.UsageError("show takes [RUN] ITER, got %d arguments", len(args))
 	}
 	runArg, iter, err := c.positional(args, 2)
 	if err != nil {

@@ -51,7 +51,7 @@ type jsonOpts struct {
 type filterOpts struct {
 	Failed bool   `long:"failed" description:"only failed records (iterations that did not pass; runs failed or stuck)"`
 	Where  string `long:"where" value-name:"JQ" description:"only records for which the jq expression is true (e.g. '.exit_code != 0 and .duration_ms > 1000')" unquote:"false"`
-	Last   int    `long:"last" value-name:"N" description:"only the last N matching records"`
+	Last   int    `long:"last" value-name:"N" range:"0," description:"only the last N matching records"`
 }
 
 // Main is loop-view.
