@@ -10,9 +10,9 @@ import (
 
 // Common are the options every command takes.
 type Common struct {
-	Store    string `long:"store" env:"LOOP_STORE" value-name:"DIR" description:"store directory (default: .loop at the git top level, else in the current directory)" unquote:"false"`
-	Config   string `long:"config" env:"LOOP_CONFIG" value-name:"FILE" description:"key=value settings file, read after the store's config" unquote:"false"`
-	LogLevel string `long:"log-level" env:"LOOP_LOG_LEVEL" value-name:"LEVEL" description:"stderr log level: debug, info, warn or error (any case)" unquote:"false"`
+	Store    string `long:"store" env:"LOOP_STORE" value-name:"DIR" description:"the store (default: .loop at the git top level or here)" unquote:"false"`
+	Config   string `long:"config" env:"LOOP_CONFIG" value-name:"FILE" description:"key=value settings, after the store's config" unquote:"false"`
+	LogLevel string `long:"log-level" env:"LOOP_LOG_LEVEL" value-name:"LEVEL" description:"debug, info, warn or error" unquote:"false"`
 	Version  bool   `long:"version" description:"print the version and exit"`
 }
 
