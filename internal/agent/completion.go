@@ -5,7 +5,7 @@ import "strings"
 // DefaultMarker is bin/loop's completion marker.
 const DefaultMarker = "<promise>COMPLETE</promise>"
 
-// Completion modes (seed 003, as bin/loop).
+// Completion modes.
 const (
 	ModeTrailing = "trailing" // the last non-empty line, trimmed, is the marker
 	ModeExact    = "exact"    // the whole message, trimmed, is the marker
@@ -13,7 +13,7 @@ const (
 
 // Completion judges the agent's final message: completed when the marker is
 // where mode accepts it, malformed when the marker appears but not there
-// (seed 003's malformed_complete signal).
+// (a malformed completion marker).
 func Completion(final, marker, mode string) (completed, malformed bool) {
 	if marker == "" {
 		return false, false

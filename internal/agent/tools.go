@@ -54,7 +54,7 @@ func (c *calls) all() []record.ToolCall {
 	return c.list
 }
 
-// summary is seed 000's ToolCallSummary text: the first 200 characters.
+// summary is the tool call summary: the first 200 characters.
 func summary(s string) string {
 	return record.HeadChars(s, record.SummaryChars)
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 )
 
-// Exit codes (DESIGN.md "Exit codes").
+// Exit codes (docs/cli.md "Exit status").
 const (
 	ExitOK        = 0
 	ExitFailure   = 1

@@ -21,7 +21,7 @@ const TruncatedMarker = "...[truncated]..."
 type Limits struct {
 	MaxEntries int
 	MaxChars   int
-	// Excerpt is how the output is cut: ExcerptTail (seed 002's end of the
+	// Excerpt is how the output is cut: ExcerptTail (the end of the
 	// output, the default) or ExcerptFailures (the lines that say what failed).
 	Excerpt string
 	// AgentSummary adds an **Agent:** line: the start of the agent's final message.
@@ -37,7 +37,7 @@ const (
 // AgentChars is how much of the agent's final message the **Agent:** line keeps.
 const AgentChars = 200
 
-// DefaultLimits are seed 002's: the last 5 iterations, 500 characters each.
+// DefaultLimits are the reference format's: the last 5 iterations, 500 characters each.
 func DefaultLimits() Limits { return Limits{MaxEntries: 5, MaxChars: 500} }
 
 // Entry is one iteration as the block shows it; --format json prints these.
@@ -111,7 +111,7 @@ func Render(logs []record.IterationLog, l Limits) string {
 	return b.String()
 }
 
-// writeEntry writes one entry exactly as seed 002's record() formats it.
+// writeEntry writes one entry exactly as the reference implementation formats it.
 // The seed trims the marker and the tail together, so an empty kept tail
 // leaves the marker alone; we build the same string before trimming. A
 // failures excerpt carries its own markers.
@@ -135,7 +135,7 @@ func writeEntry(b *strings.Builder, it *record.IterationLog, l Limits) {
 	b.WriteString("ms\n**Files changed:** ")
 	b.WriteString(files)
 	if it.TasksDone != nil && it.TasksTotal != nil {
-		// Not in seed 002's format: only runs with a plan carry it.
+		// Not in the reference format: only runs with a plan carry it.
 		b.WriteString("\n**Tasks:** ")
 		b.WriteString(strconv.Itoa(*it.TasksDone) + "/" + strconv.Itoa(*it.TasksTotal) + " done")
 		if it.PlanAdvancedOnFailure {

@@ -1,5 +1,5 @@
 // Package record holds the records the loopkit commands exchange and store.
-// JSON field names are part of the interface (DESIGN.md); this package
+// JSON field names are part of the interface (docs/store.md); this package
 // imports nothing of ours so every other package can depend on it.
 package record
 
@@ -18,7 +18,7 @@ const (
 	StatusError = "error"
 )
 
-// SummaryChars is how many characters a tool call summary keeps (seed 000).
+// SummaryChars is how many characters a tool call summary keeps.
 const SummaryChars = 200
 
 // FinalMessageChars is how much of the agent's final message an IterationLog keeps.
@@ -47,7 +47,7 @@ type Validation struct {
 	FilesChanged    []string `json:"files_changed"`
 }
 
-// ToolCall is one tool invocation of an agent step (seed 000 ToolCallSummary).
+// ToolCall is one tool invocation of an agent step.
 type ToolCall struct {
 	ToolName         string `json:"tool_name"`
 	ArgumentsSummary string `json:"arguments_summary"`

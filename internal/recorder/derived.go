@@ -168,7 +168,7 @@ func countLines(path string) int64 {
 	}
 }
 
-// manifest is seed 004's run manifest, for the latest verification.
+// manifest is the run manifest, for the latest verification.
 type manifest struct {
 	RunID            string         `json:"run_id"`
 	Iteration        int            `json:"iteration"`

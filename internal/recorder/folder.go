@@ -18,7 +18,7 @@ import (
 // LogTailBytes is how much of each stream executor.log and guard.log keep.
 const LogTailBytes = 1 << 20
 
-// Files of an iteration folder (seed 001 layout plus the raw streams).
+// Files of an iteration folder (the classic layout plus the raw streams).
 const (
 	ValidationStdout = "validation.stdout"
 	ValidationStderr = "validation.stderr"
@@ -176,7 +176,7 @@ func writeJSON(path string, v any) error {
 	return writeSynced(path, append(data, '\n'))
 }
 
-// writeStreamsLog writes seed 001's "=== stdout === / === stderr ===" log
+// writeStreamsLog writes the "=== stdout === / === stderr ===" log
 // from the last LogTailBytes of each placed stream.
 func writeStreamsLog(dir, name, outName, errName string, timedOut bool, errMsg *string) error {
 	var b bytes.Buffer
@@ -197,7 +197,7 @@ func writeStreamsLog(dir, name, outName, errName string, timedOut bool, errMsg *
 	return writeSynced(filepath.Join(dir, name), b.Bytes())
 }
 
-// meta is seed 001's meta.json.
+// meta is the iteration's meta.json.
 type meta struct {
 	RunID      string  `json:"run_id"`
 	Iter       int     `json:"iter"`

@@ -1,5 +1,5 @@
 // Package report renders the run's markdown documents from its log: the
-// stuck report and the context snapshots of seed 004.
+// stuck report and the context snapshots.
 package report
 
 import (
@@ -117,7 +117,7 @@ func cell(s string) string {
 	return s
 }
 
-// Stuck renders seed 004's stuck report.
+// Stuck renders the stuck report.
 func Stuck(run *record.Run, task string, c *Collector) string {
 	var b strings.Builder
 	b.WriteString("# Stuck Report\n\n## Task\n")
@@ -173,7 +173,7 @@ func writeList(b *strings.Builder, items []string) {
 	}
 }
 
-// Snapshot renders a context snapshot (seed 004 "Context Files").
+// Snapshot renders a context snapshot.
 func Snapshot(n int, milestone string, at time.Time, run *record.Run, lastPrompt, progress string, files []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Context Snapshot %03d\n\n## Timestamp\n%s\n\n## Milestone\n%s\n\n", n, at.UTC().Format(time.RFC3339), milestone)

@@ -11,7 +11,7 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 )
 
-// Defaults of seed 004: at most 20 runs, none older than 14 days.
+// The default policy: at most 20 runs, none older than 14 days.
 const (
 	DefaultKeepLast = 20
 	DefaultKeepDays = 14

@@ -66,7 +66,7 @@ func DescribeJSON(ri RunInfo, p Paths, live bool) ([]byte, error) {
 	return out, nil
 }
 
-// Describe writes seed 000's Describe view: status, artifact, totals,
+// Describe writes the Describe view: status, artifact, totals,
 // timestamps and the run's files.
 func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
 	r := ri.Run

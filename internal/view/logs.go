@@ -52,7 +52,7 @@ var (
 		"tool_calls", "llm_input_tokens", "llm_output_tokens", "llm_cache_read_tokens", "llm_cache_creation_tokens", "cost_usd")
 )
 
-// Logs is seed 000's Logs view: one line per iteration,
+// Logs is the Logs view: one line per iteration,
 // "[N] <command> — exit <code> — <ms>ms — <k> files".
 type Logs struct {
 	W       io.Writer

@@ -8,7 +8,7 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 )
 
-// HeadChars is how much of stdout the collapsed Output view shows (seed 000).
+// HeadChars is how much of stdout the collapsed Output view shows.
 const HeadChars = 200
 
 var (
@@ -16,7 +16,7 @@ var (
 	fullKeys   = keySet("iteration", "exit_code", "status", "duration_ms", "stdout", "stderr", "stdout_truncated", "stderr_truncated")
 )
 
-// Output is seed 000's Output view: "## Iteration N — Exit <code> — <ms>ms"
+// Output is the Output view: "## Iteration N — Exit <code> — <ms>ms"
 // and the first 200 characters of stdout, or with Full all of stdout, then
 // stderr when there is any.
 type Output struct {

@@ -29,7 +29,7 @@ func (s Style) paint(color, text string) string {
 	return color + text + reset
 }
 
-// exitColor is seed 000's colour code: green for 0, yellow when the command
+// exitColor is the colour code: green for 0, yellow when the command
 // did not exit by itself (-1, an error), red for any other code.
 func exitColor(code int, status string) string {
 	switch {

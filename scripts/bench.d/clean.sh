@@ -53,7 +53,7 @@ if [ -z "$quick" ]; then
 fi
 
 cat > "$BENCH_ROOT/docs/bench/clean.md" <<MD
-## loop-clean (issue 5)
+## loop-clean 
 
 Machine: $(machine_line). hyperfine medians.
 

@@ -44,7 +44,7 @@ rss_jq=$(peak_rss_mib jq -s '.[-5:]' "$log")
 
 base=$(hf_median "$work/growth.json" 0)
 {
-  echo "## loop-progress (issue 3)"
+  echo "## loop-progress "
   echo
   echo "Machine: $(machine_line). hyperfine medians."
   echo "Each iteration holds 25 KB of test output (a real IterationLog from"

@@ -56,7 +56,7 @@ rss_big=$(peak_rss_mib "$BIN/loop-step" --no-store --prompt empty.txt -- cat big
 cd "$BENCH_ROOT" && inproc=$(go test -run XXX -bench 'BenchmarkClaudeStream$' -benchtime 10x ./internal/agent | awk '/MB\/s/ { print $(NF-5) " " $(NF-4) }')
 
 {
-  echo "## loop-step (issue 6)"
+  echo "## loop-step "
   echo
   echo "Machine: $(machine_line). hyperfine medians of 5 runs."
   echo "Transcript: $mb MB, $lines lines of Claude Code stream-json (the real sample"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# loop-view (issue 4): --where over a 10,000-iteration, 250 MB run against
+# loop-view : --where over a 10,000-iteration, 250 MB run against
 # jq -c 'select(...)' on the same file, runs over 1,000 runs, the driver's
 # reads, and peak RSS of the text Logs view. Writes docs/bench/view.md.
 set -euo pipefail
@@ -68,7 +68,7 @@ rss=$(peak_rss_mib "$BIN/loop-view" logs big); rssv=$(peak_rss_mib "$BIN/loop-vi
 rssw=$(peak_rss_mib "$BIN/loop-view" logs big --json --where '.exit_code != 0')
 
 cat > "$BENCH_ROOT/docs/bench/view.md" <<MD
-## loop-view (issue 4)
+## loop-view 
 
 Machine: $(machine_line). hyperfine medians. Fixture: one run of $iters
 iterations (24 KB stdout, 640 B stderr each; $mb MB of iterations.jsonl) and
