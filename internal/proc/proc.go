@@ -83,7 +83,7 @@ func Run(spec Spec) (*Result, error) {
 	cmd := &exec.Cmd{Path: path, Args: spec.Args, Dir: spec.Dir, Env: spec.Env}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if spec.ParentDeath {
-		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+		setParentDeath(cmd.SysProcAttr)
 	}
 	outTee := spec.Tee
 	if spec.StdoutTee != nil {

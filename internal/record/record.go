@@ -271,6 +271,12 @@ type Run struct {
 	UpdatedAt                int64             `json:"updated_at"`
 	// Watchdog is the watchdog's state: what it checked and rewrote.
 	Watchdog *Watchdog `json:"watchdog,omitempty"`
+
+	// PIDStart and PGIDStart are the OS start times of the driver (pid) and
+	// of its group's leader (internal/procid): never signal a pid whose
+	// start time differs, it is another process.
+	PIDStart  *uint64 `json:"pid_start,omitempty"`
+	PGIDStart *uint64 `json:"pgid_start,omitempty"`
 }
 
 // Watchdog is the watchdog's part of run.json, changed with the events that

@@ -51,6 +51,7 @@ func (r *Recorder) SetStatus(id, status, message string) (*record.Run, error) {
 		}
 		if record.Terminal(status) {
 			run.PID, run.PGID = nil, nil // the driver is done with the run
+			run.PIDStart, run.PGIDStart = nil, nil
 		}
 		if message != "" && status != record.RunCompleted && status != record.RunRunning {
 			run.LastError = &message

@@ -27,8 +27,13 @@ func Resolve(flag, dir string) (*Store, error) {
 // so a cleaner can tell whether the writer is gone and a driver can stop a
 // process group left behind by a crash.
 type SpoolMeta struct {
-	PID       int    `json:"pid"`
-	PGID      int    `json:"pgid,omitempty"`
+	PID  int `json:"pid"`
+	PGID int `json:"pgid,omitempty"`
+	// PIDStart and PGIDStart are the OS start times (internal/procid) of
+	// the command and of the child leading the group: signal nothing whose
+	// start time differs.
+	PIDStart  uint64 `json:"pid_start,omitempty"`
+	PGIDStart uint64 `json:"pgid_start,omitempty"`
 	Command   string `json:"command"`
 	RunID     string `json:"run_id,omitempty"`
 	StartedAt int64  `json:"started_at"`

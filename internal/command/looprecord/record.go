@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/gitstate"
+	"github.com/loopkit/loopkit/internal/procid"
 	rec "github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/retention"
@@ -113,6 +114,9 @@ func run(env *cli.Env) error {
 	if opts.Kind != "" && !opts.Attempt {
 		return env.UsageError("--kind goes with --attempt")
 	}
+	if err := checkPIDs(env, opts, func(name string) bool { return p.FindOptionByLongName(name).IsSet() }); err != nil {
+		return err
+	}
 	runSettings, err := parseSettings(opts.Setting)
 	if err != nil {
 		return env.UsageError("%v", err)
@@ -183,10 +187,10 @@ func run(env *cli.Env) error {
 				run.Settings[k] = v
 			}
 			if opts.PID != 0 {
-				run.PID = &opts.PID
+				run.PID, run.PIDStart = &opts.PID, startOf(env, opts.PID)
 			}
 			if opts.PGID != 0 {
-				run.PGID = &opts.PGID
+				run.PGID, run.PGIDStart = &opts.PGID, startOf(env, opts.PGID)
 			}
 			return nil
 		})
@@ -363,6 +367,39 @@ func newRun(env *cli.Env, r *recorder.Recorder, opts *Options, settings map[stri
 	}
 	_, err := fmt.Fprintln(env.Stdout, id)
 	return err
+}
+
+// checkPIDs refuses a --pid or --pgid that could make a later cancel
+// signal every process of the user (-1), the caller's group (0) or init
+// (1), and a --pid that names no process.
+func checkPIDs(env *cli.Env, opts *Options, set func(string) bool) error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"pid", opts.PID}, {"pgid", opts.PGID}} {
+		if f.v != 0 && f.v <= 1 || f.v == 0 && set(f.name) {
+			return env.UsageError("--%s must be a process id above 1, got %d", f.name, f.v)
+		}
+	}
+	if opts.PID > 1 {
+		if _, err := procid.Start(opts.PID); errors.Is(err, procid.ErrNoProcess) {
+			return env.UsageError("--pid %d: no such process", opts.PID)
+		}
+	}
+	return nil
+}
+
+// startOf is the OS start time recorded beside a pid, so that nothing
+// signals the pid once it names another process; nil when unknown (the
+// group's leader gone, or a system without start times), which means the
+// pid must never be signalled.
+func startOf(env *cli.Env, pid int) *uint64 {
+	st, err := procid.Start(pid)
+	if err != nil {
+		env.Log.Warn("process start time unknown: nothing will signal it", "pid", pid, "err", err)
+		return nil
+	}
+	return &st
 }
 
 func parseSettings(kvs []string) (map[string]string, error) {

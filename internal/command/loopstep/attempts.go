@@ -12,6 +12,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/plan"
 	"github.com/loopkit/loopkit/internal/proc"
+	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -64,6 +65,7 @@ func (s *stepRun) prepare(args []string) error {
 		// The meta goes first, so a step killed at any point leaves no spool
 		// file that a resuming driver cannot attribute to its run.
 		meta := store.SpoolMeta{PID: os.Getpid(), Command: s.command, RunID: s.opts.Run, StartedAt: time.Now().UnixMilli()}
+		meta.PIDStart, _ = procid.Start(meta.PID)
 		if err := store.WriteSpoolMeta(s.spool, meta); err != nil {
 			return cli.Failf("spool: %v", err)
 		}
@@ -158,6 +160,8 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 	if s.spool != "" {
 		spec.OnStart = func(pid int) {
 			meta := store.SpoolMeta{PID: os.Getpid(), PGID: pid, Command: s.command, RunID: s.opts.Run, StartedAt: time.Now().UnixMilli()}
+			meta.PIDStart, _ = procid.Start(meta.PID)
+			meta.PGIDStart, _ = procid.Start(pid)
 			if err := store.WriteSpoolMeta(s.spool, meta); err != nil {
 				s.env.Log.Warn("spool meta not written", "err", err)
 			}

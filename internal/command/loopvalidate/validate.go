@@ -10,6 +10,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/gitstate"
 	"github.com/loopkit/loopkit/internal/proc"
+	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/settings"
 	"github.com/loopkit/loopkit/internal/store"
@@ -106,11 +107,13 @@ func run(env *cli.Env) error {
 		// The meta goes first (then again with the group), so a kill at any
 		// point leaves no spool file a resuming driver cannot attribute.
 		meta := store.SpoolMeta{PID: os.Getpid(), Command: command, RunID: opts.Run, StartedAt: time.Now().UnixMilli()}
+		meta.PIDStart, _ = procid.Start(meta.PID)
 		if err := store.WriteSpoolMeta(base, meta); err != nil {
 			return cli.Failf("spool: %v", err)
 		}
 		spec.OnStart = func(pid int) {
 			meta.PGID = pid
+			meta.PGIDStart, _ = procid.Start(pid)
 			if err := store.WriteSpoolMeta(base, meta); err != nil {
 				env.Log.Warn("spool meta not written", "err", err)
 			}
