@@ -22,6 +22,7 @@ var KnownKeys = map[string]bool{
 	"keep_last": true, "keep_days": true, "auto_clean": true,
 	"progress_max_entries": true, "progress_max_chars": true, "progress_excerpt": true, "inline_cap_bytes": true,
 	"max_cost": true, "agent_format": true,
+	"max_patch_bytes": true,
 }
 
 // Setting is one key=value from a config file, with where it came from.

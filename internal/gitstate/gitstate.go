@@ -1,15 +1,37 @@
-// Package gitstate asks git what changed in a work tree: the dirty files now,
-// or everything since a recorded base (commits and untracked files included).
+// Package gitstate asks git what is dirty in a work tree, read-only. The
+// trees the store keeps of each iteration are internal/gitstore's.
 package gitstate
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
 	"sort"
+	"strings"
 )
 
-// Git runs git in dir and returns its stdout.
+// Git runs git in dir and returns its stdout. Optional locks are off, so
+// even `git status` never rewrites the user's index.
 func Git(dir string, args ...string) ([]byte, error) {
-	return gitEnv(dir, nil, args...)
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// TopLevel is the root of the work tree holding dir.
+func TopLevel(dir string) (string, error) {
+	out, err := Git(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 // Dirty lists the paths git status shows in the work tree at top (modified,

@@ -106,6 +106,9 @@ type Step struct {
 	TasksDone       *int `json:"tasks_done,omitempty"`
 	TasksTotal      *int `json:"tasks_total,omitempty"`
 	TasksDoneBefore *int `json:"tasks_done_before,omitempty"`
+	// GitObjects is the spool directory holding the objects of git_base
+	// when the work tree was dirty (never the user's repository).
+	GitObjects *string `json:"git_objects,omitempty"`
 }
 
 // Agent is the step's part of an IterationLog.
@@ -163,8 +166,9 @@ type IterationLog struct {
 	// repeated `loop-record --iteration N` with the same input is a no-op.
 	InputDigest string `json:"input_digest"`
 	// DiffDigest is "sha256:<hex>" of the iteration's changes.patch (the
-	// empty patch's digest when nothing changed); empty when the changes
-	// are unknown (no git). The watchdog compares iterations by it.
+	// empty patch's digest when nothing changed; of the change list when
+	// the patch holds only a summary); empty when the changes are unknown
+	// (no git). The watchdog compares iterations by it.
 	DiffDigest string `json:"diff_digest,omitempty"`
 	CreatedAt  int64  `json:"created_at"`
 	UpdatedAt  int64  `json:"updated_at"`

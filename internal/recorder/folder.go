@@ -2,8 +2,6 @@ package recorder
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -68,9 +66,9 @@ func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.I
 		if err := writeStreamsLog(dir, ExecutorLog, AgentStdout, AgentStderr, s.TimedOut, s.Error); err != nil {
 			return err
 		}
-		if err := r.changes(dir, it, s); err != nil {
-			r.Log.Warn("files_changed from git base unknown", "err", err)
-		}
+	}
+	if err := r.trees(dir, it, in); err != nil {
+		r.Log.Warn("the iteration's tree and changes were not recorded", "err", err)
 	}
 	if err := writeJSON(filepath.Join(dir, MetaFile), metaOf(it, in)); err != nil {
 		return err
@@ -83,22 +81,6 @@ func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.I
 		return err
 	}
 	return store.SyncDir(dir)
-}
-
-// changes narrows files_changed to what changed since the step's git base
-// and keeps the diff as changes.patch.
-func (r *Recorder) changes(dir string, it *record.IterationLog, s *record.Step) error {
-	if r.ChangedSince == nil || s.GitBase == nil || *s.GitBase == "" || s.Dir == "" {
-		return nil
-	}
-	files, patch, err := r.ChangedSince(s.Dir, *s.GitBase)
-	if err != nil {
-		return err
-	}
-	it.FilesChanged = files
-	sum := sha256.Sum256(patch)
-	it.DiffDigest = "sha256:" + hex.EncodeToString(sum[:])
-	return writeSynced(filepath.Join(dir, ChangesPatch), patch)
 }
 
 // place puts a stream into the folder: the spool file when there is one

@@ -25,10 +25,13 @@ type Recorder struct {
 	Log *log.Logger
 	// Workspace is recorded as a new run's workspace_root.
 	Workspace string
-	// ChangedSince computes an iteration's files_changed and diff from the
-	// step's git base; nil keeps the validation's dirty-tree list.
-	ChangedSince func(dir, base string) (files []string, patch []byte, err error)
-	now          func() time.Time
+	// Trees keeps each iteration's work tree in the run's private git
+	// directory and computes files_changed and changes.patch from the step's
+	// git_base; off, the validation's dirty-tree list is kept.
+	Trees bool
+	// MaxPatchBytes caps changes.patch (0: DefaultMaxPatchBytes).
+	MaxPatchBytes int64
+	now           func() time.Time
 }
 
 // ErrConflict is an --iteration that is neither the next nor a repeat.
@@ -196,6 +199,9 @@ func (r *Recorder) dropSpool(in *record.Input) {
 		os.Remove(p)
 		base := p[:len(p)-len(filepath.Ext(p))]
 		os.Remove(base + ".json")
+	}
+	if s := in.Step; s != nil && s.GitObjects != nil && r.inSpool(*s.GitObjects) {
+		os.RemoveAll(*s.GitObjects)
 	}
 }
 

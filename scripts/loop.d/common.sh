@@ -173,7 +173,7 @@ stop_left_groups() {
       kill -KILL -- "-$pgid" 2>/dev/null || true
     fi
     if [ -n "$pid" ] && ! alive "$pid"; then
-      rm -f -- "${f%.json}".*
+      rm -rf -- "${f%.json}".*  # streams, and a step's base objects (a directory)
     fi
   done
   # temporary files of a spool meta whose writer was killed mid-rename

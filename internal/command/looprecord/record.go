@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
-	"github.com/loopkit/loopkit/internal/gitstate"
 	"github.com/loopkit/loopkit/internal/procid"
 	rec "github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
@@ -73,6 +72,9 @@ type Options struct {
 	Repair     bool     `long:"repair" description:"only mend what a killed writer left in the run (every write does this first)"`
 	Hypotheses bool     `long:"hypotheses" description:"read a step record on stdin and put its final message into the run's stuck.md Hypotheses section"`
 	NoClean    bool     `long:"no-clean" description:"do not apply the retention policy after a terminal --status or --finish"`
+
+	// MaxPatchBytes caps changes.patch (the rest: a --stat summary).
+	MaxPatchBytes int64 `long:"max-patch-bytes" value-name:"BYTES" default:"10485760" config:"max_patch_bytes" description:"largest changes.patch kept; past it, a --stat summary"`
 	// Retention settings, from config files only (loop-clean has the flags).
 	AutoClean bool `config:"auto_clean"`
 	KeepLast  int  `config:"keep_last" range:"0,1000000"`
@@ -125,7 +127,10 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	r := &recorder.Recorder{St: st, Log: env.Log, Workspace: workspace(cwd), ChangedSince: gitstate.ChangedSince}
+	if opts.MaxPatchBytes < 1 {
+		return env.UsageError("--max-patch-bytes must be 1 or more, got %d", opts.MaxPatchBytes)
+	}
+	r := &recorder.Recorder{St: st, Log: env.Log, Workspace: workspace(cwd), Trees: true, MaxPatchBytes: opts.MaxPatchBytes}
 
 	switch {
 	case opts.NewRun:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/gitstore"
 	"github.com/loopkit/loopkit/internal/plan"
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/procid"
@@ -30,7 +31,7 @@ type stepRun struct {
 	spool                  string
 	stdoutPath, stderrPath string
 	promptPath, tempPrompt string
-	gitBase                *string
+	gitBase, gitObjects    *string
 	// planPath is --plan made absolute; tasksBefore its boxes before the step.
 	planPath    string
 	tasksBefore plan.Tasks
@@ -95,6 +96,26 @@ func (s *stepRun) prepare(args []string) error {
 	var err error
 	s.argv, s.stdin, err = agentArgs(args, s.prompt, path)
 	return err
+}
+
+// snapshotBase records the work tree before the step (git_base): HEAD when
+// it is clean, else a commit whose objects go to the spool entry's own
+// object database, never the user's repository.
+func (s *stepRun) snapshotBase() {
+	odb := ""
+	if s.spool != "" {
+		odb = s.spool + ".git"
+	}
+	base, used, ok, err := gitstore.Base(s.dir, odb)
+	switch {
+	case err != nil:
+		s.env.Log.Warn("git base unknown: files_changed will be the dirty tree", "err", err)
+	case ok:
+		s.gitBase = &base
+		if used {
+			s.gitObjects = &odb
+		}
+	}
 }
 
 func (s *stepRun) cleanup() {

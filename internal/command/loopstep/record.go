@@ -39,6 +39,7 @@ func (s *stepRun) record(out *outcome) *record.Step {
 		StderrFile:             optional(s.stderrPath),
 		PromptFile:             optional(s.promptPath),
 		GitBase:                s.gitBase,
+		GitObjects:             s.gitObjects,
 	}
 	if p.SessionID != "" {
 		rec.SessionID = &p.SessionID

@@ -10,7 +10,6 @@ import (
 
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/cli"
-	"github.com/loopkit/loopkit/internal/gitstate"
 	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/settings"
@@ -108,11 +107,7 @@ func run(env *cli.Env) error {
 		return err
 	}
 	defer s.cleanup()
-	if base, ok, err := gitstate.Base(dir); err != nil {
-		env.Log.Warn("git base unknown: files_changed will be the dirty tree", "err", err)
-	} else if ok {
-		s.gitBase = &base
-	}
+	s.snapshotBase()
 	if opts.Run != "" && st.RunExists(opts.Run) {
 		live, err := st.LockLive(opts.Run)
 		if err != nil {

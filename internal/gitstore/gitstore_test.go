@@ -1,0 +1,242 @@
+package gitstore
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(dir, "gitconfig"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, kv := range []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x"} {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	repo := filepath.Join(dir, "repo")
+	os.Mkdir(repo, 0o755)
+	run(t, repo, "git", "init", "-q")
+	return repo
+}
+
+func run(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func write(t *testing.T, dir, name, text string, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// untouched is what the user's repository looks like to git: it must be
+// the same after the store snapshots, diffs and checks out its trees.
+func untouched(t *testing.T, repo string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, args := range [][]string{
+		{"git", "status", "--porcelain", "--untracked-files=all"},
+		{"git", "for-each-ref"},
+		{"git", "count-objects", "-v"},
+		{"git", "stash", "list"},
+	} {
+		b.WriteString(run(t, repo, args...))
+	}
+	return b.String()
+}
+
+// The life of a run's trees: the step's base goes to its own object
+// database, is imported into the run's, each iteration's tree is recorded,
+// any two can be compared and one checked out; the user's repository gets
+// no object, ref or index change through all of it.
+func TestTreesNeverTouchTheUserRepository(t *testing.T) {
+	repo := gitRepo(t)
+	write(t, repo, "a.txt", "a\n", 0o644)
+	write(t, repo, "run.sh", "echo hi\n", 0o755)
+	run(t, repo, "git", "add", ".")
+	run(t, repo, "git", "commit", "-qm", "init")
+	write(t, repo, "a.txt", "a dirty before the step\n", 0o644)
+	write(t, repo, "u.txt", "untracked before\n", 0o644)
+	write(t, repo, ".gitignore", "ignored.txt\n", 0o644)
+	write(t, repo, "ignored.txt", "never recorded\n", 0o644)
+	before := untouched(t, repo)
+	store := t.TempDir()
+
+	odb := filepath.Join(store, "spool", "1-2-ab.step.git")
+	base, used, ok, err := Base(repo, odb)
+	if err != nil || !ok || !used || len(base) != 40 {
+		t.Fatalf("Base: %q used %v ok %v err %v", base, used, ok, err)
+	}
+	if got := untouched(t, repo); got != before {
+		t.Fatalf("Base changed the user's repository:\n%s\nwas:\n%s", got, before)
+	}
+
+	_, userObjects, err := ObjectsOf(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(store, "runs", "r")
+	r, err := Create(runDir, userObjects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Import(odb); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(odb) // the spool entry is dropped after the commit
+	write(t, repo, "b.txt", "new from the agent\n", 0o644)
+	write(t, repo, "run.sh", "echo changed\n", 0o755)
+	tree1, err := r.Snapshot(repo, userObjects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetIteration(1, tree1, base); err != nil {
+		t.Fatal(err)
+	}
+	write(t, repo, "c.txt", "iteration two\n", 0o644)
+	tree2, err := r.Snapshot(repo, userObjects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetIteration(2, tree2, ""); err != nil {
+		t.Fatal(err)
+	}
+
+	r, err = Open(runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, err := r.Base(1)
+	if err != nil || from == "" {
+		t.Fatalf("Base(1) %q %v", from, err)
+	}
+	to, _ := r.Tree(1)
+	cs, err := r.Changes(from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Paths(cs), []string{"b.txt", "run.sh"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("changes of iteration 1: %q, want %q (a.txt and u.txt were there before the step)", got, want)
+	}
+	var d bytes.Buffer
+	t2, _ := r.Tree(2)
+	if err := r.Diff(&d, to, t2, "--stat"); err != nil || !strings.Contains(d.String(), "c.txt") || strings.Contains(d.String(), "b.txt") {
+		t.Errorf("diff 1..2 --stat: %q %v", d.String(), err)
+	}
+	if _, err := r.Tree(3); err == nil {
+		t.Error("Tree(3) of a run with 2 iterations")
+	}
+
+	out := filepath.Join(t.TempDir(), "co")
+	if err := r.Checkout(to, out); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(out, "b.txt")); string(data) != "new from the agent\n" {
+		t.Errorf("checked out b.txt: %q", data)
+	}
+	if fi, err := os.Stat(filepath.Join(out, "run.sh")); err != nil || fi.Mode()&0o100 == 0 {
+		t.Errorf("run.sh lost its exec bit: %v %v", fi.Mode(), err)
+	}
+	for _, name := range []string{"c.txt", "ignored.txt"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err == nil {
+			t.Errorf("%s checked out of iteration 1", name)
+		}
+	}
+	if err := r.Checkout(to, out); err == nil {
+		t.Error("checkout into a non-empty directory")
+	}
+
+	now := untouched(t, repo)
+	// The work tree changed (b.txt, c.txt, run.sh): compare the refs and objects only.
+	if refsAndObjects(now) != refsAndObjects(before) {
+		t.Errorf("the user's refs or objects changed:\n%s\nwas:\n%s", now, before)
+	}
+}
+
+func refsAndObjects(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if len(l) > 3 && (l[2] == ' ' && (l[0] == '?' || l[0] == ' ' || l[0] == 'M' || l[0] == 'A')) {
+			continue // a status line
+		}
+		keep = append(keep, l)
+	}
+	return strings.Join(keep, "\n")
+}
+
+func TestCleanBaseIsHead(t *testing.T) {
+	repo := gitRepo(t)
+	write(t, repo, "a.txt", "a\n", 0o644)
+	run(t, repo, "git", "add", ".")
+	run(t, repo, "git", "commit", "-qm", "init")
+	odb := filepath.Join(t.TempDir(), "x.git")
+	base, used, ok, err := Base(repo, odb)
+	if err != nil || !ok || used || base != strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD")) {
+		t.Fatalf("base %q used %v ok %v err %v", base, used, ok, err)
+	}
+	if _, err := os.Stat(odb); err == nil {
+		t.Error("a clean tree needs no object database, yet one was made")
+	}
+}
+
+func TestBaseOutsideGit(t *testing.T) {
+	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
+	if _, _, ok, err := Base(t.TempDir(), ""); ok || err != nil {
+		t.Errorf("ok %v err %v", ok, err)
+	}
+}
+
+// Past the limit, changes.patch keeps a note and the --stat summary.
+func TestPatchLimit(t *testing.T) {
+	repo := gitRepo(t)
+	write(t, repo, "a.txt", "a\n", 0o644)
+	run(t, repo, "git", "add", ".")
+	run(t, repo, "git", "commit", "-qm", "init")
+	base := strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD"))
+	write(t, repo, "big.txt", strings.Repeat("a line of text\n", 1000), 0o644)
+	_, objs, _ := ObjectsOf(repo)
+	r, err := Create(t.TempDir(), objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := r.Snapshot(repo, objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := r.Changes(base, tree)
+	for _, tc := range []struct {
+		limit   int64
+		summary bool
+	}{{1 << 20, false}, {1000, true}} {
+		f, err := os.Create(filepath.Join(t.TempDir(), "changes.patch"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.WritePatch(f, base, tree, cs, tc.limit, "# note\n")
+		f.Close()
+		data, _ := os.ReadFile(f.Name())
+		if err != nil || res.Summary != tc.summary || int64(len(data)) != res.Bytes {
+			t.Fatalf("limit %d: %+v %v (%d bytes)", tc.limit, res, err, len(data))
+		}
+		if tc.summary && (!strings.HasPrefix(string(data), "# note\n") || !strings.Contains(string(data), "big.txt | 1000 +")) {
+			t.Errorf("summary: %q", data)
+		}
+		if !tc.summary && !strings.Contains(string(data), "+a line of text") {
+			t.Errorf("patch: %.200q", data)
+		}
+	}
+}

@@ -1,0 +1,218 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Dir is the private git directory's name inside a run directory.
+const Dir = "git"
+
+// ErrNoTree is an iteration whose tree was not recorded (no git work tree,
+// or recorded before trees were kept).
+var ErrNoTree = errors.New("no tree recorded for this iteration")
+
+// Repo is a run's private git directory.
+type Repo struct {
+	GitDir string
+}
+
+// Open returns the private git directory of the run at runDir; ErrNoTree
+// when the run has none.
+func Open(runDir string) (*Repo, error) {
+	d := filepath.Join(runDir, Dir)
+	if fi, err := os.Lstat(filepath.Join(d, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s has no private git directory", ErrNoTree, runDir)
+	}
+	return &Repo{GitDir: d}, nil
+}
+
+// Create makes the run's private git directory when it has none and makes
+// sure userObjects (the user's repository's objects) is one of its
+// alternates. Only the directory's own files are written.
+func Create(runDir, userObjects string) (*Repo, error) {
+	d := filepath.Join(runDir, Dir)
+	for _, sub := range []string{"objects/info", "objects/pack", "refs/iterations"} {
+		if err := os.MkdirAll(filepath.Join(d, sub), 0o700); err != nil {
+			return nil, err
+		}
+	}
+	head := filepath.Join(d, "HEAD")
+	if _, err := os.Lstat(head); errors.Is(err, fs.ErrNotExist) {
+		if err := os.WriteFile(head, []byte("ref: refs/heads/main\n"), 0o600); err != nil {
+			return nil, err
+		}
+	}
+	alt := filepath.Join(d, "objects", "info", "alternates")
+	data, err := os.ReadFile(alt)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if !slices.Contains(strings.Split(string(data), "\n"), userObjects) {
+		data = append(data, []byte(userObjects+"\n")...)
+		if err := os.WriteFile(alt+".tmp", data, 0o600); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(alt+".tmp", alt); err != nil {
+			return nil, err
+		}
+	}
+	return &Repo{GitDir: d}, nil
+}
+
+func (r *Repo) git() gitCmd { return gitCmd{env: []string{"GIT_DIR=" + r.GitDir}} }
+
+func iterRef(n int) string { return "refs/iterations/" + strconv.Itoa(n) }
+
+// Import moves the objects of a step's object database (loose objects and
+// packs; regular files only, nothing followed) into the repo by hard link,
+// so the step's base stays readable once its spool entry is gone.
+func (r *Repo) Import(odb string) error {
+	src := filepath.Join(odb, "objects")
+	dst := filepath.Join(r.GitDir, "objects")
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			if rel != "." && rel != "pack" && !isFanout(rel) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		to := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
+			return err
+		}
+		if err := os.Link(p, to); err != nil && !errors.Is(err, fs.ErrExist) {
+			return copyFile(p, to)
+		}
+		return nil
+	})
+}
+
+func isFanout(rel string) bool {
+	if len(rel) != 2 {
+		return false
+	}
+	_, err := strconv.ParseUint(rel, 16, 8)
+	return err == nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// Snapshot writes the work tree at top (untracked files included, ignored
+// ones not) into the repo as a tree, through the repo's own index (its
+// stat cache makes the next snapshot hash only what changed).
+func (r *Repo) Snapshot(top, userObjects string) (string, error) {
+	index := filepath.Join(r.GitDir, "index")
+	if err := seedIndex(top, index); err != nil {
+		return "", err
+	}
+	return snapshot(writer(top, filepath.Join(r.GitDir, "objects"), userObjects, index))
+}
+
+// SetIteration records tree as iteration n's: a commit (parent base, when
+// known) under refs/iterations/<n>, replacing what a killed writer left.
+func (r *Repo) SetIteration(n int, tree, base string) error {
+	args := []string{"commit-tree", tree, "-m", fmt.Sprintf("iteration %d", n)}
+	if base != "" {
+		args = append(args, "-p", base)
+	}
+	out, err := r.git().run(args...)
+	if err != nil {
+		return err
+	}
+	_, err = r.git().run("update-ref", "--no-deref", iterRef(n), trim(out))
+	return err
+}
+
+// Tree is the tree id of the work tree after iteration n.
+func (r *Repo) Tree(n int) (string, error) {
+	out, err := r.git().run("rev-parse", "--verify", "-q", iterRef(n)+"^{tree}")
+	if err != nil || trim(out) == "" {
+		return "", fmt.Errorf("%w: iteration %d", ErrNoTree, n)
+	}
+	return trim(out), nil
+}
+
+// Base is the step's base of iteration n (the tree before its step):
+// "" when the iteration had no step in git.
+func (r *Repo) Base(n int) (string, error) {
+	if _, err := r.Tree(n); err != nil {
+		return "", err
+	}
+	out, err := r.git().run("rev-parse", "--verify", "-q", iterRef(n)+"^1^{tree}")
+	if err != nil {
+		return "", nil
+	}
+	return trim(out), nil
+}
+
+// Diff writes `git diff` between two trees (ids from Tree or Base) to w;
+// args go before the trees (--stat, --color=always, --binary, ...).
+func (r *Repo) Diff(w io.Writer, from, to string, args ...string) error {
+	g := r.git()
+	g.out = w
+	_, err := g.run(append(append([]string{"diff", "--no-renames"}, args...), from, to, "--")...)
+	return err
+}
+
+// Checkout writes the files of tree (modes, symlinks and all) into dir,
+// which must not exist yet or be empty; nothing else is written.
+func (r *Repo) Checkout(tree, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
+		if err == nil {
+			err = fmt.Errorf("%s is not empty", dir)
+		}
+		return err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "loopkit-checkout-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	g := r.git()
+	g.env = append(g.env, "GIT_INDEX_FILE="+filepath.Join(tmp, "index"), "GIT_WORK_TREE="+abs)
+	if _, err := g.run("read-tree", tree); err != nil {
+		return err
+	}
+	_, err = g.run("checkout-index", "-a", "-f")
+	return err
+}

@@ -1,0 +1,95 @@
+package recorder
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/loopkit/loopkit/internal/gitstore"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// DefaultMaxPatchBytes caps changes.patch when no limit is given.
+const DefaultMaxPatchBytes = 10 << 20
+
+// trees records the work tree after the iteration in the run's private git
+// directory and, from the step's git_base, narrows files_changed to what
+// the iteration changed and writes changes.patch (bounded, streamed).
+// Outside git it does nothing.
+func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) error {
+	if !r.Trees {
+		return nil
+	}
+	work := ""
+	if v := in.Validation; v != nil {
+		work = v.Dir
+	}
+	if s := in.Step; s != nil && s.Dir != "" {
+		work = s.Dir
+	}
+	if work == "" {
+		return nil
+	}
+	top, userObjects, err := gitstore.ObjectsOf(work)
+	if err != nil {
+		return nil // not in git: nothing to record
+	}
+	repo, err := gitstore.Create(r.St.RunDir(it.RunID), userObjects)
+	if err != nil {
+		return err
+	}
+	base := ""
+	if s := in.Step; s != nil && s.GitBase != nil {
+		base = *s.GitBase
+		if s.GitObjects != nil {
+			if err := repo.Import(*s.GitObjects); err != nil {
+				return fmt.Errorf("import the step's base: %w", err)
+			}
+		}
+	}
+	tree, err := repo.Snapshot(top, userObjects)
+	if err != nil {
+		return err
+	}
+	if err := repo.SetIteration(it.Iteration, tree, base); err != nil {
+		return err
+	}
+	if base == "" {
+		return nil
+	}
+	cs, err := repo.Changes(base, tree)
+	if err != nil {
+		return err
+	}
+	it.FilesChanged = gitstore.Paths(cs)
+	return r.writePatch(dir, repo, it, base, tree, cs)
+}
+
+func (r *Recorder) writePatch(dir string, repo *gitstore.Repo, it *record.IterationLog, base, tree string, cs []gitstore.Change) error {
+	limit := r.MaxPatchBytes
+	if limit <= 0 {
+		limit = DefaultMaxPatchBytes
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ChangesPatch), os.O_RDWR|os.O_CREATE|os.O_TRUNC, store.FileMode)
+	if err != nil {
+		return err
+	}
+	note := fmt.Sprintf("# The diff of this iteration is over %d bytes (--max-patch-bytes), or names a file\n"+
+		"# too big to diff in bounded memory: only its summary is kept. The whole diff:\n"+
+		"#   loop-view diff %s %d\n", limit, it.RunID, it.Iteration)
+	res, err := repo.WritePatch(f, base, tree, cs, limit, note)
+	if err == nil {
+		it.DiffDigest = res.Digest
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if res.Summary {
+		r.Log.Warn("changes.patch holds only a summary", "iteration", it.Iteration, "max_patch_bytes", limit)
+	}
+	return err
+}
