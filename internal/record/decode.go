@@ -1,10 +1,12 @@
 package record
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 )
 
 // InputError is bad input data: it names the line and, when known, the field.
@@ -29,39 +31,73 @@ type Input struct {
 	Lines [][]byte
 }
 
-// DecodeInput parses NDJSON records from data. Every line must be a whole
-// JSON object of a known type; a final line without a newline is refused as
-// truncated, since a writer killed mid-line would otherwise look complete.
+// MaxLineBytes is the longest input record line read: inline text is
+// capped at 1 MiB, which JSON escaping can grow sixfold, plus the rest.
+const MaxLineBytes = 16 << 20
+
+// DecodeInput parses NDJSON records from data (see ReadInput).
 func DecodeInput(data []byte) (*Input, error) {
+	return ReadInput(bytes.NewReader(data))
+}
+
+// ReadInput parses NDJSON records from r, one line at a time, each at most
+// MaxLineBytes. Every line must be a whole JSON object of a known type
+// whose values make sense; a final line without a newline is refused as
+// truncated, since a writer killed mid-line would otherwise look complete.
+func ReadInput(r io.Reader) (*Input, error) {
 	in := &Input{}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, &InputError{Line: 1, Msg: "no records on stdin (expected a validation or step record)"}
-	}
+	br := bufio.NewReaderSize(r, 64<<10)
 	lineNo := 0
-	for len(data) > 0 {
+	for {
+		line, complete, err := readLine(br, MaxLineBytes)
+		if len(line) == 0 && err == io.EOF {
+			break
+		}
 		lineNo++
-		nl := bytes.IndexByte(data, '\n')
-		var line []byte
-		if nl < 0 {
-			line, data = data, nil
-			if len(bytes.TrimSpace(line)) > 0 && !json.Valid(bytes.TrimSpace(line)) {
-				return nil, &InputError{Line: lineNo, Msg: "truncated line (no newline and not complete JSON)"}
-			}
-		} else {
-			line, data = data[:nl], data[nl+1:]
+		if errors.Is(err, errLong) {
+			return nil, &InputError{Line: lineNo, Msg: fmt.Sprintf("longer than %d bytes, the reader's limit", MaxLineBytes)}
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
 		}
 		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
+		if !complete && len(line) > 0 && !json.Valid(line) {
+			return nil, &InputError{Line: lineNo, Msg: "truncated line (no newline and not complete JSON)"}
 		}
-		if err := in.add(lineNo, line); err != nil {
-			return nil, err
+		if len(line) > 0 {
+			if err := in.add(lineNo, line); err != nil {
+				return nil, err
+			}
+		}
+		if err == io.EOF {
+			break
 		}
 	}
 	if in.Validation == nil && in.Step == nil {
-		return nil, &InputError{Line: lineNo, Msg: "no records on stdin (expected a validation or step record)"}
+		return nil, &InputError{Line: max(lineNo, 1), Msg: "no records on stdin (expected a validation or step record)"}
 	}
 	return in, nil
+}
+
+var errLong = errors.New("line too long")
+
+// readLine reads one line (without its newline) of at most limit bytes;
+// complete is false for a last line without a newline.
+func readLine(br *bufio.Reader, limit int) (line []byte, complete bool, err error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > limit+1 {
+			return nil, false, errLong
+		}
+		line = append(line, frag...)
+		switch {
+		case err == nil:
+			return line[:len(line)-1], true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		}
+		return line, false, err
+	}
 }
 
 func (in *Input) add(lineNo int, line []byte) error {
@@ -86,6 +122,10 @@ func (in *Input) add(lineNo int, line []byte) error {
 		if v.ExitCode == nil {
 			return &InputError{Line: lineNo, Field: "exit_code", Msg: "missing"}
 		}
+		if err := v.check(); err != nil {
+			err.Line = lineNo
+			return err
+		}
 		in.Validation = v
 	case TypeStep:
 		if in.Step != nil {
@@ -94,6 +134,10 @@ func (in *Input) add(lineNo int, line []byte) error {
 		s := &Step{}
 		if err := json.Unmarshal(line, s); err != nil {
 			return jsonError(lineNo, err)
+		}
+		if err := s.check(); err != nil {
+			err.Line = lineNo
+			return err
 		}
 		in.Step = s
 	default:

@@ -45,6 +45,10 @@ type Validation struct {
 	Signal          *string  `json:"signal"`
 	Error           *string  `json:"error"`
 	FilesChanged    []string `json:"files_changed"`
+	// StrayWriter is set when a process outside the command's group may
+	// still hold its output open for writing: the store then keeps exactly
+	// stdout_bytes and stderr_bytes, never the growing spool file.
+	StrayWriter bool `json:"stray_writer,omitempty"`
 }
 
 // ToolCall is one tool invocation of an agent step.
@@ -106,6 +110,11 @@ type Step struct {
 	TasksDone       *int `json:"tasks_done,omitempty"`
 	TasksTotal      *int `json:"tasks_total,omitempty"`
 	TasksDoneBefore *int `json:"tasks_done_before,omitempty"`
+	// StdoutBytes and StderrBytes are the stream sizes when the step
+	// ended; StrayWriter as in Validation.
+	StdoutBytes int64 `json:"stdout_bytes"`
+	StderrBytes int64 `json:"stderr_bytes"`
+	StrayWriter bool  `json:"stray_writer,omitempty"`
 	// GitObjects is the spool directory holding the objects of git_base
 	// when the work tree was dirty (never the user's repository).
 	GitObjects *string `json:"git_objects,omitempty"`

@@ -23,11 +23,13 @@ func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.
 		it.TimedOut = v.TimedOut
 		it.Signal = v.Signal
 		it.Error = v.Error
-		it.Stdout, it.Stderr = v.Stdout, v.Stderr
-		if v.Stdout != "" || v.Stderr != "" {
-			it.Failures = failure.Extract(v.Stdout + "\n" + v.Stderr)
+		var cutOut, cutErr bool
+		it.Stdout, cutOut = capInline(v.Stdout, r.InlineCap)
+		it.Stderr, cutErr = capInline(v.Stderr, r.InlineCap)
+		if it.Stdout != "" || it.Stderr != "" {
+			it.Failures = failure.Extract(it.Stdout + "\n" + it.Stderr)
 		}
-		it.StdoutTruncated, it.StderrTruncated = v.StdoutTruncated, v.StderrTruncated
+		it.StdoutTruncated, it.StderrTruncated = v.StdoutTruncated || cutOut, v.StderrTruncated || cutErr
 		it.StdoutBytes, it.StderrBytes = v.StdoutBytes, v.StderrBytes
 		it.DurationMs = v.DurationMs
 		if v.FilesChanged != nil {
@@ -67,4 +69,23 @@ func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.
 			s.TasksDoneBefore != nil && *s.TasksDone > *s.TasksDoneBefore
 	}
 	return it
+}
+
+// DefaultInlineCap is the inline text a log line keeps of each stream.
+const DefaultInlineCap = 1 << 20
+
+// capInline keeps the end of an inline stream, at most limit bytes, cut
+// at a character boundary: a record's text never outgrows the cap.
+func capInline(s string, limit int) (string, bool) {
+	switch {
+	case limit == 0:
+		limit = DefaultInlineCap
+	case limit < 0:
+		limit = 0
+	}
+	tail, cut := record.TailBytes([]byte(s), limit)
+	if !cut {
+		return s, false
+	}
+	return record.Text(tail), true
 }

@@ -29,6 +29,10 @@ type Recorder struct {
 	// directory and computes files_changed and changes.patch from the step's
 	// git_base; off, the validation's dirty-tree list is kept.
 	Trees bool
+	// InlineCap is how many bytes of each stream's end the log line keeps
+	// inline (0: DefaultInlineCap, negative: none); the whole streams are
+	// in the folder.
+	InlineCap int
 	// MaxPatchBytes caps changes.patch (0: DefaultMaxPatchBytes).
 	MaxPatchBytes int64
 	now           func() time.Time

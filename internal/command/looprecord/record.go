@@ -4,7 +4,6 @@ package looprecord
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -73,7 +72,8 @@ type Options struct {
 	Hypotheses bool     `long:"hypotheses" description:"read a step record on stdin and put its final message into the run's stuck.md Hypotheses section"`
 	NoClean    bool     `long:"no-clean" description:"do not apply the retention policy after a terminal --status or --finish"`
 
-	// MaxPatchBytes caps changes.patch (the rest: a --stat summary).
+	// InlineCap caps inline text; MaxPatchBytes caps changes.patch.
+	InlineCap     int   `long:"inline-cap" value-name:"BYTES" default:"1048576" config:"inline_cap_bytes" description:"bytes of inline stdout/stderr kept in the record (the end)"`
 	MaxPatchBytes int64 `long:"max-patch-bytes" value-name:"BYTES" default:"10485760" config:"max_patch_bytes" description:"largest changes.patch kept; past it, a --stat summary"`
 	// Retention settings, from config files only (loop-clean has the flags).
 	AutoClean bool `config:"auto_clean"`
@@ -127,10 +127,13 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if opts.InlineCap < 0 {
+		return env.UsageError("--inline-cap must not be negative, got %d", opts.InlineCap)
+	}
 	if opts.MaxPatchBytes < 1 {
 		return env.UsageError("--max-patch-bytes must be 1 or more, got %d", opts.MaxPatchBytes)
 	}
-	r := &recorder.Recorder{St: st, Log: env.Log, Workspace: workspace(cwd), Trees: true, MaxPatchBytes: opts.MaxPatchBytes}
+	r := &recorder.Recorder{St: st, Log: env.Log, Workspace: workspace(cwd), Trees: true, MaxPatchBytes: opts.MaxPatchBytes, InlineCap: inlineCap(opts.InlineCap)}
 
 	switch {
 	case opts.NewRun:
@@ -314,13 +317,13 @@ func outcome(it *rec.IterationLog) string {
 
 // readInput reads and decodes the records on stdin (exit 65 when they are bad).
 func readInput(env *cli.Env) (*rec.Input, error) {
-	data, err := io.ReadAll(env.Stdin)
+	in, err := rec.ReadInput(env.Stdin)
+	var ie *rec.InputError
+	if errors.As(err, &ie) {
+		return nil, cli.BadInput(fmt.Errorf("stdin %w", err))
+	}
 	if err != nil {
 		return nil, cli.Failf("read stdin: %v", err)
-	}
-	in, err := rec.DecodeInput(data)
-	if err != nil {
-		return nil, cli.BadInput(fmt.Errorf("stdin %w", err))
 	}
 	return in, nil
 }
@@ -405,6 +408,14 @@ func startOf(env *cli.Env, pid int) *uint64 {
 		return nil
 	}
 	return &st
+}
+
+// inlineCap maps --inline-cap to the recorder's: 0 keeps nothing inline.
+func inlineCap(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 func parseSettings(kvs []string) (map[string]string, error) {
