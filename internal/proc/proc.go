@@ -59,8 +59,12 @@ type Result struct {
 	Stdout, Stderr           []byte // the ends of the streams (InlineCap each)
 	StdoutBytes, StderrBytes int64
 	StdoutTrunc, StderrTrunc bool
-	Started, Ended           time.Time
-	PID                      int
+	// StrayWriter is set when a process that left the group (a setsid
+	// daemon) may still write a spool file after the child ended: keep
+	// exactly StdoutBytes and StderrBytes of it, never the file as it grows.
+	StrayWriter    bool
+	Started, Ended time.Time
+	PID            int
 }
 
 // Duration is the child's wall-clock time.
@@ -207,6 +211,9 @@ loop:
 	if err := errs.finish(res, false); err != nil {
 		return nil, err
 	}
+	outs.close()
+	errs.close()
+	res.StrayWriter = openForWrite(spec.StdoutPath) || openForWrite(spec.StderrPath)
 	return res, nil
 }
 

@@ -29,6 +29,8 @@ type Input struct {
 	Step       *Step
 	// Lines are the raw records, kept for the idempotence digest.
 	Lines [][]byte
+	// ValidationLine and StepLine are where each record was read, for errors.
+	ValidationLine, StepLine int
 }
 
 // MaxLineBytes is the longest input record line read: inline text is
@@ -126,7 +128,7 @@ func (in *Input) add(lineNo int, line []byte) error {
 			err.Line = lineNo
 			return err
 		}
-		in.Validation = v
+		in.Validation, in.ValidationLine = v, lineNo
 	case TypeStep:
 		if in.Step != nil {
 			return &InputError{Line: lineNo, Msg: "a second step record (one iteration takes one)"}
@@ -139,7 +141,7 @@ func (in *Input) add(lineNo int, line []byte) error {
 			err.Line = lineNo
 			return err
 		}
-		in.Step = s
+		in.Step, in.StepLine = s, lineNo
 	default:
 		return &InputError{Line: lineNo, Field: "type", Msg: fmt.Sprintf("unknown record type %q (expected \"validation\" or \"step\")", *head.Type)}
 	}

@@ -30,6 +30,9 @@ func (r *Recorder) RecordAttempt(id string, in *record.Input, kind string) (*Att
 	if in.Step == nil || in.Validation != nil {
 		return nil, fmt.Errorf("an attempt is one step record")
 	}
+	if err := r.CheckInput(in); err != nil {
+		return nil, err
+	}
 	lock, err := r.lockCreating(id)
 	if err != nil {
 		return nil, err
@@ -97,14 +100,14 @@ func (r *Recorder) findAttempt(id, digest string) (*AttemptResult, error) {
 }
 
 func (r *Recorder) writeAttemptFolder(dir string, s *record.Step) error {
-	if err := r.place(s.StdoutFile, "", filepath.Join(dir, AgentStdout)); err != nil {
+	if err := r.place(s.StdoutFile, s.StdoutBytes, s.StrayWriter, "", filepath.Join(dir, AgentStdout)); err != nil {
 		return err
 	}
-	if err := r.place(s.StderrFile, "", filepath.Join(dir, AgentStderr)); err != nil {
+	if err := r.place(s.StderrFile, s.StderrBytes, s.StrayWriter, "", filepath.Join(dir, AgentStderr)); err != nil {
 		return err
 	}
 	if s.PromptFile != nil {
-		if err := r.place(s.PromptFile, "", filepath.Join(dir, PromptFile)); err != nil {
+		if err := r.place(s.PromptFile, -1, false, "", filepath.Join(dir, PromptFile)); err != nil {
 			return err
 		}
 	}

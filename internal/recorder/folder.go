@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -36,10 +35,10 @@ const (
 // the commit, so a writer killed here can be run again with the same input).
 func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.Input) error {
 	if v := in.Validation; v != nil {
-		if err := r.place(v.StdoutFile, v.Stdout, filepath.Join(dir, ValidationStdout)); err != nil {
+		if err := r.place(v.StdoutFile, v.StdoutBytes, v.StrayWriter, v.Stdout, filepath.Join(dir, ValidationStdout)); err != nil {
 			return err
 		}
-		if err := r.place(v.StderrFile, v.Stderr, filepath.Join(dir, ValidationStderr)); err != nil {
+		if err := r.place(v.StderrFile, v.StderrBytes, v.StrayWriter, v.Stderr, filepath.Join(dir, ValidationStderr)); err != nil {
 			return err
 		}
 		if err := writeStreamsLog(dir, GuardLog, ValidationStdout, ValidationStderr, v.TimedOut, v.Error); err != nil {
@@ -52,14 +51,14 @@ func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.I
 		}
 	}
 	if s := in.Step; s != nil {
-		if err := r.place(s.StdoutFile, "", filepath.Join(dir, AgentStdout)); err != nil {
+		if err := r.place(s.StdoutFile, s.StdoutBytes, s.StrayWriter, "", filepath.Join(dir, AgentStdout)); err != nil {
 			return err
 		}
-		if err := r.place(s.StderrFile, "", filepath.Join(dir, AgentStderr)); err != nil {
+		if err := r.place(s.StderrFile, s.StderrBytes, s.StrayWriter, "", filepath.Join(dir, AgentStderr)); err != nil {
 			return err
 		}
 		if s.PromptFile != nil {
-			if err := r.place(s.PromptFile, "", filepath.Join(dir, PromptFile)); err != nil {
+			if err := r.place(s.PromptFile, -1, false, "", filepath.Join(dir, PromptFile)); err != nil {
 				return err
 			}
 		}
@@ -81,48 +80,6 @@ func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.I
 		return err
 	}
 	return store.SyncDir(dir)
-}
-
-// place puts a stream into the folder: the spool file when there is one
-// (hard link, or a copy across file systems), else the inline text.
-func (r *Recorder) place(src *string, inline, dst string) error {
-	if src != nil && *src != "" {
-		fi, err := os.Lstat(*src)
-		switch {
-		case err == nil && fi.Mode().IsRegular():
-			if r.inSpool(*src) && os.Link(*src, dst) == nil {
-				return syncFile(dst)
-			}
-			return copyFile(*src, dst)
-		case err == nil:
-			return fmt.Errorf("%s is not a regular file", *src)
-		case !errors.Is(err, os.ErrNotExist):
-			return err
-		}
-		r.Log.Warn("spool file gone, keeping the inline text", "file", *src)
-	}
-	return writeSynced(dst, []byte(inline))
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, store.FileMode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 func syncFile(path string) error {

@@ -103,6 +103,9 @@ func (r *Recorder) lockCreating(id string) (*store.Lock, error) {
 // Record commits one iteration of run id built from in. want is the
 // iteration number asked for (0: the next one).
 func (r *Recorder) Record(id string, in *record.Input, want int) (*Result, error) {
+	if err := r.CheckInput(in); err != nil {
+		return nil, err
+	}
 	lock, err := r.lockCreating(id)
 	if err != nil {
 		return nil, err
@@ -207,11 +210,6 @@ func (r *Recorder) dropSpool(in *record.Input) {
 	if s := in.Step; s != nil && s.GitObjects != nil && r.inSpool(*s.GitObjects) {
 		os.RemoveAll(*s.GitObjects)
 	}
-}
-
-func (r *Recorder) inSpool(p string) bool {
-	rel, err := filepath.Rel(r.St.SpoolDir(), p)
-	return err == nil && filepath.IsLocal(rel) && filepath.Dir(rel) == "."
 }
 
 func spoolPaths(in *record.Input) []string {

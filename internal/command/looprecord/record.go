@@ -219,6 +219,10 @@ func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 		return err
 	}
 	res, err := r.Record(opts.Run, in, opts.Iteration)
+	var ie *rec.InputError
+	if errors.As(err, &ie) {
+		return cli.BadInput(fmt.Errorf("stdin %w", err))
+	}
 	if err != nil {
 		return failure(err)
 	}
@@ -274,6 +278,9 @@ func recordAttempt(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 		return cli.BadInput(fmt.Errorf("stdin: --attempt takes one step record"))
 	}
 	res, err := r.RecordAttempt(opts.Run, in, opts.Kind)
+	if ie := (*rec.InputError)(nil); errors.As(err, &ie) {
+		return cli.BadInput(fmt.Errorf("stdin %w", err))
+	}
 	if err != nil {
 		return failure(err)
 	}

@@ -219,6 +219,7 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	parsed, err := agent.Parse(f, s.opts.Format, warn)
+	// Only the bytes the step counted: a stray writer may still append.
+	parsed, err := agent.Parse(io.LimitReader(f, res.StdoutBytes), s.opts.Format, warn)
 	return res, parsed, err
 }

@@ -40,6 +40,9 @@ func (s *stepRun) record(out *outcome) *record.Step {
 		PromptFile:             optional(s.promptPath),
 		GitBase:                s.gitBase,
 		GitObjects:             s.gitObjects,
+		StdoutBytes:            res.StdoutBytes,
+		StderrBytes:            res.StderrBytes,
+		StrayWriter:            res.StrayWriter,
 	}
 	if p.SessionID != "" {
 		rec.SessionID = &p.SessionID

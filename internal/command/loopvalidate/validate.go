@@ -176,6 +176,7 @@ func toRecord(res *proc.Result, command, dir string, outPath, errPath *string) *
 		EndedAt:         res.Ended.UnixMilli(),
 		TimedOut:        res.TimedOut,
 		FilesChanged:    []string{},
+		StrayWriter:     res.StrayWriter,
 	}
 	if res.Signal != "" {
 		rec.Signal = &res.Signal

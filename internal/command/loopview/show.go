@@ -1,6 +1,7 @@
 package loopview
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -89,8 +90,31 @@ func (o *showCmd) run(c *ctx, args []string) error {
 	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
 		return cli.Failf("%s is not a regular file", path)
 	}
-	if _, err := io.Copy(c.env.Stdout, f); err != nil {
+	var src io.Reader = f
+	if n := c.recordedBytes(id, iter, name); n > 0 {
+		src = io.LimitReader(f, n) // never past what the record describes
+	}
+	if _, err := io.Copy(c.env.Stdout, src); err != nil {
 		return failure(err)
 	}
 	return nil
+}
+
+// recordedBytes is the size the iteration's record gives for a stream of
+// the validation (0 when unknown or another file).
+func (c *ctx) recordedBytes(id string, iter int, name string) int64 {
+	key := map[string]string{recorder.ValidationStdout: "stdout_bytes", recorder.ValidationStderr: "stderr_bytes"}[name]
+	if key == "" {
+		return 0
+	}
+	var n int64
+	q := &view.Query{Iteration: iter}
+	q.Run(c.st.RunPath(id, store.IterationsFile), func(rec *view.Record) error {
+		var v map[string]json.RawMessage
+		if json.Unmarshal(rec.Raw, &v) == nil {
+			json.Unmarshal(v[key], &n)
+		}
+		return nil
+	})
+	return n
 }
