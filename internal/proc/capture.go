@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -113,4 +114,22 @@ func (c *capture) close() {
 			}
 		}
 	})
+}
+
+// bestEffort is a live copy that must never block the capture: after its
+// first failed write (a closed stderr, a reader gone) it drops everything,
+// so the child's pipe keeps being drained into the spool file.
+// Both streams' copiers share one.
+type bestEffort struct {
+	w      io.Writer
+	failed atomic.Bool
+}
+
+func (b *bestEffort) Write(p []byte) (int, error) {
+	if !b.failed.Load() {
+		if _, err := b.w.Write(p); err != nil {
+			b.failed.Store(true)
+		}
+	}
+	return len(p), nil
 }

@@ -89,11 +89,15 @@ func Run(spec Spec) (*Result, error) {
 	if spec.ParentDeath {
 		setParentDeath(cmd.SysProcAttr)
 	}
-	outTee := spec.Tee
+	var tee io.Writer
+	if spec.Tee != nil {
+		tee = &bestEffort{w: spec.Tee} // a failing live copy never blocks the capture
+	}
+	outTee := tee
 	if spec.StdoutTee != nil {
 		outTee = spec.StdoutTee
-		if spec.Tee != nil {
-			outTee = io.MultiWriter(spec.Tee, spec.StdoutTee)
+		if tee != nil {
+			outTee = io.MultiWriter(tee, spec.StdoutTee)
 		}
 	}
 	outs, err := newCapture(spec.StdoutPath, outTee, spec.InlineCap)
@@ -101,7 +105,7 @@ func Run(spec Spec) (*Result, error) {
 		return nil, err
 	}
 	defer outs.close()
-	errs, err := newCapture(spec.StderrPath, spec.Tee, spec.InlineCap)
+	errs, err := newCapture(spec.StderrPath, tee, spec.InlineCap)
 	if err != nil {
 		return nil, err
 	}
