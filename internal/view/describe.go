@@ -71,7 +71,7 @@ func DescribeJSON(ri RunInfo, p Paths, live bool) ([]byte, error) {
 func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
 	r := ri.Run
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
-	status := StatusMark(r)
+	status := Escape(StatusMark(r), false)
 	if live {
 		status += " (live)"
 	}
@@ -84,7 +84,7 @@ func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
 		lastErr = Escape(*r.LastError, false)
 	}
 	rows := [][2]string{
-		{"run", r.RunID},
+		{"run", Escape(r.RunID, false)},
 		{"name", Escape(r.Name, false)},
 		{"status", style.paint(runColor(StatusMark(r)), status)},
 		{"artifact", fmt.Sprintf("%s (%s)", artifact, Escape(orDash(r.ArtifactStatus), false))},
@@ -120,9 +120,9 @@ func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
 // points a person at a file that is not there.
 func present(path string) string {
 	if _, err := os.Lstat(path); err != nil {
-		return path + " (not written)"
+		return Escape(path, false) + " (not written)"
 	}
-	return path
+	return Escape(path, false)
 }
 
 func orDash(s string) string {

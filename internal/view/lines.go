@@ -102,3 +102,25 @@ func readBackward(path string, fn func(off int64, line []byte) (bool, error)) (i
 		rest = rest[:j+1]
 	}
 }
+
+// LineOf is the number of the line starting at byte off of the file (1 for
+// the first), counted for an error found by a backward read; 0 if unknown.
+func LineOf(path string, off int64) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 1
+	buf := make([]byte, chunkSize)
+	for r := io.LimitReader(f, off); ; {
+		k, err := r.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if err == io.EOF {
+			return n
+		}
+		if err != nil {
+			return 0
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +37,9 @@ type Query struct {
 	// OnError reports a record a filter failed on, or a line that is not a
 	// JSON object; the scan goes on without it.
 	OnError func(rec *Record, err error)
+	// Valid passes on only lines that are whole JSON objects (for output
+	// that copies them: --json); others go to OnError.
+	Valid bool
 
 	fields   map[string]bool // what decode reads, worked out once
 	all, set bool
@@ -68,7 +72,11 @@ func (q *Query) decode(rec *Record) error {
 // match decodes the record and runs the filters; a filter's runtime error
 // is reported and the record skipped.
 func (q *Query) match(rec *Record) (bool, error) {
-	if err := q.decode(rec); err != nil {
+	err := q.decode(rec)
+	if err == nil && q.Valid && !isObject(rec.Raw) {
+		err = errors.New("not a JSON object")
+	}
+	if err != nil {
 		if q.OnError != nil {
 			q.OnError(rec, &LineError{Line: rec.Line, Offset: rec.Offset, Err: err})
 			return false, nil
@@ -194,4 +202,10 @@ func (q *Query) one(path string, fn func(*Record) error) (int64, int, error) {
 		return end, 0, err
 	}
 	return end, 0, fn(found)
+}
+
+// isObject: the whole line is one valid JSON object.
+func isObject(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 1 && raw[0] == '{' && json.Valid(raw)
 }

@@ -75,9 +75,14 @@ func (c *ctx) iterations(args []string, ro *runOpt, fo *filterOpts, jo *jsonOpts
 	path := c.st.RunPath(id, store.IterationsFile)
 	q := &view.Query{Filters: filters, Last: fo.Last, Iteration: iter}
 	q.OnError = func(rec *view.Record, err error) {
+		var le *view.LineError
+		if errors.As(err, &le) && le.Line == 0 {
+			le.Line = view.LineOf(path, le.Offset) // read backwards: count once, on error only
+		}
 		c.fail("%s", describeRecord(id, path, rec, err))
 	}
 	asJSON := jo.JSON || jq != nil
+	q.Valid = asJSON // --json copies lines: only whole records
 	emit := func(rec *view.Record) error {
 		err := render(rec)
 		var le *view.LineError

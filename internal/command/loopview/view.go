@@ -128,7 +128,8 @@ func (c *ctx) fail(format string, a ...any) {
 	if err := c.env.Stdout.Flush(); err != nil {
 		return
 	}
-	fmt.Fprintf(c.env.Stderr, "%s: %s\n", c.env.Name, fmt.Sprintf(format, a...))
+	// One line, whatever a stored record held: no terminal escapes.
+	fmt.Fprintf(c.env.Stderr, "%s: %s\n", c.env.Name, view.Escape(fmt.Sprintf(format, a...), false))
 }
 
 // resolveRun picks the run: the RUN argument, else --run / LOOP_RUN_ID,
