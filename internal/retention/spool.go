@@ -83,7 +83,9 @@ func CleanSpool(st *store.Store, now time.Time, dryRun bool) (SpoolResult, error
 	gone := map[string]bool{} // by entry base: one meta read per entry
 	for _, de := range entries {
 		e, ok := ParseSpoolName(de.Name())
-		if !ok || de.IsDir() {
+		// A directory entry is a step's base objects (<entry>.git).
+		objects := de.IsDir() && strings.HasSuffix(de.Name(), ".git")
+		if !ok || de.IsDir() && !objects {
 			continue
 		}
 		info, err := de.Info()
@@ -99,7 +101,11 @@ func CleanSpool(st *store.Store, now time.Time, dryRun bool) (SpoolResult, error
 			continue
 		}
 		if !dryRun {
-			if err := root.Remove(de.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			remove := root.Remove
+			if objects {
+				remove = root.RemoveAll
+			}
+			if err := remove(de.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return res, err
 			}
 		}

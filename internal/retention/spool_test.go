@@ -123,3 +123,32 @@ func TestCleanSpool(t *testing.T) {
 		}
 	}
 }
+
+// A step's base objects are a directory beside its streams; it goes with
+// them once the writer is gone. Other directories are left alone.
+func TestCleanSpoolBaseObjects(t *testing.T) {
+	st := newStore(t)
+	ms := time.Now().Add(-48 * time.Hour).UnixMilli()
+	old := time.Now().Add(-48 * time.Hour)
+	dead := deadPID(t)
+	objects := filepath.Join(st.SpoolDir(), fmt.Sprintf("%d-%d-ff.step.git", ms, dead))
+	other := filepath.Join(st.SpoolDir(), fmt.Sprintf("%d-%d-ff.step.dir", ms, dead))
+	for _, d := range []string{filepath.Join(objects, "objects", "ab"), other} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(objects, "objects", "ab", "cdef"), []byte("blob"), 0o400)
+	for _, d := range []string{objects, other} {
+		os.Chtimes(d, old, old)
+	}
+	if _, err := CleanSpool(st, time.Now(), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(objects); err == nil {
+		t.Error("the base objects of a gone step were left in the spool")
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Error("a directory that is no spool entry was removed")
+	}
+}
