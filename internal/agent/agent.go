@@ -8,17 +8,27 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
 )
 
 // Formats of agent output.
 const (
-	FormatAuto   = "auto"
-	FormatClaude = "claude"
-	FormatCodex  = "codex"
-	FormatText   = "text"
+	FormatAuto     = "auto"
+	FormatClaude   = "claude"
+	FormatCodex    = "codex"
+	FormatGemini   = "gemini"
+	FormatOpencode = "opencode"
+	FormatCursor   = "cursor"
+	FormatAmp      = "amp"
+	FormatCopilot  = "copilot"
+	FormatText     = "text"
 )
+
+// Formats lists every value --format accepts.
+var Formats = []string{FormatAuto, FormatClaude, FormatCodex, FormatGemini, FormatOpencode, FormatCursor, FormatAmp, FormatCopilot, FormatText}
 
 // Usage is what a step cost. Nil means unknown, never a made-up 0; input
 // tokens exclude cache reads and cache writes (Claude's meaning).
@@ -27,7 +37,10 @@ type Usage struct {
 	OutputTokens        *int64
 	CacheReadTokens     *int64
 	CacheCreationTokens *int64
-	CostUSD             *float64
+	// ReasoningTokens is the part of OutputTokens spent on reasoning, when
+	// the agent reports it (Codex); informational, never added twice.
+	ReasoningTokens *int64
+	CostUSD         *float64
 }
 
 // Add adds u's known figures to s (an attempt's usage to a step's).
@@ -36,6 +49,7 @@ func (s *Usage) Add(u Usage) {
 	addInt(&s.OutputTokens, u.OutputTokens)
 	addInt(&s.CacheReadTokens, u.CacheReadTokens)
 	addInt(&s.CacheCreationTokens, u.CacheCreationTokens)
+	addInt(&s.ReasoningTokens, u.ReasoningTokens)
 	if u.CostUSD != nil {
 		c := *u.CostUSD
 		if s.CostUSD != nil {
@@ -66,6 +80,14 @@ type Result struct {
 	// Errors are failures the agent itself reported (Claude's is_error
 	// result, Codex's turn.failed and error events).
 	Errors []string
+	// ErrorKind classifies them (record.ErrorKind*), "" when none.
+	ErrorKind string
+	// RateLimit is set when the agent hit a usage or rate limit.
+	RateLimit *RateLimit
+	// Model is the model the stream names, "" when it names none.
+	Model string
+	// ToolCallsDropped counts calls past Options.MaxToolCalls.
+	ToolCallsDropped int
 	// Skipped counts lines left unparsed: not JSON, too long, torn.
 	Skipped int
 }
@@ -96,25 +118,70 @@ func (w *warnings) done() int {
 	return w.n
 }
 
+// DefaultMaxToolCalls is how many tool calls a result keeps by default; a
+// tool-heavy stream of tens of thousands would otherwise fill memory.
+const DefaultMaxToolCalls = 1000
+
+// Options say how to parse.
+type Options struct {
+	// Format is the output format (auto or "": detected).
+	Format string
+	// Binary is the agent program's base name: it decides between formats
+	// that look alike (Cursor and Amp print Claude-like events).
+	Binary string
+	Warn   Warner
+	// MaxToolCalls bounds the calls kept (0: DefaultMaxToolCalls); the rest
+	// are counted in ToolCallsDropped.
+	MaxToolCalls int
+	// Now is the time relative reset times ("try again in 2 hours") count
+	// from; zero means the time of parsing.
+	Now time.Time
+}
+
+// penv is what every parser shares: warnings, the clock, the call limit.
+type penv struct {
+	*warnings
+	now      time.Time
+	maxCalls int
+}
+
 // Parse reads an agent's stdout in the given format (auto: detected from the
 // first JSON values). Only a read error fails it; bad content is skipped.
 func Parse(r io.Reader, format string, warn Warner) (*Result, error) {
+	return ParseOptions(r, Options{Format: format, Warn: warn})
+}
+
+// ParseOptions is Parse with every option.
+func ParseOptions(r io.Reader, o Options) (*Result, error) {
 	br := bufio.NewReaderSize(r, peekBytes)
+	format := o.Format
 	if format == "" || format == FormatAuto {
-		format = Detect(br)
+		format = DetectBinary(br, o.Binary)
 	}
-	w := &warnings{fn: warn}
+	w := &penv{warnings: &warnings{fn: o.Warn}, now: o.Now, maxCalls: o.MaxToolCalls}
+	if w.now.IsZero() {
+		w.now = time.Now()
+	}
+	if w.maxCalls <= 0 {
+		w.maxCalls = DefaultMaxToolCalls
+	}
 	var res *Result
 	var err error
 	switch format {
-	case FormatClaude:
+	case FormatClaude, FormatCursor, FormatAmp:
 		res, err = parseClaude(br, w)
 	case FormatCodex:
 		res, err = parseCodex(br, w)
+	case FormatGemini:
+		res, err = parseGemini(br, w)
+	case FormatOpencode:
+		res, err = parseOpencode(br, w)
+	case FormatCopilot:
+		res, err = parseCopilot(br, w)
 	case FormatText:
-		res, err = parseText(br)
+		res, err = parseText(br, w)
 	default:
-		return nil, fmt.Errorf("unknown agent output format %q (want auto, claude, codex or text)", format)
+		return nil, fmt.Errorf("unknown agent output format %q (want %s)", format, strings.Join(Formats, ", "))
 	}
 	if err != nil {
 		return nil, err

@@ -7,6 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+
+	"github.com/loopkit/loopkit/internal/record"
 )
 
 // claudeMsg is the part of a Claude Code message line loop-step reads;
@@ -15,16 +19,30 @@ type claudeMsg struct {
 	Type            string  `json:"type"`
 	Subtype         string  `json:"subtype"`
 	SessionID       string  `json:"session_id"`
+	Model           string  `json:"model"`
 	ParentToolUseID *string `json:"parent_tool_use_id"`
 	Message         *struct {
 		ID      string        `json:"id"`
+		Model   string        `json:"model"`
 		Content []claudeBlock `json:"content"`
 		Usage   *claudeUsage  `json:"usage"`
 	} `json:"message"`
 	Result       json.RawMessage `json:"result"`
 	IsError      bool            `json:"is_error"`
 	TotalCostUSD *float64        `json:"total_cost_usd"`
+	CostUSD      *float64        `json:"cost_usd"` // CLIs before 1.0.x
 	Usage        *claudeUsage    `json:"usage"`
+	// Errors lists why an error_* result failed ("Permission denied: …").
+	Errors []resultSummary `json:"errors"`
+	// Error names a failed API call on a synthetic assistant message
+	// ("authentication_failed", "rate_limit", …).
+	Error          string `json:"error"`
+	APIErrorStatus *int   `json:"api_error_status"`
+	RateLimitInfo  *struct {
+		Status         string   `json:"status"`
+		ResetsAt       *float64 `json:"resetsAt"` // Unix seconds
+		IsUsingOverage bool     `json:"isUsingOverage"`
+	} `json:"rate_limit_info"`
 }
 
 type claudeBlock struct {
@@ -52,14 +70,28 @@ func (u *claudeUsage) usage() Usage {
 
 // claude accumulates a Claude Code transcript, one message at a time.
 type claude struct {
-	res       Result
-	calls     calls
-	gotResult bool
+	res   Result
+	calls calls
+	w     *penv
+	// sessions in the order first seen: one stdout can hold several (a
+	// wrapper running the agent twice); their totals add up.
+	sessions []*claudeSession
+	bySID    map[string]*claudeSession
 	// perMessage holds each assistant message's usage once: stream-json
 	// repeats a message over several lines with the same id and usage.
-	perMessage map[string]Usage
-	order      []string
+	perMessage map[string]bool
 	lastText   string
+	// limitLine is the rejected rate_limit_event, until a success clears it.
+	limited *RateLimit
+}
+
+// claudeSession is one session's figures: the sum of its messages' usage
+// and what its last result line said.
+type claudeSession struct {
+	messages  Usage
+	result    Usage // per field: the last result that reported it
+	gotResult bool
+	cost      *float64
 }
 
 // Fast paths: stream_event lines (partial messages) are most of a
@@ -69,8 +101,9 @@ var (
 	streamEventSpaced  = []byte(`{"type": "stream_event"`)
 )
 
-func parseClaude(br *bufio.Reader, w *warnings) (*Result, error) {
-	c := &claude{perMessage: map[string]Usage{}}
+func parseClaude(br *bufio.Reader, w *penv) (*Result, error) {
+	c := &claude{w: w, perMessage: map[string]bool{}, bySID: map[string]*claudeSession{}}
+	c.calls.max = w.maxCalls
 	lr := newLineReader(br, MaxLineBytes)
 	for {
 		if lr.peekStart() == '[' {
@@ -93,7 +126,7 @@ func parseClaude(br *bufio.Reader, w *warnings) (*Result, error) {
 	return c.finish(), nil
 }
 
-func (c *claude) line(l line, n int, w *warnings) {
+func (c *claude) line(l line, n int, w *penv) {
 	switch {
 	case l.long:
 		w.skip(n, fmt.Sprintf("longer than %d bytes", MaxLineBytes))
@@ -114,7 +147,7 @@ func (c *claude) line(l line, n int, w *warnings) {
 		}
 		return
 	}
-	c.message(&m)
+	c.message(&m, b)
 }
 
 // decodeLoose unmarshals a JSON value, accepting fields of an unexpected
@@ -128,7 +161,7 @@ func decodeLoose(b []byte, v any) error {
 	return err
 }
 
-func (c *claude) array(br *bufio.Reader, w *warnings, lineNo int) error {
+func (c *claude) array(br *bufio.Reader, w *penv, lineNo int) error {
 	dec := json.NewDecoder(br)
 	if _, err := dec.Token(); err != nil { // the '['
 		w.skip(lineNo, "bad JSON array")
@@ -144,36 +177,65 @@ func (c *claude) array(br *bufio.Reader, w *warnings, lineNo int) error {
 				return nil
 			}
 		}
-		c.message(&m)
+		c.message(&m, nil)
 	}
 	return nil
 }
 
-func (c *claude) message(m *claudeMsg) {
+// session returns the figures of session id; a line without one belongs
+// to the latest session.
+func (c *claude) session(id string) *claudeSession {
+	if id == "" && len(c.sessions) > 0 {
+		return c.sessions[len(c.sessions)-1]
+	}
+	if s, ok := c.bySID[id]; ok {
+		return s
+	}
+	s := &claudeSession{}
+	c.bySID[strings.Clone(id)] = s
+	c.sessions = append(c.sessions, s)
+	return s
+}
+
+func (c *claude) message(m *claudeMsg, raw []byte) {
 	if m.SessionID != "" && c.res.SessionID == "" {
-		c.res.SessionID = m.SessionID
+		c.res.SessionID = strings.Clone(m.SessionID)
 	}
 	sub := m.ParentToolUseID != nil && *m.ParentToolUseID != ""
 	switch m.Type {
+	case "system":
+		if m.Subtype == "init" && m.Model != "" {
+			c.res.Model = strings.Clone(m.Model)
+		}
+	case "rate_limit_event":
+		c.rateLimitEvent(m, raw)
 	case "assistant":
 		if m.Message == nil {
 			return
 		}
-		if u := m.Message.Usage; u != nil && m.Message.ID != "" {
-			if _, seen := c.perMessage[m.Message.ID]; !seen {
-				c.order = append(c.order, m.Message.ID)
-			}
-			c.perMessage[m.Message.ID] = u.usage()
+		if m.Message.Model != "" && !sub && c.res.Model == "" {
+			c.res.Model = strings.Clone(m.Message.Model)
 		}
+		if u := m.Message.Usage; u != nil && m.Message.ID != "" && !c.perMessage[m.Message.ID] {
+			c.perMessage[strings.Clone(m.Message.ID)] = true
+			c.session(m.SessionID).messages.Add(u.usage())
+		}
+		text := ""
 		for _, b := range m.Message.Content {
 			switch b.Type {
 			case "tool_use", "server_tool_use", "mcp_tool_use":
 				c.calls.use(b.ID, b.Name, string(b.Input), sub)
 			case "text":
 				if !sub && b.Text != "" {
-					c.lastText = b.Text
+					c.lastText = strings.Clone(b.Text)
+					text = c.lastText
 				}
 			}
+		}
+		if m.Error != "" && !sub {
+			// A synthetic message standing for a failed API call: its
+			// text is the CLI's own words ("Not logged in · Please run /login").
+			c.apiError(kindOfCode(m.Error), text)
 		}
 	case "user":
 		if m.Message == nil {
@@ -185,42 +247,145 @@ func (c *claude) message(m *claudeMsg) {
 			}
 		}
 	case "result":
-		if sub {
-			return
-		}
-		c.gotResult = true
-		if m.SessionID != "" {
-			c.res.SessionID = m.SessionID
-		}
-		var text string
-		if len(m.Result) > 0 && json.Unmarshal(m.Result, &text) == nil {
-			c.res.FinalMessage = text
-		}
-		if m.Usage != nil {
-			c.res.Usage = m.Usage.usage()
-		}
-		c.res.CostUSD = m.TotalCostUSD
-		if m.IsError {
-			msg := "claude result: " + m.Subtype
-			if text != "" {
-				msg += ": " + summary(text)
-			}
-			c.res.Errors = append(c.res.Errors, msg)
+		if !sub {
+			c.result(m)
 		}
 	}
 }
 
-func (c *claude) finish() *Result {
-	if !c.gotResult {
-		// Cut off before the result line: sum the messages seen, each once.
-		// Cost stays unknown: there is no price list here to make one up.
-		for _, id := range c.order {
-			c.res.Usage.Add(c.perMessage[id])
+func (c *claude) rateLimitEvent(m *claudeMsg, raw []byte) {
+	info := m.RateLimitInfo
+	if info == nil {
+		return
+	}
+	// allowed and allowed_warning are information; rejected is the limit,
+	// unless the account carries on with overage billing.
+	if info.Status != "rejected" || info.IsUsingOverage {
+		return
+	}
+	var resets int64
+	if info.ResetsAt != nil {
+		resets = int64(*info.ResetsAt * 1000)
+	}
+	ev := string(raw)
+	if ev == "" {
+		ev = `{"type":"rate_limit_event","rate_limit_info":{"status":"rejected"}}`
+	}
+	c.limited = &RateLimit{ResetsAt: resets, Evidence: record.HeadChars(ev, evidenceChars)}
+}
+
+// apiError notes a failed API call; the message is the agent's own words.
+func (c *claude) apiError(kind, msg string) {
+	if msg == "" {
+		msg = "claude API error: " + kind
+	}
+	if kind == "" || kind == record.ErrorKindAPI {
+		if k := classify(msg); k != "" {
+			kind = k
 		}
+	}
+	if kind == "" {
+		kind = record.ErrorKindAPI
+	}
+	for _, e := range c.res.Errors {
+		if e == msg {
+			c.res.fail(kind, "") // the result line repeats the message
+			return
+		}
+	}
+	c.res.fail(kind, msg)
+	if kind == record.ErrorKindRateLimit {
+		c.res.limit(resetTime(msg, c.w.now), msg)
+	}
+}
+
+func (c *claude) result(m *claudeMsg) {
+	s := c.session(m.SessionID)
+	s.gotResult = true
+	if m.SessionID != "" {
+		c.res.SessionID = strings.Clone(m.SessionID)
+	}
+	var text string
+	if len(m.Result) > 0 && json.Unmarshal(m.Result, &text) == nil {
+		c.res.FinalMessage = text
+	}
+	if u := m.Usage; u != nil {
+		// A later result restates the session's totals; one lacking a
+		// field does not blank what an earlier one said.
+		setIf(&s.result.InputTokens, u.InputTokens)
+		setIf(&s.result.OutputTokens, u.OutputTokens)
+		setIf(&s.result.CacheReadTokens, u.CacheReadTokens)
+		setIf(&s.result.CacheCreationTokens, u.CacheCreationTokens)
+	}
+	switch {
+	case m.TotalCostUSD != nil:
+		s.cost = m.TotalCostUSD
+	case m.CostUSD != nil:
+		s.cost = m.CostUSD
+	}
+	if !m.IsError {
+		if m.Subtype == "" || m.Subtype == "success" {
+			c.limited = nil // a later success: the limit did not stop the run
+		}
+		return
+	}
+	if m.Subtype == "success" || m.Subtype == "" || m.APIErrorStatus != nil {
+		// An API error ends the run with subtype success and is_error.
+		kind := ""
+		if m.APIErrorStatus != nil {
+			kind = kindOfCode(strconv.Itoa(*m.APIErrorStatus))
+		}
+		c.apiError(kind, text)
+		return
+	}
+	msg := "claude result: " + m.Subtype
+	var parts []string
+	for _, e := range m.Errors {
+		if e != "" {
+			parts = append(parts, string(e))
+		}
+	}
+	if len(parts) == 0 && text != "" {
+		parts = append(parts, text)
+	}
+	if len(parts) > 0 {
+		msg += ": " + summary(strings.Join(parts, "; "))
+	}
+	c.res.errorText(msg, "", c.w.now)
+}
+
+func setIf(dst **int64, v *int64) {
+	if v != nil {
+		n := *v
+		*dst = &n
+	}
+}
+
+func (c *claude) finish() *Result {
+	for _, s := range c.sessions {
+		u := s.messages
+		if s.gotResult {
+			// Per field: the result's total, else the messages' sum.
+			for _, f := range [][2]**int64{
+				{&u.InputTokens, &s.result.InputTokens}, {&u.OutputTokens, &s.result.OutputTokens},
+				{&u.CacheReadTokens, &s.result.CacheReadTokens}, {&u.CacheCreationTokens, &s.result.CacheCreationTokens},
+			} {
+				if *f[1] != nil {
+					*f[0] = *f[1]
+				}
+			}
+		}
+		// Cost stays unknown without a result: no price list is made up here.
+		u.CostUSD = s.cost
+		c.res.Usage.Add(u)
+	}
+	if c.limited != nil {
+		c.res.limit(c.limited.ResetsAt, c.limited.Evidence)
 	}
 	if c.res.FinalMessage == "" {
 		c.res.FinalMessage = c.lastText
 	}
 	c.res.ToolCalls = c.calls.all()
+	c.res.ToolCallsDropped = c.calls.dropped
 	return &c.res
 }

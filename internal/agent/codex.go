@@ -13,9 +13,11 @@ type codexEvent struct {
 	Type     string `json:"type"`
 	ThreadID string `json:"thread_id"`
 	Usage    *struct {
-		InputTokens       *int64 `json:"input_tokens"`
-		CachedInputTokens *int64 `json:"cached_input_tokens"`
-		OutputTokens      *int64 `json:"output_tokens"`
+		InputTokens           *int64 `json:"input_tokens"`
+		CachedInputTokens     *int64 `json:"cached_input_tokens"`
+		CacheWriteInputTokens *int64 `json:"cache_write_input_tokens"`
+		OutputTokens          *int64 `json:"output_tokens"`
+		ReasoningOutputTokens *int64 `json:"reasoning_output_tokens"`
 	} `json:"usage"`
 	Item    *codexItem  `json:"item"`
 	Error   *codexError `json:"error"`
@@ -32,6 +34,7 @@ type codexItem struct {
 	ItemType string `json:"item_type"` // codex before 0.44 named the field so
 	Text     string `json:"text"`
 	Message  string `json:"message"`
+	Phase    string `json:"phase"` // agent_message: commentary, final_answer
 	// command_execution
 	Command          string     `json:"command"`
 	AggregatedOutput headString `json:"aggregated_output"`
@@ -50,11 +53,24 @@ type codexItem struct {
 	Error     *codexError   `json:"error"`
 	// web_search
 	Query string `json:"query"`
+	// collab_tool_call (subagents): tool is spawn_agent, wait, send_input…
+	Prompt string `json:"prompt"`
 }
 
-func parseCodex(br *bufio.Reader, w *warnings) (*Result, error) {
-	var res Result
-	var cs calls
+// codex accumulates a `codex exec --json` stream.
+type codex struct {
+	res        Result
+	cs         calls
+	w          *penv
+	finalPhase string // the last agent message of the final phase wins
+	anyMessage string
+	lastNotice string // the last retry notice ("Reconnecting... 2/5 …")
+	completed  bool
+}
+
+func parseCodex(br *bufio.Reader, w *penv) (*Result, error) {
+	c := &codex{w: w}
+	c.cs.max = w.maxCalls
 	lr := newLineReader(br, MaxLineBytes)
 	for {
 		l, err := lr.next()
@@ -80,48 +96,86 @@ func parseCodex(br *bufio.Reader, w *warnings) (*Result, error) {
 			}
 			continue
 		}
-		codexApply(&res, &cs, &ev)
+		c.apply(&ev)
 	}
-	res.ToolCalls = cs.all()
-	return &res, nil
+	res := &c.res
+	res.FinalMessage = c.finalPhase
+	if res.FinalMessage == "" {
+		res.FinalMessage = c.anyMessage
+	}
+	if c.lastNotice != "" && !c.completed && len(res.Errors) == 0 {
+		// Only retry notices and no turn ended: say what it was retrying.
+		res.errorText("codex: "+c.lastNotice, "", w.now)
+	}
+	res.ToolCalls = c.cs.all()
+	res.ToolCallsDropped = c.cs.dropped
+	return res, nil
 }
 
-func codexApply(res *Result, cs *calls, ev *codexEvent) {
+// IsRetryNotice reports whether an agent's error message only says it is
+// retrying (Codex prints "Reconnecting... 2/5 (…)" and, without network,
+// "Reconnecting... waiting for network" forever): no failure yet, and no
+// progress either.
+func IsRetryNotice(msg string) bool {
+	m := strings.TrimSpace(msg)
+	return strings.HasPrefix(m, "Reconnecting") || strings.HasPrefix(m, "Retrying") || strings.HasPrefix(m, "retrying")
+}
+
+func (c *codex) apply(ev *codexEvent) {
+	res := &c.res
 	switch ev.Type {
 	case "thread.started":
 		if res.SessionID == "" {
-			res.SessionID = ev.ThreadID
+			res.SessionID = strings.Clone(ev.ThreadID)
 		}
 	case "turn.completed":
+		c.completed = true
 		if u := ev.Usage; u != nil {
-			// Codex counts cached tokens inside input_tokens; Claude does
-			// not, and the record means Claude's figure.
+			// Codex counts cached reads and cache writes inside
+			// input_tokens; Claude does not, and the record means Claude's
+			// figure, so both come off (never below 0).
 			var in *int64
 			if u.InputTokens != nil {
 				n := *u.InputTokens
 				if u.CachedInputTokens != nil {
-					n = max(n-*u.CachedInputTokens, 0) // never a negative count
+					n -= *u.CachedInputTokens
 				}
+				if u.CacheWriteInputTokens != nil {
+					n -= *u.CacheWriteInputTokens
+				}
+				n = max(n, 0)
 				in = &n
 			}
-			res.Usage.Add(Usage{InputTokens: in, OutputTokens: u.OutputTokens, CacheReadTokens: u.CachedInputTokens})
+			res.Usage.Add(Usage{InputTokens: in, OutputTokens: u.OutputTokens, CacheReadTokens: u.CachedInputTokens,
+				CacheCreationTokens: u.CacheWriteInputTokens, ReasoningTokens: u.ReasoningOutputTokens})
 		}
 	case "turn.failed":
 		msg := "codex turn.failed"
 		if ev.Error != nil && ev.Error.Message != "" {
 			msg += ": " + ev.Error.Message
 		}
-		res.Errors = append(res.Errors, msg)
+		res.errorText(msg, "", c.w.now)
 	case "error":
-		res.Errors = append(res.Errors, "codex error: "+ev.Message)
+		if IsRetryNotice(ev.Message) {
+			c.lastNotice = strings.Clone(ev.Message)
+			return
+		}
+		res.errorText("codex error: "+ev.Message, "", c.w.now)
 	case "item.started", "item.updated", "item.completed":
 		if ev.Item != nil {
-			codexItemEvent(res, cs, ev.Item, ev.Type == "item.completed")
+			c.item(ev.Item, ev.Type == "item.completed")
 		}
 	}
 }
 
-func codexItemEvent(res *Result, cs *calls, it *codexItem, completed bool) {
+// mcpName is Codex's own name for an MCP tool: mcp__<server>__<tool>, with
+// the server's dashes made underscores.
+func mcpName(server, tool string) string {
+	return "mcp__" + strings.ReplaceAll(server, "-", "_") + "__" + tool
+}
+
+func (c *codex) item(it *codexItem, completed bool) {
+	res, cs := &c.res, &c.cs
 	typ := it.Type
 	if typ == "" {
 		typ = it.ItemType
@@ -129,11 +183,21 @@ func codexItemEvent(res *Result, cs *calls, it *codexItem, completed bool) {
 	switch typ {
 	case "agent_message", "assistant_message":
 		if completed && it.Text != "" {
-			res.FinalMessage = it.Text
+			c.anyMessage = strings.Clone(it.Text)
+			if it.Phase == "" || it.Phase == "final_answer" {
+				c.finalPhase = c.anyMessage
+			}
 		}
 	case "error":
-		if completed {
+		// A non-fatal warning item ("model not found, falling back"):
+		// the turn goes on, so it is noted without a kind.
+		if completed && it.Message != "" {
 			res.Errors = append(res.Errors, "codex error: "+it.Message)
+		}
+	case "collab_tool_call":
+		cs.use(it.ID, typ+":"+it.Tool, it.Prompt, false)
+		if completed {
+			cs.result(it.ID, it.Status, it.Status == "failed", false)
 		}
 	case "command_execution":
 		cs.use(it.ID, typ, it.Command, false)
@@ -151,7 +215,7 @@ func codexItemEvent(res *Result, cs *calls, it *codexItem, completed bool) {
 			cs.result(it.ID, it.Status, it.Status == "failed", false)
 		}
 	case "mcp_tool_call":
-		cs.use(it.ID, "mcp__"+it.Server+"__"+it.Tool, string(it.Arguments), false)
+		cs.use(it.ID, mcpName(it.Server, it.Tool), string(it.Arguments), false)
 		if completed {
 			out := string(it.Result)
 			if it.Error != nil {

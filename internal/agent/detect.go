@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"path/filepath"
 	"regexp"
+	"strings"
 )
 
 // peekBytes is how much of the stream format detection looks at.
@@ -13,25 +16,95 @@ const peekBytes = 256 << 10
 // maxDetectLines bounds how many lines detection reads past banners.
 const maxDetectLines = 200
 
-var claudeTypes = map[string]bool{
-	"system": true, "assistant": true, "user": true, "result": true,
-	"stream_event": true, "rate_limit_event": true,
-}
-
-var codexTypes = map[string]bool{
-	"thread.started": true, "turn.started": true, "turn.completed": true,
-	"turn.failed": true, "item.started": true, "item.updated": true,
-	"item.completed": true, "error": true,
-}
-
-// typePrefix reads the type of a JSON line too long to decode here: both
+// typePrefix reads the type of a JSON line too long to decode here: the
 // CLIs print "type" as the first key.
-var typePrefix = regexp.MustCompile(`^\{\s*"type"\s*:\s*"([^"\\]{1,64})"`)
+var typePrefix = regexp.MustCompile(`^\{\s*"type"\s*:\s*"([^"\\]{1,64})"(?:\s*,\s*"subtype"\s*:\s*"([^"\\]{1,64})")?`)
 
-// Detect names the format of the stream behind r from its first JSON
-// values, without consuming anything: a JSON array or a Claude message type
-// is claude, a Codex event type is codex, anything else text.
-func Detect(r *bufio.Reader) string {
+// detectHead is what detection reads of one JSON line: enough to tell the
+// formats apart by what only one of them has, never by a shared type name.
+type detectHead struct {
+	Type         string          `json:"type"`
+	Subtype      string          `json:"subtype"`
+	SessionID    *string         `json:"session_id"`
+	SessionIDoc  *string         `json:"sessionID"` // opencode
+	TotalCostUSD *float64        `json:"total_cost_usd"`
+	CostUSD      *float64        `json:"cost_usd"`
+	Model        *string         `json:"model"`
+	Message      json.RawMessage `json:"message"`
+	Stats        json.RawMessage `json:"stats"`
+	Part         json.RawMessage `json:"part"`
+	Data         json.RawMessage `json:"data"`
+	Response     json.RawMessage `json:"response"`
+	ToolCall     json.RawMessage `json:"tool_call"` // cursor
+	Role         string          `json:"role"`
+}
+
+// claudeLike is a format that prints Claude Code's events: the agent
+// binary's name tells which agent printed them.
+func claudeLike(binary string) string {
+	switch b := strings.ToLower(filepath.Base(binary)); {
+	case b == "cursor-agent" || b == "cursor":
+		return FormatCursor
+	case b == "amp":
+		return FormatAmp
+	}
+	return FormatClaude
+}
+
+// classifyHead names the format one JSON line belongs to, "" when the line
+// could be several formats' (a bare error, an unknown type).
+func classifyHead(h *detectHead, binary string) string {
+	t := h.Type
+	switch {
+	case strings.HasPrefix(t, "thread.") || strings.HasPrefix(t, "turn.") || strings.HasPrefix(t, "item."):
+		return FormatCodex
+	case len(h.Part) > 0 && (t == "step_start" || t == "step_finish" || t == "text" || t == "tool_use" || t == "reasoning"):
+		return FormatOpencode
+	case t == "error" && h.SessionIDoc != nil:
+		return FormatOpencode
+	case len(h.Data) > 0 && (strings.HasPrefix(t, "session.") || strings.HasPrefix(t, "assistant.") || strings.HasPrefix(t, "tool.") || strings.HasPrefix(t, "user.")):
+		return FormatCopilot
+	case t == "init" && h.Model != nil:
+		return FormatGemini
+	case t == "result" && len(h.Stats) > 0:
+		return FormatGemini
+	case t == "message" && h.Role != "":
+		return FormatGemini
+	case t == "" && len(h.Response) > 0 && len(h.Stats) > 0:
+		return FormatGemini // --output-format json: one object
+	case t == "tool_call" && len(h.ToolCall) > 0:
+		return FormatCursor
+	case t == "system" && h.Subtype == "init":
+		return claudeLike(binary)
+	case t == "result" && h.Subtype != "" && (h.SessionID != nil || h.TotalCostUSD != nil || h.CostUSD != nil):
+		return claudeLike(binary)
+	case (t == "assistant" || t == "user") && anthropicMessage(h.Message):
+		return claudeLike(binary)
+	}
+	return ""
+}
+
+// anthropicMessage reports whether raw is an Anthropic-style message: an
+// object with a role and a content.
+func anthropicMessage(raw json.RawMessage) bool {
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	var m struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	return json.Unmarshal(raw, &m) == nil && m.Role != "" && len(m.Content) > 0
+}
+
+// Detect names the format of the stream behind r, without consuming it.
+func Detect(r *bufio.Reader) string { return DetectBinary(r, "") }
+
+// DetectBinary names the format of the stream behind r from what only one
+// format has, without consuming anything; binary (the agent program) decides
+// between look-alikes. When nothing is sure, it is text, which keeps at
+// least the final message.
+func DetectBinary(r *bufio.Reader, binary string) string {
 	window, _ := r.Peek(peekBytes)
 	for i := 0; i < maxDetectLines && len(window) > 0; i++ {
 		ln, rest, complete := bytes.Cut(window, []byte{'\n'})
@@ -42,26 +115,56 @@ func Detect(r *bufio.Reader) string {
 		}
 		switch ln[0] {
 		case '[':
-			return FormatClaude
+			// --output-format json --verbose: an array of Claude messages.
+			return claudeLike(binary)
 		case '{':
 		default:
 			continue
 		}
-		var head struct {
-			Type string `json:"type"`
+		var h detectHead
+		if (complete || ln[len(ln)-1] == '}') && decodeLoose(ln, &h) == nil {
+			if f := classifyHead(&h, binary); f != "" {
+				return f
+			}
+			continue
 		}
-		typ := ""
-		if complete && json.Unmarshal(ln, &head) == nil {
-			typ = head.Type
-		} else if m := typePrefix.FindSubmatch(ln); m != nil {
-			typ = string(m[1])
+		if i == 0 || !complete || len(ln) == 1 {
+			// A pretty-printed object (Gemini --output-format json) or a
+			// line longer than the window: read its type if it leads.
+			if f := detectPretty(r, binary); f != "" {
+				return f
+			}
 		}
-		switch {
-		case claudeTypes[typ]:
-			return FormatClaude
-		case codexTypes[typ]:
-			return FormatCodex
+		if m := typePrefix.FindSubmatch(ln); m != nil {
+			h := detectHead{Type: string(m[1]), Subtype: string(m[2])}
+			if h.Type == "result" && h.Subtype != "" {
+				// Too long to see its session_id: Claude's result
+				// leads with its subtype, Gemini's has none.
+				return claudeLike(binary)
+			}
+			if f := classifyHead(&h, binary); f != "" {
+				return f
+			}
 		}
 	}
 	return FormatText
+}
+
+// detectPretty decodes the first JSON value of the window when it spans
+// lines: Gemini CLI's --output-format json prints one indented object.
+func detectPretty(r *bufio.Reader, binary string) string {
+	window, _ := r.Peek(peekBytes)
+	i := bytes.IndexByte(window, '{')
+	if i < 0 {
+		return ""
+	}
+	var h detectHead
+	dec := json.NewDecoder(bytes.NewReader(window[i:]))
+	if err := dec.Decode(&h); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return ""
+		}
+	}
+	return classifyHead(&h, binary)
 }

@@ -14,8 +14,8 @@ const textTailBytes = 64 << 10
 
 // parseText keeps the end of a plain-text stream: the final message is its
 // last non-empty lines, up to FinalMessageChars characters. Tokens and cost
-// stay unknown.
-func parseText(br *bufio.Reader) (*Result, error) {
+// stay unknown; a usage-limit notice in its last lines is a rate limit.
+func parseText(br *bufio.Reader, w *penv) (*Result, error) {
 	var tail []byte
 	buf := make([]byte, 64<<10)
 	for {
@@ -32,7 +32,10 @@ func parseText(br *bufio.Reader) (*Result, error) {
 		}
 	}
 	tail, _ = record.TailBytes(tail, textTailBytes)
-	return &Result{FinalMessage: finalLines(record.Text(tail))}, nil
+	text := record.Text(tail)
+	res := &Result{FinalMessage: finalLines(text)}
+	res.textLimit(text, 5, w.now)
+	return res, nil
 }
 
 // finalLines is the end of text: whole lines only (a line cut by the

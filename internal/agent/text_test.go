@@ -37,8 +37,8 @@ func TestDetect(t *testing.T) {
 		`{"type":"something"}` + "\n":        FormatText,
 		"banner\n" + ccInit + "\n":           FormatClaude,
 		"  [\n  {\"type\": \"system\"}\n]\n": FormatClaude,
-		`{"type":"thread.started","thread_id":"x"}` + "\n":                    FormatCodex,
-		`{"type":"result","result":"` + strings.Repeat("z", peekBytes) + `"}`: FormatClaude,
+		`{"type":"thread.started","thread_id":"x"}` + "\n":                                        FormatCodex,
+		`{"type":"result","subtype":"success","result":"` + strings.Repeat("z", peekBytes) + `"}`: FormatClaude,
 	} {
 		if got := parseString(t, in, FormatAuto).Format; got != want {
 			t.Errorf("detect %.40q: %s, want %s", in, got, want)

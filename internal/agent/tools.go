@@ -1,16 +1,26 @@
 package agent
 
-import "github.com/loopkit/loopkit/internal/record"
+import (
+	"strings"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
 
 // calls collects tool calls in the order they were made, keyed by the
 // agent's call id so a call seen twice (a repeated line, a started and then
 // completed item) is counted once and matched with its result.
+//
+// Only the first max calls are kept (0: DefaultMaxToolCalls); later ones are
+// counted in dropped, and results of calls not kept are ignored.
 type calls struct {
-	list  []record.ToolCall
-	index map[string]int
+	list    []record.ToolCall
+	index   map[string]int
+	max     int
+	dropped int
 }
 
-// use records a call; a known id only fills in what was missing.
+// use records a call; a known id only fills in what was missing. It
+// returns the call's index, -1 when the call was dropped.
 func (c *calls) use(id, name, args string, subagent bool) int {
 	if i, ok := c.index[id]; ok && id != "" {
 		tc := &c.list[i]
@@ -25,6 +35,15 @@ func (c *calls) use(id, name, args string, subagent bool) int {
 	if c.index == nil {
 		c.index = map[string]int{}
 	}
+	if c.max <= 0 {
+		c.max = DefaultMaxToolCalls
+	}
+	if len(c.list) >= c.max {
+		c.dropped++
+		return -1
+	}
+	// The name may be a slice of a long line (kept alive whole): copy it.
+	name = strings.Clone(name)
 	c.list = append(c.list, record.ToolCall{ToolName: name, ArgumentsSummary: summary(args), Subagent: subagent})
 	if id != "" {
 		c.index[id] = len(c.list) - 1
@@ -40,6 +59,9 @@ const unknownTool = "(unknown)"
 func (c *calls) result(id, result string, isError, subagent bool) {
 	i, ok := c.index[id]
 	if !ok || id == "" {
+		if len(c.list) >= c.max && c.max > 0 {
+			return // a dropped call's result, or one we could not keep
+		}
 		i = c.use(id, unknownTool, "", subagent)
 	}
 	c.list[i].ResultSummary = summary(result)
@@ -54,7 +76,8 @@ func (c *calls) all() []record.ToolCall {
 	return c.list
 }
 
-// summary is the tool call summary: the first 200 characters.
+// summary is a tool call summary: the first 200 characters, copied, so
+// that a summary never keeps a whole multi-kilobyte argument alive.
 func summary(s string) string {
-	return record.HeadChars(s, record.SummaryChars)
+	return strings.Clone(record.HeadChars(s, record.SummaryChars))
 }

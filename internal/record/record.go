@@ -86,25 +86,39 @@ type Step struct {
 	ErrorKind *string `json:"error_kind"`
 	// RateLimited is set when the agent hit a usage or rate limit; the reset
 	// time (Unix ms) and the line that said so are kept when known.
-	RateLimited            bool       `json:"rate_limited"`
-	RateLimitResetsAt      *int64     `json:"rate_limit_resets_at"`
-	RateLimitEvidence      *string    `json:"rate_limit_evidence"`
-	Attempts               int        `json:"attempts"`
-	Format                 string     `json:"format"`
-	SessionID              *string    `json:"session_id"`
-	LLMInputTokens         *int64     `json:"llm_input_tokens"`
-	LLMOutputTokens        *int64     `json:"llm_output_tokens"`
-	LLMCacheReadTokens     *int64     `json:"llm_cache_read_tokens"`
-	LLMCacheCreationTokens *int64     `json:"llm_cache_creation_tokens"`
-	CostUSD                *float64   `json:"cost_usd"`
-	ToolCalls              []ToolCall `json:"tool_calls"`
-	FinalMessage           string     `json:"final_message"`
-	Completed              bool       `json:"completed"`
-	CompletionMalformed    bool       `json:"completion_malformed"`
-	StdoutFile             *string    `json:"stdout_file"`
-	StderrFile             *string    `json:"stderr_file"`
-	PromptFile             *string    `json:"prompt_file"`
-	GitBase                *string    `json:"git_base"`
+	RateLimited       bool    `json:"rate_limited"`
+	RateLimitResetsAt *int64  `json:"rate_limit_resets_at"`
+	RateLimitEvidence *string `json:"rate_limit_evidence"`
+	// IdleTimeout is set when the agent was killed for printing nothing
+	// but retry notices for --idle-timeout; KilledAfterResult when it was
+	// killed for not exiting after its result line.
+	IdleTimeout            bool     `json:"idle_timeout"`
+	KilledAfterResult      bool     `json:"killed_after_result"`
+	Attempts               int      `json:"attempts"`
+	Format                 string   `json:"format"`
+	SessionID              *string  `json:"session_id"`
+	LLMInputTokens         *int64   `json:"llm_input_tokens"`
+	LLMOutputTokens        *int64   `json:"llm_output_tokens"`
+	LLMCacheReadTokens     *int64   `json:"llm_cache_read_tokens"`
+	LLMCacheCreationTokens *int64   `json:"llm_cache_creation_tokens"`
+	CostUSD                *float64 `json:"cost_usd"`
+	// CostSource says where cost_usd came from: reported (by the agent),
+	// estimated (from a price table the user gave) or unknown.
+	CostSource *string `json:"cost_source"`
+	// LLMReasoningTokens is the agent's reasoning figure where it reports
+	// one (informational: not added to the four above).
+	LLMReasoningTokens *int64     `json:"llm_reasoning_tokens,omitempty"`
+	Model              string     `json:"model,omitempty"`
+	ToolCalls          []ToolCall `json:"tool_calls"`
+	// ToolCallsDropped counts calls beyond loop-step's --max-tool-calls.
+	ToolCallsDropped    int     `json:"tool_calls_dropped"`
+	FinalMessage        string  `json:"final_message"`
+	Completed           bool    `json:"completed"`
+	CompletionMalformed bool    `json:"completion_malformed"`
+	StdoutFile          *string `json:"stdout_file"`
+	StderrFile          *string `json:"stderr_file"`
+	PromptFile          *string `json:"prompt_file"`
+	GitBase             *string `json:"git_base"`
 	// Plan checkboxes (loop-step --plan): ticked after the step, of how
 	// many, and ticked before it; absent without a plan.
 	TasksDone       *int `json:"tasks_done,omitempty"`

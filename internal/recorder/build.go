@@ -63,6 +63,12 @@ func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.
 			Completed:           s.Completed,
 			CompletionMalformed: s.CompletionMalformed,
 			FinalMessage:        final,
+			// The step's failure and session, so that an iteration names
+			// what went wrong and how to resume the agent.
+			Error:       s.Error,
+			ErrorKind:   s.ErrorKind,
+			SessionID:   s.SessionID,
+			RateLimited: s.RateLimited,
 		}
 		it.TasksDone, it.TasksTotal = s.TasksDone, s.TasksTotal
 		it.PlanAdvancedOnFailure = it.Status != record.StatusPass && s.TasksDone != nil &&

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -171,7 +172,9 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 	spec := proc.Spec{
 		Args: s.argv, Dir: s.dir, Timeout: s.opts.Timeout.D(), Grace: s.opts.Grace.D(),
 		StdoutPath: s.stdoutPath, StderrPath: s.stderrPath, ParentDeath: true,
+		InlineCap: stderrTailBytes,
 	}
+	popts := agent.Options{Format: s.opts.Format, Binary: filepath.Base(s.argv[0]), Warn: agent.Warner(s.env.Log.Warn), MaxToolCalls: s.opts.MaxToolCalls}
 	if s.stdin {
 		spec.Stdin = strings.NewReader(s.prompt)
 	}
@@ -188,7 +191,6 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 			}
 		}
 	}
-	warn := agent.Warner(s.env.Log.Warn)
 	if s.spool == "" {
 		pr, pw := io.Pipe()
 		spec.StdoutTee = pw
@@ -198,7 +200,7 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 		}
 		done := make(chan parsed, 1)
 		go func() {
-			res, err := agent.Parse(pr, s.opts.Format, warn)
+			res, err := agent.ParseOptions(pr, popts)
 			io.Copy(io.Discard, pr) // never block the agent on a parser that stopped
 			done <- parsed{res, err}
 		}()
@@ -207,6 +209,9 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 		p := <-done
 		if err != nil {
 			return nil, nil, err
+		}
+		if p.err == nil {
+			p.res.ScanStderr(res.Stderr, time.Now())
 		}
 		return res, p.res, p.err
 	}
@@ -220,6 +225,13 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 	}
 	defer f.Close()
 	// Only the bytes the step counted: a stray writer may still append.
-	parsed, err := agent.Parse(io.LimitReader(f, res.StdoutBytes), s.opts.Format, warn)
+	parsed, err := agent.ParseOptions(io.LimitReader(f, res.StdoutBytes), popts)
+	if err == nil {
+		parsed.ScanStderr(res.Stderr, time.Now())
+	}
 	return res, parsed, err
 }
+
+// stderrTailBytes is how much of the agent's stderr is searched for a
+// usage-limit notice.
+const stderrTailBytes = 16 << 10

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/agent"
+	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -50,15 +51,48 @@ func (s *stepRun) record(out *outcome) *record.Step {
 	if res.Signal != "" {
 		rec.Signal = &res.Signal
 	}
-	// The process's own failure comes first; else what the agent reported.
+	rec.LLMReasoningTokens = out.usage.ReasoningTokens
+	rec.Model = p.Model
+	rec.ToolCallsDropped = p.ToolCallsDropped
+	fillError(rec, res, p)
+	return rec
+}
+
+// fillError says what went wrong, in the agent's own words where it said
+// it: the process's failure first (could not start, timed out, killed),
+// then the errors the agent reported, then what its exit code documents.
+func fillError(rec *record.Step, res *proc.Result, p *agent.Result) {
+	var msgs []string
+	kind := p.ErrorKind
 	if res.Err != nil {
-		msg := res.Err.Error()
-		rec.Error = &msg
-	} else if len(p.Errors) > 0 {
-		msg := strings.Join(p.Errors, "; ")
+		msgs = append(msgs, res.Err.Error())
+		if res.PID == 0 && (res.StatusCode == 127 || res.StatusCode == 126) {
+			kind = record.ErrorKindNotFound
+		}
+	}
+	msgs = append(msgs, p.Errors...)
+	if m, k := agent.ExitMeaning(p.Format, res.ExitCode); m != "" {
+		msgs = append(msgs, m)
+		if kind == "" {
+			kind = k
+		}
+	}
+	if len(msgs) > 0 {
+		msg := strings.Join(msgs, "; ")
 		rec.Error = &msg
 	}
-	return rec
+	if kind != "" {
+		rec.ErrorKind = &kind
+	}
+	if rl := p.RateLimit; rl != nil {
+		rec.RateLimited = true
+		if rl.ResetsAt != 0 {
+			at := rl.ResetsAt
+			rec.RateLimitResetsAt = &at
+		}
+		ev := rl.Evidence
+		rec.RateLimitEvidence = &ev
+	}
 }
 
 func optional(s string) *string {

@@ -27,8 +27,9 @@ Examples:
 Runs the agent once in --dir, the prompt on its stdin (or in an argument
 that is exactly {prompt}, or {prompt_file} for a file holding it). Its
 output is stored byte-exact in the store's spool/ and parsed (Claude Code,
-Codex, else text) for tokens, cost, tool calls, the final message and the
-completion marker. Prints one "step" record (NDJSON) for loop-record.
+Codex, Gemini CLI, opencode, Cursor, Amp, Copilot CLI, else text) for
+tokens, cost, tool calls, the final message, the completion marker, the
+agent's errors and rate limits. Prints one "step" record for loop-record.
 
 Exit status: the agent's own (of the last attempt); 124 timeout, 127 not
 found, 126 not executable, 128+n killed by signal n; 1 operational failure;
@@ -53,7 +54,8 @@ type Options struct {
 	Grace          cli.Duration `long:"grace" value-name:"D" default:"1s" description:"time between SIGTERM and SIGKILL when stopping the group"`
 	Retries        int          `long:"retries" value-name:"N" range:"0,100" config:"claude_retries" description:"run the agent again, up to N times, after a non-zero exit that is not a timeout"`
 	RetryBackoff   cli.Duration `long:"retry-backoff" value-name:"D" default:"5s" config:"claude_retry_backoff_sec" description:"wait before the first retry, doubled each time"`
-	Format         string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex or text" unquote:"false"`
+	Format         string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex, gemini, opencode, cursor, amp, copilot or text" unquote:"false"`
+	MaxToolCalls   int          `long:"max-tool-calls" value-name:"N" default:"1000" config:"max_tool_calls" description:"tool calls kept in the record; the rest are counted in tool_calls_dropped"`
 	Marker         string       `long:"completion-marker" value-name:"TEXT" default:"<promise>COMPLETE</promise>" config:"completion_marker" description:"text that says the agent considers the work complete" unquote:"false"`
 	Mode           string       `long:"completion-mode" value-name:"MODE" default:"trailing" config:"completion_mode" description:"trailing: the last non-empty line is the marker; exact: the whole final message is" unquote:"false"`
 	Tee            bool         `long:"tee" description:"also stream the agent's output live to stderr"`
@@ -167,8 +169,10 @@ func checkFlags(env *cli.Env, opts *Options, args []string) (map[string]string, 
 // go-flags' own choice checks do not apply.
 func checkSettings(env *cli.Env, opts *Options) error {
 	switch {
-	case !slices.Contains([]string{agent.FormatAuto, agent.FormatClaude, agent.FormatCodex, agent.FormatText}, opts.Format):
-		return env.UsageError("unknown --format %q (want auto, claude, codex or text)", opts.Format)
+	case !slices.Contains(agent.Formats, opts.Format):
+		return env.UsageError("unknown --format %q (want %s)", opts.Format, strings.Join(agent.Formats, ", "))
+	case opts.MaxToolCalls < 1:
+		return env.UsageError("--max-tool-calls must be 1 or more, got %d", opts.MaxToolCalls)
 	case opts.Mode != agent.ModeTrailing && opts.Mode != agent.ModeExact:
 		return env.UsageError("unknown --completion-mode %q (want trailing or exact)", opts.Mode)
 	case strings.TrimSpace(opts.Marker) == "":

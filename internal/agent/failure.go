@@ -1,0 +1,216 @@
+package agent
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// RateLimit says the agent hit a usage or rate limit.
+type RateLimit struct {
+	// ResetsAt is when the limit lifts (Unix ms), 0 when nobody said.
+	ResetsAt int64
+	// Evidence is the line that said so, shortened.
+	Evidence string
+}
+
+// evidenceChars bounds the evidence line kept in a record.
+const evidenceChars = 400
+
+// fail notes an error the agent reported. A specific kind replaces the
+// catch-all api_error; otherwise the first kind stays.
+func (r *Result) fail(kind, msg string) {
+	if msg != "" {
+		r.Errors = append(r.Errors, msg)
+	}
+	if kind != "" && (r.ErrorKind == "" || r.ErrorKind == record.ErrorKindAPI) {
+		r.ErrorKind = kind
+	}
+}
+
+// limit notes a usage or rate limit; a known reset time is never replaced
+// by an unknown one.
+func (r *Result) limit(resetsAt int64, evidence string) {
+	ev := record.HeadChars(strings.TrimSpace(evidence), evidenceChars)
+	if r.RateLimit == nil {
+		r.RateLimit = &RateLimit{ResetsAt: resetsAt, Evidence: ev}
+	} else if resetsAt != 0 || r.RateLimit.ResetsAt == 0 {
+		r.RateLimit.ResetsAt, r.RateLimit.Evidence = resetsAt, ev
+	}
+	if r.ErrorKind == "" || r.ErrorKind == record.ErrorKindAPI {
+		r.ErrorKind = record.ErrorKindRateLimit
+	}
+}
+
+// kindOfCode maps the error names agents and APIs use (Claude Code's
+// assistant "error" field, Anthropic and Google API error types) and HTTP
+// statuses to a record error kind; "" when the code means nothing known.
+func kindOfCode(code string) string {
+	switch strings.ToLower(strings.TrimSpace(code)) {
+	case "authentication_failed", "authentication_error", "unauthenticated", "401", "oauth_org_not_allowed":
+		return record.ErrorKindAuthentication
+	case "billing_error", "permission_error", "permission_denied", "403":
+		return record.ErrorKindPermission
+	case "rate_limit", "rate_limit_error", "resource_exhausted", "429":
+		return record.ErrorKindRateLimit
+	case "overloaded", "overloaded_error", "server_error", "api_error", "unavailable", "500", "502", "503", "504", "529":
+		return record.ErrorKindOverloaded
+	case "invalid_request", "invalid_request_error", "invalid_argument", "not_found_error", "request_too_large", "400", "404", "413":
+		return record.ErrorKindInvalidRequest
+	case "":
+		return ""
+	}
+	return record.ErrorKindAPI
+}
+
+var (
+	authText = regexp.MustCompile(`(?i)not logged in|please run /login|invalid api key|invalid x-api-key|authentication[_ ](failed|error)|unauthori[sz]ed|\b401\b|please (log ?in|sign in)|login required|api key not valid|OAuth token (has )?expired`)
+	permText = regexp.MustCompile(`(?i)permission[_ ]denied|\bforbidden\b|\b403\b|credit balance is too low|billing`)
+	overText = regexp.MustCompile(`(?i)overloaded|\b529\b|\b50[0234]\b|service unavailable|internal server error|bad gateway|\bUNAVAILABLE\b`)
+	limText  = regexp.MustCompile(`(?i)usage limit|(session|weekly|daily|usage|rate|5-hour|five[_ -]hour|opus|sonnet) limit (reached|exceeded|hit)|hit your [\w -]{0,20}limit|reached your [\w -]{0,20}limit|rate[_ ]limit(ed| exceeded|_error)|too many requests|\b429\b|RESOURCE_EXHAUSTED|quota exceeded|exceeded your current quota|out of (credits|quota)`)
+)
+
+// classify names the kind of an error message by its words; "" when it
+// says nothing recognisable.
+func classify(msg string) string {
+	switch {
+	case limText.MatchString(msg):
+		return record.ErrorKindRateLimit
+	case authText.MatchString(msg):
+		return record.ErrorKindAuthentication
+	case permText.MatchString(msg):
+		return record.ErrorKindPermission
+	case overText.MatchString(msg):
+		return record.ErrorKindOverloaded
+	}
+	return ""
+}
+
+// errorText notes an error message: its kind from its words (api_error
+// when they say nothing), and a rate limit with its reset when it is one.
+func (r *Result) errorText(msg, kind string, now time.Time) {
+	if kind == "" {
+		kind = classify(msg)
+	}
+	if kind == "" {
+		kind = record.ErrorKindAPI
+	}
+	r.fail(kind, msg)
+	if kind == record.ErrorKindRateLimit {
+		r.limit(resetTime(msg, now), msg)
+	}
+}
+
+var (
+	// Claude Code before 1.0.30: "Claude AI usage limit reached|1749924000".
+	epochReset = regexp.MustCompile(`limit reached\|(\d{10,13})\b`)
+	// "try again in 4 days 20 hours 9 minutes", "retry in 34.5s", "resets in 2h 5m".
+	relReset  = regexp.MustCompile(`(?i)(?:try again|retry|resets?|reset|available again) in ((?:\d+(?:\.\d+)?\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b[\s,]*(?:and\s+)?)+)`)
+	relPart   = regexp.MustCompile(`(?i)(\d+(?:\.\d+)?)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b`)
+	clockTime = regexp.MustCompile(`(?i)(?:resets?|reset|try again|available again)(?: at)? (\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*(?:\(([A-Za-z_/+-]+)\)|([A-Z]{2,4}\b|UTC))?`)
+	isoTime   = regexp.MustCompile(`\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}))`)
+)
+
+// resetTime reads when a limit lifts from the message that announced it
+// (Unix ms), 0 when it does not say. Relative times count from now; a time
+// of day is the next such time in the zone named (UTC when none is).
+func resetTime(msg string, now time.Time) int64 {
+	if m := epochReset.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		if n < 1e12 {
+			n *= 1000
+		}
+		return n
+	}
+	if m := isoTime.FindStringSubmatch(msg); m != nil {
+		if t, err := time.Parse(time.RFC3339Nano, m[1]); err == nil {
+			return t.UnixMilli()
+		}
+	}
+	if m := relReset.FindStringSubmatch(msg); m != nil {
+		var d time.Duration
+		for _, p := range relPart.FindAllStringSubmatch(m[1], -1) {
+			f, _ := strconv.ParseFloat(p[1], 64)
+			unit := time.Second
+			switch u := strings.ToLower(p[2]); {
+			case strings.HasPrefix(u, "d"):
+				unit = 24 * time.Hour
+			case strings.HasPrefix(u, "h"):
+				unit = time.Hour
+			case strings.HasPrefix(u, "m"):
+				unit = time.Minute
+			}
+			d += time.Duration(f * float64(unit))
+		}
+		if d > 0 {
+			return now.Add(d).UnixMilli()
+		}
+	}
+	if m := clockTime.FindStringSubmatch(msg); m != nil && (m[3] != "" || m[2] != "") {
+		h, _ := strconv.Atoi(m[1])
+		mins, _ := strconv.Atoi(m[2])
+		switch strings.ToLower(m[3]) {
+		case "pm":
+			if h < 12 {
+				h += 12
+			}
+		case "am":
+			if h == 12 {
+				h = 0
+			}
+		}
+		if h > 23 || mins > 59 {
+			return 0
+		}
+		loc := time.UTC
+		if zone := m[4] + m[5]; zone != "" && zone != "UTC" {
+			l, err := time.LoadLocation(zone)
+			if err != nil {
+				return 0 // a zone we cannot place: better unknown than wrong
+			}
+			loc = l
+		}
+		n := now.In(loc)
+		t := time.Date(n.Year(), n.Month(), n.Day(), h, mins, 0, 0, loc)
+		if !t.After(n) {
+			t = t.AddDate(0, 0, 1)
+		}
+		return t.UnixMilli()
+	}
+	return 0
+}
+
+// textLimit looks for a usage-limit notice in the last lines of plain text
+// (an agent's stdout or stderr): only the end is read, where a CLI prints
+// why it stopped, so a message that merely discusses rate limits earlier
+// does not count.
+func (r *Result) textLimit(text string, lastLines int, now time.Time) {
+	text = strings.TrimRight(text, " \t\r\n")
+	for i := 0; i < lastLines && text != ""; i++ {
+		ln := text
+		if j := strings.LastIndexByte(text, '\n'); j >= 0 {
+			ln, text = text[j+1:], strings.TrimRight(text[:j], " \t\r\n")
+		} else {
+			text = ""
+		}
+		if limitNotice.MatchString(ln) {
+			r.limit(resetTime(ln, now), ln)
+			return
+		}
+	}
+}
+
+// limitNotice is the plain-text family of usage-limit notices: narrower
+// than limText, since it reads prose the agent wrote.
+var limitNotice = regexp.MustCompile(`(?i)usage limit reached|limit reached\|\d{10}|hit your [\w -]{0,20}limit|(session|weekly|usage|rate) limit (reached|exceeded)|rate limit exceeded|429 Too Many Requests|RESOURCE_EXHAUSTED|exceeded your current quota|quota exceeded`)
+
+// ScanStderr adds what the agent's stderr says about a failure: a
+// usage-limit notice near its end. Agents in text mode print it there.
+func (r *Result) ScanStderr(stderr []byte, now time.Time) {
+	if r.RateLimit == nil {
+		r.textLimit(record.Text(stderr), 20, now)
+	}
+}

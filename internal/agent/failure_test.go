@@ -1,0 +1,112 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// now is the clock of these tests: 2026-07-16 12:00:00 UTC.
+var testNow = time.Date(2026, 7, 16, 12, 0, 0, 0, time.UTC)
+
+func parseAt(t *testing.T, in, format string) *Result {
+	t.Helper()
+	res, err := ParseOptions(strings.NewReader(in), Options{Format: format, Warn: testWarner(t), Now: testNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+// Every way an agent says it failed: the kind the driver acts on, the
+// agent's own words, and a rate limit with its reset when it is one.
+func TestErrorKinds(t *testing.T) {
+	for _, tc := range []struct {
+		name, format, in string
+		kind             string
+		errHas           string
+		limited          bool
+		resets           int64 // Unix ms, 0 unknown
+	}{
+		{"claude not logged in", FormatAuto, lines(
+			`{"type":"system","subtype":"init","session_id":"s","model":"claude-opus-4-7"}`,
+			`{"type":"assistant","message":{"id":"m","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"Not logged in · Please run /login"}]},"parent_tool_use_id":null,"session_id":"s","error":"authentication_failed","is_api_error_message":true}`,
+			`{"type":"result","subtype":"success","is_error":true,"result":"Not logged in · Please run /login","session_id":"s","total_cost_usd":0,"terminal_reason":"api_error"}`),
+			"authentication", "Not logged in · Please run /login", false, 0},
+		{"claude overloaded", FormatClaude, lines(
+			`{"type":"result","subtype":"success","is_error":true,"api_error_status":529,"result":"API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}","session_id":"s"}`),
+			"overloaded", "API Error: 529", false, 0},
+		{"claude rate_limit_event allowed is information", FormatClaude, lines(
+			`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1784238600,"rateLimitType":"five_hour"},"session_id":"s"}`,
+			`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","resetsAt":1784238600,"utilization":0.91},"session_id":"s"}`,
+			`{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"s","total_cost_usd":0.1}`),
+			"", "", false, 0},
+		{"claude rejected: resetsAt is in seconds", FormatClaude, lines(
+			`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1784238600,"rateLimitType":"five_hour","overageStatus":"rejected","isUsingOverage":false},"uuid":"u","session_id":"s"}`,
+			`{"type":"assistant","error":"rate_limit","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"You've hit your session limit · resets 9:50pm (UTC)"}]},"session_id":"s"}`,
+			`{"type":"result","subtype":"success","is_error":true,"api_error_status":429,"result":"You've hit your session limit · resets 9:50pm (UTC)","session_id":"s"}`),
+			"rate_limit", "You've hit your session limit", true, 1784238600000},
+		{"claude result alone: reset from its words", FormatClaude, lines(
+			`{"type":"result","subtype":"success","is_error":true,"api_error_status":429,"result":"You've hit your session limit · resets 9:50pm (UTC)","session_id":"s"}`),
+			"rate_limit", "session limit", true, ms(time.Date(2026, 7, 16, 21, 50, 0, 0, time.UTC))},
+		{"claude usage limit with a zone", FormatClaude, lines(
+			`{"type":"result","subtype":"success","is_error":true,"result":"Claude usage limit reached. Your limit will reset at 3pm (America/New_York).","session_id":"s"}`),
+			"rate_limit", "usage limit", true, ms(time.Date(2026, 7, 16, 19, 0, 0, 0, time.UTC))},
+		{"old claude text: epoch after a bar", FormatText, "working...\nClaude AI usage limit reached|1784238600\n",
+			"rate_limit", "", true, 1784238600000},
+		{"codex usage limit, relative reset", FormatCodex, lines(
+			`{"type":"thread.started","thread_id":"t"}`,
+			`{"type":"turn.failed","error":{"message":"You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing), or try again in 4 days 20 hours 9 minutes."}}`),
+			"rate_limit", "usage limit", true, ms(testNow.Add(4*24*time.Hour + 20*time.Hour + 9*time.Minute))},
+		{"codex 429", FormatCodex, lines(
+			`{"type":"thread.started","thread_id":"t"}`,
+			`{"type":"error","message":"exceeded retry limit, last status: 429 Too Many Requests, request id: abc"}`),
+			"rate_limit", "429 Too Many Requests", true, 0},
+		{"codex reconnect notices are not errors once the turn completes", FormatCodex, lines(
+			`{"type":"error","message":"Reconnecting... 1/5 (stream disconnected before completion)"}`,
+			`{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"ok"}}`,
+			`{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}`),
+			"", "", false, 0},
+		{"gemini quota", FormatGemini, lines(
+			`{"type":"init","timestamp":"t","session_id":"g","model":"gemini-2.5-pro"}`,
+			`{"type":"result","timestamp":"t","status":"error","error":{"type":"Error","message":"[API Error: You exceeded your current quota. Please retry in 34s. RESOURCE_EXHAUSTED]"},"stats":{"total_tokens":0,"input_tokens":0,"output_tokens":0,"cached":0,"input":0,"duration_ms":1,"tool_calls":0}}`),
+			"rate_limit", "RESOURCE_EXHAUSTED", true, ms(testNow.Add(34 * time.Second))},
+		{"gemini json error with an HTTP code", FormatGemini, "{\n  \"error\": {\n    \"type\": \"ApiError\",\n    \"message\": \"Resource has been exhausted (e.g. check quota).\",\n    \"code\": 429\n  }\n}\n",
+			"rate_limit", "exhausted", true, 0},
+		{"opencode auth", FormatAuto, lines(
+			`{"type":"error","timestamp":1,"sessionID":"ses_1","error":{"name":"ProviderAuthError","data":{"providerID":"anthropic","message":"Invalid API key"}}}`),
+			"authentication", "Invalid API key", false, 0},
+		{"text: a discussion of rate limits earlier is no limit", FormatText, "I added a rate limit exceeded check to the API.\nAll tests pass.\nmore\nlines\nhere\nand\nmore\n",
+			"", "", false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := parseAt(t, tc.in, tc.format)
+			if res.ErrorKind != tc.kind {
+				t.Errorf("kind %q, want %q (errors %q)", res.ErrorKind, tc.kind, res.Errors)
+			}
+			if tc.errHas != "" && !strings.Contains(strings.Join(res.Errors, "; "), tc.errHas) {
+				t.Errorf("errors %q, want %q in them", res.Errors, tc.errHas)
+			}
+			if (res.RateLimit != nil) != tc.limited {
+				t.Fatalf("rate limit %+v, want limited %v", res.RateLimit, tc.limited)
+			}
+			if tc.limited && res.RateLimit.ResetsAt != tc.resets {
+				t.Errorf("resets at %d (%s), want %d (%s)", res.RateLimit.ResetsAt, time.UnixMilli(res.RateLimit.ResetsAt).UTC(), tc.resets, time.UnixMilli(tc.resets).UTC())
+			}
+			if tc.limited && res.RateLimit.Evidence == "" {
+				t.Error("no evidence")
+			}
+		})
+	}
+}
+
+func TestClaudeNotLoggedInIsOneError(t *testing.T) {
+	res := parseAt(t, lines(
+		`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"Not logged in · Please run /login"}]},"session_id":"s","error":"authentication_failed","is_api_error_message":true}`,
+		`{"type":"result","subtype":"success","is_error":true,"result":"Not logged in · Please run /login","session_id":"s"}`), FormatClaude)
+	if len(res.Errors) != 1 || res.Errors[0] != "Not logged in · Please run /login" {
+		t.Errorf("errors %q", res.Errors)
+	}
+}

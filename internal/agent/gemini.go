@@ -1,0 +1,206 @@
+package agent
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// geminiEvent is one line of `gemini -p … --output-format stream-json`, or
+// the one object of `--output-format json` (response, stats, error).
+type geminiEvent struct {
+	Type       string        `json:"type"`
+	SessionID  string        `json:"session_id"`
+	Model      string        `json:"model"`
+	Role       string        `json:"role"`
+	Content    string        `json:"content"`
+	Delta      bool          `json:"delta"`
+	ToolName   string        `json:"tool_name"`
+	ToolID     string        `json:"tool_id"`
+	Parameters argsSummary   `json:"parameters"`
+	Status     string        `json:"status"`
+	Output     resultSummary `json:"output"`
+	Severity   string        `json:"severity"`
+	Message    string        `json:"message"`
+	Error      *geminiError  `json:"error"`
+	Stats      *geminiStats  `json:"stats"`
+	Response   *string       `json:"response"`
+}
+
+type geminiError struct {
+	Type    string          `json:"type"`
+	Message string          `json:"message"`
+	Code    json.RawMessage `json:"code"`
+}
+
+// geminiTokens are one model's figures: flat in stream-json's result, under
+// "tokens" in json's stats.models.
+type geminiTokens struct {
+	InputTokens  *int64 `json:"input_tokens"`
+	OutputTokens *int64 `json:"output_tokens"`
+	Cached       *int64 `json:"cached"`
+	Input        *int64 `json:"input"`
+	// json output names
+	Prompt     *int64 `json:"prompt"`
+	Candidates *int64 `json:"candidates"`
+	Thoughts   *int64 `json:"thoughts"`
+}
+
+type geminiStats struct {
+	geminiTokens
+	Models map[string]struct {
+		geminiTokens
+		Tokens *geminiTokens `json:"tokens"`
+	} `json:"models"`
+}
+
+type gemini struct {
+	res       Result
+	cs        calls
+	w         *penv
+	text      tailText
+	afterTool bool
+}
+
+func parseGemini(br *bufio.Reader, w *penv) (*Result, error) {
+	g := &gemini{w: w}
+	g.cs.max = w.maxCalls
+	err := eachJSONLine(br, w, func(b []byte) error {
+		var ev geminiEvent
+		if err := decodeLoose(b, &ev); err != nil {
+			return err
+		}
+		g.event(&ev)
+		return nil
+	}, func(br *bufio.Reader, lineNo int) {
+		dec := json.NewDecoder(br)
+		for {
+			var ev geminiEvent
+			err := dec.Decode(&ev)
+			var te *json.UnmarshalTypeError
+			if err != nil && !errors.As(err, &te) {
+				if err.Error() != "EOF" {
+					w.skip(lineNo, fmt.Sprintf("bad JSON object: %v", err))
+				}
+				return
+			}
+			g.event(&ev)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if g.res.FinalMessage == "" {
+		g.res.FinalMessage = strings.TrimSpace(g.text.String())
+	}
+	g.res.ToolCalls = g.cs.all()
+	g.res.ToolCallsDropped = g.cs.dropped
+	return &g.res, nil
+}
+
+func (g *gemini) event(ev *geminiEvent) {
+	res := &g.res
+	if ev.SessionID != "" && res.SessionID == "" {
+		res.SessionID = strings.Clone(ev.SessionID)
+	}
+	switch ev.Type {
+	case "init":
+		if ev.Model != "" {
+			res.Model = strings.Clone(ev.Model)
+		}
+	case "message":
+		if ev.Role != "assistant" {
+			return
+		}
+		if g.afterTool || !ev.Delta {
+			g.text.reset()
+			g.afterTool = false
+		}
+		g.text.add(ev.Content)
+	case "tool_use":
+		g.cs.use(ev.ToolID, ev.ToolName, string(ev.Parameters), false)
+		g.afterTool = true
+	case "tool_result":
+		out := string(ev.Output)
+		if ev.Error != nil && ev.Error.Message != "" {
+			out = ev.Error.Message
+		}
+		g.cs.result(ev.ToolID, out, ev.Status == "error", false)
+		g.afterTool = true
+	case "error":
+		if ev.Severity == "error" && !IsRetryNotice(ev.Message) {
+			res.errorText("gemini: "+ev.Message, "", g.w.now)
+		}
+	case "result", "":
+		if ev.Stats != nil {
+			res.Usage.Add(ev.Stats.usage(ev.Response != nil))
+		}
+		if ev.Response != nil {
+			res.FinalMessage = strings.TrimSpace(*ev.Response)
+		}
+		if ev.Error != nil && ev.Error.Message != "" {
+			res.errorText("gemini: "+ev.Error.Message, kindOfCode(strings.Trim(string(ev.Error.Code), `"`)), g.w.now)
+		}
+	}
+}
+
+// usage turns Gemini's figures into the record's: its input counts cached
+// tokens, so they come off; Gemini reports no cache writes and no cost.
+func (s *geminiStats) usage(jsonOutput bool) Usage {
+	if jsonOutput || (s.InputTokens == nil && s.OutputTokens == nil && len(s.Models) > 0) {
+		var u Usage
+		for _, m := range s.Models {
+			t := m.Tokens
+			if t == nil {
+				t = &m.geminiTokens
+			}
+			u.Add(t.usage())
+		}
+		return u
+	}
+	return s.geminiTokens.usage()
+}
+
+func (t *geminiTokens) usage() Usage {
+	in := t.Input
+	total := t.InputTokens
+	if total == nil {
+		total = t.Prompt
+	}
+	if in == nil && total != nil {
+		n := *total
+		if t.Cached != nil {
+			n = max(n-*t.Cached, 0)
+		}
+		in = &n
+	}
+	out := t.OutputTokens
+	if out == nil {
+		out = t.Candidates
+	}
+	return Usage{InputTokens: in, OutputTokens: out, CacheReadTokens: t.Cached, ReasoningTokens: t.Thoughts}
+}
+
+// Gemini CLI's documented exit codes, named in the step's error.
+var geminiExits = map[int]struct{ name, kind string }{
+	41:  {"authentication error (FatalAuthenticationError)", "authentication"},
+	42:  {"input error: invalid prompt or arguments (FatalInputError)", "invalid_request"},
+	44:  {"sandbox error (FatalSandboxError)", "api_error"},
+	52:  {"configuration error: invalid settings.json (FatalConfigError)", "invalid_request"},
+	53:  {"turn limit reached (FatalTurnLimitedError)", "api_error"},
+	130: {"cancelled (FatalCancellationError)", ""},
+}
+
+// ExitMeaning names what an agent's exit code means when its CLI documents
+// it (Gemini CLI), with the error kind; "" for codes with no documented meaning.
+func ExitMeaning(format string, code int) (msg, kind string) {
+	if format != FormatGemini {
+		return "", ""
+	}
+	if e, ok := geminiExits[code]; ok {
+		return fmt.Sprintf("gemini exited %d: %s", code, e.name), e.kind
+	}
+	return "", ""
+}
