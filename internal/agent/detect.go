@@ -76,7 +76,7 @@ func classifyHead(h *detectHead, binary string) string {
 		return FormatCursor
 	case t == "system" && h.Subtype == "init":
 		return claudeLike(binary)
-	case t == "result" && h.Subtype != "" && (h.SessionID != nil || h.TotalCostUSD != nil || h.CostUSD != nil):
+	case t == "result" && (h.Subtype != "" || h.SessionID != nil || h.TotalCostUSD != nil || h.CostUSD != nil):
 		return claudeLike(binary)
 	case (t == "assistant" || t == "user") && anthropicMessage(h.Message):
 		return claudeLike(binary)

@@ -51,6 +51,11 @@ func (s *stepRun) record(out *outcome) *record.Step {
 	if res.Signal != "" {
 		rec.Signal = &res.Signal
 	}
+	src := costUnknown
+	if rec.CostUSD != nil {
+		src = costReported
+	}
+	rec.CostSource = &src
 	rec.LLMReasoningTokens = out.usage.ReasoningTokens
 	rec.Model = p.Model
 	rec.ToolCallsDropped = p.ToolCallsDropped
@@ -94,6 +99,13 @@ func fillError(rec *record.Step, res *proc.Result, p *agent.Result) {
 		rec.RateLimitEvidence = &ev
 	}
 }
+
+// Where a step's cost came from (record.Step.CostSource).
+const (
+	costReported  = "reported"
+	costEstimated = "estimated"
+	costUnknown   = "unknown"
+)
 
 func optional(s string) *string {
 	if s == "" {
