@@ -132,6 +132,9 @@ type Step struct {
 	// GitObjects is the spool directory holding the objects of git_base
 	// when the work tree was dirty (never the user's repository).
 	GitObjects *string `json:"git_objects,omitempty"`
+	// A review step's verdict (approve, changes or none) and its notes.
+	ReviewVerdict *string `json:"review_verdict,omitempty"`
+	ReviewNotes   *string `json:"review_notes,omitempty"`
 }
 
 // Agent is the step's part of an IterationLog.
@@ -331,6 +334,30 @@ type Signal struct {
 	Evidence   string `json:"evidence"`
 }
 
+// Verification is one line of verify.jsonl: one command of the final
+// verification, run once completion was detected after Iteration.
+type Verification struct {
+	ID              string  `json:"id"` // <run_id>-verify-<n>
+	RunID           string  `json:"run_id"`
+	Verification    int     `json:"verification"` // 1, 2, ... within the run
+	Iteration       int     `json:"iteration"`    // the iteration it verified
+	Command         string  `json:"command"`
+	Status          string  `json:"status"` // pass, fail or error, as an iteration's
+	ExitCode        int     `json:"exit_code"`
+	TimedOut        bool    `json:"timed_out"`
+	Error           *string `json:"error"`
+	Stdout          string  `json:"stdout"`
+	Stderr          string  `json:"stderr"`
+	StdoutTruncated bool    `json:"stdout_truncated"`
+	StderrTruncated bool    `json:"stderr_truncated"`
+	DurationMs      int64   `json:"duration_ms"`
+	// PlanAdvancedOnFailure: the verified iteration ticked plan boxes that
+	// this failing command refuses.
+	PlanAdvancedOnFailure bool   `json:"plan_advanced_on_failure,omitempty"`
+	InputDigest           string `json:"input_digest"`
+	CreatedAt             int64  `json:"created_at"`
+}
+
 // Event types of events.jsonl.
 const (
 	EventRunCreated        = "RUN_CREATED"
@@ -343,6 +370,7 @@ const (
 	EventRunStuck          = "RUN_STUCK"
 	EventRunResolved       = "RUN_RESOLVED"
 	EventRunCanceled       = "RUN_CANCELED"
+	EventFinalVerify       = "FINAL_VERIFY" // one final verification command ran
 	EventWatchdogSignal    = "WATCHDOG_SIGNAL"
 	EventWatchdogRewrite   = "WATCHDOG_REWRITE"
 	EventRateLimited       = "RATE_LIMITED"

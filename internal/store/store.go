@@ -25,6 +25,8 @@ const (
 	EventsFile     = "events.jsonl"
 	ReportFile     = "report.tsv"
 	ManifestFile   = "manifest.json"
+	VerifyFile     = "verify.jsonl" // the final verification's commands
+	VerifyDir      = "verify"       // their streams: NNN.stdout, NNN.stderr
 	StuckFile      = "stuck.md"
 	AppendLock     = "append.lock"
 	LiveLock       = "live.lock"

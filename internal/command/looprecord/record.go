@@ -69,6 +69,7 @@ type Options struct {
 	Attempt    bool     `long:"attempt" description:"record the step on stdin as an attempt, not an iteration"`
 	Kind       string   `long:"kind" value-name:"KIND" description:"what the attempt was: interrupted, rate_limited, stuck_report, reviewer, naming, agent (default: from the step)" unquote:"false"`
 	Repair     bool     `long:"repair" description:"only mend what a killed writer left in the run (every write does this first)"`
+	Verify     bool     `long:"verify" description:"read one validation record on stdin: a final verification command, kept in verify.jsonl and manifest.json"`
 	Hypotheses bool     `long:"hypotheses" description:"read a step record on stdin and put its final message into the run's stuck.md Hypotheses section"`
 	NoClean    bool     `long:"no-clean" description:"do not apply the retention policy after a terminal --status or --finish"`
 
@@ -160,6 +161,20 @@ func run(env *cli.Env) error {
 			return failure(err)
 		}
 		return nil
+	case opts.Verify:
+		if opts.Run == "" {
+			return env.UsageError("--verify needs --run (or LOOP_RUN_ID)")
+		}
+		in, err := readInput(env)
+		if err != nil {
+			return err
+		}
+		_, line, err := r.RecordVerification(opts.Run, in)
+		if err != nil {
+			return failure(err)
+		}
+		_, err = env.Stdout.Write(append(line, '\n'))
+		return err
 	case opts.Hypotheses:
 		if opts.Run == "" {
 			return env.UsageError("--hypotheses needs --run (or LOOP_RUN_ID)")

@@ -45,6 +45,8 @@ type Options struct {
 	AppendProgress bool         `long:"append-progress" description:"when the template has no <<progress>>, append a 'Previous Iterations' section"`
 	MaxEntries     int          `long:"max-entries" value-name:"N" default:"5" range:"0,100000" config:"progress_max_entries" description:"iterations shown in the template's progress block"`
 	MaxChars       int          `long:"max-chars" value-name:"N" default:"500" range:"0,10000000" config:"progress_max_chars" description:"characters of output per block entry"`
+	Review         int          `long:"review" value-name:"N" description:"review iteration N of --run: the prompt is the task with the iteration's diff (implies --phase review)"`
+	ReviewMarker   string       `long:"review-marker" value-name:"TAG" default:"review" config:"review_marker" description:"a review step's verdict is <TAG>APPROVE</TAG> or <TAG>CHANGES: ...</TAG>" unquote:"false"`
 	Plan           string       `long:"plan" value-name:"FILE" description:"a Markdown task list: quoted into the prompt, its boxes counted before and after the step" unquote:"false"`
 	Excerpt        string       `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" description:"block's output: tail or failures" unquote:"false"`
 	AgentSummary   bool         `long:"agent-summary" description:"block adds what the agent said it did"`
@@ -99,6 +101,12 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if opts.Review > 0 {
+		opts.Phase = "review"
+	}
+	if prompt, err = phasePrompt(env, st, opts, prompt); err != nil {
+		return err
+	}
 	s := &stepRun{env: env, opts: opts, st: st, dir: dir, command: cli.Quote(args), prompt: prompt}
 	if opts.Plan != "" {
 		if s.prompt, s.tasksBefore, s.planPath, err = planBefore(env, opts.Plan, s.prompt); err != nil {
@@ -124,6 +132,7 @@ func run(env *cli.Env) error {
 	}
 	rec := s.record(out)
 	s.planAfter(rec)
+	s.verdict(rec)
 	line, err := record.Marshal(rec)
 	if err != nil {
 		return err
@@ -177,6 +186,8 @@ func checkSettings(env *cli.Env, opts *Options) error {
 		return env.UsageError("unknown --completion-mode %q (want trailing or exact)", opts.Mode)
 	case strings.TrimSpace(opts.Marker) == "":
 		return env.UsageError("--completion-marker must not be empty")
+	case opts.Review < 0:
+		return env.UsageError("--review must be an iteration number, got %d", opts.Review)
 	case opts.Retries < 0:
 		return env.UsageError("--retries must be 0 or more, got %d", opts.Retries)
 	case opts.Excerpt != progress.ExcerptTail && opts.Excerpt != progress.ExcerptFailures:

@@ -1,0 +1,70 @@
+package finalverify
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+func TestCommands(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+		err  bool
+	}{
+		{"", nil, false},
+		{"go test ./...", []string{"go test ./..."}, false},
+		{`["go vet ./...", "go test ./..."]`, []string{"go vet ./...", "go test ./..."}, false},
+		{`["a", ""]`, nil, true},
+		{`[1]`, nil, true},
+	} {
+		got, err := Commands(c.in)
+		if (err != nil) != c.err || strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("Commands(%q) = %q, %v", c.in, got, err)
+		}
+	}
+}
+
+func TestOf(t *testing.T) {
+	cmds := []string{"a", "b"}
+	v := func(it int, cmd, status string) *record.Verification {
+		return &record.Verification{Iteration: it, Command: cmd, Status: status}
+	}
+	for _, c := range []struct {
+		name      string
+		vs        []*record.Verification
+		n         int
+		next      string
+		failed    string
+		passed    bool
+		nextIndex int
+	}{
+		{"nothing yet", nil, 3, "a", "", false, 1},
+		{"first passed", []*record.Verification{v(3, "a", "pass")}, 3, "b", "", false, 2},
+		{"second failed", []*record.Verification{v(3, "a", "pass"), v(3, "b", "fail")}, 3, "", "b", false, 0},
+		{"other iteration ignored", []*record.Verification{v(2, "a", "pass"), v(2, "b", "fail")}, 3, "a", "", false, 1},
+		{"all passed", []*record.Verification{v(3, "a", "pass"), v(3, "b", "pass")}, 3, "", "", true, 0},
+		{"latest counts", []*record.Verification{v(3, "a", "fail"), v(3, "a", "pass"), v(3, "b", "pass")}, 3, "", "", true, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := Of(cmds, c.vs, c.n)
+			failed := ""
+			if s.Failed != nil {
+				failed = s.Failed.Command
+			}
+			if s.Next != c.next || failed != c.failed || s.Passed() != c.passed || s.NextIndex != c.nextIndex {
+				t.Errorf("Of = %+v (failed %q), want next %q failed %q passed %v", s, failed, c.next, c.failed, c.passed)
+			}
+		})
+	}
+}
+
+func TestNotes(t *testing.T) {
+	n := Notes(&record.Verification{Iteration: 4, Command: "go vet ./...", ExitCode: 1, Stderr: "vet: x.go:3: bad\n", PlanAdvancedOnFailure: true}, 500)
+	for _, want := range []string{"## Runner Notes", "Iteration 4", "`go vet ./...`", "**Exit code:** 1", "vet: x.go:3: bad", "untick"} {
+		if !strings.Contains(n, want) {
+			t.Errorf("notes lack %q:\n%s", want, n)
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package recorder
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// RecordVerification appends one final verification command (a validation
+// record) to the run's verify.jsonl, under the append lock, with its
+// streams in verify/NNN.stdout|stderr; then the event, report row and
+// manifest.json's commands_executed. The same input twice is a no-op.
+func (r *Recorder) RecordVerification(id string, in *record.Input) (*record.Verification, []byte, error) {
+	if in.Validation == nil || in.Step != nil {
+		return nil, nil, fmt.Errorf("a final verification is one validation record")
+	}
+	if !r.St.RunExists(id) {
+		return nil, nil, fmt.Errorf("%w: %s", store.ErrNoSuchRun, id)
+	}
+	lock, err := r.St.LockAppend(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lock.Unlock()
+	run, last, err := r.repair(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	path := r.St.RunPath(id, store.VerifyFile)
+	digest := Digest(in)
+	vs, err := ReadVerifications(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, v := range vs {
+		if v.InputDigest == digest {
+			line, err := record.Marshal(v)
+			return v, line, err
+		}
+	}
+	val := in.Validation
+	v := &record.Verification{
+		RunID: id, Verification: len(vs) + 1, Command: val.Command, TimedOut: val.TimedOut, Error: val.Error,
+		Stdout: val.Stdout, Stderr: val.Stderr, StdoutTruncated: val.StdoutTruncated, StderrTruncated: val.StderrTruncated,
+		DurationMs: val.DurationMs, InputDigest: digest, CreatedAt: r.nowMs(),
+	}
+	v.ID = fmt.Sprintf("%s-verify-%d", id, v.Verification)
+	v.Status, v.ExitCode = record.Outcome(*val.ExitCode, val.TimedOut, val.Signal, val.Error)
+	if last != nil {
+		v.Iteration = last.Iteration
+		v.PlanAdvancedOnFailure = v.Status != record.StatusPass && r.ticked(id, last)
+	}
+	dir := r.St.RunPath(id, store.VerifyDir)
+	if err := os.MkdirAll(dir, store.DirMode); err != nil {
+		return nil, nil, err
+	}
+	base := filepath.Join(dir, fmt.Sprintf("%03d", v.Verification))
+	if err := r.place(val.StdoutFile, val.Stdout, base+".stdout"); err != nil {
+		return nil, nil, err
+	}
+	if err := r.place(val.StderrFile, val.Stderr, base+".stderr"); err != nil {
+		return nil, nil, err
+	}
+	line, err := record.Marshal(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := store.AppendLine(path, line); err != nil { // the commit point
+		return nil, nil, err
+	}
+	r.dropSpool(in)
+	n, code := v.Iteration, v.ExitCode
+	msg := fmt.Sprintf("%s: %s", v.Status, v.Command)
+	if v.PlanAdvancedOnFailure {
+		msg += " (plan advanced on failure)"
+	}
+	if err := r.AppendEvent(record.Event{TS: v.CreatedAt, RunID: id, Type: record.EventFinalVerify, Iteration: &n, ExitCode: &code, Message: msg}); err != nil {
+		return v, line, err
+	}
+	return v, line, r.verifyManifest(run, vs, v)
+}
+
+// ticked reports whether the run's last iteration ticked plan boxes: more
+// are done after it than after the iteration before (none before the first).
+func (r *Recorder) ticked(id string, last *record.IterationLog) bool {
+	if last.TasksDone == nil {
+		return false
+	}
+	before := 0
+	lines, err := store.TailLines(r.St.RunPath(id, store.IterationsFile), 2)
+	if err == nil && len(lines) == 2 {
+		var prev record.IterationLog
+		if json.Unmarshal(lines[0], &prev) == nil && prev.TasksDone != nil {
+			before = *prev.TasksDone
+		}
+	}
+	return *last.TasksDone > before
+}
+
+// ReadVerifications reads verify.jsonl (none when it does not exist).
+func ReadVerifications(path string) ([]*record.Verification, error) {
+	var vs []*record.Verification
+	err := store.ScanFile(path, func(_ int, line []byte) error {
+		v := &record.Verification{}
+		if err := json.Unmarshal(line, v); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		vs = append(vs, v)
+		return nil
+	})
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return vs, err
+}
+
+// verifyManifest adds the final verification's commands for the verified
+// iteration to manifest.json's commands_executed (seed 004), each with its
+// own exit code; the manifest's status is FAIL while any of them failed.
+func (r *Recorder) verifyManifest(run *record.Run, before []*record.Verification, v *record.Verification) error {
+	path := r.St.RunPath(run.RunID, store.ManifestFile)
+	var m manifest
+	if data, err := os.ReadFile(path); err == nil {
+		if json.Unmarshal(data, &m) != nil {
+			m = manifest{}
+		}
+	}
+	m.RunID = run.RunID
+	var cmds []manifestStep
+	for _, c := range m.CommandsExecuted {
+		if c.Name != finalVerifyStep {
+			cmds = append(cmds, c)
+		}
+	}
+	if m.Status == "" {
+		m.Status = "PASS"
+	}
+	for _, o := range append(before, v) {
+		if o.Iteration != v.Iteration {
+			continue
+		}
+		code := o.ExitCode
+		cmds = append(cmds, manifestStep{finalVerifyStep, o.Command, &code, o.DurationMs})
+		if o.Status != record.StatusPass {
+			m.Status = "FAIL"
+		}
+	}
+	m.CommandsExecuted = cmds
+	data, err := record.MarshalIndent(m)
+	if err != nil {
+		return err
+	}
+	return store.WriteFileAtomic(path, data, store.FileMode)
+}
+
+// finalVerifyStep names the final verification's commands in the manifest.
+const finalVerifyStep = "final_verify"

@@ -1,0 +1,108 @@
+// Package review reads a reviewer's verdict and builds the reviewer's
+// prompt: the task and the diff of the iteration under review.
+package review
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DefaultMarker is the tag a reviewer wraps its verdict in:
+// <review>APPROVE</review> or <review>CHANGES: what to change</review>.
+const DefaultMarker = "review"
+
+// Verdicts.
+const (
+	Approve = "approve"
+	Changes = "changes"
+	None    = "none" // no verdict found: treated as changes by the driver
+)
+
+// Verdict is what a reviewer said.
+type Verdict struct {
+	Kind string
+	// Notes are the requested changes (Changes), or why no verdict was
+	// understood (None).
+	Notes string
+}
+
+// Parse finds the last <marker>…</marker> in text (a reviewer may quote
+// the instructions before answering) and reads it: APPROVE, or CHANGES
+// followed by the requested changes. Case and spaces around the words do
+// not matter; anything else is None.
+func Parse(text, marker string) Verdict {
+	if marker == "" {
+		marker = DefaultMarker
+	}
+	open, closing := "<"+marker+">", "</"+marker+">"
+	end := strings.LastIndex(text, closing)
+	if end < 0 {
+		return Verdict{Kind: None, Notes: fmt.Sprintf("no %s…%s verdict in the reviewer's answer", open, closing)}
+	}
+	start := strings.LastIndex(text[:end], open)
+	if start < 0 {
+		return Verdict{Kind: None, Notes: fmt.Sprintf("%s without %s in the reviewer's answer", closing, open)}
+	}
+	body := strings.TrimSpace(text[start+len(open) : end])
+	word, rest, _ := strings.Cut(body, ":")
+	switch strings.ToUpper(strings.TrimSpace(word)) {
+	case "APPROVE", "APPROVED":
+		if strings.TrimSpace(rest) == "" {
+			return Verdict{Kind: Approve}
+		}
+	case "CHANGES":
+		notes := strings.TrimSpace(rest)
+		if notes == "" {
+			notes = "the reviewer asked for changes without saying which"
+		}
+		return Verdict{Kind: Changes, Notes: notes}
+	}
+	return Verdict{Kind: None, Notes: fmt.Sprintf("verdict %q is neither APPROVE nor CHANGES: …", truncate(body, 80))}
+}
+
+// MaxDiffBytes bounds the diff quoted into a review prompt; beyond it the
+// reviewer is told the diff was cut and where the whole one is.
+const MaxDiffBytes = 200 << 10
+
+// Prompt is the reviewer's prompt: the task, the iteration's diff (cut to
+// MaxDiffBytes, diffPath naming the whole file) and how to answer.
+func Prompt(task, diff, diffPath, marker string, iteration int) string {
+	if marker == "" {
+		marker = DefaultMarker
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "You are reviewing the changes an agent made in iteration %d of a loop working on the task below. Do not edit any file.\n\n", iteration)
+	b.WriteString("## Task\n\n")
+	b.WriteString(strings.TrimSpace(task))
+	b.WriteString("\n\n## Changes\n\n")
+	switch {
+	case strings.TrimSpace(diff) == "":
+		b.WriteString("The iteration changed no file.\n")
+	default:
+		cut := len(diff) > MaxDiffBytes
+		if cut {
+			diff = diff[:MaxDiffBytes]
+		}
+		b.WriteString("```diff\n")
+		b.WriteString(strings.TrimRight(diff, "\n"))
+		b.WriteString("\n```\n")
+		if cut {
+			fmt.Fprintf(&b, "\n(The diff was cut at %d bytes; the whole diff is %s.)\n", MaxDiffBytes, diffPath)
+		}
+	}
+	fmt.Fprintf(&b, "\n## Your answer\n\nEnd your answer with exactly one verdict: <%s>APPROVE</%s> when the changes are correct and complete for the task so far, or <%s>CHANGES: what must change</%s>, naming each change the next iteration must make.\n", marker, marker, marker, marker)
+	return b.String()
+}
+
+// NextPrompt is the section the next implementation prompt carries after a
+// reviewer asked for changes.
+func NextPrompt(iteration int, v Verdict) string {
+	return fmt.Sprintf("## Reviewer's requested changes\n\nA reviewer read the changes of iteration %d and asked for these changes before the work can be accepted:\n\n%s\n", iteration, strings.TrimSpace(v.Notes))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

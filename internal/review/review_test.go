@@ -1,0 +1,46 @@
+package review
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		name, text, marker, kind, notes string
+	}{
+		{"approve", "Looks right.\n<review>APPROVE</review>", "", Approve, ""},
+		{"approve spaced lower", "<review> approve </review>", "", Approve, ""},
+		{"changes", "<review>CHANGES: handle the empty list\nand add a test</review>", "", Changes, "handle the empty list\nand add a test"},
+		{"changes no notes", "<review>CHANGES</review>", "", Changes, "the reviewer asked for changes without saying which"},
+		{"last wins", "Answer with <review>APPROVE</review> or <review>CHANGES: x</review>.\nMy verdict: <review>CHANGES: rename f</review>", "", Changes, "rename f"},
+		{"other marker", "<verdict>APPROVE</verdict> <review>CHANGES: no</review>", "verdict", Approve, ""},
+		{"missing", "all good", "", None, "no <review>…</review> verdict in the reviewer's answer"},
+		{"unclosed", "<review>APPROVE", "", None, "no <review>…</review> verdict in the reviewer's answer"},
+		{"unknown word", "<review>MAYBE</review>", "", None, `verdict "MAYBE" is neither APPROVE nor CHANGES: …`},
+		{"approve with words", "<review>APPROVE: but fix x</review>", "", None, `verdict "APPROVE: but fix x" is neither APPROVE nor CHANGES: …`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := Parse(c.text, c.marker)
+			if v.Kind != c.kind || v.Notes != c.notes {
+				t.Errorf("Parse = %q %q, want %q %q", v.Kind, v.Notes, c.kind, c.notes)
+			}
+		})
+	}
+}
+
+func TestPrompt(t *testing.T) {
+	p := Prompt("Fix add.\n", "--- a/x\n+++ b/x\n", "/r/changes.patch", "", 3)
+	for _, want := range []string{"iteration 3", "## Task\n\nFix add.\n", "```diff\n--- a/x\n+++ b/x\n```", "<review>APPROVE</review>", "<review>CHANGES: what must change</review>"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, p)
+		}
+	}
+	if p := Prompt("t", "", "", "", 1); !strings.Contains(p, "changed no file") {
+		t.Errorf("empty diff: %s", p)
+	}
+	big := strings.Repeat("+x\n", MaxDiffBytes)
+	if p := Prompt("t", big, "/r/changes.patch", "", 1); !strings.Contains(p, "the whole diff is /r/changes.patch") || len(p) > MaxDiffBytes+2000 {
+		t.Errorf("big diff not cut (%d bytes)", len(p))
+	}
+}
