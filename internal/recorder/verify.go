@@ -27,11 +27,15 @@ func (r *Recorder) RecordVerification(id string, in *record.Input) (*record.Veri
 		return nil, nil, err
 	}
 	defer lock.Unlock()
-	run, last, err := r.repair(id)
+	rep, err := r.repair(id)
 	if err != nil {
 		return nil, nil, err
 	}
+	run, last := rep.run, rep.last
 	path := r.St.RunPath(id, store.VerifyFile)
+	if _, err := store.RepairTail(path); err != nil {
+		return nil, nil, err
+	}
 	digest := Digest(in)
 	vs, err := ReadVerifications(path)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/finalverify"
+	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/review"
 	"github.com/loopkit/loopkit/internal/store"
@@ -19,9 +20,6 @@ import (
 // Settings keys read here.
 const (
 	ReviewMarkerKey = "review_marker"
-	// AttemptsFile and the reviewer kind are the attempts log's.
-	AttemptsFile    = "attempts.jsonl"
-	AttemptReviewer = "reviewer"
 )
 
 // MaxOutputChars bounds the failing command's output quoted in the notes.
@@ -34,7 +32,7 @@ func Load(st *store.Store, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	last, err := st.LastIteration(id)
+	last, _, err := st.LastIteration(id)
 	if err != nil || last == nil {
 		return "", err
 	}
@@ -71,9 +69,9 @@ type attempt struct {
 func LastReview(st *store.Store, id string, n int, marker string) (review.Verdict, bool, error) {
 	var v review.Verdict
 	found := false
-	err := store.ScanFile(st.RunPath(id, AttemptsFile), func(_ int, line []byte) error {
+	err := store.ScanFile(st.RunPath(id, store.AttemptsFile), func(_ int, line []byte) error {
 		var a attempt
-		if json.Unmarshal(line, &a) != nil || a.Kind != AttemptReviewer || a.Iteration != n {
+		if json.Unmarshal(line, &a) != nil || a.Kind != record.AttemptReviewer || a.Iteration != n {
 			return nil
 		}
 		msg := ""

@@ -49,8 +49,8 @@ func phasePrompt(env *cli.Env, st *store.Store, opts *Options, prompt string) (s
 
 // verdict fills a review step's verdict from the agent's final message.
 func (s *stepRun) verdict(rec *record.Step) {
-	if s.opts.Phase != "review" {
-		return
+	if s.opts.Review == 0 {
+		return // a review-phase step of something else (a stuck report)
 	}
 	v := review.Parse(rec.FinalMessage, s.opts.ReviewMarker)
 	rec.ReviewVerdict = &v.Kind

@@ -45,9 +45,9 @@ type Options struct {
 	AppendProgress bool         `long:"append-progress" description:"when the template has no <<progress>>, append a 'Previous Iterations' section"`
 	MaxEntries     int          `long:"max-entries" value-name:"N" default:"5" range:"0,100000" config:"progress_max_entries" description:"iterations shown in the template's progress block"`
 	MaxChars       int          `long:"max-chars" value-name:"N" default:"500" range:"0,10000000" config:"progress_max_chars" description:"characters of output per block entry"`
-	Review         int          `long:"review" value-name:"N" description:"review iteration N of --run: the prompt is the task with the iteration's diff (implies --phase review)"`
-	ReviewMarker   string       `long:"review-marker" value-name:"TAG" default:"review" config:"review_marker" description:"a review step's verdict is <TAG>APPROVE</TAG> or <TAG>CHANGES: ...</TAG>" unquote:"false"`
-	Plan           string       `long:"plan" value-name:"FILE" description:"a Markdown task list: quoted into the prompt, its boxes counted before and after the step" unquote:"false"`
+	Review         int          `long:"review" value-name:"N" description:"review iteration N of --run, from its diff"`
+	ReviewMarker   string       `long:"review-marker" value-name:"TAG" default:"review" config:"review_marker" description:"tag around a review's verdict" unquote:"false"`
+	Plan           string       `long:"plan" value-name:"FILE" description:"task list: quoted, its boxes counted" unquote:"false"`
 	Excerpt        string       `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" description:"block's output: tail or failures" unquote:"false"`
 	AgentSummary   bool         `long:"agent-summary" description:"block adds what the agent said it did"`
 	Dir            string       `long:"dir" value-name:"DIR" description:"directory to run the agent in (default: the current directory)" unquote:"false"`
