@@ -64,10 +64,10 @@ func (r *Recorder) RecordVerification(id string, in *record.Input) (*record.Veri
 		return nil, nil, err
 	}
 	base := filepath.Join(dir, fmt.Sprintf("%03d", v.Verification))
-	if err := r.place(val.StdoutFile, val.Stdout, base+".stdout"); err != nil {
+	if err := r.place(val.StdoutFile, val.StdoutBytes, val.StrayWriter, val.Stdout, base+".stdout"); err != nil {
 		return nil, nil, err
 	}
-	if err := r.place(val.StderrFile, val.Stderr, base+".stderr"); err != nil {
+	if err := r.place(val.StderrFile, val.StderrBytes, val.StrayWriter, val.Stderr, base+".stderr"); err != nil {
 		return nil, nil, err
 	}
 	line, err := record.Marshal(v)
