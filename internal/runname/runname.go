@@ -1,0 +1,152 @@
+// Package runname gives a run its human label: from the spec (its first
+// heading, else its file name) or from a naming agent's short answer. The
+// label is shown, never used in a path: run directories keep their ids.
+package runname
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/agent"
+)
+
+// MaxLen is the longest label, in ASCII characters.
+const MaxLen = 64
+
+// Sources of a name, recorded as run.json's name_source.
+const (
+	SourceFlag     = "flag"
+	SourceSpecSlug = "spec_slug"
+	SourceAgent    = "agent"
+)
+
+// Clean makes text a label: the first non-empty line, markup and quotes
+// around it dropped, only printable ASCII, spaces collapsed, at most
+// MaxLen characters (cut at a word when one ends late enough).
+func Clean(text string) string {
+	line := ""
+	for l := range strings.SplitSeq(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			line = l
+			break
+		}
+	}
+	line = strings.TrimLeft(line, "#*->` ")
+	var b strings.Builder
+	space := false
+	for _, r := range line {
+		switch {
+		case r == ' ' || r == '\t':
+			space = b.Len() > 0
+		case r > ' ' && r < 0x7f:
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteRune(r)
+		}
+	}
+	s := strings.Trim(b.String(), "\"'`*_ .")
+	if len(s) > MaxLen {
+		split := s[MaxLen] != ' '
+		s = s[:MaxLen]
+		if i := strings.LastIndexByte(s, ' '); split && i > MaxLen/2 {
+			s = s[:i]
+		}
+		s = strings.TrimRight(s, " ")
+	}
+	return s
+}
+
+// SpecSlug is the spec's label: its first Markdown heading, else its file
+// name without the extension.
+func SpecSlug(specPath string) string {
+	if f, err := os.Open(specPath); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for n := 0; sc.Scan() && n < 50; n++ {
+			if l := strings.TrimSpace(sc.Text()); strings.HasPrefix(l, "#") {
+				if s := Clean(strings.TrimLeft(l, "# ")); s != "" {
+					return s
+				}
+			}
+		}
+	}
+	base := strings.TrimSuffix(filepath.Base(specPath), filepath.Ext(specPath))
+	if s := Clean(base); s != "" {
+		return s
+	}
+	return "run"
+}
+
+// specQuoteBytes bounds the spec text a naming prompt quotes.
+const specQuoteBytes = 4 << 10
+
+// Prompt asks a naming agent for a label for the task in spec.
+func Prompt(spec string) string {
+	if len(spec) > specQuoteBytes {
+		spec = spec[:specQuoteBytes]
+	}
+	return "Give a short name (at most 6 words, plain ASCII, no quotes, no punctuation at the end) for the coding task below. Answer with the name alone on one line.\n\n---\n" + spec + "\n---\n"
+}
+
+// Answer is what a naming agent call gave.
+type Answer struct {
+	Name  string
+	Usage agent.Usage
+}
+
+// Ask runs the naming agent argv with the prompt on stdin, in dir, and
+// reads its answer (any format loop-step reads). Any failure — it does not
+// start, exits non-zero, times out, or answers nothing usable — is an
+// error: the caller falls back to the spec's slug.
+func Ask(ctx context.Context, argv []string, prompt, dir string, timeout time.Duration) (*Answer, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("no naming agent command")
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(prompt)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.WaitDelay = time.Second
+	runErr := cmd.Run()
+	res, perr := agent.Parse(bytes.NewReader(out.Bytes()), agent.FormatAuto, nil)
+	a := &Answer{}
+	if perr == nil {
+		a.Usage = res.Usage
+	}
+	switch {
+	case ctx.Err() != nil:
+		return a, fmt.Errorf("naming agent timed out after %s", timeout)
+	case runErr != nil:
+		msg := strings.TrimSpace(errOut.String())
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		return a, fmt.Errorf("naming agent: %v%s", runErr, prefixed(msg))
+	case perr != nil:
+		return a, fmt.Errorf("naming agent output: %v", perr)
+	}
+	if a.Name = Clean(res.FinalMessage); a.Name == "" {
+		return a, errors.New("naming agent gave no usable name")
+	}
+	return a, nil
+}
+
+func prefixed(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}

@@ -1,0 +1,71 @@
+package runname
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestClean(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Fix the adder", "Fix the adder"},
+		{"\n\n  \"Fix   the\tadder.\"  \nmore", "Fix the adder"},
+		{"# **Calc fixes**", "Calc fixes"},
+		{"Café crème — fix", "Caf crme fix"},
+		{"\x1b[31mred\x1b[0m", "[31mred[0m"},
+		{"", ""},
+		{"日本語", ""},
+		{strings.Repeat("word ", 30), "word word word word word word word word word word word word word"},
+		{strings.Repeat("x", 100), strings.Repeat("x", 64)},
+	} {
+		if got := Clean(c.in); got != c.want {
+			t.Errorf("Clean(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if got := Clean(c.in); len(got) > MaxLen {
+			t.Errorf("Clean(%q) is %d long", c.in, len(got))
+		}
+	}
+}
+
+func TestSpecSlug(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if got := SpecSlug(write("a.md", "intro\n\n# Add subtraction\n\nbody")); got != "Add subtraction" {
+		t.Errorf("heading: %q", got)
+	}
+	if got := SpecSlug(write("fix-parser.md", "no heading")); got != "fix-parser" {
+		t.Errorf("file name: %q", got)
+	}
+	if got := SpecSlug(filepath.Join(dir, "missing.txt")); got != "missing" {
+		t.Errorf("missing file: %q", got)
+	}
+}
+
+func TestAsk(t *testing.T) {
+	ctx := context.Background()
+	a, err := Ask(ctx, []string{"sh", "-c", `cat >/dev/null; echo '{"type":"result","subtype":"success","result":"Subtraction for calc","total_cost_usd":0.01}'`}, "p", "", 10*time.Second)
+	if err != nil || a.Name != "Subtraction for calc" || a.Usage.CostUSD == nil || *a.Usage.CostUSD != 0.01 {
+		t.Fatalf("Ask = %+v, %v", a, err)
+	}
+	if _, err := Ask(ctx, []string{"sh", "-c", "echo nope >&2; exit 3"}, "p", "", 10*time.Second); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("failing agent: %v", err)
+	}
+	if _, err := Ask(ctx, []string{"sh", "-c", "echo"}, "p", "", 10*time.Second); err == nil {
+		t.Error("empty answer accepted")
+	}
+	if _, err := Ask(ctx, []string{"sleep", "5"}, "p", "", 100*time.Millisecond); err == nil || !strings.Contains(err.Error(), "timed out") {
+		t.Errorf("timeout: %v", err)
+	}
+	if _, err := Ask(ctx, []string{"no-such-naming-agent-x"}, "p", "", time.Second); err == nil {
+		t.Error("missing agent accepted")
+	}
+}
