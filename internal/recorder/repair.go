@@ -28,6 +28,9 @@ type repaired struct {
 // derived file that cannot be written (a full disk, a directory in its
 // place) does not stop a commit: it is reported in stale.
 func (r *Recorder) repair(id string) (*repaired, error) {
+	if err := r.St.CheckRun(id); err != nil {
+		return nil, err
+	}
 	for _, f := range []string{store.IterationsFile, store.AttemptsFile} {
 		if torn, err := store.RepairTail(r.St.RunPath(id, f)); err != nil {
 			return nil, err

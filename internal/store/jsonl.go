@@ -153,7 +153,7 @@ func ScanLines(r io.Reader, fn func(lineNo int, line []byte) error) error {
 
 // ScanFile is ScanLines over a file; a missing file has no lines.
 func ScanFile(path string, fn func(lineNo int, line []byte) error) error {
-	f, err := os.Open(path)
+	f, err := openNoFollow(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -168,7 +168,7 @@ func ScanFile(path string, fn func(lineNo int, line []byte) error) error {
 // first, reading backwards from the end so the cost does not grow with the
 // file. A torn final line is ignored; a missing file has no lines.
 func TailLines(path string, n int) ([][]byte, error) {
-	f, err := os.Open(path)
+	f, err := openNoFollow(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -315,7 +315,22 @@ func setAside(f *os.File, path, tag string, start, end int64) error {
 	return f.Sync()
 }
 
-// openNoFollow opens a file of the store, refusing a symlink.
+// openNoFollow opens a file of the store, refusing a symlink, and anything
+// but a regular file (a FIFO would block a reader forever).
 func openNoFollow(path string, flag int) (*os.File, error) {
-	return os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, FileMode)
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, FileMode)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symlink; the store follows none: move it away", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%s is not a regular file; move it away", path)
+		}
+		return nil, err
+	}
+	return f, nil
 }

@@ -179,3 +179,18 @@ func (s *Store) checkRunDir(id string) error {
 func (s *Store) IsLive(id string) (bool, error) {
 	return ProbeLock(s.RunPath(id, LiveLock))
 }
+
+// CheckRun refuses a run whose directory, or one of the directories the
+// toolkit makes in it, is a symlink or not a directory: writes, repairs
+// and deletions below it would follow the link.
+func (s *Store) CheckRun(id string) error {
+	if err := s.checkRunDir(id); err != nil {
+		return err
+	}
+	for _, d := range []string{IterationsDir, AttemptsDir, ContextDir} {
+		if err := realDir(s.RunPath(id, d)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("run %s: %w", id, err)
+		}
+	}
+	return nil
+}

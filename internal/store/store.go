@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"syscall"
 )
 
 // File and directory modes: transcripts can hold secrets.
@@ -40,10 +42,11 @@ var ErrNoSuchRun = errors.New("no such run")
 
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
-// ValidRunID reports whether id may name a run (no "..", no "/", not empty).
+// ValidRunID reports whether id may name a run (no "..", no "/", no
+// leading dot, not empty).
 func ValidRunID(id string) error {
-	if !runIDPattern.MatchString(id) {
-		return fmt.Errorf("invalid run id %q (want letters, digits, '.', '_', '-', starting with a letter or digit, at most 128)", id)
+	if !runIDPattern.MatchString(id) || strings.Contains(id, "..") {
+		return fmt.Errorf("invalid run id %q (want letters, digits, '.', '_', '-', starting with a letter or digit, no '..', at most 128)", id)
 	}
 	return nil
 }
@@ -80,33 +83,99 @@ func GitTop(dir string) string {
 	}
 }
 
-// Open returns the store at root (made absolute); it creates nothing.
+// Open returns the store at root; it creates nothing. The root is resolved
+// once, here (it may be a symlink: .loop on another disk, or macOS's /var):
+// below it nothing is ever followed. A store whose runs/ or spool/ is not a
+// real directory is refused, so nothing is read, written or deleted
+// through a link out of the store.
 func Open(root string) (*Store, error) {
-	abs, err := filepath.Abs(root)
+	abs, err := resolveRoot(root)
 	if err != nil {
 		return nil, err
 	}
 	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("store %s is not a directory", abs)
 	}
-	return &Store{Root: abs}, nil
+	s := &Store{Root: abs}
+	for _, d := range []string{s.RunsDir(), s.SpoolDir()} {
+		if err := realDir(d); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
-// Init creates the store's root, runs and spool directories and the
-// self-ignoring .gitignore, so the store never dirties the user's repository.
+// resolveRoot makes root absolute and resolves the symlinks of its longest
+// existing prefix (the rest does not exist yet, so holds none).
+func resolveRoot(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for p := abs; ; {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// realDir checks that path is a directory and not a symlink to one.
+func realDir(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("store: %s is not a real directory (a symlink?); refusing to use it: move it away", path)
+	}
+	return nil
+}
+
+// Init creates the store's root, runs and spool directories (0700 whatever
+// the umask) and the self-ignoring .gitignore, so the store never dirties
+// the user's repository. A root another tool created with a wider mode is
+// narrowed to 0700: transcripts can hold secrets.
 func (s *Store) Init() error {
+	if err := os.MkdirAll(s.Root, DirMode); err != nil {
+		return fmt.Errorf("create store: %w", err)
+	}
 	for _, d := range []string{s.Root, s.RunsDir(), s.SpoolDir()} {
-		if err := os.MkdirAll(d, DirMode); err != nil {
+		if err := os.Mkdir(d, DirMode); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("create store: %w", err)
+		}
+		if err := realDir(d); err != nil {
+			return err
+		}
+		if err := narrow(d); err != nil {
 			return fmt.Errorf("create store: %w", err)
 		}
 	}
 	gi := filepath.Join(s.Root, ".gitignore")
-	if _, err := os.Stat(gi); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(gi); errors.Is(err, os.ErrNotExist) {
 		if err := WriteFileAtomic(gi, []byte("*\n"), FileMode); err != nil {
 			return fmt.Errorf("create store: %w", err)
 		}
 	}
 	return nil
+}
+
+// narrow sets a directory of ours that others may enter to 0700.
+func narrow(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return nil // not ours to change
+	}
+	return os.Chmod(dir, DirMode)
 }
 
 // RunsDir holds one directory per run.
