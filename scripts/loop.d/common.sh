@@ -116,19 +116,12 @@ field() { "$LK_VIEW" describe "$1" --json --jq "$2" -r; }
 # last_field RUN EXPR: one value of the run's last recorded iteration.
 last_field() { "$LK_VIEW" logs "$1" --json --last 1 --jq "$2" -r; }
 
-# slot_dir is where the machine-wide concurrency slots live.
-slot_dir() {
-  if [ -n "${XDG_RUNTIME_DIR:-}" ]; then printf '%s/loopkit' "$XDG_RUNTIME_DIR"
-  else printf '/tmp/loopkit-%s' "$(id -u)"
-  fi
-}
-
 # acquire_slot N: waits for one of N flock slots and keeps it (fd SLOT_FD)
 # for the life of the driver; the kernel frees it when the driver dies.
 acquire_slot() {
   local max=$1 dir i fd waited=0
-  dir=$(slot_dir)
-  mkdir -p "$dir" && chmod 700 "$dir" 2>/dev/null
+  # loop-record makes and checks the directory (the user's own, 0700)
+  dir=$("$LK_RECORD" --slots "$max") || die "no private directory for concurrency slots"
   while :; do
     for ((i = 1; i <= max; i++)); do
       exec {fd}>>"$dir/slot.$i"

@@ -1,0 +1,85 @@
+// Package slots keeps the machine-wide concurrency slots of loop drivers:
+// lock files in a directory only the user can enter. The directory lives in
+// a shared place (/tmp when there is no XDG_RUNTIME_DIR), where another
+// local user could create it first to block every loop or plant symlinks,
+// so it is used only when it is the user's own, mode 0700, and no symlink.
+package slots
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// Dir is where the slots live: $XDG_RUNTIME_DIR/loopkit, else /tmp/loopkit-<uid>.
+func Dir() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "loopkit")
+	}
+	return filepath.Join(os.TempDir(), "loopkit-"+strconv.Itoa(os.Getuid()))
+}
+
+// Prepare makes dir (0700) when missing, checks it is the user's own and
+// private, and creates the lock files slot.1 .. slot.n (0600) in it.
+func Prepare(dir string, n int) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return err
+	}
+	created := true
+	if err := os.Mkdir(dir, 0o700); errors.Is(err, os.ErrExist) {
+		created = false
+	} else if err != nil {
+		return err
+	}
+	if created { // whatever the umask
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	if err := private(dir, true); err != nil {
+		return err
+	}
+	for i := 1; i <= n; i++ {
+		p := filepath.Join(dir, "slot."+strconv.Itoa(i))
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+		if err != nil {
+			return fmt.Errorf("slot %s: %w (remove it)", p, err)
+		}
+		err = f.Chmod(0o600)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if err := private(p, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// private checks that path is the user's own, no symlink, and a directory
+// of mode 0700 (isDir) or a regular file of mode 0600.
+func private(path string, isDir bool) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	want, kind := os.FileMode(0o600), "a regular file"
+	ok := fi.Mode().IsRegular()
+	if isDir {
+		want, kind, ok = os.FileMode(0o700), "a directory", fi.IsDir()
+	}
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !ok:
+		return fmt.Errorf("concurrency slots: %s is not %s (a symlink?); refusing to use it: remove it", path, kind)
+	case st == nil || int(st.Uid) != os.Getuid():
+		return fmt.Errorf("concurrency slots: %s belongs to another user; refusing to use it: remove it or set XDG_RUNTIME_DIR", path)
+	case fi.Mode().Perm() != want:
+		return fmt.Errorf("concurrency slots: %s has mode %04o, want %04o; refusing to use it: chmod %o it or remove it", path, fi.Mode().Perm(), want, want)
+	}
+	return nil
+}
