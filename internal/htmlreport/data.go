@@ -17,7 +17,6 @@ import (
 
 	"github.com/loopkit/loopkit/internal/failure"
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
 )
@@ -139,11 +138,11 @@ func newIteration(st *store.Store, id string, it *record.IterationLog, detailed 
 	}
 	v.ToolCalls = it.ToolCalls
 	dir := st.IterationDir(id, it.Iteration)
-	v.Stdout = tail(failure.Strip(it.Stdout), MaxOutputChars, it.StdoutBytes, filepath.Join(dir, recorder.ValidationStdout))
-	v.Stderr = tail(failure.Strip(it.Stderr), MaxStderrChars, it.StderrBytes, filepath.Join(dir, recorder.ValidationStderr))
-	if patch, err := readHead(filepath.Join(dir, recorder.ChangesPatch), MaxDiffChars*4); err == nil {
+	v.Stdout = tail(failure.Strip(it.Stdout), MaxOutputChars, it.StdoutBytes, filepath.Join(dir, store.ValidationStdout))
+	v.Stderr = tail(failure.Strip(it.Stderr), MaxStderrChars, it.StderrBytes, filepath.Join(dir, store.ValidationStderr))
+	if patch, err := readHead(filepath.Join(dir, store.ChangesPatch), MaxDiffChars*4); err == nil {
 		v.HasDiff = true
-		v.Diff = head(patch.data, MaxDiffChars, patch.size, filepath.Join(dir, recorder.ChangesPatch))
+		v.Diff = head(patch.data, MaxDiffChars, patch.size, filepath.Join(dir, store.ChangesPatch))
 	}
 	return v
 }

@@ -111,10 +111,7 @@ func (r *Recorder) writeAttemptFolder(dir string, s *record.Step) error {
 			return err
 		}
 	}
-	if err := store.SyncDir(dir); err != nil {
-		return err
-	}
-	return store.SyncDir(filepath.Dir(dir))
+	return store.SyncFolder(dir)
 }
 
 // attemptOf builds attempt n of run id from a step record.

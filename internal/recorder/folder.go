@@ -16,19 +16,20 @@ import (
 // LogTailBytes is how much of each stream executor.log and guard.log keep.
 const LogTailBytes = 1 << 20
 
-// Files of an iteration folder (the classic layout plus the raw streams).
+// Files of an iteration folder: the store names them (readers use the
+// store's names; these stay for code written against the writer's).
 const (
-	ValidationStdout = "validation.stdout"
-	ValidationStderr = "validation.stderr"
-	AgentStdout      = "agent.stdout"
-	AgentStderr      = "agent.stderr"
-	PromptFile       = "prompt.txt"
-	MetaFile         = "meta.json"
-	OutputFile       = "output.json"
-	GuardLog         = "guard.log"
-	ExecutorLog      = "executor.log"
-	RunnerErrorLog   = "runner_error.log"
-	ChangesPatch     = "changes.patch"
+	ValidationStdout = store.ValidationStdout
+	ValidationStderr = store.ValidationStderr
+	AgentStdout      = store.AgentStdout
+	AgentStderr      = store.AgentStderr
+	PromptFile       = store.PromptFile
+	MetaFile         = store.MetaFile
+	OutputFile       = store.OutputFile
+	GuardLog         = store.GuardLog
+	ExecutorLog      = store.ExecutorLog
+	RunnerErrorLog   = store.RunnerErrorLog
+	ChangesPatch     = store.ChangesPatch
 )
 
 // writeFolder fills the iteration folder before the commit point. The
@@ -80,7 +81,7 @@ func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.I
 	if err := writeJSON(filepath.Join(dir, OutputFile), map[string]string{"status": metaStatus(it), "summary": summary}); err != nil {
 		return err
 	}
-	return store.SyncDir(dir)
+	return store.SyncFolder(dir)
 }
 
 func syncFile(path string) error {

@@ -34,7 +34,7 @@ type Report struct {
 	Kept, Deleted, Exempt, Failed int
 	Freed                         int64 // bytes of deleted runs and tombstones
 	Tombstones                    int   // left by a killed clean, finished now
-	Spool                         SpoolResult
+	Spool                         store.SpoolResult
 	// Skipped is set when another clean held the lock and Wait was false.
 	Skipped bool
 }
@@ -66,7 +66,7 @@ func Clean(st *store.Store, o Options, emit func(Decision) error) (Report, error
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return rep, err
 	}
-	sp, err := CleanSpool(st, o.Now, o.DryRun)
+	sp, err := store.CleanSpool(st, o.Now, o.DryRun)
 	rep.Spool = sp
 	if err != nil {
 		return rep, fmt.Errorf("clean spool %s: %w", st.SpoolDir(), err)
@@ -75,12 +75,12 @@ func Clean(st *store.Store, o Options, emit func(Decision) error) (Report, error
 }
 
 func cleanRuns(st *store.Store, o Options, emit func(Decision) error, rep *Report) error {
-	del, err := OpenDeleter(st)
+	del, err := store.OpenDeleter(st)
 	if err != nil {
 		return err
 	}
 	defer del.Close()
-	del.now = func() time.Time { return o.Now }
+	del.SetNow(func() time.Time { return o.Now })
 	if o.DryRun {
 		if tombs, err := del.Tombstones(); err == nil && len(tombs) > 0 {
 			o.Log.Info("tombstones of a killed clean would be finished", "count", len(tombs))
@@ -115,7 +115,7 @@ func cleanRuns(st *store.Store, o Options, emit func(Decision) error, rep *Repor
 
 // sizeAll measures the runs whose bytes are reported without being
 // deleted: a dry run's deletions, and every kept run with --bytes.
-func sizeAll(del *Deleter, o Options, ds []Decision) {
+func sizeAll(del *store.Deleter, o Options, ds []Decision) {
 	for i := range ds {
 		d := &ds[i]
 		if (d.Action == Delete && o.DryRun) || (d.Action != Delete && o.Bytes) {
@@ -127,11 +127,11 @@ func sizeAll(del *Deleter, o Options, ds []Decision) {
 
 // carryOut deletes a run decided for deletion and counts the outcome; a run
 // that came into use since it was decided is reported as active instead.
-func carryOut(del *Deleter, o Options, d *Decision, rep *Report) {
+func carryOut(del *store.Deleter, o Options, d *Decision, rep *Report) {
 	if d.Action == Delete && !o.DryRun {
 		n, err := del.Delete(d.RunID, d.UpdatedAt)
 		switch {
-		case errors.Is(err, ErrBusy):
+		case errors.Is(err, store.ErrBusy):
 			d.Action, d.Reason, d.Bytes = Exempt, ReasonActive, nil
 			o.Log.Info("run came into use since it was decided; kept", "run", d.RunID, "why", err)
 		case err != nil:

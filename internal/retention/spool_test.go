@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,43 +13,6 @@ import (
 
 	"github.com/loopkit/loopkit/internal/store"
 )
-
-func TestParseSpoolName(t *testing.T) {
-	for name, want := range map[string]*SpoolEntry{
-		"1795396712648-4242-0a1b2c3d.validate.stdout": {1795396712648, 4242, "1795396712648-4242-0a1b2c3d.validate"},
-		"1795396712648-4242-0a1b2c3d.validate.json":   {1795396712648, 4242, "1795396712648-4242-0a1b2c3d.validate"},
-		"1795396712648-7-ff.step.prompt":              {1795396712648, 7, "1795396712648-7-ff.step"},
-		".1795396712648-7-ff.step.json.tmp-123456":    {1795396712648, 7, "1795396712648-7-ff.step"},
-		"1795396712648-0-ff.step.json":                nil, // no pid
-		"1795396712648-7-XYZ.step.json":               nil,
-		"1795396712648-7.step.json":                   nil,
-		"notes.txt":                                   nil,
-		"1795396712648-7-ff.step":                     nil,
-		"1795396712648-7-ff..json":                    nil,
-		"-7-ff.step.json":                             nil,
-		"99999999999999999999999-7-ff.step.json":      nil,
-	} {
-		got, ok := ParseSpoolName(name)
-		if (want != nil) != ok || (ok && got != *want) {
-			t.Errorf("%q: got %+v %v, want %+v", name, got, ok, want)
-		}
-	}
-}
-
-func FuzzParseSpoolName(f *testing.F) {
-	f.Add("1795396712648-4242-0a1b2c3d.validate.stdout")
-	f.Add(".1-2-3.x.json.tmp-9")
-	f.Add("a.b.c")
-	f.Fuzz(func(t *testing.T, name string) {
-		e, ok := ParseSpoolName(name)
-		if !ok {
-			return
-		}
-		if e.PID <= 0 || !strings.Contains(name, strconv.Itoa(e.PID)) || !strings.Contains(name, e.Base) {
-			t.Fatalf("%q parsed to %+v", name, e)
-		}
-	})
-}
 
 // deadPID is the pid of a process that has exited and been reaped.
 func deadPID(t *testing.T) int {
@@ -99,7 +60,7 @@ func TestCleanSpool(t *testing.T) {
 	os.WriteFile(kept[len(kept)-1], meta, 0o600)
 	os.Chtimes(kept[len(kept)-1], time.Now().Add(-day2), time.Now().Add(-day2))
 
-	res, err := CleanSpool(st, time.Now(), true)
+	res, err := store.CleanSpool(st, time.Now(), true)
 	if err != nil || res.Files != len(gone) {
 		t.Fatalf("dry run: %+v %v", res, err)
 	}
@@ -108,7 +69,7 @@ func TestCleanSpool(t *testing.T) {
 			t.Errorf("dry run removed %s", p)
 		}
 	}
-	res, err = CleanSpool(st, time.Now(), false)
+	res, err = store.CleanSpool(st, time.Now(), false)
 	if err != nil || res.Files != len(gone) || res.Bytes != int64(13*len(gone)) {
 		t.Fatalf("clean: %+v %v", res, err)
 	}

@@ -1,22 +1,11 @@
 package retention
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/loopkit/loopkit/internal/store"
 )
-
-// runHead is the part of run.json the policy needs; decoding only these
-// fields keeps deciding 10,000 runs well under a second.
-type runHead struct {
-	RunID      string `json:"run_id"`
-	Status     string `json:"status"`
-	UpdatedAt  int64  `json:"updated_at"`
-	ResolvedAt *int64 `json:"resolved_at"`
-}
 
 // Summarize reads every run's run.json and live lock: never an iteration log.
 func Summarize(st *store.Store) ([]Summary, error) {
@@ -43,18 +32,13 @@ func SummarizeRun(st *store.Store, id string) Summary {
 		return s
 	}
 	s.Live = live
-	data, err := os.ReadFile(st.RunPath(id, store.RunFile))
-	if errors.Is(err, os.ErrNotExist) {
+	h, err := st.ReadRunHead(id)
+	if errors.Is(err, store.ErrNoSuchRun) {
 		s.Err = errors.New("run.json is missing")
 		return s
 	}
 	if err != nil {
-		s.Err = fmt.Errorf("read run.json: %w", err)
-		return s
-	}
-	var h runHead
-	if err := json.Unmarshal(data, &h); err != nil {
-		s.Err = fmt.Errorf("run.json: %w", err)
+		s.Err = err
 		return s
 	}
 	if h.UpdatedAt <= 0 {

@@ -70,3 +70,16 @@ func SyncDir(dir string) error {
 	}
 	return nil
 }
+
+// SyncFolder makes a new iteration or attempt folder durable before its
+// commit line is written: the folder (its entries) and its parent
+// (iterations/ or attempts/, holding the folder's name). MkdirRun synced
+// the run directory when it made the parent.
+func SyncFolder(dir string) error {
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		if err := SyncDir(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}

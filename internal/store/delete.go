@@ -1,7 +1,6 @@
-package retention
+package store
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,8 +12,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/loopkit/loopkit/internal/store"
 )
 
 // TombPrefix starts the name a run directory is renamed to before removal.
@@ -26,16 +23,21 @@ const TombPrefix = ".tomb-"
 var ErrBusy = errors.New("run is in use")
 
 // Deleter removes runs through an os.Root on runs/, so no symlink, inside a
-// run or as the run directory itself, is ever followed out of the store.
+// run or as the run directory itself, is ever followed out of the
 type Deleter struct {
-	st   *store.Store
+	st   *Store
 	root *os.Root
 	dir  string // runs/, for read-only walks
 	now  func() time.Time
 }
 
-// OpenDeleter opens the store's runs/ directory for deleting.
-func OpenDeleter(st *store.Store) (*Deleter, error) {
+// SetNow sets the clock that names tombstones (tests, and a clean that
+// decided at one instant).
+func (d *Deleter) SetNow(now func() time.Time) { d.now = now }
+
+// OpenDeleter opens the store's runs/ directory for deleting. Deleting is
+// loop-clean's alone; the policy deciding what to delete is elsewhere.
+func OpenDeleter(st *Store) (*Deleter, error) {
 	root, err := os.OpenRoot(st.RunsDir())
 	if err != nil {
 		return nil, err
@@ -84,15 +86,15 @@ func (d *Deleter) Delete(id string, updatedAt int64) (int64, error) {
 // so no process works on the run while it moves, and a writer waiting for
 // the append lock finds, once it has it, that it locked a deleted run.
 func (d *Deleter) claim(id string, updatedAt int64) (func(), error) {
-	var held []*store.Lock
+	var held []*Lock
 	unlock := func() {
 		for _, l := range held {
 			l.Unlock()
 		}
 	}
-	for _, try := range []func(string) (*store.Lock, error){d.st.TryLockLiveExclusive, d.st.TryLockAppend} {
+	for _, try := range []func(string) (*Lock, error){d.st.TryLockLiveExclusive, d.st.TryLockAppend} {
 		l, err := try(id)
-		if errors.Is(err, store.ErrLocked) {
+		if errors.Is(err, ErrLocked) {
 			unlock()
 			return nil, fmt.Errorf("%w: a lock of the run is held", ErrBusy)
 		}
@@ -102,9 +104,8 @@ func (d *Deleter) claim(id string, updatedAt int64) (func(), error) {
 		}
 		held = append(held, l)
 	}
-	data, err := d.root.ReadFile(id + "/" + store.RunFile)
-	var h runHead
-	if err != nil || json.Unmarshal(data, &h) != nil || h.UpdatedAt != updatedAt {
+	h, err := d.st.ReadRunHead(id)
+	if err != nil || h.UpdatedAt != updatedAt {
 		unlock()
 		return nil, fmt.Errorf("%w: run.json changed since it was read", ErrBusy)
 	}
@@ -135,7 +136,7 @@ func (d *Deleter) Bytes(name string) int64 {
 }
 
 // Tombstones lists the tombstones a killed clean left in runs/, and the
-// half-built run directories of creators that died (store.NewRunPrefix).
+// half-built run directories of creators that died (NewRunPrefix).
 func (d *Deleter) Tombstones() ([]string, error) {
 	dir, err := d.root.Open(".")
 	if err != nil {
@@ -175,7 +176,7 @@ func (d *Deleter) FinishTombstones() (int, int64, error) {
 
 // deadCreator reports a ".new-<id>-<pid>-<hex>" directory whose creator is gone.
 func deadCreator(name string) bool {
-	if !strings.HasPrefix(name, store.NewRunPrefix) {
+	if !strings.HasPrefix(name, NewRunPrefix) {
 		return false
 	}
 	parts := strings.Split(name, "-")

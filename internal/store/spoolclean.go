@@ -1,4 +1,4 @@
-package retention
+package store
 
 import (
 	"encoding/json"
@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/loopkit/loopkit/internal/store"
 )
 
 // SpoolMaxAge is how old a spool file must be before it may be removed.
@@ -66,7 +64,7 @@ type SpoolResult struct {
 // CleanSpool removes spool files older than SpoolMaxAge whose writer is gone:
 // neither its pid nor, from the entry's meta, its child's process group is
 // alive. Names that are not spool entries are left alone.
-func CleanSpool(st *store.Store, now time.Time, dryRun bool) (SpoolResult, error) {
+func CleanSpool(st *Store, now time.Time, dryRun bool) (SpoolResult, error) {
 	var res SpoolResult
 	root, err := os.OpenRoot(st.SpoolDir())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -120,7 +118,7 @@ func CleanSpool(st *store.Store, now time.Time, dryRun bool) (SpoolResult, error
 func writerGone(root *os.Root, e SpoolEntry) bool {
 	pid, pgid := e.PID, 0
 	if data, err := root.ReadFile(e.Base + ".json"); err == nil {
-		var m store.SpoolMeta
+		var m SpoolMeta
 		if json.Unmarshal(data, &m) == nil && m.PID > 0 {
 			pid, pgid = m.PID, m.PGID
 		}

@@ -37,6 +37,21 @@ const (
 	ContextDir     = "context"
 )
 
+// Files of an iteration folder (and, for the agent's, an attempt folder).
+const (
+	ValidationStdout = "validation.stdout"
+	ValidationStderr = "validation.stderr"
+	AgentStdout      = "agent.stdout"
+	AgentStderr      = "agent.stderr"
+	PromptFile       = "prompt.txt"
+	MetaFile         = "meta.json"
+	OutputFile       = "output.json"
+	GuardLog         = "guard.log"
+	ExecutorLog      = "executor.log"
+	RunnerErrorLog   = "runner_error.log"
+	ChangesPatch     = "changes.patch"
+)
+
 // ErrNoSuchRun is returned by readers for a run that does not exist.
 var ErrNoSuchRun = errors.New("no such run")
 
@@ -220,10 +235,15 @@ func (s *Store) MkdirRun(id string, names ...string) (string, error) {
 		return "", err
 	}
 	p := s.RunDir(id)
-	for _, n := range names {
+	for i, n := range names {
 		p = filepath.Join(p, n)
 		err := os.Mkdir(p, DirMode)
 		if err == nil {
+			if i == 0 && len(names) > 1 { // a new iterations/ or attempts/
+				if err := SyncDir(s.RunDir(id)); err != nil {
+					return "", err
+				}
+			}
 			continue
 		}
 		if !errors.Is(err, os.ErrExist) {

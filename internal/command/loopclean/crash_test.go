@@ -108,7 +108,7 @@ func TestCleanKilledMidDelete(t *testing.T) {
 
 		ids, err := st.RunIDs()
 		must(t, err)
-		tombs, _ := filepath.Glob(filepath.Join(st.RunsDir(), retention.TombPrefix+"*"))
+		tombs, _ := filepath.Glob(filepath.Join(st.RunsDir(), store.TombPrefix+"*"))
 		if len(ids) < len(want) && len(ids) > 3 || len(tombs) > 0 {
 			killedMid++
 		}
@@ -120,7 +120,7 @@ func TestCleanKilledMidDelete(t *testing.T) {
 
 		got := runClean(t, st)
 		ids, _ = st.RunIDs()
-		tombs, _ = filepath.Glob(filepath.Join(st.RunsDir(), retention.TombPrefix+"*"))
+		tombs, _ = filepath.Glob(filepath.Join(st.RunsDir(), store.TombPrefix+"*"))
 		if len(tombs) > 0 || len(ids) != 3 {
 			t.Fatalf("round %d: after the next clean: runs %v, tombstones %v", round, ids, tombs)
 		}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/loopkit/loopkit/internal/cli"
-	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
 )
@@ -60,9 +59,9 @@ func (o *diffCmd) run(c *ctx, args []string) error {
 		}
 		return o.between(c, id, iter, to)
 	}
-	patch, err := os.ReadFile(filepath.Join(c.st.IterationDir(id, iter), recorder.ChangesPatch))
+	patch, err := os.ReadFile(filepath.Join(c.st.IterationDir(id, iter), store.ChangesPatch))
 	if errors.Is(err, os.ErrNotExist) {
-		return cli.Failf("iteration %d of run %s has no %s (its step had no git base to diff from)", iter, id, recorder.ChangesPatch)
+		return cli.Failf("iteration %d of run %s has no %s (its step had no git base to diff from)", iter, id, store.ChangesPatch)
 	}
 	if err != nil {
 		return cli.Failf("%v", err)

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/cli"
-	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
 )
@@ -29,15 +28,15 @@ func (o *showCmd) file() (string, error) {
 	for _, f := range []struct {
 		set  bool
 		name string
-	}{{o.Stdout, recorder.ValidationStdout}, {o.Stderr, recorder.ValidationStderr},
-		{o.Executor, recorder.ExecutorLog}, {o.Meta, recorder.MetaFile}, {o.File != "", o.File}} {
+	}{{o.Stdout, store.ValidationStdout}, {o.Stderr, store.ValidationStderr},
+		{o.Executor, store.ExecutorLog}, {o.Meta, store.MetaFile}, {o.File != "", o.File}} {
 		if f.set {
 			picked = append(picked, f.name)
 		}
 	}
 	switch {
 	case len(picked) == 0:
-		return recorder.ValidationStdout, nil
+		return store.ValidationStdout, nil
 	case len(picked) > 1:
 		return "", errors.New("give one of --stdout, --stderr, --executor, --meta, --file")
 	}
