@@ -39,7 +39,7 @@ fuzz:
 
 # SIGKILL writers, cleaners and the driver at random moments, many rounds.
 crash: build
-	LOOPKIT_CRASH_ROUNDS=$${LOOPKIT_CRASH_ROUNDS:-200} $(GO) test -count=1 -timeout 60m -run 'Kill|Crash|TestScripts/loop_crash' ./...
+	LOOPKIT_CRASH_ROUNDS=$${LOOPKIT_CRASH_ROUNDS:-200} LOOPKIT_STRESS_SECONDS=$${LOOPKIT_STRESS_SECONDS:-180} $(GO) test -count=1 -timeout 60m -run 'Kill|Crash|TestScripts/loop_crash' ./...
 
 clean:
 	rm -rf $(BIN)
