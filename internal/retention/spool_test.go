@@ -103,7 +103,7 @@ func TestCleanSpoolBaseObjects(t *testing.T) {
 	for _, d := range []string{objects, other} {
 		os.Chtimes(d, old, old)
 	}
-	if _, err := CleanSpool(st, time.Now(), false); err != nil {
+	if _, err := store.CleanSpool(st, time.Now(), false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(objects); err == nil {

@@ -102,7 +102,7 @@ func (o *showCmd) run(c *ctx, args []string) error {
 // recordedBytes is the size the iteration's record gives for a stream of
 // the validation (0 when unknown or another file).
 func (c *ctx) recordedBytes(id string, iter int, name string) int64 {
-	key := map[string]string{recorder.ValidationStdout: "stdout_bytes", recorder.ValidationStderr: "stderr_bytes"}[name]
+	key := map[string]string{store.ValidationStdout: "stdout_bytes", store.ValidationStderr: "stderr_bytes"}[name]
 	if key == "" {
 		return 0
 	}
