@@ -257,10 +257,13 @@ const (
 	RunStuck     = "stuck"
 	RunCanceled  = "canceled"
 	RunPaused    = "paused"
+	// RunQueued: created, its driver waiting for a slot (max_concurrency,
+	// max_runs_per_workspace); running once it has one.
+	RunQueued = "queued"
 )
 
 // RunStatuses lists every valid run status.
-var RunStatuses = []string{RunRunning, RunCompleted, RunFailed, RunStuck, RunCanceled, RunPaused}
+var RunStatuses = []string{RunRunning, RunCompleted, RunFailed, RunStuck, RunCanceled, RunPaused, RunQueued}
 
 // Terminal reports whether a run status ends the run.
 func Terminal(status string) bool {
@@ -371,6 +374,7 @@ const (
 	EventRunResolved       = "RUN_RESOLVED"
 	EventRunCanceled       = "RUN_CANCELED"
 	EventFinalVerify       = "FINAL_VERIFY" // one final verification command ran
+	EventRunQueued         = "RUN_QUEUED"   // its driver waits for a slot
 	EventWatchdogSignal    = "WATCHDOG_SIGNAL"
 	EventWatchdogRewrite   = "WATCHDOG_REWRITE"
 	EventRateLimited       = "RATE_LIMITED"
@@ -390,6 +394,8 @@ func StatusEvent(status string) string {
 		return EventRunStuck
 	case RunCanceled:
 		return EventRunCanceled
+	case RunQueued:
+		return EventRunQueued
 	}
 	return ""
 }

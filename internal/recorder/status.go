@@ -53,7 +53,7 @@ func (r *Recorder) SetStatus(id, status, message string) (*record.Run, error) {
 			run.PID, run.PGID = nil, nil // the driver is done with the run
 			run.PIDStart, run.PGIDStart = nil, nil
 		}
-		if message != "" && status != record.RunCompleted && status != record.RunRunning {
+		if message != "" && status != record.RunCompleted && status != record.RunRunning && status != record.RunQueued {
 			run.LastError = &message
 		}
 		if status == record.RunStuck {
