@@ -41,6 +41,13 @@ type Spec struct {
 	ParentDeath bool
 	// OnStart is called with the child's pid (= its process group id).
 	OnStart func(pid int)
+	// Activity, when set, sees every line of both streams. With it,
+	// IdleTimeout kills the group after that long without a progress line,
+	// and AfterResultGrace kills it that long after a result line that
+	// nothing followed (an agent that does not exit once done).
+	Activity         Activity
+	IdleTimeout      time.Duration
+	AfterResultGrace time.Duration
 }
 
 // Result is what happened to the child.
@@ -49,6 +56,13 @@ type Result struct {
 	// itself (timeout, signal, could not start).
 	ExitCode int
 	TimedOut bool
+	// IdleTimedOut is set (with TimedOut) when the group was killed for
+	// making no progress for IdleTimeout.
+	IdleTimedOut bool
+	// KilledAfterResult is set when the group was killed for still running
+	// AfterResultGrace after its result line; the work was done, so
+	// StatusCode is 0.
+	KilledAfterResult bool
 	// Signal names the signal that ended the child or that we forwarded to it.
 	Signal string
 	// Err describes why the child did not exit by itself.
@@ -100,12 +114,19 @@ func Run(spec Spec) (*Result, error) {
 			outTee = io.MultiWriter(tee, spec.StdoutTee)
 		}
 	}
+	errTee := tee
+	var wt *watch
+	if spec.Activity != nil {
+		wt = newWatch(spec.Activity)
+		outTee = joinWriters(outTee, &lines{w: wt})
+		errTee = joinWriters(tee, &lines{w: wt})
+	}
 	outs, err := newCapture(spec.StdoutPath, outTee, spec.InlineCap)
 	if err != nil {
 		return nil, err
 	}
 	defer outs.close()
-	errs, err := newCapture(spec.StderrPath, tee, spec.InlineCap)
+	errs, err := newCapture(spec.StderrPath, errTee, spec.InlineCap)
 	if err != nil {
 		return nil, err
 	}
@@ -154,14 +175,30 @@ func Run(spec Spec) (*Result, error) {
 		defer t.Stop()
 		timeout = t.C
 	}
+	var tick <-chan time.Time
+	if wt != nil && (spec.IdleTimeout > 0 || spec.AfterResultGrace > 0) {
+		t := time.NewTicker(guardTick(spec.IdleTimeout, spec.AfterResultGrace))
+		defer t.Stop()
+		tick = t.C
+	}
 	var kill <-chan time.Time
 	var forwarded os.Signal
 	var w waited
+	guarded := ""
 loop:
 	for {
 		select {
 		case w = <-done:
 			break loop
+		case now := <-tick:
+			if guarded = wt.guard(spec.IdleTimeout, spec.AfterResultGrace, now); guarded != "" {
+				tick = nil
+				res.TimedOut = guarded == killIdle
+				res.IdleTimedOut = res.TimedOut
+				res.KilledAfterResult = guarded == killAfterResult
+				syscall.Kill(-pgid, syscall.SIGTERM)
+				kill = time.After(spec.Grace)
+			}
 		case <-timeout:
 			res.TimedOut = true
 			timeout = nil
@@ -187,6 +224,18 @@ loop:
 
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
+	case res.IdleTimedOut:
+		res.ExitCode, res.StatusCode = -1, 124
+		res.Err = fmt.Errorf("no progress for %s (idle timeout): killed", spec.IdleTimeout)
+		if ws.Signaled() {
+			res.Signal = signalName(ws.Signal())
+		}
+	case res.KilledAfterResult:
+		res.ExitCode, res.StatusCode = -1, 0
+		res.Err = fmt.Errorf("still running %s after its result line: killed", spec.AfterResultGrace)
+		if ws.Signaled() {
+			res.Signal = signalName(ws.Signal())
+		}
 	case res.TimedOut:
 		res.ExitCode, res.StatusCode = -1, 124
 		res.Err = fmt.Errorf("timed out after %s", spec.Timeout)
@@ -219,6 +268,32 @@ loop:
 	errs.close()
 	res.StrayWriter = openForWrite(spec.StdoutPath) || openForWrite(spec.StderrPath)
 	return res, nil
+}
+
+// guardTick is how often the idle and after-result guards look: often
+// enough to act within a few percent of the shorter one, at most 1s.
+func guardTick(durations ...time.Duration) time.Duration {
+	tick := time.Second
+	for _, d := range durations {
+		if d > 0 {
+			tick = min(tick, max(d/20, 10*time.Millisecond))
+		}
+	}
+	return tick
+}
+
+// joinWriters is a MultiWriter of the writers that are not nil.
+func joinWriters(ws ...io.Writer) io.Writer {
+	var out []io.Writer
+	for _, w := range ws {
+		if w != nil {
+			out = append(out, w)
+		}
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return io.MultiWriter(out...)
 }
 
 // lookPath finds the program as a shell would; a name with a slash is taken

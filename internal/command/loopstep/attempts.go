@@ -173,6 +173,7 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 		Args: s.argv, Dir: s.dir, Timeout: s.opts.Timeout.D(), Grace: s.opts.Grace.D(),
 		StdoutPath: s.stdoutPath, StderrPath: s.stderrPath, ParentDeath: true,
 		InlineCap: stderrTailBytes,
+		Activity:  agent.Activity, IdleTimeout: s.opts.IdleTimeout.D(), AfterResultGrace: s.opts.AfterResult.D(),
 	}
 	popts := agent.Options{Format: s.opts.Format, Binary: filepath.Base(s.argv[0]), Warn: agent.Warner(s.env.Log.Warn), MaxToolCalls: s.opts.MaxToolCalls}
 	if s.stdin {

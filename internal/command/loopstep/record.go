@@ -25,6 +25,8 @@ func (s *stepRun) record(out *outcome) *record.Step {
 		EndedAt:                res.Ended.UnixMilli(),
 		DurationMs:             res.Ended.Sub(out.first).Milliseconds(),
 		TimedOut:               res.TimedOut,
+		IdleTimeout:            res.IdleTimedOut,
+		KilledAfterResult:      res.KilledAfterResult,
 		Attempts:               out.attempts,
 		Format:                 p.Format,
 		LLMInputTokens:         out.usage.InputTokens,

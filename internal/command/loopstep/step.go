@@ -54,6 +54,8 @@ type Options struct {
 	Phase          string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"the kind of step, kept in the record" unquote:"false"`
 	Timeout        cli.Duration `long:"timeout" value-name:"D" config:"claude_timeout_sec" description:"kill the agent's process group after D, each attempt (0: none)"`
 	Grace          cli.Duration `long:"grace" value-name:"D" default:"1s" description:"time between SIGTERM and SIGKILL when stopping the group"`
+	IdleTimeout    cli.Duration `long:"idle-timeout" value-name:"D" default:"15m" config:"idle_timeout" description:"kill the agent after D of no output but retry notices (0: never)"`
+	AfterResult    cli.Duration `long:"after-result-grace" value-name:"D" default:"30s" config:"after_result_grace" description:"kill an agent still running D after its result line (0: never)"`
 	Retries        int          `long:"retries" value-name:"N" range:"0,100" config:"claude_retries" description:"run the agent again, up to N times, after a non-zero exit that is not a timeout"`
 	RetryBackoff   cli.Duration `long:"retry-backoff" value-name:"D" default:"5s" config:"claude_retry_backoff_sec" description:"wait before the first retry, doubled each time"`
 	Format         string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex, gemini, opencode, cursor, amp, copilot or text" unquote:"false"`
