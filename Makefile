@@ -6,7 +6,7 @@ LDFLAGS := -X github.com/loopkit/loopkit/internal/cli.Version=$(VERSION)
 CMDS    := loop-validate loop-record loop-progress loop-view loop-clean loop-step
 PREFIX  ?= $(HOME)/.local
 
-.PHONY: all build test install lint demo bench fuzz crash clean
+.PHONY: all build tui test install lint demo bench fuzz crash clean
 
 all: build
 
@@ -14,14 +14,20 @@ build:
 	@mkdir -p $(BIN)
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(addprefix ./cmd/,$(CMDS))
 
+# The full-screen view (loop-view tui) is its own binary: build and demo stay
+# free of the terminal UI libraries.
+tui:
+	@mkdir -p $(BIN)
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/loop-tui
+
 # The tests CI runs: unit tests, testscript specs, fuzz seed corpora, short
 # crash and concurrency runs. Long runs live in crash, fuzz and bench.
 test: build lint
 	$(GO) test -count=1 -timeout 15m ./...
 
-install: build
+install: build tui
 	@mkdir -p $(PREFIX)/bin
-	install -m 0755 $(addprefix $(BIN)/,$(CMDS)) $(PREFIX)/bin/
+	install -m 0755 $(addprefix $(BIN)/,$(CMDS) loop-tui) $(PREFIX)/bin/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

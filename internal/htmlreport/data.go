@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/failure"
@@ -60,18 +59,11 @@ type iteration struct {
 	Detailed   bool
 }
 
-// signal is a watchdog or rate-limit event of events.jsonl, as stored.
-type signal struct {
-	Type      string
-	Iteration string
-	Fields    string
-}
-
 type page struct {
 	Run        *record.Run
 	Status     string
 	Iterations []*iteration
-	Signals    []signal
+	Signals    []view.Signal
 	Charts     charts
 	Skipped    int // iterations without a detailed section
 	Generated  string
@@ -106,7 +98,7 @@ func load(st *store.Store, id string) (*page, error) {
 			p.Skipped++
 		}
 	}
-	p.Signals = signals(st.RunPath(id, store.EventsFile))
+	p.Signals, _ = view.Signals(st, id) // the page is still worth having without them
 	for k, v := range ri.Run.Settings {
 		p.Settings = append(p.Settings, [2]string{k, v})
 	}
@@ -191,34 +183,6 @@ func readHead(path string, limit int64) (file, error) {
 	buf := make([]byte, min(fi.Size(), limit))
 	n, _ := io.ReadFull(f, buf)
 	return file{data: record.Text(buf[:n]), size: fi.Size()}, nil
-}
-
-// signals are the events the watchdog and the rate-limit waits left.
-func signals(path string) []signal {
-	var out []signal
-	_ = store.ScanFile(path, func(_ int, line []byte) error {
-		var m map[string]any
-		if json.Unmarshal(line, &m) != nil {
-			return nil
-		}
-		typ, _ := m["type"].(string)
-		if !strings.HasPrefix(typ, "WATCHDOG_") && typ != "RATE_LIMITED" {
-			return nil
-		}
-		s := signal{Type: typ}
-		if n, ok := m["iteration"].(float64); ok {
-			s.Iteration = fmt.Sprint(int(n))
-		}
-		delete(m, "type")
-		delete(m, "iteration")
-		delete(m, "run_id")
-		delete(m, "ts")
-		rest, _ := json.Marshal(m)
-		s.Fields = string(rest)
-		out = append(out, s)
-		return nil
-	})
-	return out
 }
 
 func sortPairs(p [][2]string) {

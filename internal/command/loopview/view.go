@@ -5,6 +5,7 @@ package loopview
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 
 	flags "github.com/jessevdk/go-flags"
@@ -84,6 +85,7 @@ func run(env *cli.Env) error {
 		"tail":     &tailCmd{},
 		"diff":     &diffCmd{},
 		"report":   &reportCmd{},
+		"tui":      &tuiCmd{},
 	}
 	for _, c := range []struct{ name, short, long string }{
 		{"runs", "list runs, newest first", runsHelp},
@@ -94,6 +96,7 @@ func run(env *cli.Env) error {
 		{"tail", "the running step's output, as it is written", tailHelp},
 		{"diff", "what the agent changed in an iteration", diffHelp},
 		{"report", "a run as one HTML page to share", reportHelp},
+		{"tui", "the full-screen view (also: loop-view alone on a terminal)", tuiHelp},
 	} {
 		if _, err := p.AddCommand(c.name, c.short, c.long, cmds[c.name]); err != nil {
 			panic(err)
@@ -103,7 +106,14 @@ func run(env *cli.Env) error {
 	if err != nil {
 		var fe *flags.Error
 		if errors.As(err, &fe) && fe.Type == flags.ErrCommandRequired {
-			return env.UsageError("no subcommand: give one of runs, logs, output, show, describe, tail, diff, report")
+			if cli.IsTerminal(os.Stdin) && env.IsTerminal() { // a person at a terminal: the full-screen view
+				st, _, err := settings.Open(env, p, &opts.Common, opts)
+				if err != nil {
+					return err
+				}
+				return execTUI(env, st, "")
+			}
+			return env.UsageError("no subcommand: give one of runs, logs, output, show, describe, tail, diff, report, tui")
 		}
 		return err
 	}

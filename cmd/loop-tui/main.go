@@ -1,0 +1,11 @@
+// Command loop-tui: see 'loop-tui --help' (also run as 'loop-view tui').
+package main
+
+import (
+	"os"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command/looptui"
+)
+
+func main() { os.Exit(cli.Main("loop-tui", looptui.Main)) }

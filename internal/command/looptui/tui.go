@@ -1,0 +1,82 @@
+// Package looptui is loop-tui, the full-screen view behind 'loop-view tui':
+// a separate binary so that the other commands (and make demo) build
+// without the terminal UI libraries.
+package looptui
+
+import (
+	"os"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/settings"
+	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/tui"
+)
+
+const usage = `[OPTIONS] [RUN]
+
+Examples:
+  $ loop-view tui
+  $ loop-tui RUN
+
+The full-screen view of a store: the runs list, and per run the Logs view
+(L: one line per iteration, coloured by exit code), the Output view (o:
+each iteration's validation output, first 200 characters, enter for all)
+and Describe (d). A running run is followed: new iterations show within a
+second (f toggles). / filters iterations with a jq expression (e.g.
+.exit_code != 0); esc goes back; q quits. Reads the store, never writes.
+Colour follows NO_COLOR and the terminal; works from 80x24.`
+
+// Options are loop-tui's flags.
+type Options struct {
+	cli.Common
+	Run string `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"open this run (a RUN argument wins; default: the runs list)" unquote:"false"`
+}
+
+// Main is loop-tui.
+func Main(env *cli.Env) error {
+	return cli.Done(run(env))
+}
+
+func run(env *cli.Env) error {
+	opts := &Options{}
+	p := cli.NewParser(env, opts, usage)
+	args, err := cli.Parse(env, p, &opts.Common, env.Args)
+	if err != nil {
+		return err
+	}
+	if len(args) > 1 {
+		return env.UsageError("unexpected argument %q", args[1])
+	}
+	if len(args) == 1 {
+		opts.Run = args[0]
+	}
+	st, _, err := settings.Open(env, p, &opts.Common, opts)
+	if err != nil {
+		return err
+	}
+	if opts.Run != "" {
+		if err := store.ValidRunID(opts.Run); err != nil {
+			return env.UsageError("%v", err)
+		}
+		if !st.RunExists(opts.Run) {
+			return cli.Failf("no such run: %s (store %s)", opts.Run, st.Root)
+		}
+	}
+	if !cli.IsTerminal(os.Stdin) || !cli.IsTerminal(env.StdoutFile) {
+		return cli.Usagef("loop-tui needs a terminal; for scripts use loop-view logs, output or describe")
+	}
+	m, err := tui.New(st, opts.Run, cli.ColorFor(env.StdoutFile))
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	if err := env.Stdout.Flush(); err != nil {
+		return err
+	}
+	_, err = tea.NewProgram(m, tea.WithInput(os.Stdin), tea.WithOutput(env.StdoutFile)).Run()
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	return nil
+}

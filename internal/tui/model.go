@@ -1,0 +1,154 @@
+// Package tui is loop-view's full-screen view (loop-tui): the runs list
+// and, per run, the Logs, Output and Describe views, following a running
+// run as it records iterations. It reads the store through package view
+// only, never writes, and reads only the records on screen.
+package tui
+
+import (
+	"time"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/loopkit/loopkit/internal/jqfilter"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/view"
+)
+
+// Tick is how often the view looks for new runs and iterations, so a new
+// iteration shows within a second.
+const Tick = 400 * time.Millisecond
+
+type screen int
+
+const (
+	runsScreen screen = iota
+	logsScreen
+	outputScreen
+	describeScreen
+)
+
+// Model is the full-screen view's state. Only the records on screen are
+// ever read; the index keeps 16 bytes per iteration.
+type Model struct {
+	st    *store.Store
+	color bool
+	w, h  int
+	now   func() time.Time
+
+	screen screen
+	runs   []view.RunInfo
+	runCur int
+
+	run      *record.Run
+	idx      *view.Index
+	cur      int            // selected iteration (index position)
+	top      int            // first iteration drawn
+	skip     int            // lines of it scrolled past
+	expanded map[int64]bool // by offset in the log
+	follow   bool
+
+	filtering bool
+	input     textinput.Model
+	filter    string
+	msg       string // one line for errors and notices
+}
+
+// New starts on the runs list, or on run id's Logs view when id is set.
+func New(st *store.Store, id string, color bool) (*Model, error) {
+	in := textinput.New()
+	in.Prompt = "jq filter: "
+	in.Placeholder = ".exit_code != 0"
+	m := &Model{st: st, color: color, w: 80, h: 24, now: time.Now, expanded: map[int64]bool{}, input: in}
+	if err := m.loadRuns(); err != nil {
+		return nil, err
+	}
+	if id != "" {
+		if err := m.open(id); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+type tickMsg struct{}
+
+func tick() tea.Cmd { return tea.Tick(Tick, func(time.Time) tea.Msg { return tickMsg{} }) }
+
+// Init starts the refresh ticks.
+func (m *Model) Init() tea.Cmd { return tick() }
+
+func (m *Model) loadRuns() error {
+	runs, err := view.LoadRuns(m.st, func(string, error) {})
+	if err != nil {
+		return err
+	}
+	m.runs = runs
+	m.runCur = min(m.runCur, max(len(runs)-1, 0))
+	return nil
+}
+
+// open shows a run's Logs view; a running run is followed.
+func (m *Model) open(id string) error {
+	ri, err := view.LoadRun(m.st, id)
+	if err != nil {
+		return err
+	}
+	var f *jqfilter.Filter
+	if m.filter != "" {
+		if f, err = jqfilter.Compile("/", m.filter, jqfilter.Where); err != nil {
+			m.filter = ""
+		}
+	}
+	idx, err := view.NewIndex(m.st, id, f)
+	if err != nil {
+		return err
+	}
+	m.run, m.idx, m.screen = ri.Run, idx, logsScreen
+	m.expanded = map[int64]bool{}
+	m.follow = ri.Run.Status == record.RunRunning
+	m.cur, m.top, m.skip = 0, 0, 0
+	if m.follow {
+		m.end()
+	}
+	return nil
+}
+
+// refresh picks up new runs, a run's new status and its new iterations.
+func (m *Model) refresh() {
+	if m.screen == runsScreen || m.run == nil {
+		_ = m.loadRuns()
+		return
+	}
+	if ri, err := view.LoadRun(m.st, m.run.RunID); err == nil {
+		m.run = ri.Run
+	}
+	n, err := m.idx.Refresh()
+	if err != nil {
+		m.msg = err.Error()
+	}
+	if n > 0 && m.follow {
+		m.end()
+	}
+}
+
+// setFilter applies a jq expression to the iterations ("" shows all).
+func (m *Model) setFilter(expr string) {
+	var f *jqfilter.Filter
+	if expr != "" {
+		var err error
+		if f, err = jqfilter.Compile("/", expr, jqfilter.Where); err != nil {
+			m.msg = err.Error()
+			return
+		}
+	}
+	idx, err := view.NewIndex(m.st, m.run.RunID, f)
+	if err != nil {
+		m.msg = err.Error()
+		return
+	}
+	m.idx, m.filter, m.msg = idx, expr, ""
+	m.cur, m.top, m.skip = 0, 0, 0
+	m.end()
+}

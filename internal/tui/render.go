@@ -1,0 +1,359 @@
+package tui
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/loopkit/loopkit/internal/view"
+)
+
+var (
+	colors = map[string]lipgloss.Style{
+		"green":  lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
+		"red":    lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
+		"yellow": lipgloss.NewStyle().Foreground(lipgloss.Color("3")),
+	}
+	barStyle = lipgloss.NewStyle().Reverse(true)
+	selStyle = lipgloss.NewStyle().Bold(true)
+)
+
+// row is one screen line: its text and the outcome colour of its iteration.
+type row struct {
+	text  string
+	color string
+}
+
+func (m *Model) paint(r row, selected bool) string {
+	if !m.color {
+		return r.text
+	}
+	s := r.text
+	if st, ok := colors[r.color]; ok && r.color != "" {
+		s = st.Render(s)
+	}
+	if selected {
+		s = selStyle.Render(s)
+	}
+	return s
+}
+
+// bodyHeight is the lines between the title bar and the status line.
+func (m *Model) bodyHeight() int { return max(m.h-2, 1) }
+
+// item renders iteration i (index position) as screen lines: collapsed, or
+// expanded to its tool calls and whole output.
+func (m *Model) item(i int) []row {
+	rec, err := m.idx.Record(i)
+	if err != nil {
+		return []row{{text: "  [" + err.Error() + "]"}}
+	}
+	code, status := view.Outcome(rec.Raw)
+	color := view.ExitColor(code, status)
+	open := m.expanded[rec.Offset]
+	var b bytes.Buffer
+	plain := view.Style{}
+	switch {
+	case m.screen == logsScreen && !open:
+		err = (&view.Logs{W: &b, Style: plain}).Write(rec)
+	case m.screen == logsScreen:
+		err = (&view.Logs{W: &b, Style: plain, Verbose: true}).Write(rec)
+		if err == nil {
+			var out bytes.Buffer
+			if err = (&view.Output{W: &out, Style: plain, Full: true}).Write(rec); err == nil {
+				_, rest, _ := strings.Cut(out.String(), "\n") // its heading repeats the line above
+				b.WriteString(indent(rest))
+			}
+		}
+	default:
+		err = (&view.Output{W: &b, Style: plain, Full: open, RunID: m.run.RunID}).Write(rec)
+	}
+	if err != nil {
+		return []row{{text: "  [" + err.Error() + "]"}}
+	}
+	text := strings.TrimRight(b.String(), "\n")
+	var rows []row
+	for n, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "[... more: ") {
+			l = "[… enter shows all of it]"
+		}
+		prefix := "  "
+		if n == 0 && i == m.cur {
+			prefix = "> "
+		} else if n > 0 {
+			prefix = "    "
+		}
+		c := ""
+		if n == 0 {
+			c = color
+		}
+		for _, w := range wrap(expandTabs(prefix+l), m.w) {
+			rows = append(rows, row{text: w, color: c})
+		}
+	}
+	if m.screen == outputScreen {
+		rows = append(rows, row{})
+	}
+	return rows
+}
+
+func indent(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return ""
+	}
+	return "\n" + s + "\n"
+}
+
+// expandTabs puts spaces to the next multiple of 8 for each tab: the
+// screen is drawn cell by cell, where a tab would not move the cursor.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col++
+	}
+	return b.String()
+}
+
+// wrap cuts a line into pieces of at most width characters.
+func wrap(s string, width int) []string {
+	if width <= 4 || utf8.RuneCountInString(s) <= width {
+		return []string{s}
+	}
+	var out []string
+	r := []rune(s)
+	for len(r) > width {
+		out = append(out, string(r[:width]))
+		r = append([]rune("    "), r[width:]...)
+	}
+	return append(out, string(r))
+}
+
+// height is how many screen lines iteration i takes.
+func (m *Model) height(i int) int { return len(m.item(i)) }
+
+// visible scrolls so that the selected iteration's first line is on screen.
+func (m *Model) visible() {
+	if m.cur < m.top || (m.cur == m.top && m.skip > 0) {
+		m.top, m.skip = m.cur, 0
+		return
+	}
+	for {
+		lines := -m.skip
+		for i := m.top; i < m.cur; i++ {
+			lines += m.height(i)
+		}
+		if lines < m.bodyHeight() || m.top >= m.cur {
+			return
+		}
+		m.top, m.skip = m.top+1, 0
+	}
+}
+
+// end selects the last iteration and scrolls to the bottom.
+func (m *Model) end() {
+	n := m.idx.Len()
+	if n == 0 {
+		m.cur, m.top, m.skip = 0, 0, 0
+		return
+	}
+	m.cur = n - 1
+	h, total := m.bodyHeight(), 0
+	top := n - 1
+	for ; top >= 0; top-- {
+		total += m.height(top)
+		if total >= h {
+			break
+		}
+	}
+	m.top, m.skip = max(top, 0), max(total-h, 0)
+}
+
+// scroll moves the view by n lines (negative: up), within the log.
+func (m *Model) scroll(n int) {
+	for n > 0 && m.top < m.idx.Len() {
+		h := m.height(m.top)
+		if m.skip+n < h || m.top == m.idx.Len()-1 {
+			m.skip = min(m.skip+n, max(h-1, 0))
+			break
+		}
+		n -= h - m.skip
+		m.top, m.skip = m.top+1, 0
+	}
+	for n < 0 {
+		if m.skip+n >= 0 {
+			m.skip += n
+			break
+		}
+		n += m.skip
+		if m.top == 0 {
+			m.skip = 0
+			break
+		}
+		m.top--
+		m.skip = m.height(m.top)
+	}
+	if m.cur < m.top {
+		m.cur = m.top
+	}
+}
+
+// View draws the screen: a title bar, the body, and a status line.
+func (m *Model) view() string {
+	var lines []string
+	lines = append(lines, m.bar(m.title()))
+	h := m.bodyHeight()
+	switch m.screen {
+	case runsScreen:
+		lines = append(lines, m.runsBody(h)...)
+	case describeScreen:
+		lines = append(lines, m.describeBody(h)...)
+	default:
+		var rows []row
+		for i := m.top; i < m.idx.Len() && len(rows) < h+m.skip; i++ {
+			for _, r := range m.item(i) {
+				rows = append(rows, r)
+			}
+		}
+		rows = rows[min(m.skip, len(rows)):]
+		if m.idx.Len() == 0 {
+			rows = append(rows, row{text: "  (no iterations" + m.filterNote() + " yet)"})
+		}
+		for k, r := range rows[:min(h, len(rows))] {
+			lines = append(lines, m.paint(r, k == 0 && strings.HasPrefix(r.text, "> ")))
+		}
+	}
+	for len(lines) < h+1 {
+		lines = append(lines, "")
+	}
+	lines = append(lines, m.status())
+	return strings.Join(lines, "\n")
+}
+
+func (m *Model) filterNote() string {
+	if m.filter == "" {
+		return ""
+	}
+	return " matching " + m.filter
+}
+
+func (m *Model) title() string {
+	if m.screen == runsScreen {
+		return fmt.Sprintf("loopkit · %d runs · store %s", len(m.runs), m.st.Root)
+	}
+	tabs := map[screen]string{logsScreen: "[L]ogs", outputScreen: "[o]utput", describeScreen: "[d]escribe"}
+	var names []string
+	for _, s := range []screen{logsScreen, outputScreen, describeScreen} {
+		n := tabs[s]
+		if s == m.screen {
+			n = "*" + n + "*"
+		}
+		names = append(names, n)
+	}
+	follow := ""
+	if m.follow {
+		follow = " · following"
+	}
+	return fmt.Sprintf("%s · %s · %d it%s · %s%s", m.run.RunID, view.StatusMark(m.run), m.run.Iteration, m.filterNote(), strings.Join(names, " "), follow)
+}
+
+func (m *Model) status() string {
+	switch {
+	case m.filtering:
+		return m.input.View()
+	case m.msg != "":
+		return truncate(m.msg, m.w)
+	case m.screen == runsScreen:
+		return truncate("↑/↓ j/k move · enter open · q quit", m.w)
+	case m.screen == describeScreen:
+		return truncate("L logs · o output · ↑/↓ scroll · esc runs · q quit", m.w)
+	}
+	return truncate("j/k move · enter expand · space/b page · / filter · f follow · L o d · esc · q", m.w)
+}
+
+func (m *Model) bar(s string) string {
+	s = truncate(s, m.w)
+	if pad := m.w - utf8.RuneCountInString(s); pad > 0 {
+		s += strings.Repeat(" ", pad)
+	}
+	if !m.color {
+		return s
+	}
+	return barStyle.Render(s)
+}
+
+func truncate(s string, w int) string {
+	if utf8.RuneCountInString(s) <= w {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max(w-1, 0)]) + "…"
+}
+
+func (m *Model) runsBody(h int) []string {
+	var b bytes.Buffer
+	if err := view.Runs(&b, view.Style{Align: true}, m.runs, m.now()); err != nil {
+		return []string{err.Error()}
+	}
+	all := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	out := []string{"  " + truncate(all[0], m.w-2)}
+	if len(m.runs) == 0 {
+		return append(out, "  (no runs yet: start one with scripts/loop run)")
+	}
+	first := max(0, m.runCur-(h-2))
+	for i := first; i < len(m.runs) && len(out) < h; i++ {
+		prefix := "  "
+		if i == m.runCur {
+			prefix = "> "
+		}
+		c := ""
+		switch view.StatusMark(m.runs[i].Run) {
+		case "completed":
+			c = "green"
+		case "failed", "STUCK":
+			c = "red"
+		case "running":
+			c = "yellow"
+		}
+		out = append(out, m.paint(row{text: truncate(prefix+all[i+1], m.w), color: c}, i == m.runCur))
+	}
+	return out
+}
+
+func (m *Model) describeBody(h int) []string {
+	var b bytes.Buffer
+	ri, err := view.LoadRun(m.st, m.run.RunID)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	live, _ := m.st.IsLive(m.run.RunID)
+	if err := view.Describe(&b, view.Style{}, ri, view.RunPaths(m.st, m.run.RunID), live); err != nil {
+		return []string{err.Error()}
+	}
+	if sigs, _ := view.Signals(m.st, m.run.RunID); len(sigs) > 0 {
+		b.WriteString("signals:\n")
+		for _, s := range sigs {
+			fmt.Fprintf(&b, "  iteration %d %s %s\n", s.Iteration, s.Type, view.Escape(s.Fields, false))
+		}
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		out = append(out, wrap("  "+l, m.w)...)
+	}
+	out = out[min(m.skip, len(out)):]
+	return out[:min(h, len(out))]
+}
