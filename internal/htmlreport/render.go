@@ -22,8 +22,14 @@ var (
 )
 
 var funcs = template.FuncMap{
-	"millis":  view.Millis,
-	"human":   view.Human,
+	"millis": view.Millis,
+	"human":  view.Human,
+	"tokens": func(n *int64) string {
+		if n == nil {
+			return "-" // unknown: the agent reported none
+		}
+		return view.Human(*n)
+	},
 	"cost":    view.Cost,
 	"dollars": dollars,
 	"stamp": func(ms int64) string {

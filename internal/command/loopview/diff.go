@@ -17,10 +17,11 @@ Examples:
   $ loop-view diff RUN 3 --stat
   $ loop-view diff RUN 2 5
 
-What the agent changed in an iteration: its changes.patch, the diff from
-the commit the step started on to the work tree after it (default: the
-last iteration). Coloured like git diff on a terminal, plain when piped or
-with NO_COLOR. --stat prints the files and line counts instead.`
+What the agent changed in an iteration: its changes.patch, from the work
+tree before its step to the one after (default: the last iteration). With
+two iterations, the difference between the work trees after each, from the
+run's private git directory. Coloured like git diff on a terminal, plain
+when piped or with NO_COLOR. --stat prints files and line counts instead.`
 
 type diffCmd struct {
 	runOpt

@@ -86,6 +86,7 @@ func run(env *cli.Env) error {
 		"diff":     &diffCmd{},
 		"report":   &reportCmd{},
 		"tui":      &tuiCmd{},
+		"checkout": &checkoutCmd{},
 	}
 	for _, c := range []struct{ name, short, long string }{
 		{"runs", "list runs, newest first", runsHelp},
@@ -97,6 +98,7 @@ func run(env *cli.Env) error {
 		{"diff", "what the agent changed in an iteration", diffHelp},
 		{"report", "a run as one HTML page to share", reportHelp},
 		{"tui", "the full-screen view (also: loop-view alone on a terminal)", tuiHelp},
+		{"checkout", "write the work tree after an iteration into a directory", checkoutHelp},
 	} {
 		if _, err := p.AddCommand(c.name, c.short, c.long, cmds[c.name]); err != nil {
 			panic(err)
@@ -113,7 +115,7 @@ func run(env *cli.Env) error {
 				}
 				return execTUI(env, st, "")
 			}
-			return env.UsageError("no subcommand: give one of runs, logs, output, show, describe, tail, diff, report, tui")
+			return env.UsageError("no subcommand: give one of runs, logs, output, show, describe, tail, diff, report, tui, checkout")
 		}
 		return err
 	}
