@@ -1,0 +1,162 @@
+// Package hooks runs the commands a person asked to hear about a run's
+// events with (--on-event CMD): each gets the event as one JSON object on
+// stdin and LOOP_EVENT, LOOP_RUN_ID, LOOP_STORE in its environment, runs
+// with a timeout, and its failure is logged, never fatal to the run.
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/log"
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// Event names a hook can receive.
+const (
+	Completed     = "completed"
+	Failed        = "failed"
+	Stuck         = "stuck"
+	Canceled      = "canceled"
+	Paused        = "paused"
+	RateLimited   = "rate_limited"
+	Watchdog      = "watchdog"
+	CostThreshold = "cost_threshold"
+)
+
+// DefaultTimeout bounds each hook command.
+const DefaultTimeout = 10 * time.Second
+
+// outputBytes is how much of a failing hook's output the log line keeps.
+const outputBytes = 500
+
+// Setting keys of a run: on_event holds the commands, one per line.
+const (
+	SettingCommands = "on_event"
+	SettingTimeout  = "hook_timeout"
+)
+
+// Hooks are the commands of one run.
+type Hooks struct {
+	Commands []string
+	Timeout  time.Duration
+	Store    string
+	Log      *log.Logger
+}
+
+// FromSettings reads a run's hook commands (on_event, one per line) and
+// their timeout (hook_timeout, a Go duration or seconds).
+func FromSettings(set map[string]string, storeRoot string, l *log.Logger) (*Hooks, error) {
+	h := &Hooks{Timeout: DefaultTimeout, Store: storeRoot, Log: l}
+	for _, c := range strings.Split(set[SettingCommands], "\n") {
+		if strings.TrimSpace(c) != "" {
+			h.Commands = append(h.Commands, c)
+		}
+	}
+	if v := set[SettingTimeout]; v != "" {
+		d, err := parseDuration(v)
+		if err != nil || d <= 0 {
+			return h, fmt.Errorf("hook_timeout=%q: want a duration such as 10s", v)
+		}
+		h.Timeout = d
+	}
+	return h, nil
+}
+
+func parseDuration(v string) (time.Duration, error) {
+	if d, err := time.ParseDuration(v); err == nil {
+		return d, nil
+	}
+	var n int
+	if _, err := fmt.Sscanf(v, "%d", &n); err != nil || fmt.Sprint(n) != v {
+		return 0, errors.New("not a duration")
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+// Fire runs every command for one event, one after the other, and reports
+// how many failed. fields are added to the JSON object after "event" and
+// "run_id".
+func (h *Hooks) Fire(event, runID string, fields map[string]any) int {
+	if h == nil || len(h.Commands) == 0 {
+		return 0
+	}
+	payload := map[string]any{}
+	for k, v := range fields {
+		payload[k] = v
+	}
+	payload["event"], payload["run_id"], payload["store"] = event, runID, h.Store
+	data, err := record.Marshal(payload)
+	if err != nil {
+		h.Log.Warn("hook payload", "event", event, "err", err)
+		return len(h.Commands)
+	}
+	failed := 0
+	for _, c := range h.Commands {
+		if err := h.run(c, event, runID, append(data, '\n')); err != nil {
+			failed++
+			h.Log.Warn("hook failed (the run goes on)", "event", event, "hook", c, "err", err)
+		}
+	}
+	return failed
+}
+
+// run runs one command with sh -c in its own process group, killed as a
+// group at the timeout so a hook's children cannot hold the loop up.
+func (h *Hooks) run(command, event, runID string, stdin []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), h.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Env = append(os.Environ(), "LOOP_EVENT="+event, "LOOP_RUN_ID="+runID, "LOOP_STORE="+h.Store)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything it left behind
+	}
+	if ctx.Err() == context.DeadlineExceeded {
+		return fmt.Errorf("timed out after %s", h.Timeout)
+	}
+	if err != nil {
+		text := strings.TrimSpace(out.String())
+		if len(text) > outputBytes {
+			text = "…" + text[len(text)-outputBytes:]
+		}
+		if text != "" {
+			return fmt.Errorf("%w: %s", err, text)
+		}
+		return err
+	}
+	return nil
+}
+
+// Thresholds are the fractions of a budget a cost_threshold hook reports.
+var Thresholds = []int{50, 80, 100}
+
+// Crossed lists the thresholds (percent of limit) that spent passed when
+// it grew from before to after: each is reported once, by the iteration
+// that crossed it, so nothing but the log's totals is needed to know it.
+func Crossed(before, after, limit float64) []int {
+	if limit <= 0 {
+		return nil
+	}
+	var out []int
+	for _, p := range Thresholds {
+		t := limit * float64(p) / 100
+		if before < t && after >= t {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,81 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/log"
+)
+
+func TestFire(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "got")
+	var logs bytes.Buffer
+	h, err := FromSettings(map[string]string{
+		SettingCommands: "cat > " + out + "; echo \"$LOOP_EVENT $LOOP_RUN_ID $LOOP_STORE\" >> " + out + "\n" +
+			"echo 'no webhook configured' >&2; exit 3\n" +
+			"sleep 30 & sleep 30",
+		SettingTimeout: "300ms",
+	}, "/s/.loop", log.New(&logs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := h.Fire(Completed, "r1", map[string]any{"status": "completed", "iteration": 3}); n != 2 {
+		t.Errorf("%d failed, want 2 (exit 3 and the timeout)", n)
+	}
+	data, _ := os.ReadFile(out)
+	lines := strings.SplitN(string(data), "\n", 2)
+	var got map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &got); err != nil {
+		t.Fatalf("stdin %q: %v", lines[0], err)
+	}
+	want := map[string]any{"event": "completed", "run_id": "r1", "store": "/s/.loop", "status": "completed", "iteration": 3.0}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("stdin %v, want %v", got, want)
+	}
+	if strings.TrimSpace(lines[1]) != "completed r1 /s/.loop" {
+		t.Errorf("environment %q", lines[1])
+	}
+	for _, w := range []string{"no webhook configured", "timed out after 300ms"} {
+		if !strings.Contains(logs.String(), w) {
+			t.Errorf("log lacks %q:\n%s", w, logs.String())
+		}
+	}
+}
+
+func TestNoHooks(t *testing.T) {
+	h, err := FromSettings(map[string]string{}, "", log.New(os.Stderr))
+	if err != nil || len(h.Commands) != 0 || h.Timeout != DefaultTimeout || h.Fire(Stuck, "r", nil) != 0 {
+		t.Errorf("%+v %v", h, err)
+	}
+	if _, err := FromSettings(map[string]string{SettingTimeout: "soon"}, "", nil); err == nil {
+		t.Error("hook_timeout=soon accepted")
+	}
+	if h, _ := FromSettings(map[string]string{SettingTimeout: "15"}, "", nil); h.Timeout != 15*time.Second {
+		t.Errorf("hook_timeout=15 is %s", h.Timeout)
+	}
+}
+
+func TestCrossed(t *testing.T) {
+	for _, c := range []struct {
+		before, after, limit float64
+		want                 []int
+	}{
+		{0, 0.4, 1, nil},
+		{0.4, 0.5, 1, []int{50}},
+		{0.4, 0.9, 1, []int{50, 80}},
+		{0.5, 1.2, 1, []int{80, 100}},
+		{1.2, 1.5, 1, nil},
+		{0, 5, 0, nil},
+	} {
+		if got := Crossed(c.before, c.after, c.limit); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Crossed(%v, %v, %v) = %v, want %v", c.before, c.after, c.limit, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package ratelimit
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// NoteFile is the store's shared rate-limit note, and NoteLock the lock its
+// writers take (never renamed or deleted).
+const (
+	NoteFile = "ratelimit.json"
+	NoteLock = "ratelimit.lock"
+)
+
+// NoteWaitMessage marks a RATE_LIMITED event of a loop that waited on
+// another loop's note without calling its agent.
+const NoteWaitMessage = "waiting on the store's rate-limit note"
+
+// Entry is what the note says of one account.
+type Entry struct {
+	ResetsAt  int64  `json:"resets_at"` // Unix ms: no agent call of the account before this
+	RunID     string `json:"run_id"`
+	Evidence  string `json:"evidence,omitempty"`
+	WrittenAt int64  `json:"written_at"`
+}
+
+// Note is ratelimit.json: accounts by key.
+type Note struct {
+	Accounts map[string]Entry `json:"accounts"`
+}
+
+// Account is the key loops share a wait under: the name given, else the
+// agent program's base name (so two claude loops share one limit).
+func Account(name, agentCommand string) string {
+	if name != "" {
+		return name
+	}
+	fields := strings.Fields(agentCommand)
+	if len(fields) == 0 {
+		return "agent"
+	}
+	return filepath.Base(strings.ReplaceAll(fields[0], `\`, ""))
+}
+
+func readNote(path string) (*Note, error) {
+	n := &Note{Accounts: map[string]Entry{}}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return n, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, n); err != nil {
+		// a note is advice: a damaged one is replaced, never a reason to stop
+		return &Note{Accounts: map[string]Entry{}}, nil
+	}
+	if n.Accounts == nil {
+		n.Accounts = map[string]Entry{}
+	}
+	return n, nil
+}
+
+// Leave records that account may not call its agent before e.ResetsAt. It
+// only ever moves an account's time later, drops entries that have passed,
+// and writes the note atomically (0600) under the store's note lock.
+func Leave(root, account string, e Entry, now time.Time) error {
+	lock, err := store.LockFile(filepath.Join(root, NoteLock), true, true)
+	if err != nil {
+		return fmt.Errorf("rate-limit note: %w", err)
+	}
+	defer lock.Unlock()
+	path := filepath.Join(root, NoteFile)
+	n, err := readNote(path)
+	if err != nil {
+		return fmt.Errorf("rate-limit note: %w", err)
+	}
+	for k, old := range n.Accounts {
+		if old.ResetsAt <= now.UnixMilli() {
+			delete(n.Accounts, k)
+		}
+	}
+	if old, ok := n.Accounts[account]; ok && old.ResetsAt >= e.ResetsAt {
+		return nil
+	}
+	n.Accounts[account] = e
+	data, err := json.MarshalIndent(n, "", "  ")
+	if err != nil {
+		return err
+	}
+	return store.WriteFileAtomic(path, append(data, '\n'), store.FileMode)
+}
+
+// Pending is the note's entry for account when its time is still ahead.
+func Pending(root, account string, now time.Time) (Entry, bool) {
+	n, err := readNote(filepath.Join(root, NoteFile))
+	if err != nil {
+		return Entry{}, false
+	}
+	e, ok := n.Accounts[account]
+	if !ok || e.ResetsAt <= now.UnixMilli() {
+		return Entry{}, false
+	}
+	return e, true
+}

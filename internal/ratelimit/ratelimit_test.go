@@ -1,0 +1,139 @@
+package ratelimit
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/log"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+func TestWait(t *testing.T) {
+	now := time.UnixMilli(1_772_139_600_000)
+	in3s := now.Add(3 * time.Second).UnixMilli()
+	past := now.Add(-time.Minute).UnixMilli()
+	for _, c := range []struct {
+		name     string
+		resetsAt *int64
+		earlier  int
+		want     time.Duration
+	}{
+		{"known reset", &in3s, 0, 3*time.Second + Margin},
+		{"known reset, any attempt", &in3s, 5, 3*time.Second + Margin},
+		{"reset passed: back off", &past, 0, time.Minute},
+		{"unknown, first", nil, 0, time.Minute},
+		{"unknown, third", nil, 2, 4 * time.Minute},
+		{"unknown, capped", nil, 10, MaxBackoff},
+	} {
+		if got := Wait(c.resetsAt, now, c.earlier, time.Minute); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+func TestAccount(t *testing.T) {
+	for _, c := range [][3]string{
+		{"", "/usr/local/bin/claude -p --verbose", "claude"},
+		{"team", "codex exec", "team"},
+	} {
+		if got := Account(c[0], c[1]); got != c[2] {
+			t.Errorf("Account(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+}
+
+func TestNote(t *testing.T) {
+	root := t.TempDir()
+	now := time.UnixMilli(1_000_000)
+	at := func(s int) int64 { return now.Add(time.Duration(s) * time.Second).UnixMilli() }
+	if err := Leave(root, "claude", Entry{ResetsAt: at(60), RunID: "a"}, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := Leave(root, "claude", Entry{ResetsAt: at(30), RunID: "b"}, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := Leave(root, "codex", Entry{ResetsAt: at(10), RunID: "c"}, now); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := Pending(root, "claude", now); !ok || e.RunID != "a" {
+		t.Errorf("claude: %+v %v (an earlier time never replaces a later one)", e, ok)
+	}
+	if _, ok := Pending(root, "codex", now.Add(11*time.Second)); ok {
+		t.Error("codex still pending after its time")
+	}
+	if _, ok := Pending(root, "gemini", now); ok {
+		t.Error("an account nobody wrote is pending")
+	}
+	fi, err := os.Stat(filepath.Join(root, NoteFile))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("note mode %v %v", fi.Mode(), err)
+	}
+	os.WriteFile(filepath.Join(root, NoteFile), []byte("{torn"), 0o600)
+	if _, ok := Pending(root, "claude", now); ok {
+		t.Error("a damaged note is pending")
+	}
+	if err := Leave(root, "claude", Entry{ResetsAt: at(5)}, now); err != nil {
+		t.Errorf("a damaged note is not replaced: %v", err)
+	}
+}
+
+func newDecider(t *testing.T, set Settings, now *time.Time) *Decider {
+	t.Helper()
+	st, _ := store.Open(filepath.Join(t.TempDir(), ".loop"))
+	r := &recorder.Recorder{St: st, Log: log.New(io.Discard)}
+	if err := r.EnsureRun("r1", "r1"); err != nil {
+		t.Fatal(err)
+	}
+	return &Decider{R: r, Run: "r1", Set: set, Agent: "claude -p", Now: func() time.Time { return *now }}
+}
+
+// Waits add up across a stretch; the one that would pass max_wait pauses;
+// a recorded iteration starts a new stretch.
+func TestDeciderStretch(t *testing.T) {
+	now := time.UnixMilli(1_772_139_600_000)
+	d := newDecider(t, Settings{MaxWait: 4 * time.Minute, Backoff: time.Minute}, &now)
+	step := &record.Step{RateLimited: true}
+	var waits []time.Duration
+	for i := 0; i < 3; i++ {
+		dec, err := d.Limited(step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dec.Pause {
+			waits = append(waits, -1)
+			break
+		}
+		waits = append(waits, dec.Wait)
+		now = now.Add(dec.Wait)
+	}
+	if len(waits) != 3 || waits[0] != time.Minute || waits[1] != 2*time.Minute || waits[2] != -1 {
+		t.Errorf("waits %v, want 1m 2m pause", waits)
+	}
+	// another run of the account waits for the note without calling its agent
+	if err := d.R.EnsureRun("r2", "r2"); err != nil {
+		t.Fatal(err)
+	}
+	other := &Decider{R: d.R, Run: "r2", Set: Settings{MaxWait: time.Hour}, Agent: "/bin/claude", Now: d.Now}
+	dec, err := other.Before()
+	if err != nil || dec.Wait != 4*time.Minute || dec.Pause {
+		t.Errorf("Before: %+v %v", dec, err)
+	}
+	if s, _ := CurrentStretch(d.R.St, "r2"); s.Attempts != 0 || s.Waited != 4*time.Minute {
+		t.Errorf("stretch %+v: the note wait is not an agent attempt", s)
+	}
+	if s, _ := CurrentStretch(d.R.St, "r1"); s.Attempts != 3 || s.Waited != 3*time.Minute {
+		t.Errorf("stretch of r1 %+v", s)
+	}
+	n := 1
+	d.R.Update("r1", func(*record.Run) error {
+		return d.R.AppendEvent(record.Event{RunID: "r1", Type: record.EventIterationRecorded, Iteration: &n})
+	})
+	if s, _ := CurrentStretch(d.R.St, "r1"); s != (Stretch{}) {
+		t.Errorf("after an iteration: %+v", s)
+	}
+}

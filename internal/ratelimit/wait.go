@@ -1,0 +1,96 @@
+// Package ratelimit decides how long a loop waits when its agent hit a
+// usage or rate limit, from what the run recorded (RATE_LIMITED events), and
+// keeps the store's shared note so that loops on one account wait together.
+package ratelimit
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// Defaults of the waits.
+const (
+	// Margin is added to a known reset time: the provider's clock and ours
+	// differ a little, and a retry a second early is wasted.
+	Margin = time.Second
+	// FirstBackoff is the first wait when no reset time is known; it
+	// doubles with each limited attempt in a row, up to MaxBackoff.
+	FirstBackoff = time.Minute
+	MaxBackoff   = 30 * time.Minute
+	// DefaultMaxWait caps the waiting of one stretch; past it the run is
+	// paused.
+	DefaultMaxWait = 6 * time.Hour
+)
+
+// Wait is how long to wait before the next attempt: until resetsAt (Unix
+// ms) plus Margin when it is known and ahead, else first doubled for each
+// earlier limited attempt of the stretch, capped at MaxBackoff.
+func Wait(resetsAt *int64, now time.Time, earlier int, first time.Duration) time.Duration {
+	if resetsAt != nil {
+		if d := time.UnixMilli(*resetsAt).Sub(now); d > 0 {
+			return d + Margin
+		}
+	}
+	if first <= 0 {
+		first = FirstBackoff
+	}
+	d := first
+	for i := 0; i < earlier && d < MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, MaxBackoff)
+}
+
+// Stretch is the run's current stretch of rate-limit waits: the
+// RATE_LIMITED events since the last iteration was recorded or the run was
+// (re)started. Waited sums their waits; Attempts counts those that came
+// from an agent call (not from waiting on another loop's note).
+type Stretch struct {
+	Waited   time.Duration
+	Attempts int
+}
+
+// tailEvents is how many events the stretch is looked for in at first: a
+// six-hour stretch of 30-minute waits is a dozen events.
+const tailEvents = 256
+
+// CurrentStretch reads the run's events backwards from the end until the
+// stretch's start (ITERATION_RECORDED, RUN_STARTED or a status change).
+func CurrentStretch(st *store.Store, id string) (Stretch, error) {
+	for n := tailEvents; ; n *= 8 {
+		lines, err := store.TailLines(st.RunPath(id, store.EventsFile), n)
+		if err != nil {
+			return Stretch{}, err
+		}
+		s, done := stretchOf(lines)
+		if done || len(lines) < n {
+			return s, nil
+		}
+	}
+}
+
+func stretchOf(lines [][]byte) (Stretch, bool) {
+	var s Stretch
+	for i := len(lines) - 1; i >= 0; i-- {
+		var e record.Event
+		if json.Unmarshal(lines[i], &e) != nil {
+			continue
+		}
+		switch e.Type {
+		case record.EventRateLimited:
+			if e.WaitMs != nil {
+				s.Waited += time.Duration(*e.WaitMs) * time.Millisecond
+			}
+			if e.Message != NoteWaitMessage {
+				s.Attempts++
+			}
+		case record.EventWatchdogSignal, record.EventWatchdogRewrite:
+		default:
+			return s, true
+		}
+	}
+	return s, false
+}
