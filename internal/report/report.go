@@ -130,6 +130,7 @@ func Stuck(run *record.Run, task string, c *Collector) string {
 	if run.LastError != nil {
 		fmt.Fprintf(&b, "Last error: %s\n", *run.LastError)
 	}
+	writeWatchdog(&b, run.Watchdog)
 	b.WriteString("\n## Hypotheses\n\n")
 	b.WriteString("_Left for a person or a follow-up agent step (`scripts/loop run --stuck-agent`): what is the root cause, and what should the next attempt do differently?_\n\n")
 	b.WriteString("1. \n2. \n3. \n")
@@ -144,6 +145,17 @@ func Stuck(run *record.Run, task string, c *Collector) string {
 	b.WriteString("\n## Files Modified\n\n")
 	writeList(&b, c.Files())
 	return b.String()
+}
+
+// writeWatchdog lists the watchdog's signals and rewrites, when any fired.
+func writeWatchdog(b *strings.Builder, wd *record.Watchdog) {
+	if wd == nil || len(wd.Fired) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## Watchdog\n\nSignals that fired (%d prompt rewrites):\n\n", wd.Rewrites)
+	for _, s := range wd.Fired {
+		fmt.Fprintf(b, "- iteration %d: `%s`: %s\n", s.Iteration, s.Name, cell(s.Evidence))
+	}
 }
 
 func writeConstraints(b *strings.Builder, run *record.Run) {

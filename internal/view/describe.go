@@ -108,12 +108,31 @@ func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
 		{"context", present(p.Context)},
 		{"iterations/", present(p.IterationsDir)},
 	}
+	rows = append(rows, watchdogRows(r)...)
 	for _, row := range rows {
 		if _, err := fmt.Fprintf(tw, "%s:\t%s\n", row[0], row[1]); err != nil {
 			return err
 		}
 	}
 	return tw.Flush()
+}
+
+// watchdogRows are the watchdog's rewrites and every signal that fired,
+// with its iteration and evidence.
+func watchdogRows(r *record.Run) [][2]string {
+	wd := r.Watchdog
+	if wd == nil || (len(wd.Fired) == 0 && wd.Rewrites == 0) {
+		return nil
+	}
+	rw := fmt.Sprintf("%d prompt rewrites", wd.Rewrites)
+	if wd.Prompt != "" {
+		rw += ", now " + Escape(wd.Prompt, false)
+	}
+	rows := [][2]string{{"watchdog", rw}}
+	for _, s := range wd.Fired {
+		rows = append(rows, [2]string{"signal", fmt.Sprintf("iteration %d %s: %s", s.Iteration, s.Name, Escape(s.Evidence, false))})
+	}
+	return rows
 }
 
 // present marks a path the run has not written (yet), so describe never

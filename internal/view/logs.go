@@ -60,6 +60,8 @@ type Logs struct {
 	Verbose bool
 	// Width pads "[N]" on a terminal (the widest iteration number's width).
 	Width int
+	// Signals are the watchdog signals that fired, by iteration (-v marks them).
+	Signals map[int][]record.Signal
 }
 
 // Write renders one stored IterationLog.
@@ -90,13 +92,38 @@ func (v *Logs) Write(rec *Record) error {
 	if len(it.Failures) > 0 {
 		line += " — " + Escape(FailingSummary(it.Failures, 3), false)
 	}
+	sigs := v.Signals[it.Iteration]
+	if v.Verbose && len(sigs) > 0 {
+		names := make([]string, len(sigs))
+		for i, s := range sigs {
+			names[i] = s.Name
+		}
+		line += " — watchdog: " + strings.Join(names, ", ")
+	}
 	if _, err := fmt.Fprintln(v.W, v.Style.paint(exitColor(it.ExitCode, it.Status), line)); err != nil {
 		return err
 	}
 	if v.Verbose {
+		for _, s := range sigs {
+			if _, err := fmt.Fprintf(v.W, "    watchdog %s: %s\n", s.Name, Escape(s.Evidence, false)); err != nil {
+				return err
+			}
+		}
 		return v.details(it)
 	}
 	return nil
+}
+
+// SignalsByIteration indexes the watchdog signals of a run.
+func SignalsByIteration(run *record.Run) map[int][]record.Signal {
+	if run == nil || run.Watchdog == nil {
+		return nil
+	}
+	m := map[int][]record.Signal{}
+	for _, s := range run.Watchdog.Fired {
+		m[s.Iteration] = append(m[s.Iteration], s)
+	}
+	return m
 }
 
 func (v *Logs) details(it *record.IterationLog) error {

@@ -67,6 +67,21 @@ type Action struct {
 	Snapshot string
 }
 
+// SettingPromptCurrent is the run setting naming the prompt the driver's
+// next step uses instead of the run's prompt (a rewrite sets it).
+const SettingPromptCurrent = "prompt_current"
+
+// currentPrompt is the prompt file the run's steps use now.
+func currentPrompt(run *record.Run) string {
+	if p := run.Settings[SettingPromptCurrent]; p != "" {
+		return p
+	}
+	if run.Watchdog != nil && run.Watchdog.Prompt != "" {
+		return run.Watchdog.Prompt
+	}
+	return run.Settings["prompt"]
+}
+
 // RewriteFile is the name of the run's n-th rewritten prompt.
 func RewriteFile(n int) string { return fmt.Sprintf("prompt.rewrite.%d.txt", n) }
 
@@ -115,10 +130,7 @@ func Check(r *recorder.Recorder, id string, set Settings) (*Action, error) {
 			act.Reason = fmt.Sprintf("watchdog: %s after %d prompt rewrites: %s", Names(act.Signals), wd.Rewrites, act.Signals[0].Evidence)
 			return nil
 		}
-		before = wd.Prompt
-		if before == "" {
-			before = run.Settings["prompt"]
-		}
+		before = currentPrompt(run)
 		text, err := os.ReadFile(before)
 		if err != nil {
 			return fmt.Errorf("watchdog: read the prompt to rewrite: %w", err)
@@ -133,6 +145,10 @@ func Check(r *recorder.Recorder, id string, set Settings) (*Action, error) {
 			return err
 		}
 		wd.Rewrites, wd.Since, wd.Prompt = k, n, after
+		if run.Settings == nil {
+			run.Settings = map[string]string{}
+		}
+		run.Settings[SettingPromptCurrent] = after
 		act.Do, act.Prompt = DoRewrite, after
 		return nil
 	})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/hooks"
 	"github.com/loopkit/loopkit/internal/procid"
 	rec "github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
@@ -152,6 +153,7 @@ func run(env *cli.Env) error {
 		if err != nil {
 			return failure(err)
 		}
+		hooks.ForRun(st, run, env.Log).Status(st, run, opts.Message)
 		if rec.Terminal(opts.Status) && opts.AutoClean && !opts.NoClean {
 			retention.AutoClean(st, retention.Policy{KeepLast: opts.KeepLast, KeepDays: opts.KeepDays}, env.Log)
 		}
@@ -248,6 +250,8 @@ func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 	}
 	if res.Repeat {
 		env.Log.Info("iteration already recorded from the same input; nothing to do", "run", opts.Run, "iteration", res.Log.Iteration)
+	} else if run, err := r.St.ReadRun(opts.Run); err == nil {
+		hooks.ForRun(r.St, run, env.Log).Cost(run, res.Log)
 	}
 	if res.Warning != nil {
 		env.Log.Warn("iteration stored; events, report.tsv, manifest.json and run.json will be repaired by the next writer", "run", opts.Run, "err", res.Warning)

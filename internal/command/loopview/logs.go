@@ -42,7 +42,14 @@ func (o *logsCmd) run(c *ctx, args []string) error {
 		return c.env.UsageError("--interval must be more than 0")
 	}
 	logs := &view.Logs{W: c.env.Stdout, Style: c.style, Verbose: o.Verbose}
-	return c.iterations(args, &o.runOpt, &o.filterOpts, &o.jsonOpts, o, logs.Write, func(_ string, last int) { logs.Width = len(strconv.Itoa(last)) })
+	return c.iterations(args, &o.runOpt, &o.filterOpts, &o.jsonOpts, o, logs.Write, func(id string, last int) {
+		logs.Width = len(strconv.Itoa(last))
+		if o.Verbose {
+			if run, err := c.st.ReadRun(id); err == nil {
+				logs.Signals = view.SignalsByIteration(run)
+			}
+		}
+	})
 }
 
 func (o *outputCmd) run(c *ctx, args []string) error {

@@ -1,0 +1,83 @@
+package hooks
+
+import (
+	"strconv"
+
+	"github.com/charmbracelet/log"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// ForRun is a run's hooks, from its settings. Settings the driver checked
+// cannot be bad; a bad hook_timeout from elsewhere falls back to the default
+// with a warning, since hooks are never fatal.
+func ForRun(st *store.Store, run *record.Run, l *log.Logger) *Hooks {
+	h, err := FromSettings(run.Settings, st.Root, l)
+	if err != nil {
+		l.Warn("hooks: using the default timeout", "err", err)
+		h.Timeout = DefaultTimeout
+	}
+	return h
+}
+
+// statusEvents are the run statuses a hook hears about, by their own name.
+var statusEvents = map[string]string{
+	record.RunCompleted: Completed,
+	record.RunFailed:    Failed,
+	record.RunStuck:     Stuck,
+	record.RunCanceled:  Canceled,
+	record.RunPaused:    Paused,
+}
+
+// Status fires the hook event of the run's (new) status, if it has one.
+func (h *Hooks) Status(st *store.Store, run *record.Run, reason string) {
+	ev, ok := statusEvents[run.Status]
+	if !ok || len(h.Commands) == 0 {
+		return
+	}
+	fields := map[string]any{"status": run.Status, "iteration": run.Iteration, "total_cost_usd": run.TotalCostUSD}
+	if reason != "" {
+		fields["reason"] = reason
+	}
+	if run.Status == record.RunStuck {
+		fields["stuck_report"] = st.RunPath(run.RunID, store.StuckFile)
+	}
+	h.Fire(ev, run.RunID, fields)
+}
+
+// Cost fires cost_threshold for each of 50/80/100% of max_cost and of
+// max_tokens (input plus output tokens) that iteration it passed; run holds
+// the totals with it counted.
+func (h *Hooks) Cost(run *record.Run, it *record.IterationLog) {
+	if len(h.Commands) == 0 {
+		return
+	}
+	if limit, err := strconv.ParseFloat(run.Settings["max_cost"], 64); err == nil && run.TotalCostUSD != nil {
+		after, spent := *run.TotalCostUSD, 0.0
+		if it.CostUSD != nil {
+			spent = *it.CostUSD
+		}
+		for _, p := range Crossed(after-spent, after, limit) {
+			h.Fire(CostThreshold, run.RunID, map[string]any{"budget": "max_cost", "percent": p, "spent": after, "limit": limit, "iteration": it.Iteration})
+		}
+	}
+	if limit, err := strconv.ParseInt(run.Settings["max_tokens"], 10, 64); err == nil {
+		after := deref(run.TotalInputTokens) + deref(run.TotalOutputTokens)
+		used := int64(0)
+		for _, v := range []*int64{it.LLMInputTokens, it.LLMOutputTokens} {
+			if v != nil {
+				used += *v
+			}
+		}
+		for _, p := range Crossed(float64(after-used), float64(after), float64(limit)) {
+			h.Fire(CostThreshold, run.RunID, map[string]any{"budget": "max_tokens", "percent": p, "spent": after, "limit": limit, "iteration": it.Iteration})
+		}
+	}
+}
+
+func deref(v *int64) int64 {
+	if v == nil {
+		return 0
+	}
+	return *v
+}
