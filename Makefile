@@ -6,7 +6,7 @@ LDFLAGS := -X github.com/loopkit/loopkit/internal/cli.Version=$(VERSION)
 CMDS    := loop-validate loop-record loop-progress loop-view loop-clean loop-step
 PREFIX  ?= $(HOME)/.local
 
-.PHONY: all build tui test install lint demo bench fuzz crash clean
+.PHONY: all build tui export test install lint demo bench fuzz crash clean
 
 all: build
 
@@ -20,14 +20,20 @@ tui:
 	@mkdir -p $(BIN)
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/loop-tui
 
+# loop-export carries the OpenTelemetry SDK: its own target, like tui, so
+# that build and demo stay light.
+export:
+	@mkdir -p $(BIN)
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/loop-export
+
 # The tests CI runs: unit tests, testscript specs, fuzz seed corpora, short
 # crash and concurrency runs. Long runs live in crash, fuzz and bench.
 test: build lint
 	$(GO) test -count=1 -timeout 15m ./...
 
-install: build tui
+install: build tui export
 	@mkdir -p $(PREFIX)/bin
-	install -m 0755 $(addprefix $(BIN)/,$(CMDS) loop-tui) $(PREFIX)/bin/
+	install -m 0755 $(addprefix $(BIN)/,$(CMDS) loop-tui loop-export) $(PREFIX)/bin/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -153,6 +153,12 @@ type Agent struct {
 	ErrorKind   *string `json:"error_kind,omitempty"`
 	SessionID   *string `json:"session_id,omitempty"`
 	RateLimited bool    `json:"rate_limited,omitempty"`
+
+	// Format names the agent's output format (claude, codex, ...), and
+	// StartedAt/EndedAt (Unix ms) place the step in time for exports.
+	Format    string `json:"format,omitempty"`
+	StartedAt int64  `json:"started_at,omitempty"`
+	EndedAt   int64  `json:"ended_at,omitempty"`
 }
 
 // IterationLog is one line of iterations.jsonl: the durable record of an iteration.
@@ -198,6 +204,13 @@ type IterationLog struct {
 	DiffDigest string `json:"diff_digest,omitempty"`
 	CreatedAt  int64  `json:"created_at"`
 	UpdatedAt  int64  `json:"updated_at"`
+
+	// RunCreatedAt is the run's created_at: with the run id it names the
+	// run's trace wherever the record travels. ValidationStartedAt/EndedAt
+	// (Unix ms) place the validation in time.
+	RunCreatedAt        int64 `json:"run_created_at,omitempty"`
+	ValidationStartedAt int64 `json:"validation_started_at,omitempty"`
+	ValidationEndedAt   int64 `json:"validation_ended_at,omitempty"`
 }
 
 // Attempt is one line of attempts.jsonl: an agent call of the run that is

@@ -32,6 +32,7 @@ func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.
 		it.StdoutTruncated, it.StderrTruncated = v.StdoutTruncated || cutOut, v.StderrTruncated || cutErr
 		it.StdoutBytes, it.StderrBytes = v.StdoutBytes, v.StderrBytes
 		it.DurationMs = v.DurationMs
+		it.ValidationStartedAt, it.ValidationEndedAt = v.StartedAt, v.EndedAt
 		if v.FilesChanged != nil {
 			it.FilesChanged = v.FilesChanged
 		}
@@ -69,6 +70,9 @@ func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.
 			ErrorKind:   s.ErrorKind,
 			SessionID:   s.SessionID,
 			RateLimited: s.RateLimited,
+			Format:      s.Format,
+			StartedAt:   s.StartedAt,
+			EndedAt:     s.EndedAt,
 		}
 		it.TasksDone, it.TasksTotal = s.TasksDone, s.TasksTotal
 		it.PlanAdvancedOnFailure = it.Status != record.StatusPass && s.TasksDone != nil &&

@@ -176,6 +176,7 @@ func (r *Recorder) commit(st *repaired, n int, in *record.Input, digest string) 
 	now := r.nowMs()
 	it := r.build(id, n, in, now)
 	it.InputDigest = digest
+	it.RunCreatedAt = run.CreatedAt
 	if err := r.writeFolder(dir, it, in); err != nil {
 		return nil, fmt.Errorf("iteration folder: %w", err)
 	}

@@ -1,0 +1,11 @@
+// Command loop-export sends runs as OpenTelemetry traces.
+package main
+
+import (
+	"os"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command/loopexport"
+)
+
+func main() { os.Exit(cli.Main("loop-export", loopexport.Main)) }

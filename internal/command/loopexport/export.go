@@ -1,0 +1,268 @@
+// Package loopexport is the loop-export command: runs of the store, or
+// records on stdin, sent as OpenTelemetry traces.
+package loopexport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/otelexport"
+	"github.com/loopkit/loopkit/internal/settings"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+const usage = `[OPTIONS] [RUN...]
+loop-export --all [--since D] [--follow]
+loop-export --from - < RECORDS
+
+Examples:
+  $ OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 loop-export --all
+  $ loop-export --stdout RUN > run.otlp.jsonl
+  $ loop-view logs RUN --json --follow | loop-export --from -
+
+Sends runs as OpenTelemetry traces over OTLP: one trace per run, a span
+per iteration, the agent step, its tool calls and the validation under it,
+with the GenAI token attributes. Ids come from the run, so sending again
+gives the same trace and span ids. The destination is set by the standard
+OTEL_EXPORTER_OTLP_* variables or --endpoint; --stdout writes OTLP/JSON
+lines instead (the Collector's otlpjsonfile format). No prompt, output,
+failure message or tool argument is sent without --include-content, and
+then secrets are redacted. --follow keeps sending new iterations; a
+checkpoint in the store (export/) lets a restarted --follow go on where it
+stopped.
+
+Exit status: 0 sent; 1 no such run, or the destination refused or could
+not be reached after the retries; 2 usage; 65 bad records on stdin.`
+
+// Options are loop-export's flags.
+type Options struct {
+	cli.Common
+	All            bool         `long:"all" description:"every run of the store"`
+	Since          cli.Duration `long:"since" value-name:"D" description:"with --all: runs created in the last D"`
+	From           string       `long:"from" value-name:"FILE" description:"read records (NDJSON) from FILE ('-': stdin)" unquote:"false"`
+	Follow         bool         `long:"follow" description:"keep sending new iterations until interrupted"`
+	Stdout         bool         `long:"stdout" description:"write OTLP/JSON lines to stdout instead of sending"`
+	Endpoint       string       `long:"endpoint" value-name:"URL" description:"OTLP endpoint (default: OTEL_EXPORTER_OTLP_* variables)" unquote:"false"`
+	Protocol       string       `long:"protocol" value-name:"P" default:"http/protobuf" choice:"http/protobuf" choice:"grpc" description:"OTLP transport"`
+	Header         []string     `long:"header" value-name:"K=V" description:"header sent with each request (repeatable)" unquote:"false"`
+	Insecure       bool         `long:"insecure" description:"plain text for an endpoint given without a scheme"`
+	IncludeContent bool         `long:"include-content" description:"send messages, outputs and tool arguments, redacted"`
+	Redact         []string     `long:"redact" value-name:"REGEX" description:"also redact matches of REGEX (repeatable)" unquote:"false"`
+	Timeout        cli.Duration `long:"timeout" value-name:"D" default:"10s" description:"time for one request"`
+	RetryFor       cli.Duration `long:"retry-for" value-name:"D" default:"1m" description:"give up a batch after retrying for D"`
+	Interval       cli.Duration `long:"interval" value-name:"D" default:"500ms" description:"with --follow: how often to look for new records"`
+}
+
+// Main is loop-export.
+func Main(env *cli.Env) error {
+	return cli.Done(run(env))
+}
+
+func run(env *cli.Env) error {
+	opts := &Options{}
+	p := cli.NewParser(env, opts, usage)
+	args, err := cli.Parse(env, p, &opts.Common, env.Args)
+	if err != nil {
+		return err
+	}
+	if err := checkOptions(env, opts, args); err != nil {
+		return err
+	}
+	redactor, err := otelexport.NewContent(opts.Redact)
+	if err != nil {
+		return env.UsageError("--redact: %v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	// A signal ends the loop at once but gives a send under way a moment to
+	// finish and its checkpoint to be written, so a restart sends no
+	// duplicate of what the destination already has.
+	sendCtx, cancelSend := context.WithCancel(context.Background())
+	defer cancelSend()
+	go func() {
+		<-ctx.Done()
+		time.AfterFunc(stopGrace, cancelSend)
+	}()
+	dest, exp, err := newExporter(sendCtx, env, opts)
+	if err != nil {
+		return err
+	}
+	sess, err := otelexport.NewSession(exp, redactor, opts.IncludeContent, cli.VersionString())
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	defer func() { _ = sess.Shutdown(sendCtx) }()
+	if opts.From != "" {
+		return fromRecords(ctx, sendCtx, env, sess, opts.From)
+	}
+	st, _, err := settings.Open(env, p, &opts.Common, opts)
+	if err != nil {
+		return err
+	}
+	return fromStore(ctx, sendCtx, env, sess, st, opts, args, dest)
+}
+
+// stopGrace is how long a send under way may go on after a signal.
+const stopGrace = 2 * time.Second
+
+func checkOptions(env *cli.Env, opts *Options, args []string) error {
+	for _, id := range args {
+		if err := store.ValidRunID(id); err != nil {
+			return env.UsageError("%v", err)
+		}
+	}
+	switch {
+	case opts.From != "" && (opts.All || len(args) > 0):
+		return env.UsageError("--from reads records, not runs: drop --from or the runs and --all")
+	case opts.From == "" && !opts.All && len(args) == 0:
+		return env.UsageError("no runs: give RUN..., --all, or --from -")
+	case opts.All && len(args) > 0:
+		return env.UsageError("--all and RUN... both name runs: give one of them")
+	case opts.Since != 0 && !opts.All:
+		return env.UsageError("--since goes with --all")
+	case opts.Stdout && (opts.Endpoint != "" || len(opts.Header) > 0):
+		return env.UsageError("--stdout writes locally: drop --endpoint and --header")
+	case opts.Timeout <= 0 || opts.Interval <= 0 || opts.RetryFor < 0:
+		return env.UsageError("--timeout and --interval must be positive, --retry-for 0 or more")
+	}
+	return nil
+}
+
+// fromRecords sends records read from a file or stdin, each iteration as
+// it comes (so `--follow` of loop-view composes) and the roots at the end.
+func fromRecords(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Session, from string) error {
+	var in io.Reader = env.Stdin
+	if from != "-" {
+		f, err := os.Open(from)
+		if err != nil {
+			return cli.Failf("%v", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	stream := sess.NewStream()
+	r := bufio.NewReaderSize(in, 64<<10)
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			if e := stream.Add(sendCtx, line); e != nil {
+				return cli.BadInput(fmt.Errorf("%s: line %d: %v", from, n, e))
+			}
+			if err := sess.Flush(sendCtx); err != nil {
+				return cli.Failf("export: %v", err)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return cli.Failf("%s: %v", from, err)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	stream.End(sendCtx)
+	if err := sess.Flush(sendCtx); err != nil {
+		return cli.Failf("export: %v", err)
+	}
+	return nil
+}
+
+// fromStore sends the runs named (or all of them) and, with --follow,
+// what they record next, keeping the destination's checkpoint.
+func fromStore(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Session, st *store.Store, opts *Options, args []string, dest string) error {
+	var cp *otelexport.Checkpoint
+	if dest != "" {
+		var err error
+		if cp, err = otelexport.LoadCheckpoint(st.Root, dest); err != nil {
+			return cli.Failf("%v", err)
+		}
+	}
+	for {
+		ids, err := runIDs(st, opts, args)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err := sendRun(sendCtx, sess, st, cp, id, !opts.Follow); err != nil {
+				if !opts.Follow || ctx.Err() != nil {
+					return err
+				}
+				env.Log.Warn("export", "run", id, "err", err)
+			}
+		}
+		if !opts.Follow {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(opts.Interval.D()):
+		}
+	}
+}
+
+// sendRun sends what a run holds beyond the checkpoint's marks, then moves
+// the marks; without a checkpoint (--stdout) everything is sent.
+func sendRun(ctx context.Context, sess *otelexport.Session, st *store.Store, cp *otelexport.Checkpoint, id string, final bool) error {
+	var marks *otelexport.RunMarks
+	if cp != nil {
+		meta, err := st.ReadRun(id)
+		if err != nil {
+			return cli.Failf("%v", err)
+		}
+		marks = cp.Marks(id, meta.CreatedAt)
+	} else {
+		marks = &otelexport.RunMarks{}
+	}
+	next, err := sess.StoreRun(ctx, st, id, *marks, final)
+	if err != nil {
+		return cli.Failf("%s: %v", id, err)
+	}
+	if err := sess.Flush(ctx); err != nil {
+		return cli.Failf("export %s: %v", id, err)
+	}
+	if cp != nil && next != *marks {
+		*marks = next
+		if err := cp.Save(); err != nil {
+			return cli.Failf("checkpoint: %v", err)
+		}
+	}
+	return nil
+}
+
+func runIDs(st *store.Store, opts *Options, args []string) ([]string, error) {
+	if !opts.All {
+		for _, id := range args {
+			if !st.RunExists(id) {
+				return nil, cli.Failf("no run %s in %s", id, st.Root)
+			}
+		}
+		return args, nil
+	}
+	ids, err := st.RunIDs()
+	if err != nil {
+		return nil, cli.Failf("%v", err)
+	}
+	if opts.Since == 0 {
+		return ids, nil
+	}
+	cutoff := time.Now().Add(-opts.Since.D()).UnixMilli()
+	return slices.DeleteFunc(ids, func(id string) bool {
+		r, err := st.ReadRun(id)
+		return err != nil || r.CreatedAt < cutoff
+	}), nil
+}

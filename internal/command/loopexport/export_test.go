@@ -1,0 +1,433 @@
+package loopexport_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command/loopexport"
+	"github.com/loopkit/loopkit/internal/command/looprecord"
+	"github.com/loopkit/loopkit/internal/otelexport"
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// The test binary doubles as loop-export and loop-record, so the tests
+// run the real commands as processes against a real OTLP/HTTP receiver.
+func TestMain(m *testing.M) {
+	switch os.Getenv("LOOPKIT_TEST_EXEC") {
+	case "loop-export":
+		os.Exit(cli.Main("loop-export", loopexport.Main))
+	case "loop-record":
+		os.Exit(cli.Main("loop-record", looprecord.Main))
+	}
+	os.Exit(m.Run())
+}
+
+const secret = "sk-ant-abcdefghijklmnopqrstuvwxyz012345"
+
+// run runs one of the commands with the store in root and returns stdout.
+func run(t *testing.T, root, stdin string, name string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "LOOPKIT_TEST_EXEC="+name, "LOOP_STORE="+root, "NO_COLOR=1")
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if errb.Len() > 0 {
+		t.Logf("%s %v: %s", name, args, errb.String())
+	}
+	return out.String(), code
+}
+
+// iteration records one iteration of run id through the real loop-record.
+func iteration(t *testing.T, root, id string, n int, pass bool) {
+	t.Helper()
+	start := time.Now().Add(-time.Duration(10-n) * time.Minute).UnixMilli()
+	exit, out := 1, "--- FAIL: TestFoo (0.00s)\n    foo_test.go:9: got 1, want 2 token="+secret+"\nFAIL\n"
+	if pass {
+		exit, out = 0, "ok\n"
+	}
+	in, outTok, cr, cc := int64(100*n), int64(20), int64(300), int64(40)
+	cost := 0.5
+	step := record.Step{Type: record.TypeStep, Command: "claude -p", Phase: "implementation", ExitCode: ptr(0),
+		DurationMs: 2000, StartedAt: start, EndedAt: start + 2000, Format: "claude", Attempts: 1,
+		LLMInputTokens: &in, LLMOutputTokens: &outTok, LLMCacheReadTokens: &cr, LLMCacheCreationTokens: &cc, CostUSD: &cost,
+		ToolCalls: []record.ToolCall{
+			{ToolName: "Edit", ArgumentsSummary: `{"file_path":"foo.go"}`, ResultSummary: "ok"},
+			{ToolName: "Bash", ArgumentsSummary: "echo " + secret, ResultSummary: "denied", IsError: true},
+		},
+		FinalMessage: "I fixed it " + secret}
+	val := record.Validation{Type: record.TypeValidation, Command: "go test ./...", ExitCode: ptr(exit),
+		Stdout: out, StdoutBytes: int64(len(out)), DurationMs: 1000, StartedAt: start + 2100, EndedAt: start + 3100,
+		FilesChanged: []string{"foo.go"}}
+	sj, _ := json.Marshal(step)
+	vj, _ := json.Marshal(val)
+	if _, code := run(t, root, string(sj)+"\n"+string(vj)+"\n", "loop-record", "--run", id); code != 0 {
+		t.Fatalf("loop-record: exit %d", code)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// receiver is an OTLP/HTTP endpoint on loopback decoding requests with
+// the Collector's own pdata; it answers 503 to the first fail requests.
+type receiver struct {
+	mu       sync.Mutex
+	srv      *httptest.Server
+	requests int
+	fail     int
+	spans    []ptrace.Span
+	got      chan struct{}
+}
+
+func newReceiver(t *testing.T, fail int) *receiver {
+	r := &receiver{fail: fail, got: make(chan struct{}, 100)}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.requests++
+		if r.requests <= r.fail {
+			r.mu.Unlock()
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		ereq := ptraceotlp.NewExportRequest()
+		if err := ereq.UnmarshalProto(body); err != nil {
+			r.mu.Unlock()
+			t.Errorf("receiver: %v", err)
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		r.spans = append(r.spans, flatten(ereq.Traces())...)
+		r.mu.Unlock()
+		resp, _ := ptraceotlp.NewExportResponse().MarshalProto()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(resp)
+		r.got <- struct{}{}
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *receiver) url() string { return r.srv.URL + "/v1/traces" }
+
+func (r *receiver) take() []ptrace.Span {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.spans
+	r.spans = nil
+	return s
+}
+
+func flatten(td ptrace.Traces) []ptrace.Span {
+	var out []ptrace.Span
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		rs := td.ResourceSpans().At(i)
+		for j := 0; j < rs.ScopeSpans().Len(); j++ {
+			ss := rs.ScopeSpans().At(j)
+			for k := 0; k < ss.Spans().Len(); k++ {
+				out = append(out, ss.Spans().At(k))
+			}
+		}
+	}
+	return out
+}
+
+func intAttr(t *testing.T, s ptrace.Span, key string) int64 {
+	t.Helper()
+	v, ok := s.Attributes().Get(key)
+	if !ok {
+		t.Fatalf("%s: no attribute %s", s.Name(), key)
+	}
+	return v.Int()
+}
+
+func fixture(t *testing.T) (root string, created int64) {
+	root = filepath.Join(t.TempDir(), ".loop")
+	iteration(t, root, "fix", 1, false)
+	iteration(t, root, "fix", 2, true)
+	if _, code := run(t, root, "", "loop-record", "--run", "fix", "--status", "completed"); code != 0 {
+		t.Fatalf("status: exit %d", code)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "runs", "fix", "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta record.Run
+	if err := json.Unmarshal(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	return root, meta.CreatedAt
+}
+
+func TestExportToReceiver(t *testing.T) {
+	root, created := fixture(t)
+	rcv := newReceiver(t, 2) // the first two requests are refused: retried
+	if _, code := run(t, root, "", "loop-export", "fix", "--endpoint", rcv.url(), "--retry-for", "30s"); code != 0 {
+		t.Fatalf("loop-export: exit %d", code)
+	}
+	if rcv.requests != 3 {
+		t.Errorf("receiver saw %d requests, want 2 refused and 1 taken", rcv.requests)
+	}
+	spans := rcv.take()
+	tid := otelexport.TraceID("fix", created)
+	byID := map[pcommon.SpanID]ptrace.Span{}
+	for _, s := range spans {
+		if [16]byte(s.TraceID()) != [16]byte(tid) {
+			t.Errorf("%s: trace %s, want the run's %s", s.Name(), s.TraceID(), tid)
+		}
+		byID[s.SpanID()] = s
+	}
+	// run → iteration → agent step (→ tool calls) / validation
+	var root0 ptrace.Span
+	kids := map[pcommon.SpanID][]ptrace.Span{}
+	for _, s := range spans {
+		if s.ParentSpanID().IsEmpty() {
+			root0 = s
+			continue
+		}
+		if _, ok := byID[s.ParentSpanID()]; !ok {
+			t.Errorf("%s: parent %s not exported", s.Name(), s.ParentSpanID())
+		}
+		kids[s.ParentSpanID()] = append(kids[s.ParentSpanID()], s)
+	}
+	if root0.Name() != "loop.run" {
+		t.Fatalf("root span %q, want loop.run", root0.Name())
+	}
+	iters := kids[root0.SpanID()]
+	if len(iters) != 2 {
+		t.Fatalf("%d spans under the run, want 2 iterations", len(iters))
+	}
+	for _, it := range iters {
+		n := intAttr(t, it, "loopkit.iteration")
+		var names []string
+		for _, k := range kids[it.SpanID()] {
+			names = append(names, k.Name())
+			if k.Name() == "invoke_agent claude" {
+				checkAgent(t, k, n, kids[k.SpanID()])
+				if !k.StartTimestamp().AsTime().Before(k.EndTimestamp().AsTime()) || k.EndTimestamp().AsTime().Sub(k.StartTimestamp().AsTime()) != 2*time.Second {
+					t.Errorf("agent span %v..%v, want the step's 2 s", k.StartTimestamp(), k.EndTimestamp())
+				}
+			}
+		}
+		slices.Sort(names)
+		if !slices.Equal(names, []string{"invoke_agent claude", "loop.validation"}) {
+			t.Errorf("iteration %d has %v", n, names)
+		}
+		wantErr := n == 1
+		if (it.Status().Code() == ptrace.StatusCodeError) != wantErr {
+			t.Errorf("iteration %d status %v", n, it.Status().Code())
+		}
+	}
+	// no content by default: neither the output, the message nor the secret
+	all, _ := (&ptrace.JSONMarshaler{}).MarshalTraces(tracesOf(spans))
+	for _, bad := range []string{secret, "got 1, want 2", "I fixed it", "foo.go\\\""} {
+		if bytes.Contains(all, []byte(bad)) {
+			t.Errorf("export without --include-content carries %q", bad)
+		}
+	}
+	// the checkpoint: sending again sends nothing new
+	if _, code := run(t, root, "", "loop-export", "fix", "--endpoint", rcv.url()); code != 0 {
+		t.Fatalf("second loop-export: exit %d", code)
+	}
+	if again := rcv.take(); len(again) != 0 {
+		t.Errorf("a second export past the checkpoint sent %d spans", len(again))
+	}
+}
+
+func checkAgent(t *testing.T, s ptrace.Span, n int64, tools []ptrace.Span) {
+	t.Helper()
+	want := map[string]int64{
+		"gen_ai.usage.input_tokens":                100*n + 300 + 40, // the conventions count cached tokens in
+		"gen_ai.usage.output_tokens":               20,
+		"gen_ai.usage.cache_read.input_tokens":     300,
+		"gen_ai.usage.cache_creation.input_tokens": 40,
+		"loopkit.llm_input_tokens":                 100 * n,
+	}
+	for k, v := range want {
+		if got := intAttr(t, s, k); got != v {
+			t.Errorf("iteration %d: %s = %d, want %d", n, k, got, v)
+		}
+	}
+	if p, _ := s.Attributes().Get("gen_ai.provider.name"); p.Str() != "anthropic" {
+		t.Errorf("provider %q", p.Str())
+	}
+	if len(tools) != 2 || tools[0].Name() == tools[1].Name() {
+		t.Fatalf("iteration %d: %d tool spans", n, len(tools))
+	}
+	for _, tool := range tools {
+		name, _ := tool.Attributes().Get("gen_ai.tool.name")
+		if (name.Str() == "Bash") != (tool.Status().Code() == ptrace.StatusCodeError) {
+			t.Errorf("tool %s status %v", name.Str(), tool.Status().Code())
+		}
+	}
+}
+
+func tracesOf(spans []ptrace.Span) ptrace.Traces {
+	td := ptrace.NewTraces()
+	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+	for _, s := range spans {
+		s.CopyTo(ss.Spans().AppendEmpty())
+	}
+	return td
+}
+
+// TestStdoutIdempotent: --stdout lines are what the Collector's file
+// receiver reads, and two exports give the same ids.
+func TestStdoutIdempotent(t *testing.T) {
+	root, _ := fixture(t)
+	ids := func(args ...string) []string {
+		out, code := run(t, root, "", "loop-export", append([]string{"fix", "--stdout"}, args...)...)
+		if code != 0 {
+			t.Fatalf("loop-export --stdout: exit %d", code)
+		}
+		var got []string
+		sc := bufio.NewScanner(strings.NewReader(out))
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(sc.Bytes())
+			if err != nil {
+				t.Fatalf("not OTLP/JSON: %v", err)
+			}
+			for _, s := range flatten(td) {
+				got = append(got, s.SpanID().String()+" "+s.Name())
+			}
+		}
+		slices.Sort(got)
+		return got
+	}
+	first, second := ids(), ids()
+	if len(first) != 11 || !slices.Equal(first, second) {
+		t.Errorf("two exports differ or are not 11 spans:\n%v\n%v", first, second)
+	}
+	// with content: the messages go, the secret does not
+	out, _ := run(t, root, "", "loop-export", "fix", "--stdout", "--include-content", "--redact", "foo_test")
+	if strings.Contains(out, secret) || !strings.Contains(out, "I fixed it [REDACTED]") || strings.Contains(out, "foo_test.go") {
+		t.Errorf("--include-content: secret or --redact match sent, or message missing")
+	}
+}
+
+// TestFromRecords: IterationLogs on stdin land in the trace the store
+// export uses.
+func TestFromRecords(t *testing.T) {
+	root, created := fixture(t)
+	logs, err := os.ReadFile(filepath.Join(root, "runs", "fix", "iterations.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, code := run(t, root, string(logs), "loop-export", "--from", "-", "--stdout")
+	if code != 0 {
+		t.Fatalf("--from -: exit %d", code)
+	}
+	want := otelexport.TraceID("fix", created).String()
+	if !strings.Contains(out, `"traceId":"`+want+`"`) || strings.Count(out, "loop.iteration") != 2 {
+		t.Errorf("--from - did not export both iterations into trace %s", want)
+	}
+	if _, code := run(t, root, "{\"nonsense\":1}\n", "loop-export", "--from", "-", "--stdout"); code != cli.ExitBadInput {
+		t.Errorf("a line that is no record: exit %d, want %d", code, cli.ExitBadInput)
+	}
+}
+
+// TestFollow: a newly committed iteration is sent while --follow runs, and
+// a restarted --follow sends neither a gap nor a duplicate.
+func TestFollow(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".loop")
+	iteration(t, root, "live", 1, false)
+	rcv := newReceiver(t, 0)
+	follow := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "live", "--follow", "--interval", "100ms", "--endpoint", rcv.url())
+		cmd.Env = append(os.Environ(), "LOOPKIT_TEST_EXEC=loop-export", "LOOP_STORE="+root)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	wait := func(what string, n int) []ptrace.Span {
+		t.Helper()
+		var got []ptrace.Span
+		deadline := time.After(20 * time.Second)
+		for countIter(got) < n {
+			select {
+			case <-rcv.got:
+				got = append(got, rcv.take()...)
+			case <-deadline:
+				t.Fatalf("%s: %d iterations received, want %d", what, countIter(got), n)
+			}
+		}
+		return got
+	}
+	cmd := follow()
+	wait("first", 1)
+	start := time.Now()
+	iteration(t, root, "live", 2, false)
+	got := wait("second", 1)
+	t.Logf("iteration 2 received %v after its commit", time.Since(start))
+	if n := intAttr(t, iterSpans(got)[0], "loopkit.iteration"); n != 2 {
+		t.Errorf("follow sent iteration %d, want 2", n)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+
+	iteration(t, root, "live", 3, true) // while nobody follows
+	cmd = follow()
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
+	got = wait("after restart", 1)
+	time.Sleep(300 * time.Millisecond) // a few more polls: nothing else may come
+	got = append(got, rcv.take()...)
+	if its := iterSpans(got); len(its) != 1 || intAttr(t, its[0], "loopkit.iteration") != 3 {
+		t.Errorf("restarted follow sent %d iteration spans, want iteration 3 alone", len(its))
+	}
+}
+
+func iterSpans(spans []ptrace.Span) []ptrace.Span {
+	var out []ptrace.Span
+	for _, s := range spans {
+		if s.Name() == "loop.iteration" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func countIter(spans []ptrace.Span) int { return len(iterSpans(spans)) }
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"--all", "x"},
+		{"--from", "-", "x"},
+		{"--since", "1h", "x"},
+		{"--stdout", "--endpoint", "http://127.0.0.1:1", "x"},
+		{"--endpoint", "not a url", "x"},
+		{"../x"},
+	} {
+		if _, code := run(t, t.TempDir(), "", "loop-export", args...); code != cli.ExitUsage {
+			t.Errorf("loop-export %v: exit %d, want %d", args, code, cli.ExitUsage)
+		}
+	}
+}

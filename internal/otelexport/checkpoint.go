@@ -1,0 +1,77 @@
+package otelexport
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// Checkpoint is what one destination has received of each run, kept in
+// the store (outside run directories) so that a restarted --follow goes
+// on where it stopped, without gaps or duplicates.
+type Checkpoint struct {
+	Destination string               `json:"destination"`
+	Runs        map[string]*RunMarks `json:"runs"`
+	path        string
+}
+
+// RunMarks are the last iteration and attempt sent of a run, and the
+// status its root span was sent with ("" while it was not).
+type RunMarks struct {
+	CreatedAt int64  `json:"created_at"`
+	Iteration int    `json:"iteration"`
+	Attempt   int    `json:"attempt"`
+	Root      string `json:"root,omitempty"`
+}
+
+// CheckpointDir is where the store keeps export checkpoints.
+const CheckpointDir = "export"
+
+// LoadCheckpoint reads the checkpoint of a destination (empty when new).
+func LoadCheckpoint(root, destination string) (*Checkpoint, error) {
+	sum := sha256.Sum256([]byte(destination))
+	path := filepath.Join(root, CheckpointDir, hex.EncodeToString(sum[:8])+".json")
+	cp := &Checkpoint{Destination: destination, Runs: map[string]*RunMarks{}, path: path}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return cp, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, cp); err != nil || cp.Destination != destination {
+		return nil, errors.New("export checkpoint " + path + " is damaged: delete it to send everything again")
+	}
+	if cp.Runs == nil {
+		cp.Runs = map[string]*RunMarks{}
+	}
+	return cp, nil
+}
+
+// Marks returns the marks of a run; a run recreated under the same id
+// (another created_at) starts again from nothing.
+func (c *Checkpoint) Marks(id string, createdAt int64) *RunMarks {
+	m := c.Runs[id]
+	if m == nil || m.CreatedAt != createdAt {
+		m = &RunMarks{CreatedAt: createdAt}
+		c.Runs[id] = m
+	}
+	return m
+}
+
+// Save writes the checkpoint atomically, private to the user.
+func (c *Checkpoint) Save() error {
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
+		return err
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return store.WriteFileAtomic(c.path, data, 0o600)
+}

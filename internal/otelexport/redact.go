@@ -1,0 +1,58 @@
+package otelexport
+
+import (
+	"regexp"
+	"unicode/utf8"
+)
+
+// secretPatterns match the common shapes of credentials: provider API
+// keys, GitHub and Slack tokens, AWS access keys, bearer tokens, JWTs,
+// private key blocks and NAME=value assignments of secret-looking names.
+var secretPatterns = []string{
+	`sk-[A-Za-z0-9_\-]{16,}`,
+	`gh[pousr]_[A-Za-z0-9]{20,}`,
+	`github_pat_[A-Za-z0-9_]{20,}`,
+	`xox[abprs]-[A-Za-z0-9\-]{10,}`,
+	`AKIA[0-9A-Z]{16}`,
+	`AIza[0-9A-Za-z_\-]{35}`,
+	`(?i)bearer\s+[A-Za-z0-9._~+/\-]{12,}=*`,
+	`eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`,
+	`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`,
+	`(?i)\b[A-Z0-9_]*(?:token|secret|password|passwd|api_?key)[A-Z0-9_]*\s*[=:]\s*\S+`,
+}
+
+// Content is the policy for content that leaves the machine: it is sent
+// only when the user asks (--include-content), with secrets replaced.
+type Content struct {
+	patterns []*regexp.Regexp
+}
+
+// NewContent compiles the default secret patterns plus extra ones.
+func NewContent(extra []string) (*Content, error) {
+	c := &Content{}
+	for _, p := range append(append([]string{}, secretPatterns...), extra...) {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, err
+		}
+		c.patterns = append(c.patterns, re)
+	}
+	return c, nil
+}
+
+var defaultRedactor, _ = NewContent(nil)
+
+// Redacted replaces each match of a secret pattern.
+const Redacted = "[REDACTED]"
+
+// Redact returns s with every secret replaced and invalid UTF-8 made valid
+// (attribute values must be valid strings).
+func (c *Content) Redact(s string) string {
+	for _, re := range c.patterns {
+		s = re.ReplaceAllLiteralString(s, Redacted)
+	}
+	if !utf8.ValidString(s) {
+		s = string([]rune(s))
+	}
+	return s
+}
