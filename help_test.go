@@ -24,6 +24,7 @@ var helpTexts = [][]string{
 	{"loop-view", "describe", "--help"},
 	{"loop-view", "tail", "--help"},
 	{"loop-view", "-h"},
+	{"loop-export", "--help"},
 }
 
 // optionLine is an option entry: the name column, then its description.

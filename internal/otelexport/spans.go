@@ -213,6 +213,9 @@ func (m *Mapper) agentSpan(ctx context.Context, tid trace.TraceID, n int, part s
 	if a.Format != "" {
 		attrs = append(attrs, semconv.GenAIAgentName(a.Format))
 	}
+	if a.Model != "" {
+		attrs = append(attrs, semconv.GenAIRequestModel(a.Model))
+	}
 	if a.SessionID != nil {
 		attrs = append(attrs, semconv.GenAIConversationID(*a.SessionID))
 	}

@@ -154,9 +154,11 @@ type Agent struct {
 	SessionID   *string `json:"session_id,omitempty"`
 	RateLimited bool    `json:"rate_limited,omitempty"`
 
-	// Format names the agent's output format (claude, codex, ...), and
+	// Format names the agent's output format (claude, codex, ...), Model
+	// the model its stream named, and
 	// StartedAt/EndedAt (Unix ms) place the step in time for exports.
 	Format    string `json:"format,omitempty"`
+	Model     string `json:"model,omitempty"`
 	StartedAt int64  `json:"started_at,omitempty"`
 	EndedAt   int64  `json:"ended_at,omitempty"`
 }

@@ -71,6 +71,7 @@ func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.
 			SessionID:   s.SessionID,
 			RateLimited: s.RateLimited,
 			Format:      s.Format,
+			Model:       s.Model,
 			StartedAt:   s.StartedAt,
 			EndedAt:     s.EndedAt,
 		}
