@@ -38,7 +38,10 @@ type claudeMsg struct {
 	// ("authentication_failed", "rate_limit", …).
 	Error          string `json:"error"`
 	APIErrorStatus *int   `json:"api_error_status"`
-	RateLimitInfo  *struct {
+	// Cursor's tool_call events: {"shellToolCall":{"args":…,"result":…}}.
+	CallID        string                    `json:"call_id"`
+	ToolCall      map[string]cursorToolCall `json:"tool_call"`
+	RateLimitInfo *struct {
 		Status         string   `json:"status"`
 		ResetsAt       *float64 `json:"resetsAt"` // Unix seconds
 		IsUsingOverage bool     `json:"isUsingOverage"`
@@ -209,6 +212,8 @@ func (c *claude) message(m *claudeMsg, raw []byte) {
 		}
 	case "rate_limit_event":
 		c.rateLimitEvent(m, raw)
+	case "tool_call":
+		c.cursorToolCall(m, sub)
 	case "assistant":
 		if m.Message == nil {
 			return
@@ -249,6 +254,32 @@ func (c *claude) message(m *claudeMsg, raw []byte) {
 	case "result":
 		if !sub {
 			c.result(m)
+		}
+	}
+}
+
+// cursorToolCall is one tool of a Cursor tool_call event.
+type cursorToolCall struct {
+	Args   argsSummary `json:"args"`
+	Result *struct {
+		Success *resultSummary `json:"success"`
+		Error   *resultSummary `json:"error"`
+	} `json:"result"`
+}
+
+// cursorToolCall records Cursor's tool_call started/completed events; the
+// tool is named by its key without the ToolCall suffix (shellToolCall: shell).
+func (c *claude) cursorToolCall(m *claudeMsg, sub bool) {
+	for key, tc := range m.ToolCall {
+		name := strings.TrimSuffix(key, "ToolCall")
+		c.calls.use(m.CallID, name, string(tc.Args), sub)
+		if m.Subtype == "completed" && tc.Result != nil {
+			switch {
+			case tc.Result.Error != nil:
+				c.calls.result(m.CallID, string(*tc.Result.Error), true, sub)
+			case tc.Result.Success != nil:
+				c.calls.result(m.CallID, string(*tc.Result.Success), false, sub)
+			}
 		}
 	}
 }

@@ -45,3 +45,30 @@ func FuzzDetect(f *testing.F) {
 	f.Add([]byte("banner\n" + ccInit + "\n"))
 	fuzzParser(f, FormatAuto)
 }
+
+func FuzzGemini(f *testing.F) {
+	f.Add([]byte(`{"type":"init","session_id":"g","model":"m"}` + "\n" + `{"type":"message","role":"assistant","content":"hi","delta":true}` + "\n" +
+		`{"type":"tool_use","tool_name":"read_file","tool_id":"t1","parameters":{"path":"a"}}` + "\n" + `{"type":"tool_result","tool_id":"t1","status":"success","output":"x"}` + "\n" +
+		`{"type":"result","status":"success","stats":{"input_tokens":5,"output_tokens":1,"cached":2}}` + "\n"))
+	f.Add([]byte("{\n  \"response\": \"hi\",\n  \"stats\": {\"models\": {\"m\": {\"tokens\": {\"prompt\": 5, \"candidates\": 1, \"cached\": 2}}}}\n}\n"))
+	fuzzParser(f, FormatGemini)
+}
+
+func FuzzOpencode(f *testing.F) {
+	f.Add([]byte(`{"type":"step_start","sessionID":"s","part":{"type":"step-start"}}` + "\n" + `{"type":"text","sessionID":"s","part":{"type":"text","text":"hi"}}` + "\n" +
+		`{"type":"tool_use","sessionID":"s","part":{"type":"tool","callID":"c","tool":"bash","state":{"status":"completed","input":{"command":"ls"},"output":"a"}}}` + "\n" +
+		`{"type":"step_finish","sessionID":"s","part":{"type":"step-finish","cost":0.1,"tokens":{"input":1,"output":2,"reasoning":0,"cache":{"read":3,"write":4}}}}` + "\n"))
+	fuzzParser(f, FormatOpencode)
+}
+
+func FuzzCopilot(f *testing.F) {
+	f.Add([]byte(`{"type":"tool.execution_start","data":{"toolCallId":"c","toolName":"bash","arguments":{"command":"ls"}}}` + "\n" +
+		`{"type":"tool.execution_complete","data":{"toolCallId":"c","success":true,"result":{"content":"a"}}}` + "\n" +
+		`{"type":"assistant.message","data":{"messageId":"m","content":"done","toolRequests":[],"outputTokens":3}}` + "\n" + `{"type":"result","sessionId":"s","exitCode":0}` + "\n"))
+	fuzzParser(f, FormatCopilot)
+}
+
+func FuzzCursor(f *testing.F) {
+	f.Add([]byte(`{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"readToolCall":{"args":{"path":"a"},"result":{"success":{"content":"x"}}}}}` + "\n"))
+	fuzzParser(f, FormatCursor)
+}
