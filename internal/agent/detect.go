@@ -37,6 +37,7 @@ type detectHead struct {
 	Response     json.RawMessage `json:"response"`
 	ToolCall     json.RawMessage `json:"tool_call"` // cursor
 	Role         string          `json:"role"`
+	Error        json.RawMessage `json:"error"`
 }
 
 // claudeLike is a format that prints Claude Code's events: the agent
@@ -72,6 +73,8 @@ func classifyHead(h *detectHead, binary string) string {
 		return FormatGemini
 	case t == "" && len(h.Response) > 0 && len(h.Stats) > 0:
 		return FormatGemini // --output-format json: one object
+	case t == "" && h.SessionID != nil && len(h.Error) > 0 && h.Error[0] == '{':
+		return FormatGemini // --output-format json after a failure
 	case t == "tool_call" && len(h.ToolCall) > 0:
 		return FormatCursor
 	case t == "system" && h.Subtype == "init":

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -141,7 +142,14 @@ func (g *gemini) event(ev *geminiEvent) {
 			res.FinalMessage = strings.TrimSpace(*ev.Response)
 		}
 		if ev.Error != nil && ev.Error.Message != "" {
-			res.errorText("gemini: "+ev.Error.Message, kindOfCode(strings.Trim(string(ev.Error.Code), `"`)), g.w.now)
+			code := strings.Trim(string(ev.Error.Code), `"`)
+			kind := kindOfCode(code)
+			if n, err := strconv.Atoi(code); err == nil {
+				if e, ok := geminiExits[n]; ok {
+					kind = e.kind // the json error's code is its exit code
+				}
+			}
+			res.errorText("gemini: "+ev.Error.Message, kind, g.w.now)
 		}
 	}
 }
