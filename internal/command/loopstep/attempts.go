@@ -1,6 +1,7 @@
 package loopstep
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -33,6 +34,8 @@ type stepRun struct {
 	stdoutPath, stderrPath string
 	promptPath, tempPrompt string
 	gitBase, gitObjects    *string
+	// prices is --prices' table, nil without it.
+	prices map[string]price
 	// planPath is --plan made absolute; tasksBefore its boxes before the step.
 	planPath    string
 	tasksBefore plan.Tasks
@@ -175,6 +178,14 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 		InlineCap: stderrTailBytes,
 		Activity:  agent.Activity, IdleTimeout: s.opts.IdleTimeout.D(), AfterResultGrace: s.opts.AfterResult.D(),
 	}
+	usagePath := s.usagePath()
+	os.Remove(usagePath)
+	spec.Env = append(os.Environ(), usageFileEnv+"="+usagePath)
+	defer func() {
+		if s.spool == "" {
+			os.Remove(usagePath)
+		}
+	}()
 	popts := agent.Options{Format: s.opts.Format, Binary: filepath.Base(s.argv[0]), Warn: agent.Warner(s.env.Log.Warn), MaxToolCalls: s.opts.MaxToolCalls}
 	if s.stdin {
 		spec.Stdin = strings.NewReader(s.prompt)
@@ -213,6 +224,7 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 		}
 		if p.err == nil {
 			p.res.ScanStderr(res.Stderr, time.Now())
+			s.applyUsageFile(usagePath, &p.res.Usage)
 		}
 		return res, p.res, p.err
 	}
@@ -229,8 +241,18 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 	parsed, err := agent.ParseOptions(io.LimitReader(f, res.StdoutBytes), popts)
 	if err == nil {
 		parsed.ScanStderr(res.Stderr, time.Now())
+		s.applyUsageFile(usagePath, &parsed.Usage)
 	}
 	return res, parsed, err
+}
+
+// usagePath is where the agent may write its usage: beside the spool
+// entry, or a temporary file with --no-store.
+func (s *stepRun) usagePath() string {
+	if s.spool != "" {
+		return s.spool + ".usage.json"
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("loop-step-usage-%d.json", os.Getpid()))
 }
 
 // stderrTailBytes is how much of the agent's stderr is searched for a

@@ -56,6 +56,10 @@ func (s *stepRun) record(out *outcome) *record.Step {
 	src := costUnknown
 	if rec.CostUSD != nil {
 		src = costReported
+	} else if s.prices != nil {
+		if c, ok := estimate(s.prices, p.Model, out.usage); ok {
+			rec.CostUSD, src = &c, costEstimated
+		}
 	}
 	rec.CostSource = &src
 	rec.LLMReasoningTokens = out.usage.ReasoningTokens

@@ -60,6 +60,7 @@ type Options struct {
 	RetryBackoff   cli.Duration `long:"retry-backoff" value-name:"D" default:"5s" config:"claude_retry_backoff_sec" description:"wait before the first retry, doubled each time"`
 	Format         string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex, gemini, opencode, cursor, amp, copilot or text" unquote:"false"`
 	MaxToolCalls   int          `long:"max-tool-calls" value-name:"N" default:"1000" config:"max_tool_calls" description:"tool calls kept in the record; the rest are counted in tool_calls_dropped"`
+	Prices         string       `long:"prices" value-name:"FILE" config:"prices" description:"estimate cost from FILE's $/Mtok by model when the agent reports none" unquote:"false"`
 	Marker         string       `long:"completion-marker" value-name:"TEXT" default:"<promise>COMPLETE</promise>" config:"completion_marker" description:"text that says the agent considers the work complete" unquote:"false"`
 	Mode           string       `long:"completion-mode" value-name:"MODE" default:"trailing" config:"completion_mode" description:"trailing: the last non-empty line is the marker; exact: the whole final message is" unquote:"false"`
 	Tee            bool         `long:"tee" description:"also stream the agent's output live to stderr"`
@@ -110,6 +111,11 @@ func run(env *cli.Env) error {
 		return err
 	}
 	s := &stepRun{env: env, opts: opts, st: st, dir: dir, command: cli.Quote(args), prompt: prompt}
+	if opts.Prices != "" {
+		if s.prices, err = loadPrices(opts.Prices); err != nil {
+			return env.UsageError("--prices %v", err)
+		}
+	}
 	if opts.Plan != "" {
 		if s.prompt, s.tasksBefore, s.planPath, err = planBefore(env, opts.Plan, s.prompt); err != nil {
 			return err

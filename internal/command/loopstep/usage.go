@@ -1,0 +1,99 @@
+package loopstep
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/loopkit/loopkit/internal/agent"
+)
+
+// usageFileEnv names the file any agent (or a wrapper script) may write
+// its usage to, whatever it prints on stdout.
+const usageFileEnv = "LOOP_USAGE_FILE"
+
+// usageFile is what an agent writes to $LOOP_USAGE_FILE; absent figures
+// stay what the parser found.
+type usageFile struct {
+	InputTokens         *int64   `json:"input_tokens"`
+	OutputTokens        *int64   `json:"output_tokens"`
+	CacheReadTokens     *int64   `json:"cache_read_tokens"`
+	CacheCreationTokens *int64   `json:"cache_creation_tokens"`
+	CostUSD             *float64 `json:"cost_usd"`
+}
+
+// applyUsageFile puts the figures the agent wrote to path over those
+// parsed from its output, field by field. A missing file is no usage; a
+// bad one is warned about and ignored.
+func (s *stepRun) applyUsageFile(path string, u *agent.Usage) {
+	data, err := os.ReadFile(path)
+	if err != nil || len(strings.TrimSpace(string(data))) == 0 {
+		return
+	}
+	var f usageFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		s.env.Log.Warn("usage file ignored: not a JSON object of token counts", "file", path, "err", err)
+		return
+	}
+	for _, p := range [][2]**int64{{&u.InputTokens, &f.InputTokens}, {&u.OutputTokens, &f.OutputTokens},
+		{&u.CacheReadTokens, &f.CacheReadTokens}, {&u.CacheCreationTokens, &f.CacheCreationTokens}} {
+		if *p[1] != nil {
+			*p[0] = *p[1]
+		}
+	}
+	if f.CostUSD != nil {
+		u.CostUSD = f.CostUSD
+	}
+}
+
+// price is one model's dollars per million tokens of each kind.
+type price struct {
+	Input         float64 `json:"input"`
+	Output        float64 `json:"output"`
+	CacheRead     float64 `json:"cache_read"`
+	CacheCreation float64 `json:"cache_creation"`
+}
+
+// loadPrices reads --prices: {"model": {"input": $/Mtok, …}, …}.
+func loadPrices(path string) (map[string]price, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p map[string]price
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("%s: want {\"MODEL\": {\"input\": USD_PER_MTOK, \"output\": …, \"cache_read\": …, \"cache_creation\": …}}: %v", path, err)
+	}
+	return p, nil
+}
+
+// estimate prices usage for model from the table: the entry named exactly,
+// else the longest entry the model name starts with. Every token figure
+// must be known (an unknown one would make the estimate a guess).
+func estimate(prices map[string]price, model string, u agent.Usage) (float64, bool) {
+	p, ok := prices[model]
+	if !ok {
+		best := ""
+		for name := range prices {
+			if strings.HasPrefix(model, name) && len(name) > len(best) {
+				best = name
+			}
+		}
+		if best == "" {
+			return 0, false
+		}
+		p = prices[best]
+	}
+	if model == "" || u.InputTokens == nil || u.OutputTokens == nil {
+		return 0, false
+	}
+	n := func(v *int64) float64 {
+		if v == nil {
+			return 0
+		}
+		return float64(*v)
+	}
+	cost := (n(u.InputTokens)*p.Input + n(u.OutputTokens)*p.Output + n(u.CacheReadTokens)*p.CacheRead + n(u.CacheCreationTokens)*p.CacheCreation) / 1e6
+	return cost, true
+}
