@@ -1,0 +1,110 @@
+package tui
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY opens a pseudo-terminal pair: the side this test reads, and the
+// terminal the program gets.
+func openPTY(t *testing.T) (ours, theirs *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Skipf("unlockpt: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Skipf("ptsname: %v", err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("open pts: %v", err)
+	}
+	if err := unix.IoctlSetWinsize(int(s.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 80}); err != nil {
+		t.Fatal(err)
+	}
+	return m, s
+}
+
+// TestNoTerminalAnswerNeeded runs loop-tui on a terminal that never
+// answers the queries it sends: the screen must still be drawn at once and
+// q must still quit.
+func TestNoTerminalAnswerNeeded(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	dir := t.TempDir()
+	build := exec.Command("go", "build", "-o", dir+"/", "./cmd/loop-tui")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	m, s := openPTY(t)
+	defer m.Close()
+	cmd := exec.Command(filepath.Join(dir, "loop-tui"))
+	cmd.Env = append(os.Environ(), "LOOP_STORE="+filepath.Join(dir, ".loop"), "TERM=xterm-256color", "NO_COLOR=")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s, s, s
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var screen bytes.Buffer
+	read := make(chan []byte)
+	go func() {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := m.Read(buf)
+			if n > 0 {
+				read <- append([]byte(nil), buf[:n]...)
+			}
+			if err != nil {
+				close(read)
+				return
+			}
+		}
+	}()
+	deadline := time.After(10 * time.Second)
+	for !strings.Contains(screen.String(), "enter open") {
+		select {
+		case b, ok := <-read:
+			if !ok {
+				t.Fatalf("loop-tui closed the terminal:\n%q", screen.String())
+			}
+			screen.Write(b)
+		case <-deadline:
+			t.Fatalf("no screen after 10 s with an unanswered terminal:\n%q", screen.String())
+		}
+	}
+	t.Logf("queries left unanswered: DECRQM 2026 %v, kitty keyboard %v",
+		strings.Contains(screen.String(), "\x1b[?2026$p"), strings.Contains(screen.String(), "\x1b[?u"))
+	if _, err := m.Write([]byte("q")); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for range read {
+		}
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("loop-tui: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("q did not quit within 10 s")
+	}
+}
