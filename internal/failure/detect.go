@@ -81,7 +81,6 @@ func indentOf(s string) int {
 func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
 var (
-	goEvent  = regexp.MustCompile(`^\s*=== (?:RUN|CONT|NAME|PAUSE)\s+(\S+)`)
 	goResult = regexp.MustCompile(`^(\s*)--- (FAIL|PASS|SKIP): (\S+) \(`)
 	goPanic  = regexp.MustCompile(`^panic: `)
 	goFrame  = regexp.MustCompile(`^(testing\.|runtime\.|panic\(|created by )`)
@@ -100,8 +99,14 @@ func goTest(f *found) {
 	var fails []fail
 	var panics []int
 	for i, l := range f.lines {
-		if m := goEvent.FindStringSubmatch(l); m != nil {
-			cur = m[1]
+		if !strings.Contains(l, "=== ") && !strings.Contains(l, "--- ") && !strings.HasPrefix(l, "panic: ") {
+			if cur != "" && indentOf(l) > 0 && !blank(l) { // the common case, without a regexp
+				owned[cur] = append(owned[cur], i)
+			}
+			continue
+		}
+		if name, ok := goEventName(l); ok {
+			cur = name
 			continue
 		}
 		if m := goResult.FindStringSubmatch(l); m != nil {
@@ -146,6 +151,23 @@ func goTest(f *found) {
 		}
 		f.test(fl.at, fl.name, goMessage(f, lines, fl.at, panics))
 	}
+}
+
+// goEventName reads "=== RUN|CONT|NAME|PAUSE name" without a regexp: in
+// -v output nearly every other line is one.
+func goEventName(l string) (string, bool) {
+	t := strings.TrimLeft(l, " \t")
+	if !strings.HasPrefix(t, "=== ") {
+		return "", false
+	}
+	for _, ev := range []string{"RUN", "CONT", "NAME", "PAUSE"} {
+		if rest, ok := strings.CutPrefix(t[4:], ev); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			if f := strings.Fields(rest); len(f) > 0 {
+				return f[0], true
+			}
+		}
+	}
+	return "", false
 }
 
 var goLocated = regexp.MustCompile(`^\s*\S+\.go:\d+: `)
@@ -280,6 +302,9 @@ var (
 // line, without the code frame) and the `FAIL file` lines.
 func jest(f *found) {
 	for i, l := range f.lines {
+		if !strings.Contains(l, "●") {
+			continue
+		}
 		m := jestBullet.FindStringSubmatch(l)
 		if m == nil || m[2] == "Console" {
 			continue
@@ -313,7 +338,7 @@ func jest(f *found) {
 		f.test(i, m[2], msg)
 	}
 	for i, l := range f.lines {
-		if failLine.MatchString(l) && !vitestFail.MatchString(l) {
+		if strings.Contains(l, "FAIL") && failLine.MatchString(l) && !vitestFail.MatchString(l) {
 			f.add(false, i)
 		}
 	}
@@ -328,6 +353,9 @@ var (
 // to the ⎯ rule that ends each failure, without the code frame.
 func vitest(f *found) {
 	for i, l := range f.lines {
+		if !strings.Contains(l, "FAIL") {
+			continue
+		}
 		m := vitestFail.FindStringSubmatch(l)
 		if m == nil {
 			continue
@@ -363,6 +391,9 @@ var (
 // message, left and right, without the backtrace) and `test X ... FAILED`.
 func cargo(f *found) {
 	for i, l := range f.lines {
+		if !strings.Contains(l, "FAILED") && !strings.Contains(l, "panicked at") {
+			continue
+		}
 		if m := cargoFailed.FindStringSubmatch(l); m != nil {
 			f.test(i, m[1], "")
 			continue
@@ -407,6 +438,9 @@ var (
 // text of the YAML block under them.
 func tap(f *found) {
 	for i, l := range f.lines {
+		if !strings.Contains(l, "not ok") {
+			continue
+		}
 		m := tapNotOK.FindStringSubmatch(l)
 		if m == nil || m[3] != "" {
 			continue
@@ -449,6 +483,9 @@ var (
 // indented context lines under it, and rustc's `error[E...]:` blocks.
 func compiler(f *found) {
 	for i, l := range f.lines {
+		if !hasLineCol(l) && !strings.HasPrefix(l, "error") && !strings.Contains(l, "): error") {
+			continue
+		}
 		switch {
 		case tscError.MatchString(l):
 			f.add(false, i)
@@ -472,12 +509,37 @@ func compiler(f *found) {
 	}
 }
 
+// hasLineCol reports a ":N:N:" in the line, cheaply, before any regexp.
+func hasLineCol(l string) bool {
+	for i := strings.IndexByte(l, ':'); i >= 0 && i+1 < len(l); {
+		j := i + 1
+		for j < len(l) && l[j] >= '0' && l[j] <= '9' {
+			j++
+		}
+		if j > i+1 && j < len(l) && l[j] == ':' {
+			k := j + 1
+			for k < len(l) && l[k] >= '0' && l[k] <= '9' {
+				k++
+			}
+			if k > j+1 && k < len(l) && l[k] == ':' {
+				return true
+			}
+		}
+		next := strings.IndexByte(l[i+1:], ':')
+		if next < 0 {
+			return false
+		}
+		i += 1 + next
+	}
+	return false
+}
+
 var genericError = regexp.MustCompile(`[Ee]rror(\[\w+\])?:|ERROR:|Exception:|\berror TS\d+:`)
 
 // generic keeps any other line that says error: on its own.
 func generic(f *found) {
 	for i, l := range f.lines {
-		if genericError.MatchString(l) {
+		if (strings.Contains(l, "rror") || strings.Contains(l, "ERROR") || strings.Contains(l, "xception")) && genericError.MatchString(l) {
 			f.add(true, i)
 		}
 	}
