@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -118,105 +117,6 @@ func CompleteEnd(r io.ReaderAt, size int64) (int64, error) {
 		end = start
 	}
 	return 0, nil
-}
-
-// ScanLines calls fn for every complete line of r (without its newline),
-// numbered from 1. A final line without a newline is a torn write in progress
-// or left by a crash: it is not passed on. Lines may be of any length.
-func ScanLines(r io.Reader, fn func(lineNo int, line []byte) error) error {
-	br := bufio.NewReaderSize(r, 256<<10)
-	var long []byte
-	lineNo := 0
-	for {
-		frag, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, frag...)
-			continue
-		}
-		if err == io.EOF {
-			return nil // torn or empty tail: ignored
-		}
-		if err != nil {
-			return err
-		}
-		lineNo++
-		line := frag[:len(frag)-1]
-		if long != nil {
-			long = append(long, line...)
-			line, long = long, nil
-		}
-		if err := fn(lineNo, line); err != nil {
-			return err
-		}
-	}
-}
-
-// ScanFile is ScanLines over a file; a missing file has no lines.
-func ScanFile(path string, fn func(lineNo int, line []byte) error) error {
-	f, err := openNoFollow(path, os.O_RDONLY)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return ScanLines(f, fn)
-}
-
-// TailLines returns the last n complete lines of the file at path, oldest
-// first, reading backwards from the end so the cost does not grow with the
-// file. A torn final line is ignored; a missing file has no lines.
-func TailLines(path string, n int) ([][]byte, error) {
-	f, err := openNoFollow(path, os.O_RDONLY)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	return tailLines(f, fi.Size(), n)
-}
-
-func tailLines(r io.ReaderAt, size int64, n int) ([][]byte, error) {
-	if n <= 0 {
-		return nil, nil
-	}
-	end, err := CompleteEnd(r, size)
-	if err != nil || end == 0 {
-		return nil, err
-	}
-	// Grow a window backwards from end until it holds n+1 newlines or the file start.
-	var window []byte
-	start := end
-	chunk := int64(64 << 10)
-	for {
-		newStart := max(start-chunk, 0)
-		b := make([]byte, start-newStart)
-		if _, err := r.ReadAt(b, newStart); err != nil && err != io.EOF {
-			return nil, err
-		}
-		window = append(b, window...)
-		start = newStart
-		if start == 0 || bytes.Count(window[:len(window)-1], []byte{'\n'}) >= n {
-			break
-		}
-		chunk *= 2
-	}
-	body := window[:len(window)-1] // drop the final newline
-	lines := bytes.Split(body, []byte{'\n'})
-	if start > 0 {
-		lines = lines[1:] // the first piece may be a partial line
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return lines, nil
 }
 
 // LastCommit returns the last committed line of an append-only log whose

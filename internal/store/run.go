@@ -97,6 +97,14 @@ func (s *Store) ReadRunHead(id string) (*RunHead, error) {
 	return h, s.readRunJSON(id, h)
 }
 
+// ReadRunRaw returns run.json's bytes as they are, for readers that print
+// them; like every read of run.json it follows no symlink.
+func (s *Store) ReadRunRaw(id string) ([]byte, error) {
+	var raw json.RawMessage
+	err := s.readRunJSON(id, &raw)
+	return raw, err
+}
+
 // readRunJSON is the one reader of run.json: never through a symlink, never
 // more than maxRunJSON bytes; ErrNoSuchRun when it does not exist.
 func (s *Store) readRunJSON(id string, v any) error {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -54,10 +53,7 @@ func LoadRuns(st *store.Store, warn func(id string, err error)) ([]RunInfo, erro
 // LoadRun reads one run's run.json; store.ErrNoSuchRun when it has none.
 func LoadRun(st *store.Store, id string) (RunInfo, error) {
 	path := st.RunPath(id, store.RunFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return RunInfo{}, fmt.Errorf("%w: %s", store.ErrNoSuchRun, id)
-	}
+	data, err := st.ReadRunRaw(id)
 	if err != nil {
 		return RunInfo{}, err
 	}

@@ -1,4 +1,4 @@
-package view
+package store
 
 import (
 	"math/rand/v2"
@@ -15,7 +15,7 @@ func TestReadBackwardMatchesForward(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var b strings.Builder
 	for i := 0; i < 40; i++ {
-		n := []int{0, 1, 5, 100, chunkSize - 3, chunkSize + 7, 2*chunkSize + 1}[rng.IntN(7)]
+		n := []int{0, 1, 5, 100, lineChunk - 3, lineChunk + 7, 2*lineChunk + 1}[rng.IntN(7)]
 		b.WriteString(strings.Repeat(string(rune('a'+i%26)), n))
 		b.WriteByte('\n')
 	}
@@ -31,14 +31,14 @@ func TestReadBackwardMatchesForward(t *testing.T) {
 		}
 		var fwd, bwd []string
 		var fwdOffs, bwdOffs []int64
-		end, n, err := readFrom(path, 0, 0, func(_ int, off int64, line []byte) error {
+		end, n, err := ScanFrom(path, 0, 0, func(_ int, off int64, line []byte) error {
 			fwd, fwdOffs = append(fwd, string(line)), append(fwdOffs, off)
 			return nil
 		})
 		if err != nil || n != len(fwd) {
 			t.Fatal(err, n)
 		}
-		bend, err := readBackward(path, func(off int64, line []byte) (bool, error) {
+		bend, err := ReadBackward(path, func(off int64, line []byte) (bool, error) {
 			bwd, bwdOffs = append(bwd, string(line)), append(bwdOffs, off)
 			return true, nil
 		})
@@ -60,27 +60,11 @@ func TestReadBackwardStops(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(path, []byte("1\n2\n3\n4"), 0o600)
 	var got []string
-	readBackward(path, func(_ int64, line []byte) (bool, error) {
+	ReadBackward(path, func(_ int64, line []byte) (bool, error) {
 		got = append(got, string(line))
 		return len(got) < 2, nil
 	})
 	if strings.Join(got, ",") != "3,2" {
 		t.Fatalf("got %v", got)
-	}
-}
-
-func TestEscape(t *testing.T) {
-	for in, want := range map[string][2]string{
-		"plain é 日本":              {"plain é 日本", "plain é 日本"},
-		"a\x1b[31mred\x1b[0m\r\n": {`a\x1b[31mred\x1b[0m\r` + "\n", `a\x1b[31mred\x1b[0m\r\n`},
-		"nul\x00\tdel\x7f":        {"nul\\x00\tdel\\x7f", `nul\x00\tdel\x7f`},
-		"c1\u009b2J bidi\u202e":   {`c1\u009b2J bidi\u202e`, `c1\u009b2J bidi\u202e`},
-	} {
-		if got := Escape(in, true); got != want[0] {
-			t.Errorf("Escape(%q, multi) = %q, want %q", in, got, want[0])
-		}
-		if got := Escape(in, false); got != want[1] {
-			t.Errorf("Escape(%q, single) = %q, want %q", in, got, want[1])
-		}
 	}
 }

@@ -1,0 +1,19 @@
+package view
+
+import "testing"
+
+func TestEscape(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"plain é 日本":              {"plain é 日本", "plain é 日本"},
+		"a\x1b[31mred\x1b[0m\r\n": {`a\x1b[31mred\x1b[0m\r` + "\n", `a\x1b[31mred\x1b[0m\r\n`},
+		"nul\x00\tdel\x7f":        {"nul\\x00\tdel\\x7f", `nul\x00\tdel\x7f`},
+		"c1\u009b2J bidi\u202e":   {`c1\u009b2J bidi\u202e`, `c1\u009b2J bidi\u202e`},
+	} {
+		if got := Escape(in, true); got != want[0] {
+			t.Errorf("Escape(%q, multi) = %q, want %q", in, got, want[0])
+		}
+		if got := Escape(in, false); got != want[1] {
+			t.Errorf("Escape(%q, single) = %q, want %q", in, got, want[1])
+		}
+	}
+}
