@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X github.com/loopkit/loopkit/internal/cli.Version=$(VERSION)
-CMDS    := loop-validate loop-record loop-progress loop-view loop-clean loop-step
+CMDS    := loop-validate loop-record loop-progress loop-view loop-clean loop-step loop-drive
 PREFIX  ?= $(HOME)/.local
 
 .PHONY: all build tui export test install lint demo bench fuzz crash clean

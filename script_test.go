@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/command/loopclean"
+	"github.com/loopkit/loopkit/internal/command/loopdrive"
 	"github.com/loopkit/loopkit/internal/command/loopexport"
 	"github.com/loopkit/loopkit/internal/command/loopprogress"
 	"github.com/loopkit/loopkit/internal/command/looprecord"
@@ -26,6 +27,7 @@ var commands = map[string]func(){
 	"loop-clean":    func() { os.Exit(cli.Main("loop-clean", loopclean.Main)) },
 	"loop-step":     func() { os.Exit(cli.Main("loop-step", loopstep.Main)) },
 	"loop-export":   func() { os.Exit(cli.Main("loop-export", loopexport.Main)) },
+	"loop-drive":    func() { os.Exit(cli.Main("loop-drive", loopdrive.Main)) },
 }
 
 func TestMain(m *testing.M) {

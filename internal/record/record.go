@@ -394,6 +394,8 @@ const (
 	EventWatchdogRewrite   = "WATCHDOG_REWRITE"
 	EventRateLimited       = "RATE_LIMITED"
 	EventHook              = "HOOK"
+	EventRunPaused         = "RUN_PAUSED"
+	EventRunResumed        = "RUN_RESUMED"
 )
 
 // StatusEvent maps a run status to the event recording the change to it.
@@ -411,6 +413,8 @@ func StatusEvent(status string) string {
 		return EventRunCanceled
 	case RunQueued:
 		return EventRunQueued
+	case RunPaused:
+		return EventRunPaused
 	}
 	return ""
 }

@@ -195,6 +195,13 @@ const NewRunPrefix = ".new-"
 // event, atomically: everything is written in a directory of its own and
 // renamed into place. It returns os.ErrExist when the run already exists.
 func (s *Store) CreateRun(r *record.Run) error {
+	return s.CreateRunWith(r, nil)
+}
+
+// CreateRunWith is CreateRun calling prepare on the half-built directory
+// before the rename, so a creator can take a lock in the run before any
+// other process can see it.
+func (s *Store) CreateRunWith(r *record.Run, prepare func(dir string) error) error {
 	if err := s.Init(); err != nil {
 		return err
 	}
@@ -226,6 +233,11 @@ func (s *Store) CreateRun(r *record.Run) error {
 	// never create two different ones at the same path.
 	for _, name := range []string{AppendLock, LiveLock} {
 		if err := WriteFileAtomic(filepath.Join(tmp, name), nil, FileMode); err != nil {
+			return err
+		}
+	}
+	if prepare != nil {
+		if err := prepare(tmp); err != nil {
 			return err
 		}
 	}

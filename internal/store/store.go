@@ -32,6 +32,7 @@ const (
 	StuckFile      = "stuck.md"
 	AppendLock     = "append.lock"
 	LiveLock       = "live.lock"
+	DriverLock     = "driver.lock" // held by the one driver of a run for its whole life
 	IterationsDir  = "iterations"
 	AttemptsDir    = "attempts"
 	ContextDir     = "context"

@@ -7,7 +7,7 @@ need_value() {
 
 cmd_run() {
   local prompt="" validate="" max="" name="" timeout="" vtimeout="" maxcost="" require=""
-  local mode="" conc="" worktree="" stuck_agent="" dir="" retries="" backoff=""
+  local mode="" conc="" worktree="" stuck_agent="" dir="" retries="" backoff="" maxtok="" fails=""
   while [ $# -gt 0 ]; do
     case "$1" in
       --prompt) need_value "$@"; prompt=$2; shift 2 ;;
@@ -19,6 +19,8 @@ cmd_run() {
       --retries) need_value "$@"; retries=$2; shift 2 ;;
       --retry-backoff) need_value "$@"; backoff=$2; shift 2 ;;
       --max-cost) need_value "$@"; maxcost=$2; shift 2 ;;
+      --max-tokens) need_value "$@"; maxtok=$2; shift 2 ;;
+      --max-agent-failures) need_value "$@"; fails=$2; shift 2 ;;
       --completion-mode) need_value "$@"; mode=$2; shift 2 ;;
       --max-concurrency) need_value "$@"; conc=$2; shift 2 ;;
       --dir) need_value "$@"; dir=$2; shift 2 ;;
@@ -35,42 +37,31 @@ cmd_run() {
   prompt=$(cd "$(dirname "$prompt")" && pwd)/$(basename "$prompt")
   validate=$(pick "$validate" LOOP_VALIDATE verify_cmds "")
   [ -n "$validate" ] || usage_error "--validate is required (or config verify_cmds)"
-  max=$(pick "$max" LOOP_ITERATIONS iterations 10)
-  timeout=$(seconds "$(pick "$timeout" LOOP_TIMEOUT claude_timeout_sec 30m)")
-  vtimeout=$(seconds "$(pick "$vtimeout" LOOP_VALIDATE_TIMEOUT verify_timeout_sec 10m)")
-  retries=$(pick "$retries" LOOP_RETRIES claude_retries 0)
-  backoff=$(seconds "$(pick "$backoff" LOOP_RETRY_BACKOFF claude_retry_backoff_sec 5s)")
-  maxcost=$(pick "$maxcost" LOOP_MAX_COST max_cost "")
-  mode=$(pick "$mode" LOOP_COMPLETION_MODE completion_mode trailing)
-  conc=$(pick "$conc" LOOP_MAX_CONCURRENCY max_concurrency 3)
-  case "$max" in ''|*[!0-9]*|0) usage_error "--max-iterations must be a positive whole number, got '$max'" ;; esac
-  case "$conc" in ''|*[!0-9]*|0) usage_error "--max-concurrency must be a positive whole number, got '$conc'" ;; esac
-  case "$retries" in *[!0-9]*) usage_error "--retries must be a whole number, got '$retries'" ;; esac
-  case "$mode" in trailing|exact) ;; *) usage_error "--completion-mode must be trailing or exact, got '$mode'" ;; esac
-  if [ -n "$maxcost" ] && ! awk -v c="$maxcost" 'BEGIN { exit !(c ~ /^[0-9]+(\.[0-9]+)?$/) }'; then
-    usage_error "--max-cost must be a number of dollars, got '$maxcost'"
-  fi
   [ -n "$name" ] || name=$(basename "$prompt" | sed 's/\.[^.]*$//')
-  dir=$(cd "${dir:-.}" && pwd) || usage_error "--dir: no such directory"
-
-  acquire_slot "$conc"
+  dir=$(cd "${dir:-.}" 2>/dev/null && pwd) || usage_error "--dir $dir: no such directory"
+  trap_signals
+  # loop-drive checks every value (exit 2 on the first bad one, no run made)
+  hold --new --name "$name" --max-concurrency "$(pick "$conc" LOOP_MAX_CONCURRENCY max_concurrency 3)" \
+    --setting prompt="$prompt" --setting validate="$validate" --setting dir="$dir" \
+    --setting max_iterations="$(pick "$max" LOOP_ITERATIONS iterations 10)" \
+    --setting timeout="$(pick "$timeout" LOOP_TIMEOUT claude_timeout_sec 30m)" \
+    --setting validate_timeout="$(pick "$vtimeout" LOOP_VALIDATE_TIMEOUT verify_timeout_sec 10m)" \
+    --setting retries="$(pick "$retries" LOOP_RETRIES claude_retries 0)" \
+    --setting retry_backoff="$(pick "$backoff" LOOP_RETRY_BACKOFF claude_retry_backoff_sec 5s)" \
+    --setting max_cost="$(pick "$maxcost" LOOP_MAX_COST max_cost "")" \
+    --setting max_tokens="$(pick "$maxtok" LOOP_MAX_TOKENS max_tokens "")" \
+    --setting max_agent_failures="$(pick "$fails" LOOP_MAX_AGENT_FAILURES max_agent_failures 3)" \
+    --setting completion_mode="$(pick "$mode" LOOP_COMPLETION_MODE completion_mode trailing)" \
+    --setting require_completion="$require" --setting stuck_agent="$stuck_agent" \
+    --setting worktree="$worktree" -- "$@"
   if [ -n "$worktree" ]; then
-    dir=$(make_worktree "$dir" "$name") || die "could not create a worktree"
-    log "working in worktree $dir"
+    S[dir]=$(make_worktree "$dir" "$name") || die 3 "could not create a worktree"
+    "$LK_RECORD" --run "$RUN" --setting dir="${S[dir]}" >/dev/null || die 70 "could not record the worktree"
+    log "working in worktree ${S[dir]}"
   fi
-  local agent_q run
-  agent_q=$(printf '%q ' "$@")
-  run=$("$LK_RECORD" --new-run --name "$name" \
-    --setting prompt="$prompt" --setting validate="$validate" --setting agent="$agent_q" \
-    --setting dir="$dir" --setting max_iterations="$max" --setting timeout="$timeout" \
-    --setting validate_timeout="$vtimeout" --setting max_cost="$maxcost" \
-    --setting require_completion="$require" --setting completion_mode="$mode" \
-    --setting retries="$retries" --setting retry_backoff="$backoff" \
-    --setting stuck_agent="$stuck_agent" --setting worktree="$worktree") || die "could not create a run"
-  echo "$run"
-  log "run $run: $max iterations at most, validating with: $validate (store: $LOOP_STORE)"
-  "$LK_RECORD" --run "$run" --snapshot start >/dev/null
-  drive "$run" 1
+  log "run $RUN: ${S[max_iterations]} iterations at most, validating with: ${S[validate]} (store: $LOOP_STORE)"
+  "$LK_RECORD" --run "$RUN" --snapshot start >/dev/null
+  drive
 }
 
 # make_worktree DIR NAME: a new worktree of DIR's repository on branch
@@ -91,57 +82,29 @@ make_worktree() {
 }
 
 cmd_resume() {
-  [ $# -eq 1 ] || usage_error "usage: scripts/loop resume RUN"
-  local run=$1 status last pid conc
-  status=$(field "$run" '.status') || exit 1
-  if [ "$status" = completed ]; then
-    "$LK_RECORD" --run "$run" --repair || die "could not repair run $run"
-    log "run $run already completed"
-    echo completed
-    exit 0
-  fi
-  # the log is the truth: continue after the last recorded iteration
-  last=$(last_field "$run" '.iteration') || exit 1
-  if ! flock -n -x "$LOOP_STORE/runs/$run/live.lock" true; then
-    pid=$(field "$run" '.pid // ""')
-    if [ -n "$pid" ] && alive "$pid"; then
-      die "run $run is live (driver pid $pid); stop it first with: scripts/loop cancel $run"
-    fi
-  fi
-  stop_left_groups "$run"
-  flock -w 10 -x "$LOOP_STORE/runs/$run/live.lock" true || die "run $run is still held by another process"
-  # killed after recording a passing iteration but before marking the run
-  if [ -n "$last" ] && [ "$(last_field "$run" '.exit_code')" = 0 ] &&
-    { [ -z "$(field "$run" '.settings.require_completion // ""')" ] || [ "$(last_field "$run" '.agent.completed // false')" = true ]; }; then
-    echo "$run"
-    finish "$run" completed "" 0
-  fi
-  conc=$(pick "" LOOP_MAX_CONCURRENCY max_concurrency 3)
-  acquire_slot "$conc"
-  echo "$run"
-  log "resuming run $run after iteration ${last:-0}"
-  "$LK_RECORD" --run "$run" --status running >/dev/null
-  drive "$run" $(( ${last:-0} + 1 ))
+  local run="" max=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --max-iterations) need_value "$@"; max=$2; shift 2 ;;
+      -*) usage_error "unknown flag: $1" ;;
+      *) [ -z "$run" ] || usage_error "usage: scripts/loop resume RUN [--max-iterations N]"; run=$1; shift ;;
+    esac
+  done
+  [ -n "$run" ] || usage_error "usage: scripts/loop resume RUN [--max-iterations N]"
+  trap_signals
+  hold --resume --run "$run" ${max:+--max-iterations "$max"} \
+    --max-concurrency "$(pick "" LOOP_MAX_CONCURRENCY max_concurrency 3)"
+  drive
 }
 
 cmd_cancel() {
   [ $# -eq 1 ] || usage_error "usage: scripts/loop cancel RUN"
-  local run=$1 pid i
-  field "$run" '.status' >/dev/null || exit 1
-  pid=$(field "$run" '.pid // ""')
-  if [ -n "$pid" ] && alive "$pid"; then
-    log "stopping the driver of run $run (pid $pid)"
-    kill -TERM "$pid"
-    for ((i = 0; i < 100; i++)); do
-      alive "$pid" || break
-      sleep 0.1
-    done
-  fi
-  stop_left_groups "$run"
-  if [ "$(field "$run" '.status')" != canceled ]; then
-    "$LK_RECORD" --run "$run" --status canceled --message "canceled by scripts/loop cancel" >/dev/null
-  fi
-  echo canceled
+  exec "$LK_DRIVE" --cancel --run "$1"
+}
+
+cmd_pause() {
+  [ $# -eq 1 ] || usage_error "usage: scripts/loop pause RUN"
+  exec "$LK_DRIVE" --pause --run "$1"
 }
 
 cmd_list() {

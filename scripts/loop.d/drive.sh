@@ -1,14 +1,47 @@
 # shellcheck shell=bash
 # The iteration loop shared by `run` and `resume` (sourced by scripts/loop).
+# Each turn asks `loop-drive --next` for the action and runs act_<action>;
+# a feature adds an action by defining act_<name> in a file of loop.d.
 
-CHILD=""
-CANCELED=""
+RUN=""          # the run being driven
+declare -A S=() # its settings, from loop-drive
+AGENT=()        # the agent's argv
+declare -A A=() # the current action's key=value fields
+CHILD=""        # the background child being waited for
+SIGNALED=""     # the signal that ended the run, and the exit status it gives
+SIGCODE=0
+FINISHING=""
+TMP=""
 
-# on_signal forwards Ctrl-C / cancel to the running child (loop-step and
-# loop-validate pass it on to their process groups) and marks the run.
+# on_signal NAME CODE: INT, TERM, HUP and PIPE end the run as canceled.
+# A running child (loop-step, loop-validate) gets TERM and stops its
+# process group; the run is marked once it has returned.
 on_signal() {
-  CANCELED=$1
-  [ -n "$CHILD" ] && kill "-$1" "$CHILD" 2>/dev/null
+  [ -n "$SIGNALED" ] || { SIGNALED=$1; SIGCODE=$2; }
+  if [ -n "$CHILD" ]; then
+    kill -TERM "$CHILD" 2>/dev/null
+  elif [ -z "$FINISHING" ]; then
+    canceled
+  fi
+}
+
+trap_signals() {
+  trap 'on_signal HUP 129' HUP
+  trap 'on_signal INT 130' INT
+  trap 'on_signal PIPE 141' PIPE
+  trap 'on_signal TERM 143' TERM
+}
+
+# canceled records the run canceled by the caught signal and exits 128+n.
+canceled() {
+  FINISHING=1
+  if [ -n "$RUN" ]; then
+    "$LK_RECORD" --run "$RUN" --status canceled --message "canceled by SIG$SIGNALED" >/dev/null ||
+      log "could not mark run $RUN canceled"
+    echo canceled 2>/dev/null
+    log "run $RUN canceled by SIG$SIGNALED"
+  fi
+  exit "$SIGCODE"
 }
 
 # run_child CMD...: runs CMD in the background and waits, so a signal to
@@ -27,88 +60,118 @@ run_child() {
   return $rc
 }
 
-finish() {
-  local run=$1 status=$2 message=$3 code=$4
-  "$LK_RECORD" --run "$run" --status "$status" ${message:+--message "$message"} >/dev/null ||
-    log "could not mark run $run $status"
-  [ "$status" = completed ] && "$LK_RECORD" --run "$run" --snapshot success >/dev/null
-  echo "$status"
-  log "run $run $status${message:+: $message}"
-  exit "$code"
+# checked NAME RC: after a child (never inside its redirection): a caught
+# signal cancels the run now; a loopkit child that failed is an internal error; one
+# killed by SIGPIPE means our stdout is gone, which ends the run like a
+# SIGPIPE to the driver.
+checked() {
+  [ -z "$SIGNALED" ] || canceled
+  case $2 in
+    0) return 0 ;;
+    141) SIGNALED=PIPE; SIGCODE=141; canceled ;;
+  esac
+  die 70 "$1 failed (exit $2) in run $RUN"
 }
 
-# drive RUN FIRST: iterations FIRST..max of RUN, with settings from run.json.
-drive() {
-  local run=$1 i=$2
-  # every setting in one read: key=base64(value) lines, decoded here
-  local -A set=()
-  local kv
-  while IFS= read -r kv; do
-    set[${kv%%=*}]=$(printf '%s' "${kv#*=}" | base64 -d)
-  done < <("$LK_VIEW" describe "$run" --json --jq '.settings | to_entries[] | "\(.key)=\(.value | @base64)"' -r)
-  local prompt=${set[prompt]:-} validate=${set[validate]:-} dir=${set[dir]:-} max=${set[max_iterations]:-10}
-  local timeout=${set[timeout]:-30m} vtimeout=${set[validate_timeout]:-10m} maxcost=${set[max_cost]:-}
-  local require=${set[require_completion]:-} mode=${set[completion_mode]:-trailing} retries=${set[retries]:-0}
-  local backoff=${set[retry_backoff]:-5s} stuck_agent=${set[stuck_agent]:-}
-  if [ -z "$prompt" ] || [ -z "$validate" ] || [ -z "$dir" ]; then
-    die "run $run has no driver settings (was it created by scripts/loop run?)"
-  fi
-  local -a agent
-  eval "agent=(${set[agent]:-})" # written by this driver with printf %q
-  [ ${#agent[@]} -gt 0 ] || die "run $run has no agent command in its settings"
-
-  trap 'on_signal INT' INT
-  trap 'on_signal TERM' TERM
-  exec {LIVE_FD}>>"$LOOP_STORE/runs/$run/live.lock"
-  flock -s "$LIVE_FD"
-  "$LK_RECORD" --run "$run" --pid "$$" --pgid "$(ps -o pgid= $$ | tr -d ' ')" >/dev/null
-
-  local tmp
-  tmp=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-driver.XXXXXX")
-  # shellcheck disable=SC2064 # expand now: tmp is local
-  trap "rm -rf '$tmp'" EXIT
-
-  while [ "$i" -le "$max" ]; do
-    log "iteration $i/$max: agent"
-    run_child "$LK_STEP" --run "$run" --dir "$dir" --template "$prompt" --append-progress --excerpt failures --agent-summary \
-      --phase implementation --timeout "$timeout" --retries "$retries" --retry-backoff "$backoff" \
-      --completion-mode "$mode" --exit-zero -- "${agent[@]}" >"$tmp/step.json"
-    [ -n "$CANCELED" ] && finish "$run" canceled "canceled by SIG$CANCELED" 130
-    log "iteration $i/$max: validate"
-    run_child "$LK_VALIDATE" --run "$run" --dir "$dir" --timeout "$vtimeout" --exit-zero --shell "$validate" >"$tmp/validate.json"
-    [ -n "$CANCELED" ] && finish "$run" canceled "canceled by SIG$CANCELED" 130
-    if ! cat "$tmp/step.json" "$tmp/validate.json" | "$LK_RECORD" --run "$run" --iteration "$i" >/dev/null; then
-      die "could not record iteration $i of run $run"
-    fi
-    "$LK_VIEW" logs "$run" --last 1
-
-    local code completed cost outcome
-    outcome=$(last_field "$run" '"\(.exit_code) \(.agent.completed // false)"')
-    code=${outcome% *} completed=${outcome#* }
-    if [ "$code" = 0 ] && { [ -z "$require" ] || [ "$completed" = true ]; }; then
-      finish "$run" completed "" 0
-    fi
-    if [ "$code" = 0 ]; then
-      log "validation passed but the agent gave no completion marker (--require-completion)"
-    fi
-    if [ -n "$maxcost" ]; then
-      cost=$(field "$run" '.total_cost_usd // 0')
-      if awk -v c="$cost" -v m="$maxcost" 'BEGIN { exit !(c > m) }'; then
-        finish "$run" failed "cost cap reached: \$$cost spent, cap \$$maxcost" 1
-      fi
-    fi
-    i=$((i + 1))
+# hold ARGS...: starts `loop-drive ARGS` (--new or --resume), which takes
+# the run's driver lock, a concurrency slot and the live lock and keeps them
+# until this driver exits; reads the run id, settings and agent argv it
+# prints as NUL-terminated KEY=VALUE records.
+hold() {
+  local fd rec k=""
+  exec {fd}< <(exec "$LK_DRIVE" "$@")
+  while IFS= read -r -d '' rec <&"$fd"; do
+    k=${rec%%=*}
+    local v=${rec#*=}
+    case $k in
+      run) RUN=$v; echo "$RUN" ;;
+      set.*) S[${k#set.}]=$v ;;
+      agent) AGENT+=("$v") ;;
+      status) echo "$v"; log "run ${RUN:-} already $v" ;;
+      exit) exec {fd}<&-; exit "$v" ;;
+      ready) break ;;
+    esac
   done
-  local why="no success after $max iterations"
-  "$LK_RECORD" --run "$run" --status stuck --message "$why" >/dev/null || log "could not mark run $run stuck"
-  if [ -n "$stuck_agent" ]; then
-    log "asking the agent for hypotheses on the stuck report"
-    run_child "$LK_STEP" --run "$run" --dir "$dir" --prompt "$LOOP_STORE/runs/$run/stuck.md" \
-      --phase review --timeout "$timeout" --exit-zero -- "${agent[@]}" >"$tmp/stuck-step.json"
-    "$LK_RECORD" --run "$run" --hypotheses <"$tmp/stuck-step.json" >/dev/null || log "hypotheses not recorded"
+  exec {fd}<&-
+  [ "$k" = ready ] || die 70 "loop-drive ended without holding the run"
+}
+
+# next_action fills A from `loop-drive --next`.
+next_action() {
+  local k v
+  A=()
+  while IFS='=' read -r k v; do A[$k]=$v; done < <("$LK_DRIVE" --next --run "$RUN")
+  [ -n "${A[action]:-}" ] || die 70 "could not decide the next action of run $RUN"
+}
+
+# drive: runs actions until one stops the driver.
+drive() {
+  TMP=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-driver.XXXXXX") || die 70 "no temporary directory"
+  trap 'rm -rf "$TMP"' EXIT
+  while :; do
+    next_action
+    if declare -F "act_${A[action]}" >/dev/null; then
+      "act_${A[action]}"
+    else
+      die 70 "loop-drive asked for an unknown action: ${A[action]}"
+    fi
+  done
+}
+
+# act_iterate: agent step, validation and record of iteration A[iteration].
+act_iterate() {
+  local i=${A[iteration]} max=${S[max_iterations]:-10} rc out
+  log "iteration $i/$max: agent"
+  run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --template "${A[prompt]}" --append-progress --excerpt failures --agent-summary \
+    --phase implementation --timeout "${S[timeout]:-30m}" --retries "${S[retries]:-0}" \
+    --retry-backoff "${S[retry_backoff]:-5s}" --completion-mode "${S[completion_mode]:-trailing}" \
+    --exit-zero -- "${AGENT[@]}" >"$TMP/step.json"
+  checked loop-step $?
+  log "iteration $i/$max: validate"
+  run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]:-10m}" \
+    --exit-zero --shell "${S[validate]}" >"$TMP/validate.json"
+  checked loop-validate $?
+  cat "$TMP/step.json" "$TMP/validate.json" | "$LK_RECORD" --run "$RUN" --iteration "$i" >/dev/null
+  checked loop-record $?
+  # printed by the driver itself: a closed stdout (`| head`) is a SIGPIPE
+  # here, while loop-view would end quietly
+  out=$("$LK_VIEW" logs "$RUN" --last 1); rc=$?
+  checked loop-view $rc
+  printf '%s\n' "$out"
+}
+
+# act_stop: the run ends with A[status]; the driver exits with A[exit].
+act_stop() {
+  local status=${A[status]} reason=${A[reason]:-} hook
+  FINISHING=1
+  if [ "${A[rule]:-}" != not-running ]; then
+    "$LK_RECORD" --run "$RUN" --status "$status" ${reason:+--message "$reason"} >/dev/null ||
+      log "could not mark run $RUN $status"
   fi
-  "$LK_RECORD" --run "$run" --snapshot stuck >/dev/null
-  echo stuck
-  log "run $run stuck: $why (report: $LOOP_STORE/runs/$run/stuck.md)"
-  exit 1
+  for hook in "${ON_STOP[@]}"; do "$hook" "$status"; done
+  case $status in
+    completed) "$LK_RECORD" --run "$RUN" --snapshot success >/dev/null ;;
+    stuck) "$LK_RECORD" --run "$RUN" --snapshot stuck >/dev/null ;;
+  esac
+  echo "$status" 2>/dev/null
+  log "run $RUN $status${reason:+: $reason}"
+  [ "$status" != stuck ] || log "report: $LOOP_STORE/runs/$RUN/stuck.md"
+  exit "${A[exit]}"
+}
+
+# ON_STOP are functions called with the final status before the driver
+# exits (the stuck agent, a merge); loop.d files append to it.
+ON_STOP=(ask_hypotheses)
+
+# ask_hypotheses: with --stuck-agent, the agent reads stuck.md once and its
+# answer is kept in the report's Hypotheses section.
+ask_hypotheses() {
+  [ "$1" = stuck ] && [ -n "${A[ask_hypotheses]:-}" ] || return 0
+  log "asking the agent for hypotheses on the stuck report"
+  FINISHING=""
+  run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "$LOOP_STORE/runs/$RUN/stuck.md" \
+    --phase review --timeout "${S[timeout]:-30m}" --exit-zero -- "${AGENT[@]}" >"$TMP/stuck-step.json"
+  FINISHING=1
+  [ -z "$SIGNALED" ] || exit "$SIGCODE"
+  "$LK_RECORD" --run "$RUN" --hypotheses <"$TMP/stuck-step.json" >/dev/null || log "hypotheses not recorded"
 }

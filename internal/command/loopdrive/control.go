@@ -1,0 +1,162 @@
+package loopdrive
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// driverHeld reports whether a driver holds the run.
+func driverHeld(st *store.Store, id string) (bool, error) {
+	l, err := store.LockFile(st.RunPath(id, store.DriverLock), true, false)
+	if errors.Is(err, store.ErrLocked) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	l.Unlock()
+	return false, nil
+}
+
+// cancel stops the run's driver (it records the run canceled itself), or,
+// with no driver, stops what a crashed one left and marks the run.
+func cancel(env *cli.Env, st *store.Store, id string) error {
+	if !st.RunExists(id) {
+		return cli.Failf("no such run: %s", id)
+	}
+	held, err := driverHeld(st, id)
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	if held {
+		// The pid in run.json was written by the lock's holder for its own
+		// parent, and the holder dies with that parent: while the lock is
+		// held, the pid is the live driver.
+		if pid := driverPID(st, id); pid > 1 {
+			env.Log.Info(fmt.Sprintf("stopping the driver of run %s (pid %d)", id, pid))
+			unix.Kill(pid, unix.SIGTERM)
+		}
+	}
+	l, err := waitLock(st.RunPath(id, store.DriverLock), 15*time.Second)
+	if err != nil {
+		return cli.Failf("run %s: its driver did not stop: %v", id, err)
+	}
+	defer l.Unlock()
+	stopLeft(env, st, id)
+	run, err := st.ReadRun(id)
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	if !record.Terminal(run.Status) {
+		r := &recorder.Recorder{St: st, Log: env.Log}
+		if _, err := r.SetStatus(id, record.RunCanceled, "canceled by scripts/loop cancel"); err != nil {
+			return cli.Failf("%v", err)
+		}
+	}
+	_, err = fmt.Fprintln(env.Stdout, record.RunCanceled)
+	return err
+}
+
+// pause marks a driven run paused; its driver stops after the current step.
+func pause(env *cli.Env, st *store.Store, id string) error {
+	if !st.RunExists(id) {
+		return cli.Failf("no such run: %s", id)
+	}
+	run, err := st.ReadRun(id)
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	held, err := driverHeld(st, id)
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	if run.Status != record.RunRunning || !held {
+		state := run.Status
+		if run.Status == record.RunRunning {
+			state = "running without a driver"
+		}
+		return cli.Failf("run %s is not running (%s): nothing to pause", id, state)
+	}
+	r := &recorder.Recorder{St: st, Log: env.Log}
+	if _, err := r.SetStatus(id, record.RunPaused, "paused by scripts/loop pause"); err != nil {
+		return cli.Failf("%v", err)
+	}
+	env.Log.Info(fmt.Sprintf("run %s: the driver stops after its current step; 'scripts/loop resume %s' continues", id, id))
+	_, err = fmt.Fprintln(env.Stdout, record.RunPaused)
+	return err
+}
+
+// waitLock takes a lock, trying every 50 ms until timeout.
+func waitLock(path string, timeout time.Duration) (*store.Lock, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		l, err := store.LockFile(path, true, false)
+		if err == nil || !errors.Is(err, store.ErrLocked) || time.Now().After(deadline) {
+			return l, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// processAlive: the process exists and is not a zombie.
+func processAlive(pid int) bool {
+	if unix.Kill(pid, 0) == unix.ESRCH {
+		return false
+	}
+	return !zombie(pid)
+}
+
+// stopLeft kills the process groups a crashed loop-step or loop-validate of
+// the run left behind (their spool entries name the group), then removes
+// the entries whose writer is gone: nothing will record them.
+func stopLeft(env *cli.Env, st *store.Store, id string) {
+	metas, _ := filepath.Glob(filepath.Join(st.SpoolDir(), "*.json"))
+	for _, f := range metas {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var m store.SpoolMeta
+		if json.Unmarshal(data, &m) != nil || m.RunID != id {
+			continue
+		}
+		// The caller holds the run's driver lock: no driver of the run is
+		// alive, so any group still named here was left behind.
+		if m.PGID > 1 && unix.Kill(-m.PGID, 0) == nil {
+			env.Log.Info(fmt.Sprintf("stopping process group %d left behind by run %s", m.PGID, id))
+			unix.Kill(-m.PGID, unix.SIGKILL)
+		}
+		if m.PID > 0 && processAlive(m.PID) {
+			continue // its writer may still record it
+		}
+		base := strings.TrimSuffix(f, ".json")
+		left, _ := filepath.Glob(base + ".*")
+		for _, p := range left {
+			os.RemoveAll(p) // streams, and a step's base objects (a directory)
+		}
+	}
+	// temporary files of a spool meta whose writer was killed mid-rename
+	tmps, _ := filepath.Glob(filepath.Join(st.SpoolDir(), ".*.tmp-*"))
+	for _, f := range tmps {
+		parts := strings.Split(filepath.Base(f), "-")
+		if len(parts) < 2 {
+			continue
+		}
+		if pid, err := strconv.Atoi(parts[1]); err == nil && pid > 0 && !processAlive(pid) {
+			os.Remove(f)
+		}
+	}
+}

@@ -1,0 +1,271 @@
+package loopdrive
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/drivesettings"
+	"github.com/loopkit/loopkit/internal/nextaction"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// ExitBusy is the status for a run another driver holds.
+const ExitBusy = 75
+
+// holder is a driver's hold on a run: the driver lock, the shared live
+// lock and a concurrency slot, all kept by this process so that the
+// driver's children never inherit a lock descriptor.
+type holder struct {
+	env   *cli.Env
+	st    *store.Store
+	rec   *recorder.Recorder
+	locks []*store.Lock
+}
+
+// emit writes one NUL-terminated KEY=VALUE record for the driver and
+// flushes, since the driver waits for it.
+func (h *holder) emit(k, v string) {
+	fmt.Fprintf(h.env.Stdout, "%s=%s\x00", k, v)
+	h.env.Stdout.Flush()
+}
+
+// fail reports err and tells the driver which status to exit with.
+func (h *holder) fail(err error) error {
+	h.emit("exit", fmt.Sprint(cli.Code(err)))
+	return err
+}
+
+func hold(env *cli.Env, st *store.Store, opts *Options, agent []string) error {
+	h := &holder{env: env, st: st, rec: &recorder.Recorder{St: st, Log: env.Log}}
+	defer func() {
+		for _, l := range h.locks {
+			l.Unlock()
+		}
+	}()
+	var id string
+	var err error
+	if opts.New {
+		id, err = h.create(opts, agent)
+	} else {
+		id, err = h.resume(opts)
+	}
+	if err != nil || id == "" {
+		if err != nil {
+			return h.fail(err)
+		}
+		return nil
+	}
+	h.emit("run", id)
+	if err := h.slot(opts.MaxConcurrency); err != nil {
+		return h.fail(err)
+	}
+	run, err := h.rec.Update(id, func(run *record.Run) error {
+		pid := os.Getppid()
+		run.PID = &pid
+		if pgid, err := unix.Getpgid(pid); err == nil {
+			run.PGID = &pgid
+		}
+		return nil
+	})
+	if err != nil {
+		return h.fail(cli.Failf("%v", err))
+	}
+	h.emitSettings(run)
+	h.emit("ready", "1")
+	h.wait()
+	return nil
+}
+
+// create checks the settings and creates the run with its driver lock
+// taken before the run directory appears.
+func (h *holder) create(opts *Options, agent []string) (string, error) {
+	set, err := parseSettings(opts.Setting)
+	if err != nil {
+		return "", cli.Usagef("%v", err)
+	}
+	if err := drivesettings.Validate(set, agent); err != nil {
+		return "", cli.Usagef("%v", err)
+	}
+	set[drivesettings.AgentKey] = drivesettings.EncodeAgent(agent)
+	id := opts.Run
+	if id == "" {
+		id = store.NewRunID(opts.Name, time.Now())
+	}
+	name := opts.Name
+	if name == "" {
+		name = id
+	}
+	run := store.NewRun(id, name, time.Now().UnixMilli())
+	run.WorkspaceRoot = set["dir"]
+	if top := store.GitTop(set["dir"]); top != "" {
+		run.WorkspaceRoot = top
+	}
+	run.Settings = set
+	err = h.st.CreateRunWith(run, func(dir string) error {
+		l, err := store.LockFile(filepath.Join(dir, store.DriverLock), true, false)
+		if err != nil {
+			return err
+		}
+		h.locks = append(h.locks, l)
+		return nil
+	})
+	if errors.Is(err, os.ErrExist) {
+		return "", cli.Failf("run %s already exists", id)
+	}
+	if err != nil {
+		return "", cli.Failf("%v", err)
+	}
+	return id, h.lockLive(id)
+}
+
+func (h *holder) lockLive(id string) error {
+	l, err := h.st.LockLive(id)
+	if err != nil {
+		return cli.Failf("run %s: %v", id, err)
+	}
+	h.locks = append(h.locks, l)
+	return nil
+}
+
+// resume takes an existing run's driver lock, or says who holds it. It
+// returns "" when there is nothing to drive (the run is completed).
+func (h *holder) resume(opts *Options) (string, error) {
+	id := opts.Run
+	if !h.st.RunExists(id) {
+		return "", cli.Usagef("no such run: %s (see 'scripts/loop list')", id)
+	}
+	if err := h.lockDriver(id); err != nil {
+		return "", err
+	}
+	// mend what a killed writer left, so the log's end is a commit
+	if err := h.rec.Repair(id); err != nil {
+		return "", cli.Failf("%v", err)
+	}
+	run, err := h.st.ReadRun(id)
+	if err != nil {
+		return "", cli.Failf("%v", err)
+	}
+	n := run.Iteration // after the repair above: the last committed one
+	if run.Status == record.RunCompleted {
+		h.emit("status", record.RunCompleted)
+		h.emit("exit", "0")
+		return "", nil
+	}
+	switch {
+	case opts.MaxIterations > 0 && opts.MaxIterations <= n:
+		return "", cli.Usagef("run %s has run %d iterations: --max-iterations must be more than that", id, n)
+	case opts.MaxIterations == 0 && run.Status == record.RunStuck:
+		return "", &cli.ExitError{Code: cli.ExitUsage,
+			Err:  fmt.Errorf("run %s is stuck after %d iterations: resuming needs more", id, n),
+			Hint: fmt.Sprintf("scripts/loop resume %s --max-iterations %d", id, n+nextaction.DefaultMaxIterations)}
+	}
+	stopLeft(h.env, h.st, id)
+	if err := h.lockLive(id); err != nil {
+		return "", err
+	}
+	msg := fmt.Sprintf("resumed after iteration %d (was %s)", n, run.Status)
+	_, err = h.rec.Update(id, func(run *record.Run) error {
+		if opts.MaxIterations > 0 {
+			run.Settings[nextaction.KeyMaxIterations] = fmt.Sprint(opts.MaxIterations)
+			msg += fmt.Sprintf(", max_iterations %d", opts.MaxIterations)
+		}
+		run.Settings[nextaction.KeyResumedAfter] = fmt.Sprint(n)
+		run.Status = record.RunRunning
+		return h.rec.AppendEvent(record.Event{TS: time.Now().UnixMilli(), RunID: id, Type: record.EventRunResumed, Status: record.RunRunning, Message: msg})
+	})
+	if err != nil {
+		return "", cli.Failf("%v", err)
+	}
+	h.env.Log.Info(fmt.Sprintf("resuming run %s after iteration %d", id, n))
+	return id, nil
+}
+
+// lockDriver takes the run's driver lock without waiting. A lock held by a
+// driver that is already dead (its holder about to notice) is waited for
+// briefly; a live driver makes the run busy.
+func (h *holder) lockDriver(id string) error {
+	path := h.st.RunPath(id, store.DriverLock)
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		l, err := store.LockFile(path, true, false)
+		if err == nil {
+			h.locks = append(h.locks, l)
+			return nil
+		}
+		if !errors.Is(err, store.ErrLocked) {
+			return cli.Failf("run %s: %v", id, err)
+		}
+		pid := driverPID(h.st, id)
+		if pid > 0 && processAlive(pid) || time.Now().After(deadline) {
+			who := "another driver"
+			if pid > 0 {
+				who = fmt.Sprintf("the driver with pid %d", pid)
+			}
+			return &cli.ExitError{Code: ExitBusy,
+				Err:  fmt.Errorf("run %s is busy: %s is driving it", id, who),
+				Hint: fmt.Sprintf("stop it first with 'scripts/loop cancel %s' or 'scripts/loop pause %s'", id, id)}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func driverPID(st *store.Store, id string) int {
+	run, err := st.ReadRun(id)
+	if err != nil || run.PID == nil {
+		return 0
+	}
+	return *run.PID
+}
+
+// emitSettings prints the run's settings as set.KEY=VALUE records and the
+// agent's argv as one agent=ARG record per argument: values may hold any
+// byte but NUL, so the driver needs neither eval nor base64.
+func (h *holder) emitSettings(run *record.Run) {
+	keys := make([]string, 0, len(run.Settings))
+	for k := range run.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k == drivesettings.AgentKey {
+			continue
+		}
+		h.emit("set."+k, run.Settings[k])
+	}
+	if argv, err := drivesettings.DecodeAgent(run.Settings[drivesettings.AgentKey]); err == nil {
+		for _, a := range argv {
+			h.emit("agent", a)
+		}
+	}
+}
+
+// wait keeps the locks until the driver exits or sends SIGUSR1. Signals a
+// terminal sends to the whole foreground group are the driver's to handle:
+// the lock must outlive the driver's own cleanup.
+func (h *holder) wait() {
+	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGPIPE, syscall.SIGQUIT)
+	release := make(chan os.Signal, 1)
+	signal.Notify(release, syscall.SIGUSR1)
+	parent := os.Getppid()
+	dieWithParent()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for os.Getppid() == parent {
+		select {
+		case <-release:
+			return
+		case <-tick.C:
+		}
+	}
+}

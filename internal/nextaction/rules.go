@@ -1,0 +1,215 @@
+package nextaction
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// Rule is one reason to act. Decide returns ok=false when the rule has
+// nothing to say, and the next rule is asked.
+type Rule struct {
+	Name   string
+	Decide func(in *Input) (Action, bool)
+}
+
+// Rules are the driver's rules in the order they are asked. A feature adds
+// its rule where it belongs in this list (a wait before the stop rules, a
+// rewrite before running out of iterations).
+var Rules = []Rule{
+	{"not-running", notRunning},
+	{"agent-cannot-run", agentCannotRun},
+	{"completed", completed},
+	{"agent-failing", agentFailing},
+	{"over-budget", overBudget},
+	{"out-of-iterations", outOfIterations},
+}
+
+// Decide asks the rules in order; when none acts, the next iteration runs.
+func Decide(in *Input, rules []Rule) Action {
+	for _, r := range rules {
+		if a, ok := r.Decide(in); ok {
+			if a.Rule == "" {
+				a.Rule = r.Name
+			}
+			return a
+		}
+	}
+	return Action{Kind: Iterate, Iteration: in.LastNumber() + 1, Prompt: in.Prompt(), Rule: "next"}
+}
+
+// StopExit is the driver's exit status for a run that ended with status.
+func StopExit(status string) int {
+	switch status {
+	case record.RunCompleted:
+		return ExitCompleted
+	case record.RunStuck:
+		return ExitStuck
+	case record.RunPaused:
+		return ExitBusy
+	case record.RunCanceled:
+		return 130 // as after Ctrl-C; a driver that caught the signal uses its own
+	}
+	return ExitFailed
+}
+
+func stop(status, reason string) Action {
+	return Action{Kind: Stop, Status: status, Reason: reason, Exit: StopExit(status)}
+}
+
+// notRunning: someone else ended or paused the run (cancel of a dead
+// driver, pause): the driver stops without writing.
+func notRunning(in *Input) (Action, bool) {
+	if in.Run.Status == record.RunRunning {
+		return Action{}, false
+	}
+	reason := "run is " + in.Run.Status
+	if in.Run.LastError != nil && *in.Run.LastError != "" {
+		reason += ": " + *in.Run.LastError
+	}
+	return stop(in.Run.Status, reason), true
+}
+
+// agentCannotRun: the agent could not start (126/127) or said it may not
+// work (not logged in, no permission): no further iteration can help.
+func agentCannotRun(in *Input) (Action, bool) {
+	since := in.SinceResume()
+	if len(since) == 0 {
+		return Action{}, false
+	}
+	ag := since[len(since)-1].Agent
+	if ag == nil {
+		return Action{}, false
+	}
+	kind := deref(ag.ErrorKind)
+	code := -1
+	if ag.ExitCode != nil {
+		code = *ag.ExitCode
+	}
+	switch {
+	case kind == record.ErrorKindNotFound || code == 126 || code == 127:
+		why := deref(ag.Error)
+		if why == "" {
+			why = fmt.Sprintf("exit status %d", code)
+		}
+		return stop(record.RunFailed, "agent could not start: "+why), true
+	case kind == record.ErrorKindAuthentication || kind == record.ErrorKindPermission:
+		why := deref(ag.Error)
+		if why == "" {
+			why = kind + " error"
+		}
+		return stop(record.RunFailed, "agent cannot work: "+why), true
+	}
+	return Action{}, false
+}
+
+// completed: the last iteration's validation passed (and the agent said it
+// was done, when that is required).
+func completed(in *Input) (Action, bool) {
+	it := in.Last()
+	if it == nil || it.Status != record.StatusPass {
+		return Action{}, false
+	}
+	if in.Flag(KeyRequireCompletion) && (it.Agent == nil || !it.Agent.Completed) {
+		return Action{}, false
+	}
+	return stop(record.RunCompleted, ""), true
+}
+
+// AgentFailed reports whether an iteration's agent step failed as a
+// process: it did not run, exited non-zero or timed out, and made no tool
+// call. A failing test after real work is not an agent failure.
+func AgentFailed(it *record.IterationLog) bool {
+	ag := it.Agent
+	if ag == nil {
+		return true
+	}
+	if len(it.ToolCalls) > 0 {
+		return false
+	}
+	return ag.TimedOut || ag.ExitCode == nil || *ag.ExitCode != 0 || ag.ErrorKind != nil
+}
+
+// agentFailing: the agent failed max_agent_failures times in a row since
+// the latest resume; rate-limited attempts are skipped, neither counted nor
+// breaking the streak.
+func agentFailing(in *Input) (Action, bool) {
+	limit := in.Int(KeyMaxAgentFailures, DefaultMaxAgentFailures)
+	if limit <= 0 {
+		return Action{}, false
+	}
+	since := in.SinceResume()
+	n := 0
+	var last *record.IterationLog
+	for i := len(since) - 1; i >= 0 && n < limit; i-- {
+		it := since[i]
+		if it.Agent != nil && it.Agent.RateLimited {
+			continue
+		}
+		if !AgentFailed(it) {
+			break
+		}
+		if last == nil {
+			last = it
+		}
+		n++
+	}
+	if n < limit {
+		return Action{}, false
+	}
+	return stop(record.RunFailed, fmt.Sprintf("agent failed %d times in a row: %s", n, AgentError(last))), true
+}
+
+// AgentError describes what went wrong with an iteration's agent step.
+func AgentError(it *record.IterationLog) string {
+	ag := it.Agent
+	switch {
+	case ag == nil:
+		return "no agent step was recorded"
+	case ag.Error != nil && *ag.Error != "":
+		return *ag.Error
+	case ag.TimedOut:
+		return fmt.Sprintf("timed out after %.1fs", float64(ag.DurationMs)/1000)
+	case ag.ExitCode == nil:
+		return "did not exit by itself"
+	}
+	return fmt.Sprintf("exit status %d", *ag.ExitCode)
+}
+
+// overBudget: the run's spend passed --max-cost or --max-tokens. Tokens
+// are input plus output: cache reads and writes are not counted.
+func overBudget(in *Input) (Action, bool) {
+	r := in.Run
+	if limit, ok := in.Float(KeyMaxCost); ok && r.TotalCostUSD != nil && *r.TotalCostUSD > limit {
+		return stop(record.RunFailed, fmt.Sprintf("cost cap reached: $%s spent, cap $%s",
+			strconv.FormatFloat(*r.TotalCostUSD, 'f', -1, 64), in.Setting(KeyMaxCost))), true
+	}
+	if limit := in.Int(KeyMaxTokens, 0); limit > 0 {
+		if used := r.TotalInputTokens + r.TotalOutputTokens; used > int64(limit) {
+			return stop(record.RunFailed, fmt.Sprintf("token cap reached: %d tokens used, cap %d", used, limit)), true
+		}
+	}
+	return Action{}, false
+}
+
+// outOfIterations: max_iterations ran without success.
+func outOfIterations(in *Input) (Action, bool) {
+	max := in.Int(KeyMaxIterations, DefaultMaxIterations)
+	if in.LastNumber() < max {
+		return Action{}, false
+	}
+	a := stop(record.RunStuck, fmt.Sprintf("no success after %d iterations", in.LastNumber()))
+	if in.Flag(KeyStuckAgent) {
+		a.Extra = map[string]string{"ask_hypotheses": "1"}
+	}
+	return a, true
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return strings.TrimSpace(*s)
+}

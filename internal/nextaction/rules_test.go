@@ -1,0 +1,141 @@
+package nextaction
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// iter builds iteration n: validation status (pass/fail) and the agent's
+// exit code; tools says whether the agent made a tool call.
+func iter(n int, status string, agentExit int, tools bool) *record.IterationLog {
+	it := &record.IterationLog{Iteration: n, Status: status, Agent: &record.Agent{ExitCode: ptr(agentExit)}}
+	if status == record.StatusPass {
+		it.ExitCode = 0
+	} else {
+		it.ExitCode = 1
+	}
+	if tools {
+		it.ToolCalls = []record.ToolCall{{ToolName: "Edit"}}
+	}
+	return it
+}
+
+func with(it *record.IterationLog, f func(*record.IterationLog)) *record.IterationLog {
+	f(it)
+	return it
+}
+
+func TestDecide(t *testing.T) {
+	run := func(status string, settings map[string]string) *record.Run {
+		if settings == nil {
+			settings = map[string]string{}
+		}
+		settings[KeyPrompt] = "/p/TASK.md"
+		return &record.Run{Status: status, Settings: settings}
+	}
+	notLoggedIn := func(it *record.IterationLog) {
+		it.Agent.Error = ptr("Not logged in · Please run /login")
+		it.Agent.ErrorKind = ptr(record.ErrorKindAuthentication)
+	}
+	tests := []struct {
+		name   string
+		run    *record.Run
+		recent []*record.IterationLog
+		want   Action
+	}{
+		{"first iteration", run("running", nil), nil,
+			Action{Kind: Iterate, Iteration: 1, Prompt: "/p/TASK.md", Rule: "next"}},
+		{"after a failing one", run("running", nil), []*record.IterationLog{iter(1, "fail", 0, true)},
+			Action{Kind: Iterate, Iteration: 2, Prompt: "/p/TASK.md", Rule: "next"}},
+		{"rewritten prompt", run("running", map[string]string{KeyPromptCurrent: "/r/prompt.resume.1.md"}), nil,
+			Action{Kind: Iterate, Iteration: 1, Prompt: "/r/prompt.resume.1.md", Rule: "next"}},
+		{"passed", run("running", nil), []*record.IterationLog{iter(1, "fail", 0, true), iter(2, "pass", 0, true)},
+			Action{Kind: Stop, Status: "completed", Exit: 0, Rule: "completed"}},
+		{"passed without marker", run("running", map[string]string{KeyRequireCompletion: "1"}),
+			[]*record.IterationLog{iter(1, "pass", 0, true)},
+			Action{Kind: Iterate, Iteration: 2, Prompt: "/p/TASK.md", Rule: "next"}},
+		{"passed with marker", run("running", map[string]string{KeyRequireCompletion: "1"}),
+			[]*record.IterationLog{with(iter(1, "pass", 0, true), func(it *record.IterationLog) { it.Agent.Completed = true })},
+			Action{Kind: Stop, Status: "completed", Exit: 0, Rule: "completed"}},
+		{"canceled from outside", run("canceled", nil), nil,
+			Action{Kind: Stop, Status: "canceled", Exit: 130, Reason: "run is canceled", Rule: "not-running"}},
+		{"paused", run("paused", nil), []*record.IterationLog{iter(1, "fail", 0, true)},
+			Action{Kind: Stop, Status: "paused", Exit: 75, Reason: "run is paused", Rule: "not-running"}},
+		{"command not found beats a passing test", run("running", nil),
+			[]*record.IterationLog{with(iter(1, "pass", 127, false), func(it *record.IterationLog) {
+				it.Agent.ExitCode = ptr(-1)
+				it.Agent.Error = ptr("command not found: claud")
+				it.Agent.ErrorKind = ptr(record.ErrorKindNotFound)
+			})},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "agent could not start: command not found: claud", Rule: "agent-cannot-run"}},
+		{"exit 127 without error text", run("running", nil), []*record.IterationLog{iter(1, "fail", 127, false)},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "agent could not start: exit status 127", Rule: "agent-cannot-run"}},
+		{"not logged in", run("running", nil), []*record.IterationLog{with(iter(1, "fail", 1, false), notLoggedIn)},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "agent cannot work: Not logged in · Please run /login", Rule: "agent-cannot-run"}},
+		{"not logged in before the resume", run("running", map[string]string{KeyResumedAfter: "1"}),
+			[]*record.IterationLog{with(iter(1, "fail", 1, false), notLoggedIn)},
+			Action{Kind: Iterate, Iteration: 2, Prompt: "/p/TASK.md", Rule: "next"}},
+		{"agent exits 1 three times", run("running", nil),
+			[]*record.IterationLog{iter(1, "fail", 1, false), iter(2, "fail", 1, false), iter(3, "fail", 1, false)},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "agent failed 3 times in a row: exit status 1", Rule: "agent-failing"}},
+		{"two failures are not yet three", run("running", nil),
+			[]*record.IterationLog{iter(1, "fail", 0, true), iter(2, "fail", 1, false), iter(3, "fail", 1, false)},
+			Action{Kind: Iterate, Iteration: 4, Prompt: "/p/TASK.md", Rule: "next"}},
+		{"rate-limited attempts do not count", run("running", map[string]string{KeyMaxAgentFailures: "2"}),
+			[]*record.IterationLog{iter(1, "fail", 1, false), with(iter(2, "fail", 1, false), func(it *record.IterationLog) { it.Agent.RateLimited = true })},
+			Action{Kind: Iterate, Iteration: 3, Prompt: "/p/TASK.md", Rule: "next"}},
+		{"failures with tool calls are work", run("running", map[string]string{KeyMaxAgentFailures: "1"}),
+			[]*record.IterationLog{iter(1, "fail", 1, true)},
+			Action{Kind: Iterate, Iteration: 2, Prompt: "/p/TASK.md", Rule: "next"}},
+		{"timeouts count", run("running", map[string]string{KeyMaxAgentFailures: "1"}),
+			[]*record.IterationLog{with(iter(1, "fail", 0, false), func(it *record.IterationLog) {
+				it.Agent.ExitCode, it.Agent.TimedOut, it.Agent.DurationMs = nil, true, 2500
+			})},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "agent failed 1 times in a row: timed out after 2.5s", Rule: "agent-failing"}},
+		{"over the cost cap", &record.Run{Status: "running", TotalCostUSD: ptr(1.25), Settings: map[string]string{KeyMaxCost: "1"}},
+			[]*record.IterationLog{iter(1, "fail", 0, true)},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "cost cap reached: $1.25 spent, cap $1", Rule: "over-budget"}},
+		{"over the token cap", &record.Run{Status: "running", TotalInputTokens: 600, TotalOutputTokens: 500, Settings: map[string]string{KeyMaxTokens: "1000"}},
+			[]*record.IterationLog{iter(1, "fail", 0, true)},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "token cap reached: 1100 tokens used, cap 1000", Rule: "over-budget"}},
+		{"unknown cost never stops", &record.Run{Status: "running", Settings: map[string]string{KeyMaxCost: "0.01"}},
+			[]*record.IterationLog{iter(1, "fail", 0, true)},
+			Action{Kind: Iterate, Iteration: 2, Rule: "next"}},
+		{"out of iterations", run("running", map[string]string{KeyMaxIterations: "2"}),
+			[]*record.IterationLog{iter(1, "fail", 0, true), iter(2, "fail", 0, true)},
+			Action{Kind: Stop, Status: "stuck", Exit: 1, Reason: "no success after 2 iterations", Rule: "out-of-iterations"}},
+		{"stuck agent asked", run("running", map[string]string{KeyMaxIterations: "1", KeyStuckAgent: "1"}),
+			[]*record.IterationLog{iter(1, "fail", 0, true)},
+			Action{Kind: Stop, Status: "stuck", Exit: 1, Reason: "no success after 1 iterations", Rule: "out-of-iterations", Extra: map[string]string{"ask_hypotheses": "1"}}},
+		{"resumed with more iterations", run("running", map[string]string{KeyMaxIterations: "4", KeyResumedAfter: "2"}),
+			[]*record.IterationLog{iter(1, "fail", 0, true), iter(2, "fail", 0, true)},
+			Action{Kind: Iterate, Iteration: 3, Prompt: "/p/TASK.md", Rule: "next"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Decide(&Input{Run: tt.run, Recent: tt.recent}, Rules)
+			var g, w bytes.Buffer
+			got.Write(&g)
+			tt.want.Write(&w)
+			if g.String() != w.String() {
+				t.Errorf("got\n%s\nwant\n%s", g.String(), w.String())
+			}
+		})
+	}
+}
+
+func TestWrite(t *testing.T) {
+	var b bytes.Buffer
+	a := Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "line one\nline two", Rule: "x", Extra: map[string]string{"b": "2", "a": "1"}}
+	if err := a.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "action=stop\nstatus=failed\nexit=3\nreason=line one line two\nrule=x\na=1\nb=2\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
