@@ -52,7 +52,14 @@ func (r *Recorder) writeStuckReport(run *record.Run) error {
 	}
 	task := readHead(run.Settings["prompt"], maxTaskBytes)
 	doc := report.Stuck(run, task, c)
-	return store.WriteFileAtomic(r.St.RunPath(run.RunID, store.StuckFile), []byte(doc), store.FileMode)
+	// what a person (or an earlier stuck agent) wrote survives the rewrite
+	path := r.St.RunPath(run.RunID, store.StuckFile)
+	if old, err := os.ReadFile(path); err == nil {
+		if kept := report.WrittenHypotheses(string(old)); kept != "" {
+			doc, _ = report.ReplaceSection(doc, "Hypotheses", kept)
+		}
+	}
+	return store.WriteFileAtomic(path, []byte(doc), store.FileMode)
 }
 
 // Snapshot writes context/context_NNN.md for a milestone and points
@@ -118,8 +125,12 @@ func pointLatest(dir, name string) error {
 	return store.SyncDir(dir)
 }
 
-// FillHypotheses puts text (a follow-up agent's answer) into the Hypotheses
-// section of the run's stuck.md, replacing what stood there.
+// StuckAgentHeading introduces the stuck agent's hypotheses in stuck.md.
+const StuckAgentHeading = "### From the stuck agent"
+
+// FillHypotheses adds text (a follow-up agent's answer) to the Hypotheses
+// section of the run's stuck.md under a sub-heading of its own: what a
+// person wrote there stays, the placeholder goes.
 func (r *Recorder) FillHypotheses(id, text string) error {
 	_, err := r.Update(id, func(run *record.Run) error {
 		path := r.St.RunPath(id, store.StuckFile)
@@ -127,7 +138,11 @@ func (r *Recorder) FillHypotheses(id, text string) error {
 		if err != nil {
 			return fmt.Errorf("no stuck report to fill in: %w", err)
 		}
-		out, ok := report.ReplaceSection(string(doc), "Hypotheses", strings.TrimSpace(text))
+		body := StuckAgentHeading + "\n\n" + strings.TrimSpace(text)
+		if kept := report.WrittenHypotheses(string(doc)); kept != "" {
+			body = kept + "\n\n" + body
+		}
+		out, ok := report.ReplaceSection(string(doc), "Hypotheses", body)
 		if !ok {
 			return fmt.Errorf("%s has no Hypotheses section", path)
 		}

@@ -117,6 +117,9 @@ func cell(s string) string {
 	return s
 }
 
+// HypothesesPlaceholder is the Hypotheses section of a fresh stuck report.
+const HypothesesPlaceholder = "_Left for a person or a follow-up agent step (`scripts/loop run --stuck-agent`): what is the root cause, and what should the next attempt do differently?_\n\n1. \n2. \n3. \n"
+
 // Stuck renders the stuck report.
 func Stuck(run *record.Run, task string, c *Collector) string {
 	var b strings.Builder
@@ -132,8 +135,7 @@ func Stuck(run *record.Run, task string, c *Collector) string {
 	}
 	writeWatchdog(&b, run.Watchdog)
 	b.WriteString("\n## Hypotheses\n\n")
-	b.WriteString("_Left for a person or a follow-up agent step (`scripts/loop run --stuck-agent`): what is the root cause, and what should the next attempt do differently?_\n\n")
-	b.WriteString("1. \n2. \n3. \n")
+	b.WriteString(HypothesesPlaceholder)
 	b.WriteString("\n## Verification History\n\n| Run | Status | Primary Failure |\n|-----|--------|-----------------|\n")
 	for _, r := range c.Rows {
 		fmt.Fprintf(&b, "| iteration %d | %s | %s |\n", r.Iteration, r.Status, r.PrimaryFailure)
@@ -221,4 +223,35 @@ func ReplaceSection(doc, name, body string) (string, bool) {
 		end = from + next + 1
 	}
 	return doc[:from] + "\n" + body + "\n\n" + doc[end:], true
+}
+
+// Section returns the body of the "## name" section, "" when absent.
+func Section(doc, name string) string {
+	head := "## " + name + "\n"
+	start := strings.Index(doc, head)
+	if start < 0 {
+		return ""
+	}
+	body := doc[start+len(head):]
+	if next := strings.Index(body, "\n## "); next >= 0 {
+		body = body[:next+1]
+	}
+	return body
+}
+
+var emptyItem = regexp.MustCompile(`^[0-9]+\.$`)
+
+// WrittenHypotheses is what someone wrote in a stuck report's Hypotheses
+// section: the placeholder's prompt and empty numbered lines left out, ""
+// when nothing was written.
+func WrittenHypotheses(doc string) string {
+	var keep []string
+	for _, line := range strings.Split(Section(doc, "Hypotheses"), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "_Left for a person") || emptyItem.MatchString(t) {
+			continue
+		}
+		keep = append(keep, line)
+	}
+	return strings.TrimSpace(strings.Join(keep, "\n"))
 }

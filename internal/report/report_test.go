@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/record"
@@ -24,5 +25,19 @@ func TestPrimaryFailure(t *testing.T) {
 		if got := PrimaryFailure(&c.it); got != c.want {
 			t.Errorf("PrimaryFailure(%q/%q) = %q, want %q", c.it.Stdout, c.it.Stderr, got, c.want)
 		}
+	}
+}
+
+func TestWrittenHypotheses(t *testing.T) {
+	fresh := "# Stuck Report\n\n## Hypotheses\n\n" + HypothesesPlaceholder + "\n## Verification History\n\n| x |\n"
+	if got := WrittenHypotheses(fresh); got != "" {
+		t.Errorf("fresh report: got %q", got)
+	}
+	edited := strings.Replace(fresh, "1. \n", "1. The fixture file is stale: regenerate it.\n", 1)
+	if got := WrittenHypotheses(edited); got != "1. The fixture file is stale: regenerate it." {
+		t.Errorf("edited report: got %q", got)
+	}
+	if got := WrittenHypotheses("# no section\n"); got != "" {
+		t.Errorf("no section: got %q", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/loopkit/loopkit/internal/nextaction"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/report"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -181,6 +183,12 @@ func (h *holder) resume(opts *Options) (string, error) {
 			msg += fmt.Sprintf(", max_iterations %d", opts.MaxIterations)
 		}
 		run.Settings[nextaction.KeyResumedAfter] = fmt.Sprint(n)
+		if p, err := h.promptWithHypotheses(run, n); err != nil {
+			return err
+		} else if p != "" {
+			run.Settings[nextaction.KeyPromptCurrent] = p
+			msg += ", with the stuck report's hypotheses in the prompt"
+		}
 		run.Status = record.RunRunning
 		return h.rec.AppendEvent(record.Event{TS: time.Now().UnixMilli(), RunID: id, Type: record.EventRunResumed, Status: record.RunRunning, Message: msg})
 	})
@@ -268,4 +276,26 @@ func (h *holder) wait() {
 		case <-tick.C:
 		}
 	}
+}
+
+// promptWithHypotheses writes prompt.resume.N.md, the task template
+// followed by what was written in stuck.md's Hypotheses section, and
+// returns its path; "" when nothing was written there.
+func (h *holder) promptWithHypotheses(run *record.Run, n int) (string, error) {
+	doc, err := os.ReadFile(h.st.RunPath(run.RunID, store.StuckFile))
+	if err != nil {
+		return "", nil
+	}
+	written := report.WrittenHypotheses(string(doc))
+	if written == "" {
+		return "", nil
+	}
+	task, err := os.ReadFile(run.Settings[nextaction.KeyPrompt])
+	if err != nil {
+		return "", fmt.Errorf("task prompt: %w", err)
+	}
+	text := strings.TrimRight(string(task), "\n") + "\n\n## Hypotheses from the stuck report\n\n" +
+		"The loop was stuck before; this is what was concluded about why. Use it.\n\n" + written + "\n"
+	path := h.st.RunPath(run.RunID, fmt.Sprintf("prompt.resume.%d.md", n))
+	return path, store.WriteFileAtomic(path, []byte(text), store.FileMode)
 }
