@@ -32,8 +32,10 @@ test: build lint
 	$(GO) test -count=1 -timeout 15m ./...
 
 install: build tui export
-	@mkdir -p $(PREFIX)/bin
+	@mkdir -p $(PREFIX)/bin $(PREFIX)/share/loopkit/loop.d
 	install -m 0755 $(addprefix $(BIN)/,$(CMDS) loop-tui loop-export) $(PREFIX)/bin/
+	install -m 0644 scripts/loop.d/*.sh $(PREFIX)/share/loopkit/loop.d/
+	install -m 0755 scripts/loop $(PREFIX)/bin/loop
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -23,8 +23,11 @@ type History struct {
 // Collector gathers history rows and the files modified across a run, one
 // IterationLog at a time, so a long log is never held in memory.
 type Collector struct {
-	Rows  []History
-	files map[string]bool
+	Rows []History
+	// AgentTrouble lists the iterations whose agent step failed as a process
+	// (exit code, timeout, the error it reported), one line each.
+	AgentTrouble []string
+	files        map[string]bool
 }
 
 // Add takes one iteration; dir is its folder in the store.
@@ -36,6 +39,34 @@ func (c *Collector) Add(it *record.IterationLog, dir string) {
 		c.files[f] = true
 	}
 	c.Rows = append(c.Rows, History{Iteration: it.Iteration, Status: strings.ToUpper(it.Status), PrimaryFailure: PrimaryFailure(it), Dir: dir})
+	if t := agentTrouble(it.Agent); t != "" {
+		c.AgentTrouble = append(c.AgentTrouble, fmt.Sprintf("iteration %d: %s", it.Iteration, t))
+	}
+}
+
+// agentTrouble describes an agent step that did not end well, "" for one
+// that exited 0 with no error.
+func agentTrouble(ag *record.Agent) string {
+	if ag == nil {
+		return ""
+	}
+	var parts []string
+	switch {
+	case ag.TimedOut:
+		parts = append(parts, "timed out")
+	case ag.ExitCode == nil || *ag.ExitCode < 0:
+		parts = append(parts, "did not exit by itself")
+	case *ag.ExitCode != 0:
+		parts = append(parts, fmt.Sprintf("exit %d", *ag.ExitCode))
+	}
+	if ag.Error != nil && strings.TrimSpace(*ag.Error) != "" {
+		e := cell(*ag.Error)
+		if ag.ErrorKind != nil {
+			e += " (" + *ag.ErrorKind + ")"
+		}
+		parts = append(parts, e)
+	}
+	return strings.Join(parts, " — ")
 }
 
 // Files lists every path changed in any iteration, sorted.
@@ -139,6 +170,10 @@ func Stuck(run *record.Run, task string, c *Collector) string {
 	b.WriteString("\n## Verification History\n\n| Run | Status | Primary Failure |\n|-----|--------|-----------------|\n")
 	for _, r := range c.Rows {
 		fmt.Fprintf(&b, "| iteration %d | %s | %s |\n", r.Iteration, r.Status, r.PrimaryFailure)
+	}
+	if len(c.AgentTrouble) > 0 {
+		b.WriteString("\n## Agent Failures\n\n")
+		writeList(&b, c.AgentTrouble)
 	}
 	b.WriteString("\n## Artifact References\n\n")
 	for _, r := range c.Rows {

@@ -49,7 +49,7 @@ func keySet(keys ...string) map[string]bool {
 var (
 	logKeys     = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure", "failures")
 	verboseKeys = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure", "failures",
-		"tool_calls", "llm_input_tokens", "llm_output_tokens", "llm_cache_read_tokens", "llm_cache_creation_tokens", "cost_usd")
+		"tool_calls", "llm_input_tokens", "llm_output_tokens", "llm_cache_read_tokens", "llm_cache_creation_tokens", "cost_usd", "agent")
 )
 
 // Logs is the Logs view: one line per iteration,
@@ -127,6 +127,11 @@ func SignalsByIteration(run *record.Run) map[int][]record.Signal {
 }
 
 func (v *Logs) details(it *record.IterationLog) error {
+	if line := agentLine(it.Agent); line != "" {
+		if _, err := fmt.Fprintln(v.W, "    "+v.Style.paint(agentColor(it.Agent), line)); err != nil {
+			return err
+		}
+	}
 	// An iteration no agent reported anything for (a CI stage, a
 	// validation-only loop) has no tokens line: a row of dashes says nothing.
 	if it.LLMInputTokens != nil || it.LLMOutputTokens != nil || it.LLMCacheReadTokens != nil ||
@@ -169,4 +174,38 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// agentLine says how the agent step ended: exit code, timeout, and the
+// error it reported with its kind ("" when no step was recorded).
+func agentLine(ag *record.Agent) string {
+	if ag == nil {
+		return ""
+	}
+	line := "agent: "
+	switch {
+	case ag.TimedOut:
+		line += "timed out"
+	case ag.ExitCode == nil || *ag.ExitCode < 0:
+		line += "did not exit by itself"
+	default:
+		line += fmt.Sprintf("exit %d", *ag.ExitCode)
+	}
+	if ag.Error != nil && *ag.Error != "" {
+		line += " — " + Escape(*ag.Error, false)
+	}
+	if ag.ErrorKind != nil && *ag.ErrorKind != "" {
+		line += " (" + *ag.ErrorKind + ")"
+	}
+	if ag.RateLimited {
+		line += " — rate limited"
+	}
+	return line
+}
+
+func agentColor(ag *record.Agent) string {
+	if ag.TimedOut || ag.ErrorKind != nil || ag.ExitCode == nil || *ag.ExitCode != 0 {
+		return red
+	}
+	return ""
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Crash injection for the driver: ROUNDS times, start scripts/loop on a fresh
-# demo workspace, SIGKILL its whole process group at a random moment, resume,
+# demo workspace, SIGKILL its whole process group at a random moment (every
+# third round SIGHUP, every third SIGTERM to the driver alone, which must
+# then exit 129/143 leaving no process of its group behind), resume,
 # and check the store: iterations 1..N each once, the run completed, every log
 # line parseable, no spool entry or tombstone left, no iteration folder
 # without its line. Run by testdata/script/loop_crash.txtar.
@@ -8,7 +10,7 @@ set -uo pipefail
 rounds=${1:-5}
 root=$LOOPKIT_ROOT
 fail() { echo "crash round $r: $*" >&2; exit 1; }
-killed=0
+killed=0 signaled=0
 for ((r = 1; r <= rounds; r++)); do
   ws="$PWD/crash-$r"
   mkdir -p "$ws" && cp -R "$root/testdata/demo/." "$ws/"
@@ -18,10 +20,20 @@ for ((r = 1; r <= rounds; r++)); do
   setsid bash -c 'echo $$ > "$1/pgid"; cd "$1" && exec "$2/scripts/loop" run --prompt TASK.md --validate "sh $2/testdata/loop/check.sh" --max-iterations 6 -- "$2/scripts/demo-agent" > run.out 2> run.err' _ "$ws" "$root" &
   bg=$!
   sleep "$delay"
+  sig=$(( r % 3 )) pgid=$(cat "$ws/pgid" 2>/dev/null)
   if kill -0 "$bg" 2>/dev/null; then
-    kill -9 -- "-$(cat "$ws/pgid")" 2>/dev/null && killed=$((killed + 1))
+    case $sig in
+      0) kill -9 -- "-$pgid" 2>/dev/null && killed=$((killed + 1)) ;;
+      1) kill -HUP "$pgid" 2>/dev/null && signaled=$((signaled + 1)) ;;
+      2) kill -TERM "$pgid" 2>/dev/null && signaled=$((signaled + 1)) ;;
+    esac
   fi
-  wait "$bg" 2>/dev/null
+  wait "$bg" 2>/dev/null; rc=$?
+  if [ "$sig" != 0 ]; then
+    case $rc in 0|129|143) ;; *) fail "driver exit $rc after signal $sig: $(cat "$ws/run.err")" ;; esac
+    for ((i = 0; i < 30; i++)); do kill -0 -- "-$pgid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 -- "-$pgid" 2>/dev/null && fail "processes of the driver's group left: $(ps -o pid=,args= -g "$pgid")"
+  fi
   run=$(find "$ws/.loop/runs" -mindepth 1 -maxdepth 1 ! -name '.*' -printf '%f\n' 2>/dev/null | head -n 1)
   if [ -z "$run" ]; then
     # killed before the run existed: the next clean removes a half-built one
@@ -55,4 +67,4 @@ for ((r = 1; r <= rounds; r++)); do
   grep -q '"status": "completed"' "$ws/.loop/runs/$run/run.json" || fail "run.json not completed"
   rm -rf "$ws"
 done
-echo "crash rounds: $rounds, driver groups killed: $killed, all resumed to completion"
+echo "crash rounds: $rounds, driver groups killed: $killed, drivers signaled: $signaled, all resumed to completion"
