@@ -27,6 +27,7 @@ const (
 // Reasons of a decision, in the order they are tried.
 const (
 	ReasonStuck      = "stuck"
+	ReasonPaused     = "paused" // someone means to resume it
 	ReasonActive     = "active"
 	ReasonUnreadable = "unreadable"
 	ReasonOlder      = "older-than-days"
@@ -82,6 +83,8 @@ func Decide(p Policy, now int64, runs []Summary) []Decision {
 		switch {
 		case s.Err == nil && s.Status == record.RunStuck && !s.Resolved:
 			d.Action, d.Reason = Exempt, ReasonStuck
+		case s.Err == nil && s.Status == record.RunPaused:
+			d.Action, d.Reason = Exempt, ReasonPaused
 		case s.Live:
 			d.Action, d.Reason = Exempt, ReasonActive
 		case s.Err != nil:

@@ -177,3 +177,10 @@ func TestDecideUnreadableHasNoAge(t *testing.T) {
 		t.Errorf("unreadable: %+v", d)
 	}
 }
+
+func TestDecidePausedIsExempt(t *testing.T) {
+	paused, old := run("paused", days(100)), run("old", days(100))
+	paused.Status = "paused"
+	got := sets(Decide(Policy{KeepLast: 1, KeepDays: 14}, now, []Summary{paused, old}))
+	check(t, got, map[string][]string{"exempt/paused": {"paused"}, "delete/older-than-days": {"old"}})
+}

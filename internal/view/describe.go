@@ -42,12 +42,13 @@ func RunPaths(st *store.Store, id string) Paths {
 }
 
 // DescribeJSON is run.json as stored (fields in their order, unknown ones
-// kept) with "paths" and "live" added: one line.
+// kept) with "paths", "live" and "interrupted" added: one line.
 func DescribeJSON(ri RunInfo, p Paths, live bool) ([]byte, error) {
 	extra, err := record.Marshal(struct {
-		Paths Paths `json:"paths"`
-		Live  bool  `json:"live"`
-	}{p, live})
+		Paths       Paths `json:"paths"`
+		Live        bool  `json:"live"`
+		Interrupted bool  `json:"interrupted"`
+	}{p, live, ri.Interrupted})
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +72,7 @@ func DescribeJSON(ri RunInfo, p Paths, live bool) ([]byte, error) {
 func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
 	r := ri.Run
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
-	status := Escape(StatusMark(r), false)
+	status := Escape(ri.StatusMark(), false)
 	if live {
 		status += " (live)"
 	}
@@ -86,7 +87,7 @@ func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
 	rows := [][2]string{
 		{"run", Escape(r.RunID, false)},
 		{"name", Escape(r.Name, false)},
-		{"status", style.paint(runColor(StatusMark(r)), status)},
+		{"status", style.paint(runColor(ri.StatusMark()), status)},
 		{"artifact", fmt.Sprintf("%s (%s)", artifact, Escape(orDash(r.ArtifactStatus), false))},
 		{"validation", Escape(orDash(r.ValidationCommand), false)},
 		{"workspace", Escape(orDash(r.WorkspaceRoot), false)},

@@ -102,7 +102,7 @@ func TestDescribeJSONKeepsRunJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"run_id":"r","future_field":[1],"status":"running","paths":{"run_dir":"/s/runs/r",`
-	if !strings.HasPrefix(string(out), want) || !strings.HasSuffix(string(out), `"iterations_dir":"/s/runs/r/iterations"},"live":true}`) {
+	if !strings.HasPrefix(string(out), want) || !strings.HasSuffix(string(out), `"iterations_dir":"/s/runs/r/iterations"},"live":true,"interrupted":false}`) {
 		t.Fatalf("describe json: %s", out)
 	}
 }

@@ -18,7 +18,15 @@ import (
 type RunInfo struct {
 	Run *record.Run
 	Raw []byte // run.json on one line
+	// Interrupted is derived, never stored: a driver started the run (it
+	// has an agent setting), the status is still running, and no driver
+	// holds the run's driver lock, which the kernel frees when the driver
+	// and its lock holder die. Runs written by plain pipelines never are.
+	Interrupted bool
 }
+
+// Interrupted is the status shown for an interrupted run.
+const Interrupted = "interrupted"
 
 // LoadRuns reads every run's run.json (never the iteration logs), newest
 // first by created_at. A run.json that cannot be read is reported to warn and
@@ -68,7 +76,12 @@ func LoadRun(st *store.Store, id string) (RunInfo, error) {
 	if r.RunID == "" {
 		r.RunID = id
 	}
-	return RunInfo{Run: r, Raw: buf.Bytes()}, nil
+	ri := RunInfo{Run: r, Raw: buf.Bytes()}
+	if r.Status == record.RunRunning && r.Settings["agent"] != "" {
+		held, err := store.ProbeLock(st.RunPath(id, store.DriverLock))
+		ri.Interrupted = err == nil && !held
+	}
+	return ri, nil
 }
 
 // Newest is the id of the most recently created run, "" when there is none.
@@ -89,6 +102,14 @@ func StatusMark(r *record.Run) string {
 	return r.Status
 }
 
+// StatusMark is StatusMark of the run, or "interrupted".
+func (ri RunInfo) StatusMark() string {
+	if ri.Interrupted {
+		return Interrupted
+	}
+	return StatusMark(ri.Run)
+}
+
 // Runs writes the runs list: id, name, status, iterations (passed/failed),
 // tokens in/out, total duration, cost, age. Aligned under a header on a
 // terminal (padded by visible width, so coloured statuses line up),
@@ -100,7 +121,7 @@ func Runs(w io.Writer, style Style, runs []RunInfo, now time.Time) error {
 	}
 	for _, ri := range runs {
 		r := ri.Run
-		status := StatusMark(r)
+		status := ri.StatusMark()
 		rows = append(rows, []string{
 			Escape(r.RunID, false), Escape(strings.TrimSpace(r.Name), false), style.paint(runColor(status), Escape(status, false)),
 			fmt.Sprintf("%d (%d/%d)", r.Iteration, r.Passed, r.Failed),
@@ -176,7 +197,7 @@ func runColor(status string) string {
 	switch status {
 	case record.RunCompleted:
 		return green
-	case "STUCK", record.RunFailed:
+	case "STUCK", record.RunFailed, Interrupted:
 		return red
 	case record.RunStuck, record.RunCanceled:
 		return yellow

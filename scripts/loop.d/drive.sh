@@ -33,9 +33,15 @@ trap_signals() {
 }
 
 # canceled records the run canceled by the caught signal and exits 128+n.
+# An agent step not yet in an iteration (interrupted, or finished before a
+# validation that was) is kept as an attempt: its transcript, tokens, cost.
 canceled() {
   FINISHING=1
   if [ -n "$RUN" ]; then
+    if [ -s "$TMP/step.json" ]; then
+      "$LK_RECORD" --run "$RUN" --attempt --kind interrupted <"$TMP/step.json" >/dev/null ||
+        log "the interrupted step of run $RUN was not recorded"
+    fi
     "$LK_RECORD" --run "$RUN" --status canceled --message "canceled by SIG$SIGNALED" >/dev/null ||
       log "could not mark run $RUN canceled"
     echo canceled 2>/dev/null
@@ -122,6 +128,7 @@ drive() {
 act_iterate() {
   local i=${A[iteration]} max=${S[max_iterations]:-10} rc out
   log "iteration $i/$max: agent"
+  rm -f "$TMP/step.json"
   run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --template "${A[prompt]}" --append-progress --excerpt failures --agent-summary \
     --phase implementation --timeout "${S[timeout]:-30m}" --retries "${S[retries]:-0}" \
     --retry-backoff "${S[retry_backoff]:-5s}" --completion-mode "${S[completion_mode]:-trailing}" \
@@ -133,6 +140,7 @@ act_iterate() {
   checked loop-validate $?
   cat "$TMP/step.json" "$TMP/validate.json" | "$LK_RECORD" --run "$RUN" --iteration "$i" >/dev/null
   checked loop-record $?
+  rm -f "$TMP/step.json" # in the iteration now
   # printed by the driver itself: a closed stdout (`| head`) is a SIGPIPE
   # here, while loop-view would end quietly
   out=$("$LK_VIEW" logs "$RUN" --last 1); rc=$?
@@ -172,6 +180,9 @@ ask_hypotheses() {
   run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "$LOOP_STORE/runs/$RUN/stuck.md" \
     --phase review --timeout "${S[timeout]:-30m}" --exit-zero -- "${AGENT[@]}" >"$TMP/stuck-step.json"
   FINISHING=1
+  # a call like any other: its tokens and cost count in the run's totals
+  "$LK_RECORD" --run "$RUN" --attempt --kind stuck_report <"$TMP/stuck-step.json" >/dev/null ||
+    log "the stuck agent's call was not recorded"
   [ -z "$SIGNALED" ] || exit "$SIGCODE"
   "$LK_RECORD" --run "$RUN" --hypotheses <"$TMP/stuck-step.json" >/dev/null || log "hypotheses not recorded"
 }
