@@ -75,14 +75,14 @@ func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.
 			StartedAt:   s.StartedAt,
 			EndedAt:     s.EndedAt,
 		}
+		it.TasksDone, it.TasksTotal = s.TasksDone, s.TasksTotal
+		it.PlanAdvancedOnFailure = it.Status != record.StatusPass && s.TasksDone != nil &&
+			s.TasksDoneBefore != nil && *s.TasksDone > *s.TasksDoneBefore
 		if s.ErrorKind == nil && s.Error != nil && s.ExitCode != nil && *s.ExitCode == -1 && !s.TimedOut && s.Signal == nil {
 			// no exit, no timeout, no signal: the command never started
 			kind := record.ErrorKindNotFound
 			it.Agent.ErrorKind = &kind
 		}
-		it.TasksDone, it.TasksTotal = s.TasksDone, s.TasksTotal
-		it.PlanAdvancedOnFailure = it.Status != record.StatusPass && s.TasksDone != nil &&
-			s.TasksDoneBefore != nil && *s.TasksDone > *s.TasksDoneBefore
 	}
 	return it
 }
