@@ -187,7 +187,7 @@ func overBudget(in *Input) (Action, bool) {
 			strconv.FormatFloat(*r.TotalCostUSD, 'f', -1, 64), in.Setting(KeyMaxCost))), true
 	}
 	if limit := in.Int(KeyMaxTokens, 0); limit > 0 {
-		if used := r.TotalInputTokens + r.TotalOutputTokens; used > int64(limit) {
+		if used := val(r.TotalInputTokens) + val(r.TotalOutputTokens); used > int64(limit) {
 			return stop(record.RunFailed, fmt.Sprintf("token cap reached: %d tokens used, cap %d", used, limit)), true
 		}
 	}
@@ -212,4 +212,11 @@ func deref(s *string) string {
 		return ""
 	}
 	return strings.TrimSpace(*s)
+}
+
+func val(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

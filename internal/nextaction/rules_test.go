@@ -99,7 +99,7 @@ func TestDecide(t *testing.T) {
 		{"over the cost cap", &record.Run{Status: "running", TotalCostUSD: ptr(1.25), Settings: map[string]string{KeyMaxCost: "1"}},
 			[]*record.IterationLog{iter(1, "fail", 0, true)},
 			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "cost cap reached: $1.25 spent, cap $1", Rule: "over-budget"}},
-		{"over the token cap", &record.Run{Status: "running", TotalInputTokens: 600, TotalOutputTokens: 500, Settings: map[string]string{KeyMaxTokens: "1000"}},
+		{"over the token cap", &record.Run{Status: "running", TotalInputTokens: ptr[int64](600), TotalOutputTokens: ptr[int64](500), Settings: map[string]string{KeyMaxTokens: "1000"}},
 			[]*record.IterationLog{iter(1, "fail", 0, true)},
 			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "token cap reached: 1100 tokens used, cap 1000", Rule: "over-budget"}},
 		{"unknown cost never stops", &record.Run{Status: "running", Settings: map[string]string{KeyMaxCost: "0.01"}},
