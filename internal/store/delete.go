@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loopkit/loopkit/internal/proc"
 )
 
 // TombPrefix starts the name a run directory is renamed to before removal.
@@ -187,5 +189,6 @@ func deadCreator(name string) bool {
 	if err != nil || pid <= 0 {
 		return false
 	}
-	return syscall.Kill(pid, 0) == syscall.ESRCH
+	// a zombie (killed, its parent gone, never reaped) holds nothing
+	return syscall.Kill(pid, 0) == syscall.ESRCH || proc.Zombie(pid)
 }

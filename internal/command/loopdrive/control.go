@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/store"
@@ -116,7 +117,7 @@ func processAlive(pid int) bool {
 	if unix.Kill(pid, 0) == unix.ESRCH {
 		return false
 	}
-	return !zombie(pid)
+	return !proc.Zombie(pid)
 }
 
 // stopLeft kills the process groups a crashed loop-step or loop-validate of

@@ -33,6 +33,8 @@ type holder struct {
 	st    *store.Store
 	rec   *recorder.Recorder
 	locks []*store.Lock
+	// parent is the driver's pid, read when this process started
+	parent int
 }
 
 // emit writes one NUL-terminated KEY=VALUE record for the driver and
@@ -49,7 +51,13 @@ func (h *holder) fail(err error) error {
 }
 
 func hold(env *cli.Env, st *store.Store, opts *Options, agent []string) error {
-	h := &holder{env: env, st: st, rec: &recorder.Recorder{St: st, Log: env.Log}}
+	// The driver is the parent we start with: die with it from the start,
+	// so a driver killed while this one waits for a slot leaves nothing.
+	h := &holder{env: env, st: st, rec: &recorder.Recorder{St: st, Log: env.Log}, parent: os.Getppid()}
+	dieWithParent()
+	if h.parent <= 1 {
+		return cli.Failf("the driver that started this is gone")
+	}
 	defer func() {
 		for _, l := range h.locks {
 			l.Unlock()
@@ -73,7 +81,7 @@ func hold(env *cli.Env, st *store.Store, opts *Options, agent []string) error {
 		return h.fail(err)
 	}
 	run, err := h.rec.Update(id, func(run *record.Run) error {
-		pid := os.Getppid()
+		pid := h.parent
 		run.PID = &pid
 		if pgid, err := unix.Getpgid(pid); err == nil {
 			run.PGID = &pgid
@@ -265,11 +273,9 @@ func (h *holder) wait() {
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGPIPE, syscall.SIGQUIT)
 	release := make(chan os.Signal, 1)
 	signal.Notify(release, syscall.SIGUSR1)
-	parent := os.Getppid()
-	dieWithParent()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	for os.Getppid() == parent {
+	for os.Getppid() == h.parent {
 		select {
 		case <-release:
 			return

@@ -41,6 +41,9 @@ func (h *holder) slot(max int) error {
 			h.env.Log.Info(fmt.Sprintf("waiting for a free slot: %d loops already running on this machine (max_concurrency=%d)", max, max))
 			waited = true
 		}
+		if os.Getppid() != h.parent {
+			return cli.Failf("the driver is gone")
+		}
 		time.Sleep(time.Second)
 	}
 }

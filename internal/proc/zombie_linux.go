@@ -1,4 +1,4 @@
-package loopdrive
+package proc
 
 import (
 	"bytes"
@@ -6,9 +6,9 @@ import (
 	"strconv"
 )
 
-// zombie: a killed process whose parent died may linger unreaped where
+// Zombie: a killed process whose parent died may linger unreaped where
 // PID 1 does not reap; it holds nothing and counts as gone.
-func zombie(pid int) bool {
+func Zombie(pid int) bool {
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return false
