@@ -44,10 +44,13 @@ func (h *holder) emit(k, v string) {
 	h.env.Stdout.Flush()
 }
 
-// fail reports err and tells the driver which status to exit with.
+// fail reports err, then tells the driver which status to exit with: in
+// that order, since this process dies with the driver.
 func (h *holder) fail(err error) error {
-	h.emit("exit", fmt.Sprint(cli.Code(err)))
-	return err
+	code := cli.Code(err)
+	h.env.Finish(err)
+	h.emit("exit", fmt.Sprint(code))
+	return cli.Silent(code)
 }
 
 func hold(env *cli.Env, st *store.Store, opts *Options, agent []string) error {
