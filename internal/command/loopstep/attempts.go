@@ -203,47 +203,32 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 			}
 		}
 	}
-	if s.spool == "" {
-		pr, pw := io.Pipe()
-		spec.StdoutTee = pw
-		type parsed struct {
-			res *agent.Result
-			err error
-		}
-		done := make(chan parsed, 1)
-		go func() {
-			res, err := agent.ParseOptions(pr, popts)
-			io.Copy(io.Discard, pr) // never block the agent on a parser that stopped
-			done <- parsed{res, err}
-		}()
-		res, err := proc.Run(spec)
-		pw.Close()
-		p := <-done
-		if err != nil {
-			return nil, nil, err
-		}
-		if p.err == nil {
-			p.res.ScanStderr(res.Stderr, time.Now())
-			s.applyUsageFile(usagePath, &p.res.Usage)
-		}
-		return res, p.res, p.err
+	// The parser reads stdout as it is written, in one pass beside the
+	// spooling: exactly the bytes the step counted, even if a stray writer
+	// appends to the spool file later.
+	pr, pw := io.Pipe()
+	spec.StdoutTee = pw
+	type parsed struct {
+		res *agent.Result
+		err error
 	}
+	done := make(chan parsed, 1)
+	go func() {
+		res, err := agent.ParseOptions(pr, popts)
+		io.Copy(io.Discard, pr) // never block the agent on a parser that stopped
+		done <- parsed{res, err}
+	}()
 	res, err := proc.Run(spec)
+	pw.Close()
+	p := <-done
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := os.Open(s.stdoutPath)
-	if err != nil {
-		return nil, nil, err
+	if p.err == nil {
+		p.res.ScanStderr(res.Stderr, time.Now())
+		s.applyUsageFile(usagePath, &p.res.Usage)
 	}
-	defer f.Close()
-	// Only the bytes the step counted: a stray writer may still append.
-	parsed, err := agent.ParseOptions(io.LimitReader(f, res.StdoutBytes), popts)
-	if err == nil {
-		parsed.ScanStderr(res.Stderr, time.Now())
-		s.applyUsageFile(usagePath, &parsed.Usage)
-	}
-	return res, parsed, err
+	return res, p.res, p.err
 }
 
 // usagePath is where the agent may write its usage: beside the spool
