@@ -18,7 +18,6 @@ import (
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/retention"
 	"github.com/loopkit/loopkit/internal/settings"
-	"github.com/loopkit/loopkit/internal/slots"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
 )
@@ -73,7 +72,6 @@ type Options struct {
 	Repair     bool     `long:"repair" description:"only mend what a killed writer left in the run (every write does this first)"`
 	Verify     bool     `long:"verify" description:"read one validation record on stdin: a final verification command, kept in verify.jsonl and manifest.json"`
 	Hypotheses bool     `long:"hypotheses" description:"read a step record on stdin and put its final message into the run's stuck.md Hypotheses section"`
-	Slots      int      `long:"slots" value-name:"N" description:"make the machine-wide concurrency slot directory with N slots, check it is private, print it (for the driver)"`
 	NoClean    bool     `long:"no-clean" description:"do not apply the retention policy after a terminal --status or --finish"`
 
 	// InlineCap caps inline text; MaxPatchBytes caps changes.patch.
@@ -126,9 +124,6 @@ func run(env *cli.Env) error {
 	runSettings, err := parseSettings(opts.Setting)
 	if err != nil {
 		return env.UsageError("%v", err)
-	}
-	if p.FindOptionByLongName("slots").IsSet() {
-		return prepareSlots(env, opts.Slots)
 	}
 	st, cwd, err := settings.Open(env, p, &opts.Common, opts)
 	if err != nil {
@@ -286,19 +281,6 @@ func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 		return cli.Silent(exitStatus(res.Log))
 	}
 	return nil
-}
-
-// prepareSlots is --slots: the driver's concurrency slots, checked in Go.
-func prepareSlots(env *cli.Env, n int) error {
-	if n < 1 || n > 1024 {
-		return env.UsageError("--slots must be 1 to 1024, got %d", n)
-	}
-	dir := slots.Dir()
-	if err := slots.Prepare(dir, n); err != nil {
-		return cli.Failf("%v", err)
-	}
-	_, err := fmt.Fprintln(env.Stdout, dir)
-	return err
 }
 
 var kindPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
