@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -111,5 +112,43 @@ func TestCleanSpoolBaseObjects(t *testing.T) {
 	}
 	if _, err := os.Stat(other); err != nil {
 		t.Error("a directory that is no spool entry was removed")
+	}
+}
+
+// A spool meta with the writer's start time: a live process now holding
+// the same pid (reused) is not the writer.
+func TestCleanSpoolReusedPID(t *testing.T) {
+	st := newStore(t)
+	ms := time.Now().Add(-48 * time.Hour).UnixMilli()
+	sleeper := exec.Command("sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
+	pid := sleeper.Process.Pid
+	start, err := procid.Start(pid)
+	if err != nil {
+		t.Skip("no process start times here")
+	}
+	day2 := 48 * time.Hour
+	reused := spoolFile(t, st, fmt.Sprintf("%d-%d-aa.validate.stdout", ms, pid), day2)
+	meta, _ := json.Marshal(store.SpoolMeta{PID: pid, PIDStart: start + 1})
+	metaPath := spoolFile(t, st, fmt.Sprintf("%d-%d-aa.validate.json", ms, pid), day2)
+	os.WriteFile(metaPath, meta, 0o600)
+	os.Chtimes(metaPath, time.Now().Add(-day2), time.Now().Add(-day2))
+	live := spoolFile(t, st, fmt.Sprintf("%d-%d-bb.validate.stdout", ms, pid), day2)
+	meta, _ = json.Marshal(store.SpoolMeta{PID: pid, PIDStart: start})
+	metaPath = spoolFile(t, st, fmt.Sprintf("%d-%d-bb.validate.json", ms, pid), day2)
+	os.WriteFile(metaPath, meta, 0o600)
+	os.Chtimes(metaPath, time.Now().Add(-day2), time.Now().Add(-day2))
+
+	if _, err := store.CleanSpool(st, time.Now(), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(reused); err == nil {
+		t.Error("kept for a pid that now names another process")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Error("removed while its writer (same pid, same start) lives")
 	}
 }

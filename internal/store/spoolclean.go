@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loopkit/loopkit/internal/procid"
 )
 
 // SpoolMaxAge is how old a spool file must be before it may be removed.
@@ -117,13 +119,15 @@ func CleanSpool(st *Store, now time.Time, dryRun bool) (SpoolResult, error) {
 // process group of the child it ran, have both exited.
 func writerGone(root *os.Root, e SpoolEntry) bool {
 	pid, pgid := e.PID, 0
+	var start uint64
 	if data, err := root.ReadFile(e.Base + ".json"); err == nil {
 		var m SpoolMeta
 		if json.Unmarshal(data, &m) == nil && m.PID > 0 {
-			pid, pgid = m.PID, m.PGID
+			pid, pgid, start = m.PID, m.PGID, m.PIDStart
 		}
 	}
-	if pid == os.Getpid() || exists(pid) {
+	// With its start time known, a pid reused by another process is gone.
+	if pid == os.Getpid() || start == 0 && exists(pid) || start != 0 && procid.Alive(pid, start) {
 		return false
 	}
 	return pgid <= 0 || !exists(-pgid)
