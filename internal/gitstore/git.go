@@ -26,6 +26,9 @@ var safety = []string{
 	"-c", fmt.Sprintf("core.bigFileThreshold=%d", bigFile),
 	"-c", "gc.auto=0",
 	"-c", "maintenance.auto=false",
+	// Objects, packs and refs private like the rest of the store, whatever
+	// the umask (0600 files, 0700 directories).
+	"-c", "core.sharedRepository=0600",
 }
 
 // identity lets commit-tree work where no user is configured.
