@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -202,9 +203,11 @@ var geminiExits = map[int]struct{ name, kind string }{
 }
 
 // ExitMeaning names what an agent's exit code means when its CLI documents
-// it (Gemini CLI), with the error kind; "" for codes with no documented meaning.
-func ExitMeaning(format string, code int) (msg, kind string) {
-	if format != FormatGemini {
+// it (Gemini CLI, known by its output format or its program name: a failed
+// start prints nothing to detect), with the error kind; "" for codes with
+// no documented meaning.
+func ExitMeaning(format, binary string, code int) (msg, kind string) {
+	if format != FormatGemini && filepath.Base(binary) != "gemini" {
 		return "", ""
 	}
 	if e, ok := geminiExits[code]; ok {

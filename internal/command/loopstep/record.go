@@ -65,14 +65,14 @@ func (s *stepRun) record(out *outcome) *record.Step {
 	rec.LLMReasoningTokens = out.usage.ReasoningTokens
 	rec.Model = p.Model
 	rec.ToolCallsDropped = p.ToolCallsDropped
-	fillError(rec, res, p)
+	fillError(rec, res, p, s.argv[0])
 	return rec
 }
 
 // fillError says what went wrong, in the agent's own words where it said
 // it: the process's failure first (could not start, timed out, killed),
 // then the errors the agent reported, then what its exit code documents.
-func fillError(rec *record.Step, res *proc.Result, p *agent.Result) {
+func fillError(rec *record.Step, res *proc.Result, p *agent.Result, binary string) {
 	var msgs []string
 	kind := p.ErrorKind
 	if res.Err != nil {
@@ -82,7 +82,7 @@ func fillError(rec *record.Step, res *proc.Result, p *agent.Result) {
 		}
 	}
 	msgs = append(msgs, p.Errors...)
-	if m, k := agent.ExitMeaning(p.Format, res.ExitCode); m != "" {
+	if m, k := agent.ExitMeaning(p.Format, binary, res.ExitCode); m != "" {
 		msgs = append(msgs, m)
 		if kind == "" {
 			kind = k

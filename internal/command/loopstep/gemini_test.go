@@ -1,0 +1,38 @@
+package loopstep
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Gemini CLI's documented exit codes are named in the step's error, with
+// their kind, even when it printed nothing to detect its format by.
+func TestGeminiExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		code       string
+		kind, text string
+	}{
+		{"41", "authentication", "FatalAuthenticationError"},
+		{"42", "invalid_request", "FatalInputError"},
+		{"44", "api_error", "FatalSandboxError"},
+		{"52", "invalid_request", "FatalConfigError"},
+		{"53", "api_error", "FatalTurnLimitedError"},
+		{"130", "", "FatalCancellationError"},
+	} {
+		c := newCase(t)
+		bin := filepath.Join(c.dir, "bin")
+		os.Mkdir(bin, 0o755)
+		c.write("bin/gemini", "#!/bin/sh\nexit "+tc.code+"\n")
+		chmodX(t, filepath.Join(bin, "gemini"))
+		t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		rec, _, _ := c.run("", "--prompt", c.dir+"/prompt.md", "--", "gemini", "-p", "{prompt}")
+		if rec.Error == nil || !strings.Contains(*rec.Error, "gemini exited "+tc.code) || !strings.Contains(*rec.Error, tc.text) {
+			t.Errorf("exit %s: error %v", tc.code, str(rec.Error))
+		}
+		if got := str(rec.ErrorKind); (tc.kind == "" && rec.ErrorKind != nil) || (tc.kind != "" && got != tc.kind) {
+			t.Errorf("exit %s: kind %s, want %q", tc.code, got, tc.kind)
+		}
+	}
+}
