@@ -41,7 +41,7 @@ func transcripts(t *testing.T) [][2]string {
 			}
 		}
 	}
-	if len(out) < 7 {
+	if len(out) < 10 {
 		t.Fatalf("only %d transcripts in %s", len(out), transcriptsDir)
 	}
 	return out

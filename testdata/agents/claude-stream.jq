@@ -1,9 +1,18 @@
-# Claude Code stream-json: the result line holds the session's totals;
-# tool calls are the distinct tool_use ids of main-agent assistant messages.
+# Claude Code stream-json or json. The result line holds the session's
+# totals; a field it lacks comes from the sum of the assistant messages'
+# usage, each message id counted once. Tool calls are the distinct
+# tool_use ids; the final message is the result's text, else the last
+# assistant text (a result can come back empty); the session is the last
+# session_id any line names.
 (map(select(.type == "result")) | last) as $r
-| {format: "claude",
-   input: $r.usage.input_tokens, output: $r.usage.output_tokens,
-   cache_read: $r.usage.cache_read_input_tokens, cache_creation: $r.usage.cache_creation_input_tokens,
-   cost: ($r.total_cost_usd // $r.cost_usd),
-   tool_calls: ([.[] | select(.type == "assistant") | .message.content[]? | select(.type == "tool_use") | .id] | unique | length),
-   final_message: $r.result, session_id: $r.session_id, error_kind: null}
+| ([.[] | select(.type == "assistant" and .message.usage != null)] | unique_by(.message.id) | map(.message.usage)) as $msgs
+| def total(f): ($r.usage // {} | f) // ($msgs | map(f) | if length == 0 or all(. == null) then null else add end);
+{format: "claude",
+ input: total(.input_tokens), output: total(.output_tokens),
+ cache_read: total(.cache_read_input_tokens), cache_creation: total(.cache_creation_input_tokens),
+ cost: ($r.total_cost_usd // $r.cost_usd),
+ tool_calls: ([.[] | select(.type == "assistant") | .message.content[]? | select(.type == "tool_use") | .id] | unique | length),
+ final_message: (if ($r.result // "") != "" then $r.result
+   else ([.[] | select(.type == "assistant" and (.parent_tool_use_id == null)) | .message.content[]? | select(.type == "text" and .text != "") | .text] | last // "") end),
+ session_id: ([.[] | .session_id | select(. != null)] | last),
+ error_kind: null}
