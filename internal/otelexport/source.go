@@ -10,11 +10,30 @@ import (
 	"github.com/loopkit/loopkit/internal/store"
 )
 
-// StoreRun maps what a run holds beyond its marks: new iterations and
+// StoreRun sends what a run holds beyond its marks: new iterations and
 // attempts, and the root span once the run has ended (or, with final, in
-// any state). It returns the marks the spans bring the run to; they are
-// the caller's to keep once the spans are delivered.
-func (s *Session) StoreRun(ctx context.Context, st *store.Store, id string, m RunMarks, final bool) (RunMarks, error) {
+// any state). After each delivery it calls sent with the marks reached,
+// for the caller's checkpoint; memory stays bounded by flushing as it goes.
+func (s *Session) StoreRun(ctx context.Context, st *store.Store, id string, m RunMarks, final bool, sent func(RunMarks) error) error {
+	m, err := s.storeRun(ctx, st, id, m, final, sent)
+	if err != nil {
+		return err
+	}
+	return s.deliver(ctx, m, sent)
+}
+
+// deliver flushes the spans made so far and reports the marks they reach.
+func (s *Session) deliver(ctx context.Context, m RunMarks, sent func(RunMarks) error) error {
+	if err := s.Flush(ctx); err != nil {
+		return err
+	}
+	return sent(m)
+}
+
+// flushAt is how many pending spans make StoreRun deliver mid-run.
+const flushAt = 4 * batchSpans
+
+func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m RunMarks, final bool, sent func(RunMarks) error) (RunMarks, error) {
 	meta, err := st.ReadRun(id)
 	if err != nil {
 		return m, err
@@ -30,6 +49,9 @@ func (s *Session) StoreRun(ctx context.Context, st *store.Store, id string, m Ru
 		if it.Iteration > m.Iteration {
 			s.Mapper.IterationSpans(ctx, r, &it)
 			m.Iteration = it.Iteration
+			if s.Pending() >= flushAt {
+				return s.deliver(ctx, m, sent)
+			}
 		}
 		return nil
 	})
@@ -44,6 +66,9 @@ func (s *Session) StoreRun(ctx context.Context, st *store.Store, id string, m Ru
 		if at.Attempt > m.Attempt {
 			s.Mapper.AttemptSpan(ctx, r, &at)
 			m.Attempt = at.Attempt
+			if s.Pending() >= flushAt {
+				return s.deliver(ctx, m, sent)
+			}
 		}
 		return nil
 	})

@@ -215,31 +215,30 @@ func fromStore(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Sess
 	}
 }
 
-// sendRun sends what a run holds beyond the checkpoint's marks, then moves
-// the marks; without a checkpoint (--stdout) everything is sent.
+// sendRun sends what a run holds beyond the checkpoint's marks, moving
+// the marks after each delivery; without a checkpoint (--stdout)
+// everything is sent.
 func sendRun(ctx context.Context, sess *otelexport.Session, st *store.Store, cp *otelexport.Checkpoint, id string, final bool) error {
-	var marks *otelexport.RunMarks
+	marks := &otelexport.RunMarks{}
 	if cp != nil {
 		meta, err := st.ReadRun(id)
 		if err != nil {
 			return cli.Failf("%v", err)
 		}
 		marks = cp.Marks(id, meta.CreatedAt)
-	} else {
-		marks = &otelexport.RunMarks{}
 	}
-	next, err := sess.StoreRun(ctx, st, id, *marks, final)
-	if err != nil {
-		return cli.Failf("%s: %v", id, err)
-	}
-	if err := sess.Flush(ctx); err != nil {
-		return cli.Failf("export %s: %v", id, err)
-	}
-	if cp != nil && next != *marks {
+	sent := func(next otelexport.RunMarks) error {
+		if cp == nil || next == *marks {
+			return nil
+		}
 		*marks = next
 		if err := cp.Save(); err != nil {
-			return cli.Failf("checkpoint: %v", err)
+			return fmt.Errorf("checkpoint: %w", err)
 		}
+		return nil
+	}
+	if err := sess.StoreRun(ctx, st, id, *marks, final, sent); err != nil {
+		return cli.Failf("export %s: %v", id, err)
 	}
 	return nil
 }
