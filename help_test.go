@@ -34,7 +34,20 @@ var optionLine = regexp.MustCompile(`^  (-\w, )?(    )?--?[\w-]+( \S+)?( +)\S`)
 // examples, starts option descriptions by column 30; loop-step's is short
 // enough to read in one screen or two.
 func TestHelpFits(t *testing.T) {
-	for _, args := range helpTexts {
+	texts := helpTexts
+	// Every subcommand loop-view lists, including ones added later.
+	out, _ := exec.Command("loop-view", "--help").Output()
+	_, cmds, _ := strings.Cut(string(out), "\nCommands:\n")
+	cmds, _, _ = strings.Cut(cmds, "\n\n")
+	for _, l := range strings.Split(cmds, "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			texts = append(texts, []string{"loop-view", f[0], "--help"})
+		}
+	}
+	if len(texts) < len(helpTexts)+5 {
+		t.Fatalf("loop-view --help lists no commands:\n%s", out)
+	}
+	for _, args := range texts {
 		name := strings.Join(args, " ")
 		out, err := exec.Command(args[0], args[1:]...).Output()
 		if err != nil {

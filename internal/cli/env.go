@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/charmbracelet/log"
+
+	"github.com/loopkit/loopkit/internal/proc"
 )
 
 // Version and Commit are set at link time (-X
@@ -99,6 +101,7 @@ func VersionLine() string {
 // Main runs a command against the process's streams and returns its exit
 // status. A closed stdout (`| head`) ends the command quietly.
 func Main(name string, run func(*Env) error) int {
+	proc.MaybeWatch()
 	// Catching SIGPIPE (rather than ignoring it) makes writes return EPIPE
 	// while children still get the default disposition.
 	sigpipe := make(chan os.Signal, 1)

@@ -37,7 +37,8 @@ type Spec struct {
 	StdoutTee io.Writer
 	// InlineCap is how many bytes of each stream's end the result keeps.
 	InlineCap int
-	// ParentDeath kills the child when this process dies (Linux Pdeathsig).
+	// ParentDeath kills the child when this process dies (Linux: Pdeathsig;
+	// elsewhere a watcher process, see watch.go).
 	ParentDeath bool
 	// OnStart is called with the child's pid (= its process group id).
 	OnStart func(pid int)
@@ -101,7 +102,9 @@ func Run(spec Spec) (*Result, error) {
 	cmd := &exec.Cmd{Path: path, Args: spec.Args, Dir: spec.Dir, Env: spec.Env}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if spec.ParentDeath {
-		setParentDeath(cmd.SysProcAttr)
+		if err := setParentDeath(cmd); err != nil {
+			return startFailure(res, spec, err), nil
+		}
 	}
 	var tee io.Writer
 	if spec.Tee != nil {
