@@ -2,11 +2,14 @@
 GO      ?= go
 BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
-LDFLAGS := -X github.com/loopkit/loopkit/internal/cli.Version=$(VERSION)
+COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+LDFLAGS := -X github.com/loopkit/loopkit/internal/cli.Version=$(VERSION) -X github.com/loopkit/loopkit/internal/cli.Commit=$(COMMIT)
 CMDS    := loop-validate loop-record loop-progress loop-view loop-clean loop-step loop-drive
+# What `make demo` builds: the commands the driver runs, nothing heavier.
+DEMO_CMDS := loop-validate loop-record loop-progress loop-view loop-clean loop-step loop-drive
 PREFIX  ?= $(HOME)/.local
 
-.PHONY: all build tui export test install lint demo bench fuzz crash clean
+.PHONY: all build tui export test install lint demo bench fuzz crash clean dist
 
 all: build
 
@@ -31,18 +34,23 @@ export:
 test: build lint
 	$(GO) test -count=1 -timeout 15m ./...
 
+# The commands, the driver as `loop`, man pages and bash/zsh/fish completions.
 install: build tui export
-	@mkdir -p $(PREFIX)/bin $(PREFIX)/share/loopkit/loop.d
-	install -m 0755 $(addprefix $(BIN)/,$(CMDS) loop-tui loop-export) $(PREFIX)/bin/
-	install -m 0644 scripts/loop.d/*.sh $(PREFIX)/share/loopkit/loop.d/
-	install -m 0755 scripts/loop $(PREFIX)/bin/loop
+	BIN=$(BIN) PREFIX=$(PREFIX) bash scripts/install $(CMDS) loop-tui loop-export
+
+# Versioned archives for linux and darwin, amd64 and arm64, with SHA256SUMS;
+# the same commit gives the same bytes.
+dist:
+	VERSION=$(VERSION) COMMIT=$(COMMIT) bash scripts/dist $(CMDS) loop-tui loop-export
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would rewrite:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-demo: build
+demo:
+	@mkdir -p $(BIN)
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(addprefix ./cmd/,$(DEMO_CMDS))
 	bash scripts/demo
 
 bench: build
@@ -56,4 +64,4 @@ crash: build
 	LOOPKIT_CRASH_ROUNDS=$${LOOPKIT_CRASH_ROUNDS:-200} LOOPKIT_STRESS_SECONDS=$${LOOPKIT_STRESS_SECONDS:-180} $(GO) test -count=1 -timeout 60m -run 'Kill|Crash|TestScripts/loop_crash' ./...
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist

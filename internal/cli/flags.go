@@ -14,6 +14,7 @@ type Common struct {
 	Config   string `long:"config" env:"LOOP_CONFIG" value-name:"FILE" description:"key=value settings, after the store's config" unquote:"false"`
 	LogLevel string `long:"log-level" env:"LOOP_LOG_LEVEL" value-name:"LEVEL" description:"debug, info, warn or error" unquote:"false"`
 	Version  bool   `long:"version" description:"print the version and exit"`
+	Man      bool   `long:"man" hidden:"yes" description:"print the man page (roff) and exit"`
 }
 
 // badValue is go-flags' message for a value its type refused; we keep the
@@ -39,9 +40,21 @@ func NewParser(env *Env, data any, usage string) *flags.Parser {
 // Parse parses args into the parser's data. Help and --version print to
 // stdout and return ErrHelpShown; a bad flag is a usage error (exit 2).
 func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, error) {
+	// Shell completion (GO_FLAGS_COMPLETION set by the completion scripts):
+	// go-flags lists the candidates for the last word; we print them.
+	completing := false
+	p.CompletionHandler = func(items []flags.Completion) {
+		completing = true
+		for _, it := range items {
+			fmt.Fprintln(env.Stdout, it.Item)
+		}
+	}
 	rest, err := p.ParseArgs(args)
+	if completing {
+		return nil, ErrHelpShown
+	}
 	var fe *flags.Error
-	if errors.As(err, &fe) && fe.Type == flags.ErrCommandRequired && common != nil && common.Version {
+	if errors.As(err, &fe) && fe.Type == flags.ErrCommandRequired && common != nil && (common.Version || common.Man) {
 		err = nil // `loop-view --version` needs no subcommand
 	}
 	if err != nil {
@@ -56,6 +69,10 @@ func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, 
 		return nil, &ExitError{Code: ExitUsage, Err: err, Hint: fmt.Sprintf("see '%s --help'", env.Name)}
 	}
 	if common != nil {
+		if common.Man {
+			fmt.Fprint(env.Stdout, WriteMan(p))
+			return nil, ErrHelpShown
+		}
 		if common.Version {
 			fmt.Fprintf(env.Stdout, "%s %s\n", env.Name, VersionLine())
 			return nil, ErrHelpShown

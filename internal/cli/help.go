@@ -131,6 +131,12 @@ func writeOption(b *strings.Builder, o *flags.Option) {
 		}
 		name += " " + v
 	}
+	writeEntry(b, name, optionText(o))
+}
+
+// optionText is an option's description with its choices, default and
+// environment variable.
+func optionText(o *flags.Option) string {
 	desc := o.Description
 	if len(o.Choices) > 0 {
 		desc += " (one of " + strings.Join(o.Choices, ", ") + ")"
@@ -141,7 +147,7 @@ func writeOption(b *strings.Builder, o *flags.Option) {
 	if o.EnvDefaultKey != "" {
 		desc += " [$" + o.EnvDefaultKey + "]"
 	}
-	writeEntry(b, name, desc)
+	return desc
 }
 
 // writeEntry writes a name and its description wrapped from helpDescCol;

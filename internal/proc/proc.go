@@ -38,7 +38,7 @@ type Spec struct {
 	// InlineCap is how many bytes of each stream's end the result keeps.
 	InlineCap int
 	// ParentDeath kills the child when this process dies (Linux: Pdeathsig;
-	// elsewhere a watcher process, see watch.go).
+	// elsewhere a watcher process, see parentwatch.go).
 	ParentDeath bool
 	// OnStart is called with the child's pid (= its process group id).
 	OnStart func(pid int)

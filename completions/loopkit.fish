@@ -1,0 +1,17 @@
+# fish completion for the loopkit commands and the `loop` driver. The loop-*
+# commands complete themselves: with GO_FLAGS_COMPLETION set they print the
+# candidates for the last word instead of running.
+function __loopkit_complete
+    set -l words (commandline -opc)
+    set -l cmd $words[1]
+    set -e words[1]
+    env GO_FLAGS_COMPLETION=1 $cmd $words (commandline -ct) 2>/dev/null
+end
+
+for c in loop-validate loop-record loop-step loop-progress loop-view loop-clean loop-tui loop-export
+    complete -c $c -f -a '(__loopkit_complete)'
+end
+
+complete -c loop -f -n __fish_use_subcommand -a 'run resume cancel list help'
+complete -c loop -f -n '__fish_seen_subcommand_from run' -a '(loop run --help 2>/dev/null | string match -r -- "--[a-z][a-z-]*" | sort -u)'
+complete -c loop -f -n '__fish_seen_subcommand_from resume cancel' -a '(loop-view runs --jq .run_id -r 2>/dev/null)'
