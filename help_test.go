@@ -32,7 +32,8 @@ var optionLine = regexp.MustCompile(`^  (-\w, )?(    )?--?[\w-]+( \S+)?( +)\S`)
 
 // TestHelpFits: every help fits 80 columns, leads with a usage line and
 // examples, starts option descriptions by column 30; loop-step's is short
-// enough to read in one screen or two.
+// enough to read in one screen or two. Adding a flag: keep its description
+// to one line (52 columns, with its default); put details in docs/.
 func TestHelpFits(t *testing.T) {
 	texts := helpTexts
 	// Every subcommand loop-view lists, including ones added later.

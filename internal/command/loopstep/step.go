@@ -20,16 +20,14 @@ const usage = `[OPTIONS] --prompt FILE -- AGENT [ARGS...]
 loop-step [OPTIONS] --template FILE -- AGENT [ARGS...]
 
 Examples:
-  $ loop-step --prompt TASK.md -- claude -p --output-format stream-json \
-      --verbose > step.json
+  $ loop-step --prompt TASK.md -- claude -p --output-format json > step.json
   $ loop-step --run R --template TASK.md -- codex exec --json -
 
-Runs the agent once in --dir, the prompt on its stdin (or in an argument
-that is exactly {prompt}, or {prompt_file} for a file holding it). Its
-output is stored byte-exact in the store's spool/ and parsed (Claude Code,
-Codex, Gemini CLI, opencode, Cursor, Amp, Copilot CLI, else text) for
-tokens, cost, tool calls, the final message, the completion marker, the
-agent's errors and rate limits. Prints one "step" record for loop-record.
+Runs the agent once, the prompt on its stdin or in an argument that is
+exactly {prompt} (or {prompt_file}: a file holding it). Stores its output
+byte-exact and parses it (Claude Code, Codex, Gemini CLI, opencode, Cursor,
+Amp, Copilot CLI, text) for tokens, cost, tool calls, the completion marker,
+errors and rate limits. Prints one "step" record for loop-record.
 
 Exit status: the agent's own (of the last attempt); 124 timeout, 127 not
 found, 126 not executable, 128+n killed by signal n; 1 operational failure;
@@ -38,33 +36,33 @@ found, 126 not executable, 128+n killed by signal n; 1 operational failure;
 // Options are loop-step's flags.
 type Options struct {
 	cli.Common
-	Run            string       `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run the step belongs to: its progress fills --template, its live.lock is held" unquote:"false"`
+	Run            string       `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"the run: its progress fills --template; held live" unquote:"false"`
 	Prompt         string       `long:"prompt" value-name:"FILE" description:"the prompt ('-': read it from stdin)" unquote:"false"`
-	Template       string       `long:"template" value-name:"FILE" description:"render the prompt from FILE as 'loop-progress --template' does, with --run's progress" unquote:"false"`
+	Template       string       `long:"template" value-name:"FILE" description:"render the prompt as loop-progress --template does" unquote:"false"`
 	Set            []string     `long:"set" value-name:"NAME=VALUE" description:"fill <<NAME>> in the template (repeatable)" unquote:"false"`
-	AppendProgress bool         `long:"append-progress" description:"when the template has no <<progress>>, append a 'Previous Iterations' section"`
-	MaxEntries     int          `long:"max-entries" value-name:"N" default:"5" range:"0,100000" config:"progress_max_entries" description:"iterations shown in the template's progress block"`
+	AppendProgress bool         `long:"append-progress" description:"add the progress if the template has no <<progress>>"`
+	MaxEntries     int          `long:"max-entries" value-name:"N" default:"5" range:"0,100000" config:"progress_max_entries" description:"iterations in the progress block"`
 	MaxChars       int          `long:"max-chars" value-name:"N" default:"500" range:"0,10000000" config:"progress_max_chars" description:"characters of output per block entry"`
 	Review         int          `long:"review" value-name:"N" description:"review iteration N of --run, from its diff"`
 	ReviewMarker   string       `long:"review-marker" value-name:"TAG" default:"review" config:"review_marker" description:"tag around a review's verdict" unquote:"false"`
 	Plan           string       `long:"plan" value-name:"FILE" description:"task list: quoted, its boxes counted" unquote:"false"`
 	Excerpt        string       `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" description:"block's output: tail or failures" unquote:"false"`
 	AgentSummary   bool         `long:"agent-summary" description:"block adds what the agent said it did"`
-	Dir            string       `long:"dir" value-name:"DIR" description:"directory to run the agent in (default: the current directory)" unquote:"false"`
-	Phase          string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"the kind of step, kept in the record" unquote:"false"`
-	Timeout        cli.Duration `long:"timeout" value-name:"D" config:"claude_timeout_sec" description:"kill the agent's process group after D, each attempt (0: none)"`
-	Grace          cli.Duration `long:"grace" value-name:"D" default:"1s" description:"time between SIGTERM and SIGKILL when stopping the group"`
-	IdleTimeout    cli.Duration `long:"idle-timeout" value-name:"D" default:"15m" config:"idle_timeout" description:"kill the agent after D of no output but retry notices (0: never)"`
-	AfterResult    cli.Duration `long:"after-result-grace" value-name:"D" default:"30s" config:"after_result_grace" description:"kill an agent still running D after its result line (0: never)"`
-	Retries        int          `long:"retries" value-name:"N" range:"0,100" config:"claude_retries" description:"run the agent again, up to N times, after a non-zero exit that is not a timeout"`
-	RetryBackoff   cli.Duration `long:"retry-backoff" value-name:"D" default:"5s" config:"claude_retry_backoff_sec" description:"wait before the first retry, doubled each time"`
-	Format         string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex, gemini, opencode, cursor, amp, copilot or text" unquote:"false"`
-	MaxToolCalls   int          `long:"max-tool-calls" value-name:"N" default:"1000" config:"max_tool_calls" description:"tool calls kept in the record; the rest are counted in tool_calls_dropped"`
-	Prices         string       `long:"prices" value-name:"FILE" config:"prices" description:"estimate cost from FILE's $/Mtok by model when the agent reports none" unquote:"false"`
-	Marker         string       `long:"completion-marker" value-name:"TEXT" default:"<promise>COMPLETE</promise>" config:"completion_marker" description:"text that says the agent considers the work complete" unquote:"false"`
-	Mode           string       `long:"completion-mode" value-name:"MODE" default:"trailing" config:"completion_mode" description:"trailing: the last non-empty line is the marker; exact: the whole final message is" unquote:"false"`
+	Dir            string       `long:"dir" value-name:"DIR" description:"run the agent there (default: here)" unquote:"false"`
+	Phase          string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"the kind of step" unquote:"false"`
+	Timeout        cli.Duration `long:"timeout" value-name:"D" config:"claude_timeout_sec" description:"stop each attempt after D (0: none)"`
+	Grace          cli.Duration `long:"grace" value-name:"D" default:"1s" description:"from SIGTERM to SIGKILL"`
+	IdleTimeout    cli.Duration `long:"idle-timeout" value-name:"D" default:"15m" config:"idle_timeout" description:"stop an agent silent for D (0: never)"`
+	AfterResult    cli.Duration `long:"after-result-grace" value-name:"D" default:"30s" config:"after_result_grace" description:"stop an agent D after its result (0: never)"`
+	Retries        int          `long:"retries" value-name:"N" range:"0,100" config:"claude_retries" description:"retry up to N times on a failure, not a timeout"`
+	RetryBackoff   cli.Duration `long:"retry-backoff" value-name:"D" default:"5s" config:"claude_retry_backoff_sec" description:"first wait before a retry, then doubled"`
+	Format         string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex, gemini, opencode, cursor, amp, copilot, text" unquote:"false"`
+	MaxToolCalls   int          `long:"max-tool-calls" value-name:"N" default:"1000" config:"max_tool_calls" description:"tool calls kept; the rest only counted"`
+	Prices         string       `long:"prices" value-name:"FILE" config:"prices" description:"$/Mtok by model, when the agent reports no cost" unquote:"false"`
+	Marker         string       `long:"completion-marker" value-name:"TEXT" default:"<promise>COMPLETE</promise>" config:"completion_marker" description:"the agent's \"work is complete\" text" unquote:"false"`
+	Mode           string       `long:"completion-mode" value-name:"MODE" default:"trailing" config:"completion_mode" description:"trailing (the last line) or exact (the whole message)" unquote:"false"`
 	Tee            bool         `long:"tee" description:"also stream the agent's output live to stderr"`
-	NoStore        bool         `long:"no-store" description:"write nothing: no spool files, no file names in the record"`
+	NoStore        bool         `long:"no-store" description:"write nothing to the store; output inline only"`
 	ExitZero       bool         `long:"exit-zero" description:"exit 0 whatever the agent did"`
 }
 
