@@ -11,7 +11,7 @@ _loopkit_complete() {
     COMPREPLY=($(compgen -f -- "${COMP_WORDS[COMP_CWORD]}"))
   fi
 }
-complete -o filenames -F _loopkit_complete loop-validate loop-record loop-step loop-progress loop-view loop-clean loop-tui loop-export
+complete -o filenames -F _loopkit_complete loop-validate loop-record loop-step loop-progress loop-view loop-clean loop-drive loop-tui loop-export
 
 _loopkit_loop() {
   local cur=${COMP_WORDS[COMP_CWORD]}

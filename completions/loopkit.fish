@@ -8,7 +8,7 @@ function __loopkit_complete
     env GO_FLAGS_COMPLETION=1 $cmd $words (commandline -ct) 2>/dev/null
 end
 
-for c in loop-validate loop-record loop-step loop-progress loop-view loop-clean loop-tui loop-export
+for c in loop-validate loop-record loop-step loop-progress loop-view loop-clean loop-drive loop-tui loop-export
     complete -c $c -f -a '(__loopkit_complete)'
 end
 

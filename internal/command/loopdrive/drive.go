@@ -18,6 +18,10 @@ const usage = `MODE [OPTIONS] [-- AGENT [ARGS...]]
   loop-drive --next --run ID
   loop-drive --cancel --run ID | --pause --run ID
 
+Examples:
+  $ loop-drive --next --run RUN
+  $ loop-drive --cancel --run RUN
+
 The Go half of scripts/loop. --new checks every setting (exit 2 on the
 first bad one, nothing created) and creates a run; --new and --resume take
 the run's driver lock, wait for a concurrency slot, print the run's
