@@ -44,6 +44,13 @@ var Checks = map[string]Check{
 	"worktree":           boolean,
 	"prompt":             file,
 	"dir":                directory,
+	// the watchdog, rate-limit waits and hooks
+	"watchdog":           oneOf("on", "off"),
+	"watchdog_k":         positive,
+	"max_rewrites":       whole,
+	"max_wait":           duration,
+	"rate_limit_backoff": duration,
+	"hook_timeout":       duration,
 }
 
 // Names maps a setting to the flag a person typed, for messages.
@@ -55,6 +62,8 @@ var Names = map[string]string{
 	"max_cost": "--max-cost", "completion_mode": "--completion-mode",
 	"merge_strategy": "--merge-strategy", "artifact_mode": "--artifact-mode",
 	"prompt": "--prompt", "dir": "--dir",
+	"watchdog": "--watchdog", "watchdog_k": "--watchdog-k", "max_rewrites": "--max-rewrites",
+	"max_wait": "--max-wait", "hook_timeout": "--hook-timeout",
 }
 
 // Validate checks every setting, in key order so the first error is stable,

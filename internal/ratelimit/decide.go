@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/loopkit/loopkit/internal/drivesettings"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 )
@@ -54,7 +55,7 @@ type Decider struct {
 	R   *recorder.Recorder
 	Run string
 	Set Settings
-	// Agent is the agent's command line, for the default account.
+	// Agent is the agent program, for the default account.
 	Agent string
 	Now   func() time.Time
 }
@@ -68,15 +69,14 @@ func (d *Decider) now() time.Time {
 
 func (d *Decider) account() string { return Account(d.Set.Account, d.Agent) }
 
-// Limited decides after an agent call that hit a limit: it records a
-// RATE_LIMITED event with the reset time and the wait, leaves the store's
-// note for the other loops of the account, and says how long to wait, or to
-// pause when the stretch would wait longer than max_wait.
-func (d *Decider) Limited(step *record.Step) (Decision, error) {
+// Limited records an agent call that hit a limit: a RATE_LIMITED event with
+// the reset time and the wait it calls for, and the store's note for every
+// loop of the account (this one included), which Before then waits on.
+func (d *Decider) Limited(step *record.Step) (time.Duration, error) {
 	now := d.now()
 	s, err := CurrentStretch(d.R.St, d.Run)
 	if err != nil {
-		return Decision{}, err
+		return 0, err
 	}
 	wait := Wait(step.RateLimitResetsAt, now, s.Attempts, d.Set.Backoff)
 	evidence := ""
@@ -86,12 +86,17 @@ func (d *Decider) Limited(step *record.Step) (Decision, error) {
 	if err := Leave(d.R.St.Root, d.account(), Entry{ResetsAt: now.Add(wait).UnixMilli(), RunID: d.Run, Evidence: evidence, WrittenAt: now.UnixMilli()}, now); err != nil {
 		d.R.Log.Warn("could not leave the rate-limit note", "err", err)
 	}
-	return d.decide(now, wait, s, step.RateLimitResetsAt, "the agent hit a usage or rate limit: "+evidence)
+	ms := wait.Milliseconds()
+	ev := record.Event{TS: now.UnixMilli(), RunID: d.Run, Type: record.EventRateLimited, RateLimitResetsAt: step.RateLimitResetsAt, WaitMs: &ms, Message: "the agent hit a usage or rate limit: " + evidence}
+	_, err = d.R.Update(d.Run, func(*record.Run) error { return d.R.AppendEvent(ev) })
+	return wait, err
 }
 
-// Before decides before an agent call: when another loop of the account
-// left a note whose time is ahead, wait for it (recorded as a RATE_LIMITED
-// event) instead of calling the agent.
+// Before decides before an agent call: while the store's note holds the
+// account, wait for it, or pause when the stretch of waiting would pass
+// max_wait. A wait on another loop's note is recorded as a RATE_LIMITED
+// event of its own; a wait this run's own limited call asked for was
+// recorded with that call.
 func (d *Decider) Before() (Decision, error) {
 	now := d.now()
 	e, ok := Pending(d.R.St.Root, d.account(), now)
@@ -102,18 +107,37 @@ func (d *Decider) Before() (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
-	at := e.ResetsAt
-	return d.decide(now, time.UnixMilli(at).Sub(now), s, &at, NoteWaitMessage)
+	wait := time.UnixMilli(e.ResetsAt).Sub(now)
+	dec := Decision{Wait: wait, ResumeAt: now.Add(wait)}
+	own := e.RunID == d.Run && s.Attempts > 0
+	total := s.Waited
+	if !own {
+		total += wait
+	}
+	if total > d.Set.MaxWait {
+		dec.Pause, dec.Wait = true, 0
+		dec.Reason = fmt.Sprintf("rate-limited: %s of waiting would pass --max-wait %s", total.Round(time.Second), d.Set.MaxWait)
+		return dec, nil
+	}
+	if own {
+		return dec, nil
+	}
+	ms, at := wait.Milliseconds(), e.ResetsAt
+	ev := record.Event{TS: now.UnixMilli(), RunID: d.Run, Type: record.EventRateLimited, RateLimitResetsAt: &at, WaitMs: &ms, Message: NoteWaitMessage}
+	_, err = d.R.Update(d.Run, func(*record.Run) error { return d.R.AppendEvent(ev) })
+	return dec, err
 }
 
-func (d *Decider) decide(now time.Time, wait time.Duration, s Stretch, resetsAt *int64, msg string) (Decision, error) {
-	dec := Decision{Wait: wait, ResumeAt: now.Add(wait)}
-	if s.Waited+wait > d.Set.MaxWait {
-		dec.Pause, dec.Wait = true, 0
-		dec.Reason = fmt.Sprintf("rate-limited: waited %s, the next wait of %s would pass --max-wait %s", s.Waited.Round(time.Second), wait.Round(time.Second), d.Set.MaxWait)
+// ForRun is the decider of a run, from its settings (account, max_wait,
+// rate_limit_backoff and the agent's program).
+func ForRun(r *recorder.Recorder, run *record.Run) (*Decider, error) {
+	set, err := ParseSettings(run.Settings)
+	if err != nil {
+		return nil, err
 	}
-	ms := dec.Wait.Milliseconds()
-	ev := record.Event{TS: now.UnixMilli(), RunID: d.Run, Type: record.EventRateLimited, RateLimitResetsAt: resetsAt, WaitMs: &ms, Message: msg}
-	_, err := d.R.Update(d.Run, func(*record.Run) error { return d.R.AppendEvent(ev) })
-	return dec, err
+	program := ""
+	if argv, err := drivesettings.DecodeAgent(run.Settings[drivesettings.AgentKey]); err == nil && len(argv) > 0 {
+		program = argv[0]
+	}
+	return &Decider{R: r, Run: run.RunID, Set: set, Agent: program}, nil
 }

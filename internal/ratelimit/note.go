@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/store"
@@ -38,15 +37,14 @@ type Note struct {
 
 // Account is the key loops share a wait under: the name given, else the
 // agent program's base name (so two claude loops share one limit).
-func Account(name, agentCommand string) string {
+func Account(name, program string) string {
 	if name != "" {
 		return name
 	}
-	fields := strings.Fields(agentCommand)
-	if len(fields) == 0 {
+	if program == "" {
 		return "agent"
 	}
-	return filepath.Base(strings.ReplaceAll(fields[0], `\`, ""))
+	return filepath.Base(program)
 }
 
 func readNote(path string) (*Note, error) {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,8 +39,8 @@ func TestWait(t *testing.T) {
 
 func TestAccount(t *testing.T) {
 	for _, c := range [][3]string{
-		{"", "/usr/local/bin/claude -p --verbose", "claude"},
-		{"team", "codex exec", "team"},
+		{"", "/usr/local/bin/claude", "claude"},
+		{"team", "codex", "team"},
 	} {
 		if got := Account(c[0], c[1]); got != c[2] {
 			t.Errorf("Account(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
@@ -92,41 +93,47 @@ func newDecider(t *testing.T, set Settings, now *time.Time) *Decider {
 	return &Decider{R: r, Run: "r1", Set: set, Agent: "claude -p", Now: func() time.Time { return *now }}
 }
 
-// Waits add up across a stretch; the one that would pass max_wait pauses;
-// a recorded iteration starts a new stretch.
+// A limited call leaves a note its own run then waits on; waits add up
+// across a stretch and the one that would pass max_wait pauses; another run
+// of the account waits on the note without calling its agent; a recorded
+// iteration starts a new stretch.
 func TestDeciderStretch(t *testing.T) {
 	now := time.UnixMilli(1_772_139_600_000)
 	d := newDecider(t, Settings{MaxWait: 4 * time.Minute, Backoff: time.Minute}, &now)
+	d.Agent = "/usr/bin/claude"
 	step := &record.Step{RateLimited: true}
-	var waits []time.Duration
+	var got []string
 	for i := 0; i < 3; i++ {
-		dec, err := d.Limited(step)
+		w, err := d.Limited(step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec, err := d.Before()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if dec.Pause {
-			waits = append(waits, -1)
+			got = append(got, "pause")
 			break
 		}
-		waits = append(waits, dec.Wait)
+		got = append(got, w.String()+"="+dec.Wait.String())
 		now = now.Add(dec.Wait)
 	}
-	if len(waits) != 3 || waits[0] != time.Minute || waits[1] != 2*time.Minute || waits[2] != -1 {
-		t.Errorf("waits %v, want 1m 2m pause", waits)
+	if strings.Join(got, " ") != "1m0s=1m0s 2m0s=2m0s pause" {
+		t.Errorf("waits %v, want 1m 2m pause", got)
 	}
-	// another run of the account waits for the note without calling its agent
 	if err := d.R.EnsureRun("r2", "r2"); err != nil {
 		t.Fatal(err)
 	}
-	other := &Decider{R: d.R, Run: "r2", Set: Settings{MaxWait: time.Hour}, Agent: "/bin/claude", Now: d.Now}
+	other := &Decider{R: d.R, Run: "r2", Set: Settings{MaxWait: time.Hour}, Agent: "/opt/bin/claude", Now: d.Now}
 	dec, err := other.Before()
 	if err != nil || dec.Wait != 4*time.Minute || dec.Pause {
-		t.Errorf("Before: %+v %v", dec, err)
+		t.Errorf("Before of another run: %+v %v", dec, err)
 	}
 	if s, _ := CurrentStretch(d.R.St, "r2"); s.Attempts != 0 || s.Waited != 4*time.Minute {
 		t.Errorf("stretch %+v: the note wait is not an agent attempt", s)
 	}
-	if s, _ := CurrentStretch(d.R.St, "r1"); s.Attempts != 3 || s.Waited != 3*time.Minute {
+	if s, _ := CurrentStretch(d.R.St, "r1"); s.Attempts != 3 || s.Waited != 7*time.Minute {
 		t.Errorf("stretch of r1 %+v", s)
 	}
 	n := 1

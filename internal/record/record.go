@@ -393,7 +393,6 @@ const (
 	EventWatchdogSignal    = "WATCHDOG_SIGNAL"
 	EventWatchdogRewrite   = "WATCHDOG_REWRITE"
 	EventRateLimited       = "RATE_LIMITED"
-	EventHook              = "HOOK"
 	EventRunPaused         = "RUN_PAUSED"
 	EventRunResumed        = "RUN_RESUMED"
 )

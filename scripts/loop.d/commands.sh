@@ -8,6 +8,11 @@ need_value() {
 cmd_run() {
   local prompt="" validate="" max="" name="" timeout="" vtimeout="" maxcost="" require=""
   local mode="" conc="" worktree="" stuck_agent="" dir="" retries="" backoff="" maxtok="" fails=""
+  local hooks="" k
+  local -a more=() # watchdog, rate-limit and hook settings (config keys first, flags win)
+  for k in watchdog watchdog_k max_rewrites max_wait account hook_timeout; do
+    if [ -n "${CFG[$k]:-}" ]; then more+=(--setting "$k=${CFG[$k]}"); fi
+  done
   while [ $# -gt 0 ]; do
     case "$1" in
       --prompt) need_value "$@"; prompt=$2; shift 2 ;;
@@ -24,6 +29,9 @@ cmd_run() {
       --completion-mode) need_value "$@"; mode=$2; shift 2 ;;
       --max-concurrency) need_value "$@"; conc=$2; shift 2 ;;
       --dir) need_value "$@"; dir=$2; shift 2 ;;
+      --on-event) need_value "$@"; hooks+="$2"$'\n'; shift 2 ;;
+      --watchdog|--watchdog-k|--max-rewrites|--max-wait|--account|--hook-timeout|--rate-limit-backoff)
+        need_value "$@"; k=${1#--}; more+=(--setting "${k//-/_}=$2"); shift 2 ;;
       --require-completion) require=1; shift ;;
       --worktree) worktree=1; shift ;;
       --stuck-agent) stuck_agent=1; shift ;;
@@ -53,7 +61,7 @@ cmd_run() {
     --setting max_agent_failures="$(pick "$fails" LOOP_MAX_AGENT_FAILURES max_agent_failures 3)" \
     --setting completion_mode="$(pick "$mode" LOOP_COMPLETION_MODE completion_mode trailing)" \
     --setting require_completion="$require" --setting stuck_agent="$stuck_agent" \
-    --setting worktree="$worktree" -- "$@"
+    --setting worktree="$worktree" --setting on_event="${hooks:-${CFG[on_event]:-}}" "${more[@]}" -- "$@"
   if [ -n "$worktree" ]; then
     S[dir]=$(make_worktree "$dir" "$name") || die 3 "could not create a worktree"
     "$LK_RECORD" --run "$RUN" --setting dir="${S[dir]}" >/dev/null || die 70 "could not record the worktree"

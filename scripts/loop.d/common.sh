@@ -30,6 +30,14 @@ run options:
   --worktree              run in a new git worktree on branch run/<name>
   --stuck-agent           when stuck, ask the agent for hypotheses
   --dir DIR               workspace (default: the current directory)
+  --on-event CMD          run CMD (sh -c, event JSON on stdin) on completed,
+                          failed, stuck, canceled, paused, rate_limited,
+                          watchdog, cost_threshold (repeatable; on_event)
+  --watchdog off          no stall signals (config: watchdog)
+  --watchdog-k N          earlier iterations a signal compares with (default 2)
+  --max-rewrites N        prompt rewrites before a stall is stuck (default 2)
+  --max-wait D            rate-limit waiting before the run pauses (default 6h)
+  --account NAME          rate-limit note key (default: the agent program)
 
 Settings: flags > environment (LOOP_ITERATIONS, LOOP_VALIDATE, LOOP_TIMEOUT,
 LOOP_VALIDATE_TIMEOUT, LOOP_MAX_COST, LOOP_MAX_CONCURRENCY,

@@ -127,6 +127,7 @@ drive() {
 # act_iterate: agent step, validation and record of iteration A[iteration].
 act_iterate() {
   local i=${A[iteration]} max=${S[max_iterations]:-10} rc out
+  [ "${A[rule]}" != watchdog-rewrite ] || log "${A[reason]}"
   log "iteration $i/$max: agent"
   rm -f "$TMP/step.json"
   run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --template "${A[prompt]}" --append-progress --excerpt failures --agent-summary \
@@ -134,6 +135,13 @@ act_iterate() {
     --retry-backoff "${S[retry_backoff]:-5s}" --completion-mode "${S[completion_mode]:-trailing}" \
     --exit-zero -- "${AGENT[@]}" >"$TMP/step.json"
   checked loop-step $?
+  # a rate-limited step is an attempt, not an iteration: the next action waits
+  if [[ $(<"$TMP/step.json") == *'"rate_limited":true'* ]]; then
+    "$LK_RECORD" --run "$RUN" --rate-limit "$TMP/step.json" >/dev/null
+    checked loop-record $?
+    rm -f "$TMP/step.json"
+    return
+  fi
   log "iteration $i/$max: validate"
   run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]:-10m}" \
     --exit-zero --shell "${S[validate]}" >"$TMP/validate.json"
@@ -146,6 +154,13 @@ act_iterate() {
   out=$("$LK_VIEW" logs "$RUN" --last 1); rc=$?
   checked loop-view $rc
   printf '%s\n' "$out"
+}
+
+# act_wait: a rate limit holds; sleep A[seconds], then ask again.
+act_wait() {
+  log "${A[reason]}"
+  run_child sleep "${A[seconds]}"
+  checked sleep $?
 }
 
 # act_stop: the run ends with A[status]; the driver exits with A[exit].

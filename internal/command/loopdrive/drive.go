@@ -28,8 +28,9 @@ the run's driver lock, wait for a concurrency slot, print the run's
 settings as NUL-terminated KEY=VALUE records, and stay alive holding the
 lock until their parent (the driver) exits or sends SIGUSR1.
 
---next prints the driver's next action as key=value lines (action=iterate
-or action=stop, ...), decided from run.json and the end of the log.
+--next prints the driver's next action as key=value lines (action=iterate,
+action=wait or action=stop, ...), decided from run.json and the end of the
+log; the watchdog and the store's rate-limit note are asked here too.
 
 Exit status: 0 done; 1 failure; 2 usage or a bad setting; 75 the run is
 held by another driver.`
@@ -106,7 +107,13 @@ func next(env *cli.Env, st *store.Store, id string) error {
 	if err != nil {
 		return cli.Failf("%v", err)
 	}
-	return nextaction.Decide(in, nextaction.Rules).Write(env.Stdout)
+	a := nextaction.Decide(in, nextaction.Rules)
+	if a.Kind == nextaction.Iterate {
+		if a, err = guard(env, st, id, a); err != nil {
+			return cli.Failf("%v", err)
+		}
+	}
+	return a.Write(env.Stdout)
 }
 
 func parseSettings(kvs []string) (map[string]string, error) {

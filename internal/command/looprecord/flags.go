@@ -11,7 +11,7 @@ import (
 
 // Each of these flags picks what loop-record does; "record" (an iteration
 // on stdin) and "update" (--setting, --pid, --pgid alone) are the others.
-var modeFlags = []string{"new-run", "status", "attempt", "repair", "hypotheses", "snapshot"}
+var modeFlags = []string{"new-run", "status", "attempt", "repair", "hypotheses", "snapshot", "rate-limit"}
 
 // companions are the modes each other flag means something in. A flag
 // given where it means nothing is a usage error, never silently ignored.

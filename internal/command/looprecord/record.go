@@ -69,6 +69,7 @@ type Options struct {
 	PGID       int      `long:"pgid" value-name:"PGID" range:"2," description:"record the driver's process group in run.json"`
 	Attempt    bool     `long:"attempt" description:"record the step on stdin as an attempt, not an iteration"`
 	Kind       string   `long:"kind" value-name:"KIND" description:"what the attempt was: interrupted, rate_limited, stuck_report, reviewer, naming, agent (default: from the step)" unquote:"false"`
+	RateLimit  string   `long:"rate-limit" value-name:"STEP_FILE" description:"if the step record in STEP_FILE hit a rate limit, record it as an attempt, leave the store's note and print the wait in ms (else 0)" unquote:"false"`
 	Repair     bool     `long:"repair" description:"only mend what a killed writer left in the run (every write does this first)"`
 	Verify     bool     `long:"verify" description:"read one validation record on stdin: a final verification command, kept in verify.jsonl and manifest.json"`
 	Hypotheses bool     `long:"hypotheses" description:"read a step record on stdin and put its final message into the run's stuck.md Hypotheses section"`
@@ -155,6 +156,11 @@ func run(env *cli.Env) error {
 		return printJSON(env, run)
 	case opts.Attempt:
 		return recordAttempt(env, r, opts)
+	case opts.RateLimit != "":
+		if opts.Run == "" {
+			return env.UsageError("--rate-limit needs --run (or LOOP_RUN_ID)")
+		}
+		return rateLimitMode(env, r, opts.Run, opts.RateLimit)
 	case opts.Repair:
 		if opts.Run == "" {
 			return env.UsageError("--repair needs --run (or LOOP_RUN_ID)")
