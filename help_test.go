@@ -1,7 +1,9 @@
 package loopkit_test
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -90,5 +92,33 @@ func checkHelp(t *testing.T, name, help string) {
 	}
 	if examples < 2 && !strings.Contains(help, "Examples:") {
 		t.Errorf("%s: no examples (want two or three '  $ ' lines after the usage)", name)
+	}
+}
+
+// TestDriverHelp: the driver's help (also for `run --help`) fits like the
+// commands', and its flags take the --flag=value form too.
+func TestDriverHelp(t *testing.T) {
+	view, err := exec.LookPath("loop-view")
+	if err != nil {
+		t.Fatal(err)
+	}
+	driver := func(args ...string) *exec.Cmd {
+		c := exec.Command("bash", append([]string{"scripts/loop"}, args...)...)
+		c.Env = append(os.Environ(), "LOOP_BIN="+filepath.Dir(view), "LOOP_STORE="+t.TempDir())
+		return c
+	}
+	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"resume", "-h"}} {
+		out, err := driver(args...).Output()
+		if err != nil {
+			t.Fatalf("scripts/loop %v: %v", args, err)
+		}
+		checkHelp(t, "scripts/loop "+strings.Join(args, " "), string(out))
+	}
+	out, _ := driver("run", "--max-iterations=2", "--name=x", "--", "true").CombinedOutput()
+	if !strings.Contains(string(out), "--prompt is required") {
+		t.Fatalf("--max-iterations=2 not taken:\n%s", out)
+	}
+	if out, err := driver("--version").Output(); err != nil || !strings.HasPrefix(string(out), "loop ") {
+		t.Fatalf("scripts/loop --version: %q %v", out, err)
 	}
 }

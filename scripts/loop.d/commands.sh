@@ -14,7 +14,9 @@ cmd_run() {
     if [ -n "${CFG[$k]:-}" ]; then more+=(--setting "$k=${CFG[$k]}"); fi
   done
   while [ $# -gt 0 ]; do
+    case "$1" in --[a-z]*=*) set -- "${1%%=*}" "${1#*=}" "${@:2}" ;; esac
     case "$1" in
+      -h|--help) usage; exit 0 ;;
       --prompt) need_value "$@"; prompt=$2; shift 2 ;;
       --validate) need_value "$@"; validate=$2; shift 2 ;;
       --max-iterations) need_value "$@"; max=$2; shift 2 ;;
@@ -92,7 +94,9 @@ make_worktree() {
 cmd_resume() {
   local run="" max=""
   while [ $# -gt 0 ]; do
+    case "$1" in --[a-z]*=*) set -- "${1%%=*}" "${1#*=}" "${@:2}" ;; esac
     case "$1" in
+      -h|--help) usage; exit 0 ;;
       --max-iterations) need_value "$@"; max=$2; shift 2 ;;
       -*) usage_error "unknown flag: $1" ;;
       *) [ -z "$run" ] || usage_error "usage: scripts/loop resume RUN [--max-iterations N]"; run=$1; shift ;;

@@ -7,9 +7,20 @@ die() { local code=$1; shift; log "$*"; exit "$code"; }
 
 usage() {
   cat <<'USAGE'
-usage: scripts/loop run --prompt TASK.md --validate 'CMD' [options] -- AGENT [ARGS...]
+usage: scripts/loop run --prompt FILE --validate CMD [OPTIONS] -- AGENT ARGS...
        scripts/loop resume RUN [--max-iterations N]
-       scripts/loop cancel RUN | pause RUN | list
+       scripts/loop cancel RUN | pause RUN | list | --version
+
+Examples:
+  $ scripts/loop run --prompt TASK.md --validate 'go test ./...' -- \
+      claude -p --output-format stream-json --verbose
+  $ scripts/loop resume RUN
+  $ scripts/loop list
+
+Runs the agent, then the validation, again and again until the validation
+passes (completed), --max-iterations pass without it (stuck) or a limit
+fails the run; every iteration is recorded in the store. Installed by
+`make install` as `loop`.
 
 run options:
   --prompt FILE           task prompt template (<<progress>> or appended)
