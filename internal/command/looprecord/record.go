@@ -436,7 +436,7 @@ func checkPIDs(env *cli.Env, opts *Options, set func(string) bool) error {
 func startOf(env *cli.Env, pid int) *uint64 {
 	st, err := procid.Start(pid)
 	if err != nil {
-		env.Log.Warn("process start time unknown: nothing will signal it", "pid", pid, "err", err)
+		env.Log.Info("process start time unknown: nothing will signal it", "pid", pid, "err", err)
 		return nil
 	}
 	return &st
