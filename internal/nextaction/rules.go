@@ -37,7 +37,23 @@ func Decide(in *Input, rules []Rule) Action {
 			return a
 		}
 	}
-	return Action{Kind: Iterate, Iteration: in.LastNumber() + 1, Prompt: in.Prompt(), Rule: "next"}
+	a := Action{Kind: Iterate, Iteration: in.LastNumber() + 1, Prompt: in.Prompt(), Rule: "next"}
+	if w := costUnknown(in); w != "" {
+		a.Extra = map[string]string{"warning": w}
+	}
+	return a
+}
+
+// costUnknown warns, once (after the first iteration), that --max-cost
+// cannot act because the agent reports no cost; --max-tokens can.
+func costUnknown(in *Input) string {
+	if _, ok := in.Float(KeyMaxCost); !ok || in.LastNumber() != 1 || in.Run.TotalCostUSD != nil {
+		return ""
+	}
+	if in.Int(KeyMaxTokens, 0) > 0 {
+		return "the agent reports no cost: --max-cost cannot act, --max-tokens will"
+	}
+	return "the agent reports no cost: --max-cost cannot act; give --max-tokens to cap this run"
 }
 
 // StopExit is the driver's exit status for a run that ended with status.

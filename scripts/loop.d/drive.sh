@@ -108,6 +108,7 @@ next_action() {
   A=()
   while IFS='=' read -r k v; do A[$k]=$v; done < <("$LK_DRIVE" --next --run "$RUN")
   [ -n "${A[action]:-}" ] || die 70 "could not decide the next action of run $RUN"
+  [ -z "${A[warning]:-}" ] || log "warning: ${A[warning]}"
 }
 
 # drive: runs actions until one stops the driver.
