@@ -7,7 +7,7 @@ import (
 )
 
 // samplesDir holds real agent CLI outputs, copied unchanged from
-// ../shared/agent-samples (see its README for their sources).
+// the public agent CLIs (testdata/agent-samples/README says from where).
 const samplesDir = "../../testdata/agent-samples"
 
 func parseFile(t *testing.T, name, format string) *Result {

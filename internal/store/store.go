@@ -1,6 +1,6 @@
 // Package store is the on-disk store: runs, append-only logs, locks and
 // atomic file writes. Every write path here survives a process killed at
-// any instant (see DESIGN.md "The store").
+// any instant (see docs/store.md).
 package store
 
 import (

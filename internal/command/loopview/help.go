@@ -51,9 +51,10 @@ Examples:
   $ loop-view describe RUN --jq .status -r
 
 Status, artifact, totals, timestamps and the paths of the run's files.
-'artifact' is what the run produced: draft while it runs, complete when the
-validation passed, '-' when unknown. --json prints run.json with "paths"
-and "live" added.`
+'artifact: PATH (STATE)' is the file the run produced, '-' when it names
+none (the work is in the workspace), and its state: draft while the run
+goes on, complete once the validation passed, failed. --json prints
+run.json with "paths" and "live" added.`
 
 const tailHelp = `[OPTIONS] [RUN]
 
