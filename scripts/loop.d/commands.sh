@@ -7,7 +7,7 @@ need_value() {
 
 cmd_run() {
   local prompt="" validate="" max="" name="" timeout="" vtimeout="" maxcost="" require=""
-  local mode="" conc="" worktree="" stuck_agent="" dir="" retries="" backoff="" maxtok="" fails=""
+  local mode="" conc="" worktree="" stuck_agent="" dir="" retries="" backoff="" maxtok="" fails="" amode="" gdir=""
   local hooks="" k
   local -a more=() # watchdog, rate-limit and hook settings (config keys first, flags win)
   for k in watchdog watchdog_k max_rewrites max_wait account hook_timeout; do
@@ -31,6 +31,8 @@ cmd_run() {
       --completion-mode) need_value "$@"; mode=$2; shift 2 ;;
       --max-concurrency) need_value "$@"; conc=$2; shift 2 ;;
       --dir) need_value "$@"; dir=$2; shift 2 ;;
+      --artifact-mode) need_value "$@"; amode=$2; shift 2 ;;
+      --global-log-dir) need_value "$@"; gdir=$2; shift 2 ;;
       --on-event) need_value "$@"; hooks+="$2"$'\n'; shift 2 ;;
       --watchdog|--watchdog-k|--max-rewrites|--max-wait|--account|--hook-timeout|--rate-limit-backoff)
         need_value "$@"; k=${1#--}; more+=(--setting "${k//-/_}=$2"); shift 2 ;;
@@ -63,6 +65,8 @@ cmd_run() {
     --setting max_agent_failures="$(pick "$fails" LOOP_MAX_AGENT_FAILURES max_agent_failures 3)" \
     --setting completion_mode="$(pick "$mode" LOOP_COMPLETION_MODE completion_mode trailing)" \
     --setting require_completion="$require" --setting stuck_agent="$stuck_agent" \
+    --setting artifact_mode="$(pick "$amode" LOOP_ARTIFACT_MODE artifact_mode workspace)" \
+    --setting global_log_dir="$(pick "$gdir" LOOP_GLOBAL_LOG_DIR global_log_dir "")" \
     --setting worktree="$worktree" --setting on_event="${hooks:-${CFG[on_event]:-}}" "${more[@]}" -- "$@"
   if [ -n "$worktree" ]; then
     S[dir]=$(make_worktree "$dir" "$name") || die 3 "could not create a worktree"

@@ -41,6 +41,9 @@ run options:
   --worktree              run in a new git worktree on branch run/<name>
   --stuck-agent           when stuck, ask the agent for hypotheses
   --dir DIR               workspace (default: the current directory)
+  --artifact-mode M       workspace (default) or mirror: also copy the
+                          finished run to the global store
+  --global-log-dir DIR    the global store (default $XDG_DATA_HOME/loopkit)
   --on-event CMD          run CMD (sh -c, event JSON on stdin) on completed,
                           failed, stuck, canceled, paused, rate_limited,
                           watchdog, cost_threshold (repeatable; on_event)

@@ -172,25 +172,34 @@ act_stop() {
     "$LK_RECORD" --run "$RUN" --status "$status" ${reason:+--message "$reason"} >/dev/null ||
       log "could not mark run $RUN $status"
   fi
-  for hook in "${ON_STOP[@]}"; do "$hook" "$status"; done
+  [ "$status" != stuck ] || ask_hypotheses
   case $status in
     completed) "$LK_RECORD" --run "$RUN" --snapshot success >/dev/null ;;
     stuck) "$LK_RECORD" --run "$RUN" --snapshot stuck >/dev/null ;;
   esac
+  for hook in "${ON_STOP[@]}"; do "$hook" "$status"; done
   echo "$status" 2>/dev/null
   log "run $RUN $status${reason:+: $reason}"
   [ "$status" != stuck ] || log "report: $LOOP_STORE/runs/$RUN/stuck.md"
   exit "${A[exit]}"
 }
 
-# ON_STOP are functions called with the final status before the driver
-# exits (the stuck agent, a merge); loop.d files append to it.
-ON_STOP=(ask_hypotheses)
+# ON_STOP are functions called with the final status, last thing before
+# the driver exits (a merge, a copy); loop.d files append to it.
+ON_STOP=(mirror_run)
+
+# mirror_run: with artifact_mode=mirror, the run's directory is copied to
+# the global store as well.
+mirror_run() {
+  [ "${S[artifact_mode]:-}" = mirror ] || return 0
+  "$LK_DRIVE" --mirror --run "$RUN" ${S[global_log_dir]:+--global-log-dir "${S[global_log_dir]}"} >/dev/null ||
+    log "run $RUN was not copied to the global store"
+}
 
 # ask_hypotheses: with --stuck-agent, the agent reads stuck.md once and its
 # answer is kept in the report's Hypotheses section.
 ask_hypotheses() {
-  [ "$1" = stuck ] && [ -n "${A[ask_hypotheses]:-}" ] || return 0
+  [ -n "${A[ask_hypotheses]:-}" ] || return 0
   log "asking the agent for hypotheses on the stuck report"
   FINISHING=""
   run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "$LOOP_STORE/runs/$RUN/stuck.md" \

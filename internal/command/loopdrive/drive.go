@@ -17,6 +17,7 @@ const usage = `MODE [OPTIONS] [-- AGENT [ARGS...]]
   loop-drive --resume --run ID [--max-iterations N]
   loop-drive --next --run ID
   loop-drive --cancel --run ID | --pause --run ID
+  loop-drive --mirror --run ID [--global-log-dir DIR]
 
 Examples:
   $ loop-drive --next --run RUN
@@ -48,6 +49,8 @@ type Options struct {
 	Next           bool     `long:"next" description:"print the next action"`
 	Cancel         bool     `long:"cancel" description:"stop the run's driver and mark the run canceled"`
 	Pause          bool     `long:"pause" description:"let the current step finish, then stop the driver; the run is paused"`
+	Mirror         bool     `long:"mirror" description:"copy the run's directory into the global store and print its path"`
+	GlobalLogDir   string   `long:"global-log-dir" value-name:"DIR" config:"global_log_dir" description:"the global store --mirror copies to (default: $XDG_DATA_HOME/loopkit)" unquote:"false"`
 }
 
 // Main is loop-drive.
@@ -63,13 +66,13 @@ func run(env *cli.Env) error {
 		return err
 	}
 	modes := 0
-	for _, on := range []bool{opts.New, opts.Resume, opts.Next, opts.Cancel, opts.Pause} {
+	for _, on := range []bool{opts.New, opts.Resume, opts.Next, opts.Cancel, opts.Pause, opts.Mirror} {
 		if on {
 			modes++
 		}
 	}
 	if modes != 1 {
-		return env.UsageError("give one of --new, --resume, --next, --cancel, --pause")
+		return env.UsageError("give one of --new, --resume, --next, --cancel, --pause, --mirror")
 	}
 	if len(args) > 0 && !opts.New {
 		return env.UsageError("unexpected argument %q", args[0])
@@ -95,6 +98,8 @@ func run(env *cli.Env) error {
 		return next(env, st, opts.Run)
 	case opts.Cancel:
 		return cancel(env, st, opts.Run)
+	case opts.Mirror:
+		return mirror(env, st, opts.Run, opts.GlobalLogDir)
 	}
 	return pause(env, st, opts.Run)
 }
