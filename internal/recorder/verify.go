@@ -124,7 +124,7 @@ func ReadVerifications(path string) ([]*record.Verification, error) {
 }
 
 // verifyManifest adds the final verification's commands for the verified
-// iteration to manifest.json's commands_executed (seed 004), each with its
+// iteration to manifest.json's commands_executed, each with its
 // own exit code; the manifest's status is FAIL while any of them failed.
 func (r *Recorder) verifyManifest(run *record.Run, before []*record.Verification, v *record.Verification) error {
 	path := r.St.RunPath(run.RunID, store.ManifestFile)

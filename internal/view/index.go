@@ -92,7 +92,7 @@ func Outcome(raw []byte) (code int, status string) {
 	return it.ExitCode, it.Status
 }
 
-// ExitColor is the colour of an outcome (seed 000's code): "green", "red"
+// ExitColor is the colour of an outcome (the views' colour code): "green", "red"
 // or "yellow".
 func ExitColor(code int, status string) string {
 	switch exitColor(code, status) {
