@@ -49,7 +49,7 @@ func TestDemoReportInBrowser(t *testing.T) {
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "bin")
 	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/loop-validate", "./cmd/loop-record", "./cmd/loop-progress",
-		"./cmd/loop-view", "./cmd/loop-clean", "./cmd/loop-step")
+		"./cmd/loop-view", "./cmd/loop-clean", "./cmd/loop-step", "./cmd/loop-drive")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
