@@ -23,6 +23,12 @@ var KnownKeys = map[string]bool{
 	"progress_max_entries": true, "progress_max_chars": true, "progress_excerpt": true, "inline_cap_bytes": true,
 	"max_cost": true, "agent_format": true,
 	"max_patch_bytes": true,
+	// the loop's phases: spec and plan, reviewer, final verification,
+	// naming, queueing and worktrees
+	"specs_dir": true, "plans_dir": true, "reviewer": true, "review_marker": true,
+	"final_verify_cmds": true, "run_naming_mode": true, "run_naming_model": true,
+	"max_runs_per_workspace": true, "queue_policy": true, "base_branch": true,
+	"run_branch_prefix": true, "worktree_path_template": true,
 }
 
 // Setting is one key=value from a config file, with where it came from.

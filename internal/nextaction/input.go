@@ -38,6 +38,8 @@ type Input struct {
 	// Recent are the log's last iterations, oldest first (at most Lookback,
 	// or more when a setting asks for a longer window).
 	Recent []*record.IterationLog
+	// Phases is what the reviewer and final verification rules read.
+	Phases Phases
 }
 
 // Load reads run id's run.json and the end of its log.
@@ -58,6 +60,9 @@ func Load(st *store.Store, id string) (*Input, error) {
 			continue // not a commit; the next writer sets it aside
 		}
 		in.Recent = append(in.Recent, it)
+	}
+	if err := in.loadPhases(st, id); err != nil {
+		return nil, err
 	}
 	return in, nil
 }

@@ -21,6 +21,8 @@ type Rule struct {
 var Rules = []Rule{
 	{"not-running", notRunning},
 	{"agent-cannot-run", agentCannotRun},
+	{"review", reviewIteration},
+	{"final-verify", finalVerify},
 	{"completed", completed},
 	{"agent-failing", agentFailing},
 	{"over-budget", overBudget},
@@ -124,11 +126,7 @@ func agentCannotRun(in *Input) (Action, bool) {
 // completed: the last iteration's validation passed (and the agent said it
 // was done, when that is required).
 func completed(in *Input) (Action, bool) {
-	it := in.Last()
-	if it == nil || it.Status != record.StatusPass {
-		return Action{}, false
-	}
-	if in.Flag(KeyRequireCompletion) && (it.Agent == nil || !it.Agent.Completed) {
+	if !completionDetected(in) || !accepted(in) {
 		return Action{}, false
 	}
 	return stop(record.RunCompleted, ""), true

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/store"
@@ -210,7 +211,10 @@ func (c Config) first(path func(int) string, n int) (*store.Lock, []string, erro
 		}
 		// Who holds it, for the drivers waiting: written through a new
 		// descriptor (the lock's stays as it is).
-		os.WriteFile(p, []byte(c.RunID+"\n"), 0o600)
+		if f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600); err == nil {
+			f.WriteString(c.RunID + "\n")
+			f.Close()
+		}
 		return l, nil, nil
 	}
 	slices.Sort(holders)

@@ -13,6 +13,7 @@ cmd_run() {
   for k in watchdog watchdog_k max_rewrites max_wait account hook_timeout; do
     if [ -n "${CFG[$k]:-}" ]; then more+=(--setting "$k=${CFG[$k]}"); fi
   done
+  local spec="" plan="" extra=()
   while [ $# -gt 0 ]; do
     case "$1" in --[a-z]*=*) set -- "${1%%=*}" "${1#*=}" "${@:2}" ;; esac
     case "$1" in
@@ -39,21 +40,26 @@ cmd_run() {
       --require-completion) require=1; shift ;;
       --worktree) worktree=1; shift ;;
       --stuck-agent) stuck_agent=1; shift ;;
+      --reviewer|--review-marker|--final-verify|--name-source|--name-model|--max-runs-per-workspace|\
+      --queue-policy|--base-branch|--run-branch-prefix|--worktree-path-template)
+        need_value "$@"; extra+=("$1" "$2"); shift 2 ;;
       --) shift; break ;;
-      *) usage_error "unknown flag: $1" ;;
+      -*) usage_error "unknown flag: $1" ;;
+      *) if [ -z "$spec" ]; then spec=$1; elif [ -z "$plan" ]; then plan=$1; else usage_error "unexpected argument: $1"; fi; shift ;;
     esac
   done
   [ $# -gt 0 ] || usage_error "no agent command: give it after --"
-  [ -n "$prompt" ] || usage_error "--prompt is required"
-  [ -f "$prompt" ] || usage_error "--prompt $prompt: no such file"
-  prompt=$(cd "$(dirname "$prompt")" && pwd)/$(basename "$prompt")
+  [ -n "$prompt$spec" ] || usage_error "give a SPEC, or --prompt FILE"
+  if [ -n "$prompt" ]; then
+    [ -f "$prompt" ] || usage_error "--prompt $prompt: no such file"
+    prompt=$(cd "$(dirname "$prompt")" && pwd)/$(basename "$prompt")
+  fi
   validate=$(pick "$validate" LOOP_VALIDATE verify_cmds "")
   [ -n "$validate" ] || usage_error "--validate is required (or config verify_cmds)"
-  [ -n "$name" ] || name=$(basename "$prompt" | sed 's/\.[^.]*$//')
   dir=$(cd "${dir:-.}" 2>/dev/null && pwd) || usage_error "--dir $dir: no such directory"
   trap_signals
   # loop-drive checks every value (exit 2 on the first bad one, no run made)
-  hold --new --name "$name" --max-concurrency "$(pick "$conc" LOOP_MAX_CONCURRENCY max_concurrency 3)" \
+  hold --new ${name:+--name "$name"} ${spec:+--spec "$spec"} ${plan:+--plan "$plan"} ${extra[@]+"${extra[@]}"} --max-concurrency "$(pick "$conc" LOOP_MAX_CONCURRENCY max_concurrency 3)" \
     --setting prompt="$prompt" --setting validate="$validate" --setting dir="$dir" \
     --setting max_iterations="$(pick "$max" LOOP_ITERATIONS iterations 10)" \
     --setting timeout="$(pick "$timeout" LOOP_TIMEOUT claude_timeout_sec 30m)" \
@@ -68,31 +74,10 @@ cmd_run() {
     --setting artifact_mode="$(pick "$amode" LOOP_ARTIFACT_MODE artifact_mode workspace)" \
     --setting global_log_dir="$(pick "$gdir" LOOP_GLOBAL_LOG_DIR global_log_dir "")" \
     --setting worktree="$worktree" --setting on_event="${hooks:-${CFG[on_event]:-}}" "${more[@]}" -- "$@"
-  if [ -n "$worktree" ]; then
-    S[dir]=$(make_worktree "$dir" "$name") || die 3 "could not create a worktree"
-    "$LK_RECORD" --run "$RUN" --setting dir="${S[dir]}" >/dev/null || die 70 "could not record the worktree"
-    log "working in worktree ${S[dir]}"
-  fi
+  [ -z "$worktree" ] || log "working in worktree ${S[dir]} (branch ${S[run_branch]:-})" # made by loop-drive
   log "run $RUN: ${S[max_iterations]} iterations at most, validating with: ${S[validate]} (store: $LOOP_STORE)"
   "$LK_RECORD" --run "$RUN" --snapshot start >/dev/null
   drive
-}
-
-# make_worktree DIR NAME: a new worktree of DIR's repository on branch
-# run/<name> at ../<repo>.run-<name>, de-duplicated with -2, -3, ...
-make_worktree() {
-  local top slug n=1 branch path suffix=""
-  top=$(git -C "$1" rev-parse --show-toplevel 2>/dev/null) || { log "--worktree needs a git repository"; return 1; }
-  slug=$(tr '[:upper:]' '[:lower:]' <<<"$2" | sed -E 's/[^a-z0-9]+/-/g; s/^-+//; s/-+$//')
-  [ -n "$slug" ] || slug=run
-  while :; do
-    branch="run/$slug$suffix"
-    path="$(dirname "$top")/$(basename "$top").run-$slug$suffix"
-    if ! git -C "$top" show-ref --verify --quiet "refs/heads/$branch" && [ ! -e "$path" ]; then break; fi
-    n=$((n + 1)); suffix="-$n"
-  done
-  git -C "$top" worktree add -q -b "$branch" "$path" >&2 || return 1
-  printf '%s' "$path"
 }
 
 cmd_resume() {

@@ -7,7 +7,8 @@ die() { local code=$1; shift; log "$*"; exit "$code"; }
 
 usage() {
   cat <<'USAGE'
-usage: scripts/loop run --prompt FILE --validate CMD [OPTIONS] -- AGENT ARGS...
+usage: scripts/loop run (SPEC [PLAN] | --prompt FILE) --validate CMD [OPTIONS]
+         -- AGENT ARGS...
        scripts/loop resume RUN [--max-iterations N]
        scripts/loop cancel RUN | pause RUN | list | --version
 
@@ -27,7 +28,12 @@ run options:
   --validate 'CMD'        validation, run with sh -c (config: verify_cmds)
   --max-iterations N      iterations before the run is stuck (default 10;
                           config: iterations)
-  --name NAME             run name (default: the prompt file's name)
+  --name NAME             run name (default: the spec's title)
+  --name-source S         spec_slug (default) or agent (config run_naming_mode)
+  --name-model 'CMD'      naming agent for agent (config run_naming_model)
+  --reviewer 'CMD'        review each iteration (config reviewer)
+  --review-marker TAG     the reviewer's verdict tag (default review)
+  --final-verify 'CMD'    must pass before completed (repeatable)
   --timeout D             agent step timeout (default 30m)
   --validate-timeout D    validation timeout (default 10m)
   --retries N             agent retries on failure (config: claude_retries)
@@ -38,7 +44,9 @@ run options:
   --require-completion    also require the agent's completion marker
   --completion-mode M     trailing (default) or exact
   --max-concurrency N     loops on this machine at once (default 3)
+  --max-runs-per-workspace N, --queue-policy fifo|newest_first
   --worktree              run in a new git worktree on branch run/<name>
+  --base-branch B, --run-branch-prefix P, --worktree-path-template T
   --stuck-agent           when stuck, ask the agent for hypotheses
   --dir DIR               workspace (default: the current directory)
   --artifact-mode M       workspace (default) or mirror: also copy the

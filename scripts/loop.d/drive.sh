@@ -131,7 +131,7 @@ act_iterate() {
   [ "${A[rule]}" != watchdog-rewrite ] || log "${A[reason]}"
   log "iteration $i/$max: agent"
   rm -f "$TMP/step.json"
-  run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --template "${A[prompt]}" --append-progress --excerpt failures --agent-summary \
+  run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --template "${A[prompt]}" ${S[plan]:+--plan "${S[plan]}"} --append-progress --excerpt failures --agent-summary \
     --phase implementation --timeout "${S[timeout]:-30m}" --retries "${S[retries]:-0}" \
     --retry-backoff "${S[retry_backoff]:-5s}" --completion-mode "${S[completion_mode]:-trailing}" \
     --exit-zero -- "${AGENT[@]}" >"$TMP/step.json"

@@ -51,6 +51,7 @@ type Options struct {
 	Pause          bool     `long:"pause" description:"let the current step finish, then stop the driver; the run is paused"`
 	Mirror         bool     `long:"mirror" description:"copy the run's directory into the global store and print its path"`
 	GlobalLogDir   string   `long:"global-log-dir" value-name:"DIR" config:"global_log_dir" description:"the global store --mirror copies to (default: $XDG_DATA_HOME/loopkit)" unquote:"false"`
+	PhaseOptions
 }
 
 // Main is loop-drive.

@@ -16,6 +16,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/drivesettings"
 	"github.com/loopkit/loopkit/internal/nextaction"
+	"github.com/loopkit/loopkit/internal/queue"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/report"
@@ -35,6 +36,8 @@ type holder struct {
 	locks []*store.Lock
 	// parent is the driver's pid, read when this process started
 	parent int
+	// held is the run's slot (machine and workspace), kept like the locks
+	held *queue.Held
 }
 
 // emit writes one NUL-terminated KEY=VALUE record for the driver and
@@ -80,7 +83,7 @@ func hold(env *cli.Env, st *store.Store, opts *Options, agent []string) error {
 		return nil
 	}
 	h.emit("run", id)
-	if err := h.slot(opts.MaxConcurrency); err != nil {
+	if err := h.queueSlot(&opts.PhaseOptions, opts.MaxConcurrency, id); err != nil {
 		return h.fail(err)
 	}
 	run, err := h.rec.Update(id, func(run *record.Run) error {
@@ -113,7 +116,14 @@ func (h *holder) create(opts *Options, agent []string) (string, error) {
 	set[drivesettings.AgentKey] = drivesettings.EncodeAgent(agent)
 	id := opts.Run
 	if id == "" {
-		id = store.NewRunID(opts.Name, time.Now())
+		label, src := opts.Name, set["prompt"]
+		if opts.Spec != "" {
+			src = opts.Spec
+		}
+		if label == "" { // the spec's file name, never a generated label
+			label = strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
+		}
+		id = store.NewRunID(label, time.Now())
 	}
 	name := opts.Name
 	if name == "" {
@@ -123,6 +133,12 @@ func (h *holder) create(opts *Options, agent []string) (string, error) {
 	run.WorkspaceRoot = set["dir"]
 	if top := store.GitTop(set["dir"]); top != "" {
 		run.WorkspaceRoot = top
+	}
+	if err := h.phases(&opts.PhaseOptions, set, run, opts.Name); err != nil {
+		return "", err
+	}
+	if err := h.makeWorktree(&opts.PhaseOptions, set, run.Name); err != nil {
+		return "", err
 	}
 	run.Settings = set
 	err = h.st.CreateRunWith(run, func(dir string) error {
