@@ -49,7 +49,7 @@ cmd_run() {
     esac
   done
   [ $# -gt 0 ] || usage_error "no agent command: give it after --"
-  [ -n "$prompt$spec" ] || usage_error "give a SPEC, or --prompt FILE"
+  [ -n "$prompt$spec" ] || usage_error "--prompt is required (or a SPEC argument)"
   if [ -n "$prompt" ]; then
     [ -f "$prompt" ] || usage_error "--prompt $prompt: no such file"
     prompt=$(cd "$(dirname "$prompt")" && pwd)/$(basename "$prompt")

@@ -20,7 +20,8 @@ import (
 	"github.com/loopkit/loopkit/internal/worktree"
 )
 
-// PhaseOptions are --new's options for the spec and plan, the reviewer,
+// PhaseOptions are --new's options (the two longest are hidden from the
+// help, whose descriptions start at a fixed column; scripts/loop lists them) for the spec and plan, the reviewer,
 // the final verification, the run's name, its queue and its worktree.
 type PhaseOptions struct {
 	Spec             string   `long:"spec" value-name:"FILE" description:"the spec: the prompt (a bare name is looked up in specs_dir)" unquote:"false"`
@@ -33,11 +34,11 @@ type PhaseOptions struct {
 	FinalVerifyCmds  string   `long:"final-verify-cmds" value-name:"JSON" config:"final_verify_cmds" description:"final verification commands: one, or a JSON array" unquote:"false"`
 	NameSource       string   `long:"name-source" value-name:"SOURCE" default:"spec_slug" config:"run_naming_mode" description:"spec_slug or agent" unquote:"false"`
 	NameModel        string   `long:"name-model" value-name:"CMD" config:"run_naming_model" description:"naming agent command, run with sh -c" unquote:"false"`
-	MaxPerWorkspace  int      `long:"max-runs-per-workspace" value-name:"N" config:"max_runs_per_workspace" description:"runs of one workspace at once (0: no limit)"`
+	MaxPerWorkspace  int      `long:"max-runs-per-workspace" hidden:"true" value-name:"N" config:"max_runs_per_workspace" description:"runs of one workspace at once (0: no limit)"`
 	QueuePolicy      string   `long:"queue-policy" value-name:"POLICY" default:"fifo" config:"queue_policy" description:"fifo or newest_first" unquote:"false"`
 	BaseBranch       string   `long:"base-branch" value-name:"BRANCH" config:"base_branch" description:"a worktree's base (default: detected)" unquote:"false"`
 	RunBranchPrefix  string   `long:"run-branch-prefix" value-name:"P" default:"run/" config:"run_branch_prefix" description:"a worktree branch's prefix" unquote:"false"`
-	WorktreeTemplate string   `long:"worktree-path-template" value-name:"T" default:"../{{ repo }}.{{ run_branch | sanitize }}" config:"worktree_path_template" description:"where a worktree goes" unquote:"false"`
+	WorktreeTemplate string   `long:"worktree-path-template" hidden:"true" value-name:"T" default:"../{{ repo }}.{{ run_branch | sanitize }}" config:"worktree_path_template" description:"where a worktree goes" unquote:"false"`
 }
 
 // namingTimeout bounds the naming agent's call.
@@ -181,7 +182,7 @@ func (h *holder) queueSlot(o *PhaseOptions, max int, id string) error {
 		Dir: dir, MaxConcurrency: max, MaxPerWorkspace: o.MaxPerWorkspace,
 		Workspace: run.WorkspaceRoot, Policy: o.QueuePolicy, RunID: id, Enqueued: run.CreatedAt,
 		Waiting: func(runs []string, why string) {
-			h.env.Log.Info(fmt.Sprintf("waiting for a slot: run %s holds it; %s", strings.Join(runs, ", "), why))
+			h.env.Log.Info(fmt.Sprintf("waiting for a free slot: run %s holds it; %s", strings.Join(runs, ", "), why))
 			if !queued {
 				queued = true
 				if _, err := h.rec.SetStatus(id, record.RunQueued, "waiting for "+strings.Join(runs, ", ")); err != nil {
