@@ -143,7 +143,9 @@ func attemptOf(id string, n int, kind string, s *record.Step, now int64) *record
 	return a
 }
 
-// agentOf is the step's part of a stored record.
+// agentOf is the step's part of a stored record (an iteration or an
+// attempt): what it did, its failure and session, so that an iteration
+// names what went wrong and how to resume the agent, and its times.
 func agentOf(s *record.Step) *record.Agent {
 	final, _ := record.TailChars(s.FinalMessage, record.FinalMessageChars)
 	return &record.Agent{
@@ -159,6 +161,10 @@ func agentOf(s *record.Step) *record.Agent {
 		ErrorKind:           s.ErrorKind,
 		SessionID:           s.SessionID,
 		RateLimited:         s.RateLimited,
+		Format:              s.Format,
+		Model:               s.Model,
+		StartedAt:           s.StartedAt,
+		EndedAt:             s.EndedAt,
 	}
 }
 

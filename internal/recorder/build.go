@@ -54,27 +54,7 @@ func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.
 		if s.ToolCalls != nil {
 			it.ToolCalls = s.ToolCalls
 		}
-		final, _ := record.TailChars(s.FinalMessage, record.FinalMessageChars)
-		it.Agent = &record.Agent{
-			Command:             s.Command,
-			Phase:               s.Phase,
-			ExitCode:            s.ExitCode,
-			DurationMs:          s.DurationMs,
-			TimedOut:            s.TimedOut,
-			Completed:           s.Completed,
-			CompletionMalformed: s.CompletionMalformed,
-			FinalMessage:        final,
-			// The step's failure and session, so that an iteration names
-			// what went wrong and how to resume the agent.
-			Error:       s.Error,
-			ErrorKind:   s.ErrorKind,
-			SessionID:   s.SessionID,
-			RateLimited: s.RateLimited,
-			Format:      s.Format,
-			Model:       s.Model,
-			StartedAt:   s.StartedAt,
-			EndedAt:     s.EndedAt,
-		}
+		it.Agent = agentOf(s)
 		it.TasksDone, it.TasksTotal = s.TasksDone, s.TasksTotal
 		it.PlanAdvancedOnFailure = it.Status != record.StatusPass && s.TasksDone != nil &&
 			s.TasksDoneBefore != nil && *s.TasksDone > *s.TasksDoneBefore

@@ -188,28 +188,30 @@ func fromStore(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Sess
 			return cli.Failf("%v", err)
 		}
 	}
-	for {
+	for last := false; ; {
+		// A signal to --follow ends the loop after one last look, within
+		// the send grace, so a run's end written just before is not missed.
+		last = last || !opts.Follow || ctx.Err() != nil
 		ids, err := runIDs(st, opts, args)
 		if err != nil {
 			return err
 		}
 		for _, id := range ids {
-			if ctx.Err() != nil {
+			if sendCtx.Err() != nil {
 				return nil
 			}
 			if err := sendRun(sendCtx, sess, st, cp, id, !opts.Follow); err != nil {
-				if !opts.Follow || ctx.Err() != nil {
+				if last {
 					return err
 				}
 				env.Log.Warn("export", "run", id, "err", err)
 			}
 		}
-		if !opts.Follow {
+		if last {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return nil
 		case <-time.After(opts.Interval.D()):
 		}
 	}

@@ -384,8 +384,8 @@ func TestFollow(t *testing.T) {
 	root := filepath.Join(t.TempDir(), ".loop")
 	iteration(t, root, "live", 1, false)
 	rcv := newReceiver(t, 0)
-	follow := func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "live", "--follow", "--interval", "100ms", "--endpoint", rcv.url())
+	follow := func(interval string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "live", "--follow", "--interval", interval, "--endpoint", rcv.url())
 		cmd.Env = append(os.Environ(), "LOOPKIT_TEST_EXEC=loop-export", "LOOP_STORE="+root)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
@@ -407,7 +407,7 @@ func TestFollow(t *testing.T) {
 		}
 		return got
 	}
-	cmd := follow()
+	cmd := follow("100ms")
 	wait("first", 1)
 	start := time.Now()
 	iteration(t, root, "live", 2, false)
@@ -420,13 +420,28 @@ func TestFollow(t *testing.T) {
 	_ = cmd.Wait()
 
 	iteration(t, root, "live", 3, true) // while nobody follows
-	cmd = follow()
-	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
+	// an interval of an hour: after its first look, only the last look that
+	// a signal triggers can send anything
+	cmd = follow("1h")
 	got = wait("after restart", 1)
-	time.Sleep(300 * time.Millisecond) // a few more polls: nothing else may come
+	time.Sleep(300 * time.Millisecond)
 	got = append(got, rcv.take()...)
 	if its := iterSpans(got); len(its) != 1 || intAttr(t, its[0], "loopkit.iteration") != 3 {
 		t.Errorf("restarted follow sent %d iteration spans, want iteration 3 alone", len(its))
+	}
+	if _, code := run(t, root, "", "loop-record", "--run", "live", "--status", "completed"); code != 0 {
+		t.Fatalf("status: exit %d", code)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+	var roots int
+	for _, s := range rcv.take() {
+		if s.Name() == "loop.run" {
+			roots++
+		}
+	}
+	if roots != 1 {
+		t.Errorf("a signal after the run ended: %d root spans sent, want the last look to send 1", roots)
 	}
 }
 
