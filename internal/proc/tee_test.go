@@ -59,7 +59,10 @@ func TestStrayWriter(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
 		t.Skip("no setsid")
 	}
-	res, err = Run(spec("setsid sleep 2 & echo hi"))
+	// The daemon marks when it has left the group: without the wait, the
+	// group can be killed before setsid runs, and no daemon is left.
+	started := filepath.Join(dir, "started")
+	res, err = Run(spec(`setsid sh -c 'touch "$0"; exec sleep 2' ` + started + ` & while [ ! -e ` + started + ` ]; do sleep 0.01; done; echo hi`))
 	if err != nil || !res.StrayWriter {
 		t.Fatalf("setsid daemon holding stdout: stray %v err %v", res.StrayWriter, err)
 	}
