@@ -62,7 +62,7 @@ hyperfine -N -w 5 -r $((runs * 2)) --export-json "$work/rec.json" \
 recs=$(hf_median "$work/rec.json" 0); jqs=$(hf_median "$work/rec.json" 1)
 
 cat > "$BENCH_ROOT/docs/bench/foundation.md" <<MD
-## loop-validate and loop-record (foundation issue)
+## loop-validate and loop-record (the first version)
 
 Machine: $(machine_line). hyperfine medians.
 
