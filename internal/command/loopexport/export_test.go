@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -470,5 +471,51 @@ func TestUsage(t *testing.T) {
 		if _, code := run(t, t.TempDir(), "", "loop-export", args...); code != cli.ExitUsage {
 			t.Errorf("loop-export %v: exit %d, want %d", args, code, cli.ExitUsage)
 		}
+	}
+}
+
+// TestHungCollectorDoesNotHoldTheLoop: a collector that takes requests and
+// never answers leaves loop-export blocked in a send, and the loop's own
+// writes go on: the export is a separate process that takes no lock of
+// the store (a lock held across the send would block loop-record here).
+func TestHungCollectorDoesNotHoldTheLoop(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".loop")
+	iteration(t, root, "live", 1, false)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 8)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c // held open, never answered
+		}
+	}()
+	cmd := exec.Command(os.Args[0], "live", "--follow", "--interval", "50ms", "--timeout", "1h",
+		"--endpoint", "http://"+ln.Addr().String()+"/v1/traces")
+	cmd.Env = append(os.Environ(), "LOOPKIT_TEST_EXEC=loop-export", "LOOP_STORE="+root)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	select {
+	case c := <-accepted:
+		defer c.Close()
+	case <-time.After(20 * time.Second):
+		t.Fatal("loop-export never connected")
+	}
+	for n := 2; n <= 4; n++ {
+		iteration(t, root, "live", n, n == 4) // each must commit while the export hangs
+	}
+	if _, code := run(t, root, "", "loop-record", "--run", "live", "--status", "completed"); code != 0 {
+		t.Fatalf("status while the export hangs: exit %d", code)
+	}
+	if cmd.ProcessState != nil {
+		t.Fatal("loop-export exited; it should still be waiting on the collector")
 	}
 }
