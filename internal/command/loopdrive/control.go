@@ -149,6 +149,20 @@ func stopLeft(env *cli.Env, st *store.Store, id string) {
 			os.RemoveAll(p) // streams, and a step's base objects (a directory)
 		}
 	}
+	// entries whose writer died before writing their meta (a step killed
+	// while it snapshotted the tree): no meta names their run, and with
+	// their writer gone nothing will record them
+	entries, _ := os.ReadDir(st.SpoolDir())
+	for _, de := range entries {
+		e, ok := store.ParseSpoolName(de.Name())
+		if !ok || strings.HasPrefix(de.Name(), ".") || processAlive(e.PID) {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(st.SpoolDir(), e.Base+".json")); err == nil {
+			continue
+		}
+		os.RemoveAll(filepath.Join(st.SpoolDir(), de.Name()))
+	}
 	// temporary files of a spool meta whose writer was killed mid-rename
 	tmps, _ := filepath.Glob(filepath.Join(st.SpoolDir(), ".*.tmp-*"))
 	for _, f := range tmps {
