@@ -33,15 +33,11 @@ func (r *Recorder) RecordAttempt(id string, in *record.Input, kind string) (*Att
 	if err := r.CheckInput(in); err != nil {
 		return nil, err
 	}
-	lock, err := r.lockCreating(id)
+	lock, st, err := r.lockRepaired(id, true)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Unlock()
-	st, err := r.repair(id)
-	if err != nil {
-		return nil, err
-	}
 	run, last := st.run, st.last
 	digest := Digest(in)
 	if found, err := r.findAttempt(id, digest); err != nil || found != nil {

@@ -100,21 +100,39 @@ func (r *Recorder) lockCreating(id string) (*store.Lock, error) {
 	}
 }
 
+// lockRepaired takes the run's append lock (creating the run first when
+// create is set) and repairs what a killed writer left: the prologue of
+// every write. The caller unlocks.
+func (r *Recorder) lockRepaired(id string, create bool) (*store.Lock, *repaired, error) {
+	var lock *store.Lock
+	var err error
+	if create {
+		lock, err = r.lockCreating(id)
+	} else {
+		lock, err = r.St.LockAppend(id)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := r.repair(id)
+	if err != nil {
+		lock.Unlock()
+		return nil, nil, err
+	}
+	return lock, st, nil
+}
+
 // Record commits one iteration of run id built from in. want is the
 // iteration number asked for (0: the next one).
 func (r *Recorder) Record(id string, in *record.Input, want int) (*Result, error) {
 	if err := r.CheckInput(in); err != nil {
 		return nil, err
 	}
-	lock, err := r.lockCreating(id)
+	lock, st, err := r.lockRepaired(id, true)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Unlock()
-	st, err := r.repair(id)
-	if err != nil {
-		return nil, err
-	}
 	last := st.last
 	digest := Digest(in)
 	next := 1

@@ -12,15 +12,11 @@ func (r *Recorder) Update(id string, change func(run *record.Run) error) (*recor
 	if !r.St.RunExists(id) {
 		return nil, fmt.Errorf("no such run: %s", id)
 	}
-	lock, err := r.St.LockAppend(id)
+	lock, st, err := r.lockRepaired(id, false)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Unlock()
-	st, err := r.repair(id)
-	if err != nil {
-		return nil, err
-	}
 	run := st.run
 	if err := change(run); err != nil {
 		return nil, err

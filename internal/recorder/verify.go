@@ -22,15 +22,11 @@ func (r *Recorder) RecordVerification(id string, in *record.Input) (*record.Veri
 	if !r.St.RunExists(id) {
 		return nil, nil, fmt.Errorf("%w: %s", store.ErrNoSuchRun, id)
 	}
-	lock, err := r.St.LockAppend(id)
+	lock, rep, err := r.lockRepaired(id, false)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer lock.Unlock()
-	rep, err := r.repair(id)
-	if err != nil {
-		return nil, nil, err
-	}
 	run, last := rep.run, rep.last
 	path := r.St.RunPath(id, store.VerifyFile)
 	if _, err := store.RepairTail(path); err != nil {
