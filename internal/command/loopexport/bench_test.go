@@ -59,7 +59,7 @@ func benchExport(b *testing.B, drain bool) {
 	const n = 10000
 	root := filepath.Join(b.TempDir(), ".loop")
 	bigRun(b, root, n)
-	rcv := newReceiver(&testing.T{}, 0)
+	rcv := newReceiver(b, 0)
 	rcv.discard, rcv.drain = true, drain
 	var rss int64
 	var elapsed time.Duration

@@ -119,7 +119,7 @@ func (r *receiver) count() int {
 	return n
 }
 
-func newReceiver(t *testing.T, fail int) *receiver {
+func newReceiver(t testing.TB, fail int) *receiver {
 	r := &receiver{fail: fail, got: make(chan struct{}, 100)}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
