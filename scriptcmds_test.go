@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -124,13 +125,21 @@ func cmdBigFile(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), buf[:size], 0o644))
 }
 
-// alive PATTERN: some live (non-zombie) process has PATTERN in its command line.
+// alive PATTERN: some live (non-zombie) process of this script has PATTERN
+// in its command line. A process is the script's when its environment holds
+// the script's own WORK=$WORK (every command it starts inherits it): the
+// same command line in another test or build running at once is not ours.
 func cmdAlive(ts *testscript.TestScript, neg bool, args []string) {
+	mine := []byte("WORK=" + ts.Getenv("WORK"))
 	procs, _ := filepath.Glob("/proc/[0-9]*")
 	found := ""
 	for _, p := range procs {
 		cmdline, err := os.ReadFile(filepath.Join(p, "cmdline"))
 		if err != nil || !bytes.Contains(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}), []byte(args[0])) {
+			continue
+		}
+		environ, err := os.ReadFile(filepath.Join(p, "environ"))
+		if err != nil || !slices.ContainsFunc(bytes.Split(environ, []byte{0}), func(e []byte) bool { return bytes.Equal(e, mine) }) {
 			continue
 		}
 		stat, _ := os.ReadFile(filepath.Join(p, "stat"))
