@@ -1,10 +1,13 @@
 package nextaction
 
 import (
+	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -47,15 +50,47 @@ func Decide(in *Input, rules []Rule) Action {
 }
 
 // costUnknown warns, once (after the first iteration), that --max-cost
-// cannot act because the agent reports no cost; --max-tokens can.
+// cannot act because the agent reports no cost; --max-tokens can. An agent
+// known by its program's name was judged at start (StartWarning) instead.
 func costUnknown(in *Input) string {
 	if _, ok := in.Float(KeyMaxCost); !ok || in.LastNumber() != 1 || in.Run.TotalCostUSD != nil {
+		return ""
+	}
+	if _, known := agent.ReportsCost(agentProgram(in.Run.Settings)); known {
 		return ""
 	}
 	if in.Int(KeyMaxTokens, 0) > 0 {
 		return "the agent reports no cost: --max-cost cannot act, --max-tokens will"
 	}
 	return "the agent reports no cost: --max-cost cannot act; give --max-tokens to cap this run"
+}
+
+// StartWarning is what a run's settings deserve a warning for before the
+// first step: --max-cost with an agent whose program is known to report no
+// cost (Codex) can never act. "" when there is nothing to say.
+func StartWarning(settings map[string]string) string {
+	if v, err := strconv.ParseFloat(settings[KeyMaxCost], 64); err != nil || v <= 0 {
+		return ""
+	}
+	prog := agentProgram(settings)
+	if reports, known := agent.ReportsCost(prog); !known || reports {
+		return ""
+	}
+	name := filepath.Base(prog)
+	if n, err := strconv.ParseInt(settings[KeyMaxTokens], 10, 64); err == nil && n > 0 {
+		return name + " reports no cost: --max-cost cannot be enforced, --max-tokens will"
+	}
+	return name + " reports no cost: --max-cost cannot be enforced; use --max-tokens"
+}
+
+// agentProgram is the agent command's program (its argv[0]), "" when the
+// settings hold no agent.
+func agentProgram(settings map[string]string) string {
+	var argv []string
+	if json.Unmarshal([]byte(settings[keyAgent]), &argv) != nil || len(argv) == 0 {
+		return ""
+	}
+	return argv[0]
 }
 
 // StopExit is the driver's exit status for a run that ended with status.

@@ -105,6 +105,9 @@ func TestDecide(t *testing.T) {
 		{"unknown cost never stops, and is warned of", &record.Run{Status: "running", Settings: map[string]string{KeyMaxCost: "0.01"}},
 			[]*record.IterationLog{iter(1, "fail", 0, true)},
 			Action{Kind: Iterate, Iteration: 2, Rule: "next", Extra: map[string]string{"warning": "the agent reports no cost: --max-cost cannot act; give --max-tokens to cap this run"}}},
+		{"an agent known for no cost was warned of at start", &record.Run{Status: "running", Settings: map[string]string{KeyMaxCost: "0.01", keyAgent: `["/usr/bin/codex","exec"]`}},
+			[]*record.IterationLog{iter(1, "fail", 0, true)},
+			Action{Kind: Iterate, Iteration: 2, Rule: "next"}},
 		{"warned once", &record.Run{Status: "running", Settings: map[string]string{KeyMaxCost: "0.01"}},
 			[]*record.IterationLog{iter(1, "fail", 0, true), iter(2, "fail", 0, true)},
 			Action{Kind: Iterate, Iteration: 3, Rule: "next"}},
@@ -140,5 +143,27 @@ func TestWrite(t *testing.T) {
 	want := "action=stop\nstatus=failed\nexit=3\nreason=line one line two\nrule=x\na=1\nb=2\n"
 	if b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+func TestStartWarning(t *testing.T) {
+	codex := `["/opt/bin/codex","exec","--json","-"]`
+	for _, tt := range []struct {
+		name     string
+		settings map[string]string
+		want     string
+	}{
+		{"codex with a cost cap", map[string]string{KeyMaxCost: "1", keyAgent: codex},
+			"codex reports no cost: --max-cost cannot be enforced; use --max-tokens"},
+		{"and a token cap", map[string]string{KeyMaxCost: "1", KeyMaxTokens: "5000", keyAgent: codex},
+			"codex reports no cost: --max-cost cannot be enforced, --max-tokens will"},
+		{"no cost cap", map[string]string{keyAgent: codex}, ""},
+		{"claude reports cost", map[string]string{KeyMaxCost: "1", keyAgent: `["claude","-p"]`}, ""},
+		{"unknown agents are judged after the first iteration", map[string]string{KeyMaxCost: "1", keyAgent: `["sh","agent.sh"]`}, ""},
+		{"no agent", map[string]string{KeyMaxCost: "1"}, ""},
+	} {
+		if got := StartWarning(tt.settings); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

@@ -94,6 +94,7 @@ hold() {
       set.*) S[${k#set.}]=$v ;;
       agent) AGENT+=("$v") ;;
       status) echo "$v"; log "run ${RUN:-} already $v" ;;
+      warning) log "warning: $v" ;;
       exit) exec {fd}<&-; exit "$v" ;;
       ready) break ;;
     esac

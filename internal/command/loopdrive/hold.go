@@ -114,6 +114,9 @@ func (h *holder) create(opts *Options, agent []string) (string, error) {
 		return "", cli.Usagef("%v", err)
 	}
 	set[drivesettings.AgentKey] = drivesettings.EncodeAgent(agent)
+	if w := nextaction.StartWarning(set); w != "" {
+		h.emit("warning", w) // the driver says it before the first step
+	}
 	id := opts.Run
 	if id == "" {
 		label, src := opts.Name, set["prompt"]
