@@ -19,9 +19,10 @@ import (
 // Tail streams the raw output of a run's steps while they run: the spool
 // files loop-step and loop-validate write (agent, then validation), read
 // through descriptors kept open so nothing is lost when loop-record moves
-// them into the iteration folder (a hard link: the same file). Output that
-// was recorded between two polls is read from the iteration folder. It
-// never writes anything.
+// them into the iteration folder (a hard link: the same file, or, when a
+// stray writer held a stream, a copy of its recorded bytes: a prefix of
+// the spool file). Output that was recorded between two polls is read from
+// the iteration folder. It never writes anything.
 type Tail struct {
 	St    *store.Store
 	RunID string
@@ -36,8 +37,12 @@ type Tail struct {
 	Interval time.Duration
 
 	entries map[string]*tailEntry
-	seen    []os.FileInfo
-	shown   int // iterations whose folder has been checked
+	// opened are the spool files read so far that no recorded file has
+	// been matched to yet: an iteration's file that is one of them, or a
+	// copy of one's first bytes, was printed already.
+	opened []*tailFile
+	shown  int // iterations whose folder has been checked
+	polls  int
 }
 
 // TailEvent is one line of a streamed source, for --json.
@@ -56,10 +61,14 @@ type tailEntry struct {
 
 type tailFile struct {
 	path    string
+	source  string
 	stream  string
 	f       *os.File
 	off     int64
 	partial []byte // --json: a line not yet ended
+	// drained is the poll that read the file to its end after its spool
+	// entry went away (0 while it may grow).
+	drained int
 }
 
 // Run streams until the run has ended (nil) or ctx is done.
@@ -95,18 +104,28 @@ func (t *Tail) Run(ctx context.Context) error {
 }
 
 func (t *Tail) poll(ri *RunInfo) error {
+	t.polls++
 	if err := t.pollSpool(); err != nil {
 		return err
 	}
-	if ri == nil {
-		return nil
-	}
-	// Iterations recorded between two polls: print what was never opened.
-	for ; t.shown < ri.Run.Iteration; t.shown++ {
-		if err := t.recorded(t.shown + 1); err != nil {
-			return err
+	if ri != nil {
+		// Iterations recorded between two polls: print what was never opened.
+		for ; t.shown < ri.Run.Iteration; t.shown++ {
+			if err := t.recorded(t.shown + 1); err != nil {
+				return err
+			}
 		}
 	}
+	// A file drained before this poll and matched to no iteration (an
+	// attempt's, or a cleaned entry's) never will be: ri above was read
+	// after its entry went away.
+	t.opened = slices.DeleteFunc(t.opened, func(f *tailFile) bool {
+		if f.drained > 0 && f.drained < t.polls {
+			f.close()
+			return true
+		}
+		return false
+	})
 	return nil
 }
 
@@ -140,8 +159,8 @@ func (t *Tail) pollSpool() error {
 			continue
 		}
 		e := &tailEntry{base: base, source: source}
-		e.files[0] = &tailFile{path: base + ".stdout", stream: "stdout"}
-		e.files[1] = &tailFile{path: base + ".stderr", stream: "stderr"}
+		e.files[0] = &tailFile{path: base + ".stdout", source: source, stream: "stdout"}
+		e.files[1] = &tailFile{path: base + ".stderr", source: source, stream: "stderr"}
 		t.entries[base] = e
 		if t.Header != nil {
 			if err := t.Header(source, meta.Command); err != nil {
@@ -167,7 +186,10 @@ func (t *Tail) pollSpool() error {
 		if gone { // recorded (or cleaned): drained above, nothing more comes
 			e.done = true
 			for _, f := range e.files {
-				f.close()
+				f.drained = t.polls
+				if !slices.Contains(t.opened, f) {
+					f.close()
+				}
 			}
 		}
 	}
@@ -182,8 +204,8 @@ func (t *Tail) copy(source string, f *tailFile, last bool) error {
 			return nil // not created yet, or already moved: the folder has it
 		}
 		f.f = fh
-		if fi, err := fh.Stat(); err == nil {
-			t.seen = append(t.seen, fi)
+		if f.source != "" {
+			t.opened = append(t.opened, f)
 		}
 	}
 	if fi, err := f.f.Stat(); err == nil && fi.Size() < f.off {
@@ -263,7 +285,7 @@ func (t *Tail) recorded(n int) error {
 	} {
 		path := filepath.Join(dir, s.name)
 		fi, err := os.Stat(path)
-		if err != nil || fi.Size() == 0 || slices.ContainsFunc(t.seen, func(o os.FileInfo) bool { return os.SameFile(o, fi) }) {
+		if err != nil || fi.Size() == 0 || t.printed(s.source, s.stream, path, fi) {
 			continue
 		}
 		if t.Header != nil && s.stream == "stdout" {
@@ -271,13 +293,56 @@ func (t *Tail) recorded(n int) error {
 				return err
 			}
 		}
-		f := &tailFile{path: path, stream: s.stream}
+		f := &tailFile{path: path, stream: s.stream} // no source: not a spool file
 		if err := t.copy(s.source, f, true); err != nil {
 			return err
 		}
 		f.close()
 	}
 	return nil
+}
+
+// printed reports whether the recorded file at path is a spool file this
+// tail read (the same file, or a copy of its first bytes), and forgets
+// that spool file: it is matched to one recorded file only.
+func (t *Tail) printed(source, stream, path string, fi os.FileInfo) bool {
+	for i, f := range t.opened {
+		if f.source != source || f.stream != stream || f.f == nil {
+			continue
+		}
+		ofi, err := f.f.Stat()
+		if err != nil || !os.SameFile(ofi, fi) && !prefixOf(path, f.f, fi.Size()) {
+			continue
+		}
+		t.opened = slices.Delete(t.opened, i, i+1)
+		if f.drained > 0 {
+			f.close()
+		}
+		return true
+	}
+	return false
+}
+
+// prefixOf reports whether the n bytes of the file at path are the first
+// n bytes of spool (which may hold more: a stray writer's).
+func prefixOf(path string, spool *os.File, n int64) bool {
+	rec, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer rec.Close()
+	a, b := make([]byte, 64<<10), make([]byte, 64<<10)
+	for off := int64(0); off < n; {
+		k := int(min(int64(len(a)), n-off))
+		if _, err := io.ReadFull(rec, a[:k]); err != nil {
+			return false
+		}
+		if _, err := spool.ReadAt(b[:k], off); err != nil || !bytes.Equal(a[:k], b[:k]) {
+			return false
+		}
+		off += int64(k)
+	}
+	return true
 }
 
 func (f *tailFile) close() {
