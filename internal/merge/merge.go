@@ -1,0 +1,321 @@
+// Package merge brings a finished run's branch into a target branch in the
+// primary worktree: one merge commit, or one squashed commit. It never
+// pushes, never rewrites the run's branch, and undoes a merge that
+// conflicts, so the primary worktree is left as it was found.
+package merge
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// Strategies.
+const (
+	None   = "none"   // no merge: the run's branch stays for a person
+	Merge  = "merge"  // a merge commit (git merge --no-ff)
+	Squash = "squash" // one commit of the run's whole change (git merge --squash)
+	// DefaultStrategy applies when a target is set without a strategy.
+	DefaultStrategy = Squash
+)
+
+// Spec is one merge.
+type Spec struct {
+	// Primary is the top of the worktree the run was started from, where
+	// the target is checked out and merged into.
+	Primary string
+	// Worktree is the run's own worktree: work left uncommitted there is
+	// committed on RunBranch first ("" skips that).
+	Worktree  string
+	RunBranch string
+	Target    string
+	// Base is what a missing target is created from.
+	Base     string
+	Strategy string
+	// Message is the merge or squash commit's message; WorkMessage that of
+	// the commit of the run's uncommitted work.
+	Message, WorkMessage string
+}
+
+// Result is a merge that went through.
+type Result struct {
+	Commit     string // the target's head afterwards
+	Created    bool   // the target was created from Base
+	WorkCommit string // the commit of the run's uncommitted work, if any
+	UpToDate   bool   // the target had the run's work already: no commit
+}
+
+// Kinds of Error.
+const (
+	KindDirty    = "dirty"    // the primary worktree has uncommitted changes or an operation in progress
+	KindConflict = "conflict" // the merge conflicted and was aborted
+	KindGit      = "git"      // any other refusal of git's
+)
+
+// Error is a merge that did not happen; the primary worktree is as it was.
+type Error struct {
+	Kind  string
+	Paths []string // the conflicting or uncommitted paths
+	Err   error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Run merges s.RunBranch into s.Target and leaves the target checked out
+// in s.Primary. On any error after the checkout, the merge is aborted, the
+// branch checked out before is checked out again and a target this call
+// created is deleted.
+func Run(s Spec) (*Result, error) {
+	if s.Strategy != Merge && s.Strategy != Squash {
+		return nil, fmt.Errorf("merge strategy %q: want merge or squash", s.Strategy)
+	}
+	p := s.Primary
+	if err := clean(p); err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	if s.Worktree != "" {
+		c, err := commitWork(s.Worktree, s.RunBranch, s.WorkMessage)
+		if err != nil {
+			return nil, &Error{Kind: KindGit, Err: err}
+		}
+		res.WorkCommit = c
+	}
+	if !branchExists(p, s.RunBranch) {
+		return nil, &Error{Kind: KindGit, Err: fmt.Errorf("run branch %s: no such branch in %s", s.RunBranch, p)}
+	}
+	prev, err := head(p)
+	if err != nil {
+		return nil, &Error{Kind: KindGit, Err: err}
+	}
+	if !branchExists(p, s.Target) {
+		if _, err := git(p, "branch", "--no-track", s.Target, s.Base); err != nil {
+			return nil, &Error{Kind: KindGit, Err: fmt.Errorf("create %s from %s: %w", s.Target, s.Base, err)}
+		}
+		res.Created = true
+	}
+	if prev != s.Target {
+		if _, err := git(p, "checkout", "-q", s.Target); err != nil {
+			return nil, &Error{Kind: KindGit, Err: undo(p, prev, s.Target, res.Created, fmt.Errorf("check out %s: %w", s.Target, err))}
+		}
+	}
+	before, err := rev(p, "HEAD")
+	if err != nil {
+		return nil, &Error{Kind: KindGit, Err: undo(p, prev, s.Target, res.Created, err)}
+	}
+	if e := merge(p, s); e != nil {
+		e.Err = undo(p, prev, s.Target, res.Created, e.Err)
+		return nil, e
+	}
+	if res.Commit, err = rev(p, "HEAD"); err != nil {
+		return nil, &Error{Kind: KindGit, Err: err}
+	}
+	res.UpToDate = res.Commit == before
+	return res, nil
+}
+
+// merge runs git merge in the clean primary worktree, on the target.
+func merge(p string, s Spec) *Error {
+	args := []string{"merge", "--no-ff", "--no-edit", "-m", s.Message, s.RunBranch}
+	if s.Strategy == Squash {
+		args = []string{"merge", "--squash", s.RunBranch}
+	}
+	if _, err := git(p, args...); err != nil {
+		if paths := conflicts(p); len(paths) > 0 {
+			return &Error{Kind: KindConflict, Paths: paths, Err: fmt.Errorf(
+				"merging %s into %s conflicts in %s: the merge was aborted and %s is intact; merge it by hand",
+				s.RunBranch, s.Target, strings.Join(paths, ", "), s.RunBranch)}
+		}
+		return &Error{Kind: KindGit, Err: fmt.Errorf("merge %s into %s: %w", s.RunBranch, s.Target, err)}
+	}
+	if s.Strategy != Squash {
+		return nil
+	}
+	if _, err := git(p, "diff", "--cached", "--quiet"); err == nil {
+		return nil // the target had it all: nothing to commit
+	}
+	if _, err := git(p, "commit", "-q", "--no-edit", "-m", s.Message); err != nil {
+		return &Error{Kind: KindGit, Err: fmt.Errorf("commit the squashed %s: %w", s.RunBranch, err)}
+	}
+	return nil
+}
+
+// undo aborts the merge in progress and restores the primary worktree;
+// what could not be undone is added to the cause.
+func undo(p, prev, target string, created bool, cause error) error {
+	var errs []error
+	if exists(gitPath(p, "MERGE_HEAD")) {
+		if _, err := git(p, "merge", "--abort"); err != nil {
+			errs = append(errs, err)
+		}
+	} else if _, err := git(p, "reset", "-q", "--merge"); err != nil { // a squash leaves no MERGE_HEAD
+		errs = append(errs, err)
+	}
+	if cur, _ := head(p); cur != prev {
+		if _, err := git(p, "checkout", "-q", prev); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if created {
+		if _, err := git(p, "branch", "-q", "-D", target); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w (and undoing it failed: %v)", cause, errors.Join(errs...))
+	}
+	return cause
+}
+
+// commitWork commits what the run left uncommitted in its worktree on the
+// run's branch, so the branch holds what the validation saw. It returns
+// the commit, or "" when there was nothing to commit.
+func commitWork(wt, branch, msg string) (string, error) {
+	cur, err := head(wt)
+	if err != nil {
+		return "", err
+	}
+	if cur != branch {
+		return "", fmt.Errorf("the run's worktree %s is on %s, not on its branch %s", wt, cur, branch)
+	}
+	out, err := git(wt, "status", "--porcelain", "--untracked-files=all")
+	if err != nil || len(bytes.TrimSpace(out)) == 0 {
+		return "", err
+	}
+	if _, err := git(wt, "add", "-A"); err != nil {
+		return "", err
+	}
+	if _, err := git(wt, "commit", "-q", "--no-edit", "-m", msg); err != nil {
+		return "", fmt.Errorf("commit the run's work in %s: %w", wt, err)
+	}
+	return rev(wt, "HEAD")
+}
+
+// clean refuses a primary worktree with changes to tracked files (which a
+// checkout would carry or refuse) or with a merge, rebase, cherry-pick or
+// revert in progress. Untracked files are left to git, which refuses to
+// overwrite one.
+func clean(p string) error {
+	for _, f := range []string{"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply"} {
+		if exists(gitPath(p, f)) {
+			return &Error{Kind: KindDirty, Err: fmt.Errorf(
+				"primary worktree %s has a merge, rebase, cherry-pick or revert in progress: finish or abort it, then resume", p)}
+		}
+	}
+	out, err := git(p, "status", "--porcelain", "-z", "--untracked-files=no")
+	if err != nil {
+		return &Error{Kind: KindGit, Err: err}
+	}
+	var paths []string
+	fields := bytes.Split(out, []byte{0})
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if len(f) < 4 {
+			continue
+		}
+		paths = append(paths, string(f[3:]))
+		if f[0] == 'R' || f[0] == 'C' {
+			i++ // the old name of a rename follows
+		}
+	}
+	if len(paths) > 0 {
+		return &Error{Kind: KindDirty, Paths: paths, Err: fmt.Errorf(
+			"primary worktree %s has uncommitted changes (%s): commit or stash them, then resume", p, list(paths))}
+	}
+	return nil
+}
+
+// list names the first few paths.
+func list(paths []string) string {
+	if len(paths) <= 5 {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:5], ", "), len(paths)-5)
+}
+
+// conflicts are the unmerged paths of the index.
+func conflicts(p string) []string {
+	out, err := git(p, "diff", "--name-only", "--diff-filter=U", "-z")
+	if err != nil {
+		return nil
+	}
+	var paths []string
+	for _, f := range bytes.Split(out, []byte{0}) {
+		if len(f) > 0 {
+			paths = append(paths, string(f))
+		}
+	}
+	return paths
+}
+
+// head is the branch checked out in dir, or its commit when detached.
+func head(dir string) (string, error) {
+	if out, err := git(dir, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
+		return strings.TrimSpace(string(out)), nil
+	}
+	return rev(dir, "HEAD")
+}
+
+func rev(dir, r string) (string, error) {
+	out, err := git(dir, "rev-parse", "--verify", "-q", r+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("%s: not a commit in %s", r, dir)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func branchExists(dir, b string) bool {
+	_, err := git(dir, "show-ref", "--verify", "--quiet", "refs/heads/"+b)
+	return err == nil
+}
+
+// gitPath is a file of dir's git directory (a linked worktree has its own).
+func gitPath(dir, name string) string {
+	out, err := git(dir, "rev-parse", "--git-path", name)
+	if err != nil {
+		return ""
+	}
+	path := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	return path
+}
+
+func exists(path string) bool {
+	if path == "" {
+		return false
+	}
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// git runs git in dir in a process group of its own: a Ctrl-C meant for
+// the driver must not cut a merge in half (the driver acts on it after).
+func git(dir string, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_MERGE_AUTOEDIT=no", "LC_ALL=C")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = strings.TrimSpace(string(out))
+		}
+		return out, fmt.Errorf("git %s: %v: %s", args[0], err, oneLine(msg))
+	}
+	return out, nil
+}
+
+// oneLine joins git's message lines, so an error stays one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
+}
