@@ -13,7 +13,7 @@ import (
 // pushed to, and the run's worktree on run/feat where the agent changed
 // calc.go without committing.
 type repo struct {
-	t                    *testing.T
+	t                   *testing.T
 	primary, wt, origin string
 }
 
