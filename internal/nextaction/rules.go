@@ -26,6 +26,7 @@ var Rules = []Rule{
 	{"agent-cannot-run", agentCannotRun},
 	{"review", reviewIteration},
 	{"final-verify", finalVerify},
+	{"merge", mergeRun},
 	{"completed", completed},
 	{"agent-failing", agentFailing},
 	{"over-budget", overBudget},

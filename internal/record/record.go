@@ -319,6 +319,8 @@ type Run struct {
 	UpdatedAt                int64             `json:"updated_at"`
 	// Watchdog is the watchdog's state: what it checked and rewrote.
 	Watchdog *Watchdog `json:"watchdog,omitempty"`
+	// Merge is the latest merge of the run's branch into its merge target.
+	Merge *Merge `json:"merge,omitempty"`
 
 	// PIDStart and PGIDStart are the OS start times of the driver (pid) and
 	// of its group's leader (internal/procid): never signal a pid whose
@@ -326,6 +328,30 @@ type Run struct {
 	PIDStart  *uint64 `json:"pid_start,omitempty"`
 	PGIDStart *uint64 `json:"pgid_start,omitempty"`
 }
+
+// Merge is the merge of a completed worktree run's branch into a target
+// branch; Status is started, merged or failed (Error says why).
+type Merge struct {
+	RunBranch  string   `json:"run_branch"`
+	Target     string   `json:"target"`
+	Strategy   string   `json:"strategy"`
+	Iteration  int      `json:"iteration"` // the last iteration when it ran
+	Status     string   `json:"status"`
+	Commit     string   `json:"commit,omitempty"`      // the target's head after it
+	WorkCommit string   `json:"work_commit,omitempty"` // the run's uncommitted work, committed on its branch first
+	Created    bool     `json:"created,omitempty"`     // the target was made from the base branch
+	Error      string   `json:"error,omitempty"`
+	Conflicts  []string `json:"conflicts,omitempty"`
+	StartedAt  int64    `json:"started_at"`
+	EndedAt    int64    `json:"ended_at,omitempty"`
+}
+
+// Merge statuses.
+const (
+	MergeStarted = "started"
+	MergeMerged  = "merged"
+	MergeFailed  = "failed"
+)
 
 // Watchdog is the watchdog's part of run.json, changed with the events that
 // record its decisions (WATCHDOG_SIGNAL, WATCHDOG_REWRITE) under one lock.
@@ -395,6 +421,9 @@ const (
 	EventRateLimited       = "RATE_LIMITED"
 	EventRunPaused         = "RUN_PAUSED"
 	EventRunResumed        = "RUN_RESUMED"
+	EventMergeStarted      = "MERGE_STARTED" // a completed run's branch is being merged
+	EventMergeCompleted    = "MERGE_COMPLETED"
+	EventMergeFailed       = "MERGE_FAILED"
 )
 
 // StatusEvent maps a run status to the event recording the change to it.
