@@ -110,6 +110,13 @@ func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
 		{"iterations/", present(p.IterationsDir)},
 	}
 	rows = append(rows, watchdogRows(r)...)
+	if m := r.Merge; m != nil {
+		what := m.Status
+		if m.Commit != "" {
+			what += " as " + m.Commit
+		}
+		rows = append(rows, [2]string{"merge", Escape(fmt.Sprintf("%s into %s (%s): %s", m.RunBranch, m.Target, m.Strategy, what), false)})
+	}
 	for _, row := range rows {
 		if _, err := fmt.Fprintf(tw, "%s:\t%s\n", row[0], row[1]); err != nil {
 			return err

@@ -9,8 +9,8 @@ cmd_run() {
   local prompt="" validate="" max="" name="" timeout="" vtimeout="" maxcost="" require=""
   local mode="" conc="" worktree="" stuck_agent="" dir="" retries="" backoff="" maxtok="" fails="" amode="" gdir=""
   local hooks="" k
-  local -a more=() # watchdog, rate-limit and hook settings (config keys first, flags win)
-  for k in watchdog watchdog_k max_rewrites max_wait account hook_timeout; do
+  local -a more=() # watchdog, rate-limit, hook and merge settings (config keys first, flags win)
+  for k in watchdog watchdog_k max_rewrites max_wait account hook_timeout merge_target merge_strategy; do
     if [ -n "${CFG[$k]:-}" ]; then more+=(--setting "$k=${CFG[$k]}"); fi
   done
   local spec="" plan="" extra=()
@@ -35,7 +35,8 @@ cmd_run() {
       --artifact-mode) need_value "$@"; amode=$2; shift 2 ;;
       --global-log-dir) need_value "$@"; gdir=$2; shift 2 ;;
       --on-event) need_value "$@"; hooks+="$2"$'\n'; shift 2 ;;
-      --watchdog|--watchdog-k|--max-rewrites|--max-wait|--account|--hook-timeout|--rate-limit-backoff)
+      --watchdog|--watchdog-k|--max-rewrites|--max-wait|--account|--hook-timeout|--rate-limit-backoff|\
+      --merge-target|--merge-strategy)
         need_value "$@"; k=${1#--}; more+=(--setting "${k//-/_}=$2"); shift 2 ;;
       --require-completion) require=1; shift ;;
       --worktree) worktree=1; shift ;;

@@ -47,6 +47,10 @@ run options:
   --max-runs-per-workspace N, --queue-policy fifo|newest_first
   --worktree              run in a new git worktree on branch run/<name>
   --base-branch B, --run-branch-prefix P, --worktree-path-template T
+  --merge-target B        once completed, merge the run branch into B (made
+                          from the base if missing, checked out here, never
+                          pushed; needs --worktree; config merge_target)
+  --merge-strategy S      squash (default), merge or none (merge_strategy)
   --stuck-agent           when stuck, ask the agent for hypotheses
   --dir DIR               workspace (default: the current directory)
   --artifact-mode M       workspace (default) or mirror: also copy the
@@ -67,9 +71,9 @@ LOOP_COMPLETION_MODE) > config files (the store's config, then LOOP_CONFIG)
 > defaults.
 
 Exit status: 0 completed; 1 stuck; 2 usage or a bad setting; 3 failed
-(agent cannot run or keeps failing, over budget); 75 busy (another driver
-has the run) or paused; 129/130/141/143 ended by SIGHUP/INT/PIPE/TERM;
-70 internal error.
+(agent cannot run or keeps failing, over budget, merge refused or in
+conflict); 75 busy (another driver has the run) or paused; 129/130/141/143
+ended by SIGHUP/INT/PIPE/TERM; 70 internal error.
 USAGE
 }
 

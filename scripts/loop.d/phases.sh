@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# The reviewer and the final verification (sourced by scripts/loop): the
-# actions `loop-drive --next` asks for after an iteration is recorded.
+# The reviewer, the final verification and the merge (sourced by
+# scripts/loop): actions `loop-drive --next` asks for after an iteration.
 
 # act_review: the reviewer reads the task and iteration A[iteration]'s diff;
 # its call is an attempt of the run (tokens and cost in the totals).
@@ -23,4 +23,12 @@ act_verify() {
   checked loop-validate $?
   "$LK_RECORD" --run "$RUN" --verify <"$TMP/verify.json" >/dev/null
   checked loop-record $?
+}
+
+# act_merge: the completed run's branch goes into its merge target in the
+# primary worktree; loop-drive records how, and the next action acts on it.
+act_merge() {
+  log "merging ${S[run_branch]:-} into ${A[target]} (${A[strategy]})"
+  "$LK_DRIVE" --merge --run "$RUN" >/dev/null
+  checked loop-drive $?
 }

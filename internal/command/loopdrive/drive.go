@@ -18,6 +18,7 @@ const usage = `MODE [OPTIONS] [-- AGENT [ARGS...]]
   loop-drive --next --run ID
   loop-drive --cancel --run ID | --pause --run ID
   loop-drive --mirror --run ID [--global-log-dir DIR]
+  loop-drive --merge --run ID
 
 Examples:
   $ loop-drive --next --run RUN
@@ -32,6 +33,10 @@ lock until their parent (the driver) exits or sends SIGUSR1.
 --next prints the driver's next action as key=value lines (action=iterate,
 action=wait or action=stop, ...), decided from run.json and the end of the
 log; the watchdog and the store's rate-limit note are asked here too.
+
+--merge merges a completed worktree run's branch into its merge target in
+the primary worktree (never pushed) and prints the target's new commit; a
+merge that fails is recorded in the run, and --next then fails the run.
 
 Exit status: 0 done; 1 failure; 2 usage or a bad setting; 75 the run is
 held by another driver.`
@@ -50,6 +55,7 @@ type Options struct {
 	Cancel         bool     `long:"cancel" description:"stop the run's driver and mark the run canceled"`
 	Pause          bool     `long:"pause" description:"let the current step finish, then stop the driver; the run is paused"`
 	Mirror         bool     `long:"mirror" description:"copy the run's directory into the global store and print its path"`
+	Merge          bool     `long:"merge" description:"merge the completed run's branch into its merge target"`
 	GlobalLogDir   string   `long:"global-log-dir" value-name:"DIR" config:"global_log_dir" description:"the global store --mirror copies to (default: $XDG_DATA_HOME/loopkit)" unquote:"false"`
 	PhaseOptions
 }
@@ -67,13 +73,13 @@ func run(env *cli.Env) error {
 		return err
 	}
 	modes := 0
-	for _, on := range []bool{opts.New, opts.Resume, opts.Next, opts.Cancel, opts.Pause, opts.Mirror} {
+	for _, on := range []bool{opts.New, opts.Resume, opts.Next, opts.Cancel, opts.Pause, opts.Mirror, opts.Merge} {
 		if on {
 			modes++
 		}
 	}
 	if modes != 1 {
-		return env.UsageError("give one of --new, --resume, --next, --cancel, --pause, --mirror")
+		return env.UsageError("give one of --new, --resume, --next, --cancel, --pause, --mirror, --merge")
 	}
 	if len(args) > 0 && !opts.New {
 		return env.UsageError("unexpected argument %q", args[0])
@@ -101,6 +107,8 @@ func run(env *cli.Env) error {
 		return cancel(env, st, opts.Run)
 	case opts.Mirror:
 		return mirror(env, st, opts.Run, opts.GlobalLogDir)
+	case opts.Merge:
+		return mergeBranch(env, st, opts.Run)
 	}
 	return pause(env, st, opts.Run)
 }

@@ -140,6 +140,9 @@ func (h *holder) create(opts *Options, agent []string) (string, error) {
 	if err := h.phases(&opts.PhaseOptions, set, run, opts.Name); err != nil {
 		return "", err
 	}
+	if err := checkMerge(set, opts.RunBranchPrefix); err != nil {
+		return "", err
+	}
 	if err := h.makeWorktree(&opts.PhaseOptions, set, run.Name); err != nil {
 		return "", err
 	}
@@ -213,6 +216,10 @@ func (h *holder) resume(opts *Options) (string, error) {
 			msg += fmt.Sprintf(", max_iterations %d", opts.MaxIterations)
 		}
 		run.Settings[nextaction.KeyResumedAfter] = fmt.Sprint(n)
+		if run.Merge != nil && run.Merge.Status == record.MergeFailed { // its event stays
+			run.Merge = nil
+			msg += ", the merge to be tried again"
+		}
 		if p, err := h.promptWithHypotheses(run, n); err != nil {
 			return err
 		} else if p != "" {

@@ -1,0 +1,122 @@
+package loopdrive
+
+import (
+	"errors"
+	"fmt"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/gitstate"
+	"github.com/loopkit/loopkit/internal/merge"
+	"github.com/loopkit/loopkit/internal/nextaction"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// mergeBranch merges a completed worktree run's branch into its merge
+// target, in the primary worktree, and records how it went (run.json's
+// merge, a MERGE_* event). A merge that fails is an outcome, not an error:
+// the next decision fails the run with its reason. Only a store that
+// cannot be written is an error.
+func mergeBranch(env *cli.Env, st *store.Store, id string) error {
+	rec := &recorder.Recorder{St: st, Log: env.Log}
+	in, err := nextaction.Load(st, id)
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	strategy := in.MergeStrategy()
+	if strategy == merge.None {
+		return cli.Failf("run %s has no merge to do (no merge target, no worktree, or strategy none)", id)
+	}
+	// a signal meant for the driver must not cut the merge in half: the
+	// driver acts on it once this returns
+	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGPIPE, syscall.SIGQUIT)
+	run := in.Run
+	n := in.LastNumber()
+	m := &record.Merge{RunBranch: in.Setting(nextaction.KeyRunBranch), Target: in.Setting(nextaction.KeyMergeTarget),
+		Strategy: strategy, Iteration: n, Status: record.MergeStarted, StartedAt: time.Now().UnixMilli()}
+	what := fmt.Sprintf("%s into %s (%s) in %s", m.RunBranch, m.Target, strategy, run.WorkspaceRoot)
+	if err := saveMerge(rec, id, m, record.EventMergeStarted, "merging "+what); err != nil {
+		return err
+	}
+	res, err := merge.Run(merge.Spec{
+		Primary: run.WorkspaceRoot, Worktree: in.Setting("dir"), RunBranch: m.RunBranch,
+		Target: m.Target, Base: in.Setting("base_branch"), Strategy: strategy,
+		Message: fmt.Sprintf("loop: %s\n\nRun %s, completed after %d iterations: %s of %s.",
+			run.Name, id, n, strategy, m.RunBranch),
+		WorkMessage: fmt.Sprintf("loop: the work of run %s (iteration %d)", id, n),
+	})
+	m.EndedAt = time.Now().UnixMilli()
+	if err != nil {
+		m.Status, m.Error = record.MergeFailed, err.Error()
+		var me *merge.Error
+		if errors.As(err, &me) && me.Kind == merge.KindConflict {
+			m.Conflicts = me.Paths
+		}
+		return saveMerge(rec, id, m, record.EventMergeFailed, err.Error())
+	}
+	m.Status, m.Commit, m.WorkCommit, m.Created = record.MergeMerged, res.Commit, res.WorkCommit, res.Created
+	made := ""
+	if res.Created {
+		made = " (made from " + in.Setting("base_branch") + ")"
+	}
+	msg := fmt.Sprintf("merged %s into %s (%s) as %s: %s%s is checked out in %s",
+		m.RunBranch, m.Target, strategy, short(res.Commit), m.Target, made, run.WorkspaceRoot)
+	if res.UpToDate {
+		msg = fmt.Sprintf("%s already had %s's work: it is checked out in %s", m.Target, m.RunBranch, run.WorkspaceRoot)
+	}
+	if res.WorkCommit != "" {
+		msg += fmt.Sprintf("; the run's uncommitted work was committed on %s as %s", m.RunBranch, short(res.WorkCommit))
+	}
+	if err := saveMerge(rec, id, m, record.EventMergeCompleted, msg); err != nil {
+		return err
+	}
+	env.Log.Info(msg)
+	_, err = fmt.Fprintln(env.Stdout, res.Commit)
+	return err
+}
+
+// saveMerge writes the merge's state and its event under one lock.
+func saveMerge(rec *recorder.Recorder, id string, m *record.Merge, event, msg string) error {
+	_, err := rec.Update(id, func(run *record.Run) error {
+		c := *m
+		run.Merge = &c
+		it := m.Iteration
+		return rec.AppendEvent(record.Event{TS: time.Now().UnixMilli(), RunID: id, Type: event, Iteration: &it, Message: msg})
+	})
+	if err != nil {
+		return cli.Failf("run %s: %v", id, err)
+	}
+	return nil
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+// checkMerge refuses, before anything is made, a merge target the run
+// could never merge into: without a worktree there is no run branch; a
+// target under the run branch prefix could be the run's own branch.
+func checkMerge(set map[string]string, prefix string) error {
+	target := set[nextaction.KeyMergeTarget]
+	if target == "" {
+		return nil
+	}
+	if set["worktree"] == "" {
+		return cli.Usagef("--merge-target %s needs --worktree: only a run's own branch is merged", target)
+	}
+	if prefix != "" && strings.HasPrefix(target, prefix) {
+		return cli.Usagef("--merge-target %s: must not start with the run branch prefix %s", target, prefix)
+	}
+	if _, err := gitstate.Git(set["dir"], "check-ref-format", "--branch", target); err != nil {
+		return cli.Usagef("--merge-target %q is not a valid branch name", target)
+	}
+	return nil
+}
