@@ -24,11 +24,12 @@ var KnownKeys = map[string]bool{
 	"max_cost": true, "agent_format": true,
 	"max_patch_bytes": true,
 	// the loop's phases: spec and plan, reviewer, final verification,
-	// naming, queueing and worktrees
+	// naming, queueing, worktrees and their merge
 	"specs_dir": true, "plans_dir": true, "reviewer": true, "review_marker": true,
 	"final_verify_cmds": true, "run_naming_mode": true, "run_naming_model": true,
 	"max_runs_per_workspace": true, "queue_policy": true, "base_branch": true,
 	"run_branch_prefix": true, "worktree_path_template": true,
+	"merge_target": true, "merge_strategy": true,
 }
 
 // Setting is one key=value from a config file, with where it came from.
