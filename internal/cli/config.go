@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
 	flags "github.com/jessevdk/go-flags"
+
+	"github.com/loopkit/loopkit/internal/driverargs"
 )
 
 // KnownKeys are the config keys any loopkit command or the driver reads;
@@ -30,6 +33,12 @@ var KnownKeys = map[string]bool{
 	"max_runs_per_workspace": true, "queue_policy": true, "base_branch": true,
 	"run_branch_prefix": true, "worktree_path_template": true,
 	"merge_target": true, "merge_strategy": true,
+}
+
+// KnownKey reports a key some command reads: in KnownKeys, or one of the
+// driver's (defined with its flags in driverargs.Options).
+func KnownKey(key string) bool {
+	return KnownKeys[key] || slices.Contains(driverargs.ConfigKeys(), key)
 }
 
 // Setting is one key=value from a config file, with where it came from.
@@ -119,7 +128,7 @@ func LoadConfig(storeConfig, named string) (Config, error) {
 // is flag > env > config files > default. Unknown keys are logged.
 func (c Config) Apply(env *Env, p *flags.Parser, data any) error {
 	for key, s := range c {
-		if !KnownKeys[key] {
+		if !KnownKey(key) {
 			env.Log.Warn("unknown config key", "key", key, "file", s.File, "line", s.Line)
 		}
 	}

@@ -79,10 +79,11 @@ checked() {
   die 70 "$1 failed (exit $2) in run $RUN"
 }
 
-# hold ARGS...: starts `loop-drive ARGS` (--new or --resume), which takes
-# the run's driver lock, a concurrency slot and the live lock and keeps them
-# until this driver exits; reads the run id, settings and agent argv it
-# prints as NUL-terminated KEY=VALUE records.
+# hold ARGS...: starts `loop-drive ARGS` (--new or --resume and the
+# driver's arguments), which takes the run's driver lock, a concurrency slot
+# and the live lock and keeps them until this driver exits; reads the store,
+# run id, settings and agent argv it prints as NUL-terminated KEY=VALUE
+# records (or the help to print, or the status to exit with).
 hold() {
   local fd rec k=""
   exec {fd}< <(exec "$LK_DRIVE" "$@")
@@ -90,6 +91,8 @@ hold() {
     k=${rec%%=*}
     local v=${rec#*=}
     case $k in
+      store) export LOOP_STORE=$v ;;
+      out) printf '%s' "$v" ;;
       run) RUN=$v; echo "$RUN" ;;
       set.*) S[${k#set.}]=$v ;;
       agent) AGENT+=("$v") ;;

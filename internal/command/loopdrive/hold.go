@@ -40,23 +40,11 @@ type holder struct {
 	held *queue.Held
 }
 
-// emit writes one NUL-terminated KEY=VALUE record for the driver and
-// flushes, since the driver waits for it.
-func (h *holder) emit(k, v string) {
-	fmt.Fprintf(h.env.Stdout, "%s=%s\x00", k, v)
-	h.env.Stdout.Flush()
-}
+func (h *holder) emit(k, v string) { emit(h.env, k, v) }
 
-// fail reports err, then tells the driver which status to exit with: in
-// that order, since this process dies with the driver.
-func (h *holder) fail(err error) error {
-	code := cli.Code(err)
-	h.env.Finish(err)
-	h.emit("exit", fmt.Sprint(code))
-	return cli.Silent(code)
-}
+func (h *holder) fail(err error) error { return exitRecord(h.env, err) }
 
-func hold(env *cli.Env, st *store.Store, opts *Options, agent []string) error {
+func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 	// The driver is the parent we start with: die with it from the start,
 	// so a driver killed while this one waits for a slot leaves nothing.
 	h := &holder{env: env, st: st, rec: &recorder.Recorder{St: st, Log: env.Log}, parent: os.Getppid()}
@@ -72,7 +60,7 @@ func hold(env *cli.Env, st *store.Store, opts *Options, agent []string) error {
 	var id string
 	var err error
 	if opts.New {
-		id, err = h.create(opts, agent)
+		id, err = h.create(opts)
 	} else {
 		id, err = h.resume(opts)
 	}
@@ -105,15 +93,12 @@ func hold(env *cli.Env, st *store.Store, opts *Options, agent []string) error {
 
 // create checks the settings and creates the run with its driver lock
 // taken before the run directory appears.
-func (h *holder) create(opts *Options, agent []string) (string, error) {
-	set, err := parseSettings(opts.Setting)
-	if err != nil {
-		return "", cli.Usagef("%v", err)
-	}
+func (h *holder) create(opts *holdOptions) (string, error) {
+	set := opts.Settings
+	agent, _ := drivesettings.DecodeAgent(set[drivesettings.AgentKey])
 	if err := drivesettings.Validate(set, agent); err != nil {
 		return "", cli.Usagef("%v", err)
 	}
-	set[drivesettings.AgentKey] = drivesettings.EncodeAgent(agent)
 	if w := nextaction.StartWarning(set); w != "" {
 		h.emit("warning", w) // the driver says it before the first step
 	}
@@ -147,7 +132,7 @@ func (h *holder) create(opts *Options, agent []string) (string, error) {
 		return "", err
 	}
 	run.Settings = set
-	err = h.st.CreateRunWith(run, func(dir string) error {
+	err := h.st.CreateRunWith(run, func(dir string) error {
 		l, err := store.LockFile(filepath.Join(dir, store.DriverLock), true, false)
 		if err != nil {
 			return err
@@ -175,7 +160,7 @@ func (h *holder) lockLive(id string) error {
 
 // resume takes an existing run's driver lock, or says who holds it. It
 // returns "" when there is nothing to drive (the run is completed).
-func (h *holder) resume(opts *Options) (string, error) {
+func (h *holder) resume(opts *holdOptions) (string, error) {
 	id := opts.Run
 	if !h.st.RunExists(id) {
 		return "", cli.Usagef("no such run: %s (see 'scripts/loop list')", id)

@@ -20,25 +20,25 @@ import (
 	"github.com/loopkit/loopkit/internal/worktree"
 )
 
-// PhaseOptions are --new's options (the two longest are hidden from the
-// help, whose descriptions start at a fixed column; scripts/loop lists them) for the spec and plan, the reviewer,
-// the final verification, the run's name, its queue and its worktree.
+// PhaseOptions are the driver's options for the spec and plan, the
+// reviewer, the final verification, the run's name, its queue and its
+// worktree (from the driver's command line: see readLine).
 type PhaseOptions struct {
-	Spec             string   `long:"spec" value-name:"FILE" description:"the spec: the prompt (a bare name is looked up in specs_dir)" unquote:"false"`
-	Plan             string   `long:"plan" value-name:"FILE" description:"the plan, a task list (a bare name is looked up in plans_dir)" unquote:"false"`
-	SpecsDir         string   `long:"specs-dir" value-name:"DIR" config:"specs_dir" description:"where bare spec names are" unquote:"false"`
-	PlansDir         string   `long:"plans-dir" value-name:"DIR" config:"plans_dir" description:"where bare plan names are" unquote:"false"`
-	Reviewer         string   `long:"reviewer" value-name:"CMD" config:"reviewer" description:"reviewer command, run with sh -c" unquote:"false"`
-	ReviewMarker     string   `long:"review-marker" value-name:"TAG" config:"review_marker" description:"tag around the reviewer's verdict" unquote:"false"`
-	FinalVerify      []string `long:"final-verify" value-name:"CMD" description:"final verification command (repeatable)" unquote:"false"`
-	FinalVerifyCmds  string   `long:"final-verify-cmds" value-name:"JSON" config:"final_verify_cmds" description:"final verification commands: one, or a JSON array" unquote:"false"`
-	NameSource       string   `long:"name-source" value-name:"SOURCE" default:"spec_slug" config:"run_naming_mode" description:"spec_slug or agent" unquote:"false"`
-	NameModel        string   `long:"name-model" value-name:"CMD" config:"run_naming_model" description:"naming agent command, run with sh -c" unquote:"false"`
-	MaxPerWorkspace  int      `long:"max-runs-per-workspace" hidden:"true" value-name:"N" config:"max_runs_per_workspace" description:"runs of one workspace at once (0: no limit)"`
-	QueuePolicy      string   `long:"queue-policy" value-name:"POLICY" default:"fifo" config:"queue_policy" description:"fifo or newest_first" unquote:"false"`
-	BaseBranch       string   `long:"base-branch" value-name:"BRANCH" config:"base_branch" description:"a worktree's base (default: detected)" unquote:"false"`
-	RunBranchPrefix  string   `long:"run-branch-prefix" value-name:"P" default:"run/" config:"run_branch_prefix" description:"a worktree branch's prefix" unquote:"false"`
-	WorktreeTemplate string   `long:"worktree-path-template" hidden:"true" value-name:"T" default:"../{{ repo }}.{{ run_branch | sanitize }}" config:"worktree_path_template" description:"where a worktree goes" unquote:"false"`
+	Spec             string
+	Plan             string
+	SpecsDir         string
+	PlansDir         string
+	Reviewer         string
+	ReviewMarker     string
+	FinalVerify      []string
+	FinalVerifyCmds  string
+	NameSource       string
+	NameModel        string
+	MaxPerWorkspace  int
+	QueuePolicy      string
+	BaseBranch       string
+	RunBranchPrefix  string
+	WorktreeTemplate string
 }
 
 // namingTimeout bounds the naming agent's call.

@@ -1,0 +1,90 @@
+package driverargs
+
+import (
+	"strings"
+)
+
+const helpHead = `usage: scripts/loop run (SPEC [PLAN] | --prompt FILE) --validate CMD [OPTIONS]
+         -- AGENT ARGS...
+       scripts/loop resume RUN [--max-iterations N]
+       scripts/loop cancel RUN | pause RUN | list | --version
+
+Examples:
+  $ scripts/loop run --prompt TASK.md --validate 'go test ./...' -- \
+      claude -p --output-format stream-json --verbose
+  $ scripts/loop resume RUN
+  $ scripts/loop list
+
+Runs the agent, then the validation, again and again until the validation
+passes (completed), --max-iterations pass without it (stuck) or a limit
+fails the run; every iteration is recorded in the store. Installed by
+` + "`make install`" + ` as ` + "`loop`" + `.
+
+run options:
+`
+
+const helpTail = `
+Exit status: 0 completed; 1 stuck; 2 usage or a bad setting; 3 failed
+(agent cannot run or keeps failing, over budget, merge refused or in
+conflict); 75 busy (another driver has the run) or paused; 129/130/141/143
+ended by SIGHUP/INT/PIPE/TERM; 70 internal error.
+`
+
+// descCol is where option descriptions start; width is the help's.
+const descCol, width = 26, 80
+
+// Help is the driver's help: `scripts/loop --help`, `run --help` and
+// `resume --help` all print it.
+func Help() string {
+	var b strings.Builder
+	b.WriteString(helpHead)
+	var envs []string
+	for _, o := range Options {
+		if o.Env != "" {
+			envs = append(envs, o.Env)
+		}
+		if o.Help == "" {
+			continue
+		}
+		name := "  --" + o.Flag
+		if o.Arg != "" {
+			name += " " + o.Arg
+		}
+		writeEntry(&b, name, o.Help)
+	}
+	b.WriteByte('\n')
+	settings := "Settings: flags > environment (" + strings.Join(envs, ", ") +
+		") > config files (the store's config, then LOOP_CONFIG) > defaults."
+	for _, l := range wrap(settings, width-2) {
+		b.WriteString(l + "\n")
+	}
+	b.WriteString(helpTail)
+	return b.String()
+}
+
+// writeEntry writes an option's name column and its description, wrapped
+// with continuation lines under the description's column.
+func writeEntry(b *strings.Builder, name, desc string) {
+	pad := max(descCol-len(name), 2)
+	lines := wrap(desc, width-len(name)-pad)
+	b.WriteString(name + strings.Repeat(" ", pad) + lines[0] + "\n")
+	for _, l := range lines[1:] {
+		b.WriteString(strings.Repeat(" ", descCol) + l + "\n")
+	}
+}
+
+func wrap(text string, w int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(word) > w {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	return append(lines, line)
+}

@@ -1,0 +1,218 @@
+package driverargs
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestParseRun: flag > environment > config > default for every kind of
+// option, the --flag=value form, repeatable flags, SPEC [PLAN] and the
+// agent's argv after --.
+func TestParseRun(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("TASK.md", []byte("do it\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"--prompt", "TASK.md", "--validate", "true"}
+	abs := filepath.Join(dir, "TASK.md")
+	tests := []struct {
+		name   string
+		args   []string
+		env    map[string]string
+		config map[string]string
+		want   map[string]string // keys checked in Set
+		lists  map[string][]string
+		spec   string
+		plan   string
+		agent  []string
+	}{
+		{name: "defaults", args: base,
+			want: map[string]string{"max_iterations": "10", "timeout": "30m", "validate_timeout": "10m",
+				"retries": "0", "retry_backoff": "5s", "max_agent_failures": "3", "completion_mode": "trailing",
+				"max_concurrency": "3", "artifact_mode": "workspace", "queue_policy": "fifo",
+				"run_branch_prefix": "run/", "max_cost": "", "worktree": "", "prompt": abs, "dir": dir}},
+		{name: "config over default", args: base, config: map[string]string{"iterations": "2", "claude_timeout_sec": "90s"},
+			want: map[string]string{"max_iterations": "2", "timeout": "90s"}},
+		{name: "env over config", args: base, env: map[string]string{"LOOP_ITERATIONS": "1"},
+			config: map[string]string{"iterations": "2"}, want: map[string]string{"max_iterations": "1"}},
+		{name: "empty env falls through", args: base, env: map[string]string{"LOOP_ITERATIONS": ""},
+			config: map[string]string{"iterations": "2"}, want: map[string]string{"max_iterations": "2"}},
+		{name: "flag over env", args: append([]string{"--max-iterations", "4"}, base...),
+			env: map[string]string{"LOOP_ITERATIONS": "1"}, want: map[string]string{"max_iterations": "4"}},
+		{name: "flag=value", args: append([]string{"--max-iterations=4", "--name=a=b"}, base...),
+			want: map[string]string{"max_iterations": "4", "name": "a=b"}},
+		{name: "last flag wins", args: append([]string{"--timeout", "1m", "--timeout", "2m"}, base...),
+			want: map[string]string{"timeout": "2m"}},
+		{name: "validate from env", args: []string{"--prompt", "TASK.md"}, env: map[string]string{"LOOP_VALIDATE": "make"},
+			config: map[string]string{"verify_cmds": "go test"}, want: map[string]string{"validate": "make"}},
+		{name: "validate from config", args: []string{"--prompt", "TASK.md"},
+			config: map[string]string{"verify_cmds": "go test"}, want: map[string]string{"validate": "go test"}},
+		{name: "switches", args: append([]string{"--worktree", "--stuck-agent", "--require-completion"}, base...),
+			want: map[string]string{"worktree": "1", "stuck_agent": "1", "require_completion": "1"}},
+		{name: "config-only keys", args: base, config: map[string]string{"specs_dir": "specs", "watchdog": "off"},
+			want: map[string]string{"specs_dir": "specs", "watchdog": "off"}},
+		{name: "flag over config without env", args: append([]string{"--watchdog", "on"}, base...),
+			config: map[string]string{"watchdog": "off"}, want: map[string]string{"watchdog": "on"}},
+		{name: "repeatable flags", args: append([]string{"--on-event", "a", "--on-event=b", "--final-verify", "x y"}, base...),
+			config: map[string]string{"on_event": "c"},
+			want:   map[string]string{"on_event": "a\nb"},
+			lists:  map[string][]string{"on_event": {"a", "b"}, "final_verify": {"x y"}}},
+		{name: "repeatable from config", args: base, config: map[string]string{"on_event": "c"},
+			want: map[string]string{"on_event": "c"}, lists: map[string][]string{"on_event": {"c"}}},
+		{name: "spec and plan", args: []string{"SPEC.md", "PLAN.md", "--validate", "true"},
+			spec: "SPEC.md", plan: "PLAN.md", want: map[string]string{"prompt": ""}},
+		{name: "agent argv after --", args: append(base, "--", "claude", "-p", "--", "--max-cost"),
+			agent: []string{"claude", "-p", "--", "--max-cost"}},
+		{name: "a flag's value may look like a flag", args: append([]string{"--name", "--x"}, base...),
+			want: map[string]string{"name": "--x"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args
+			if tc.agent == nil {
+				args = append(append([]string{}, args...), "--", "agent")
+			}
+			r, err := ParseRun(args, Sources{Getenv: func(k string) string { return tc.env[k] }, Config: tc.config})
+			if err != nil {
+				t.Fatalf("ParseRun(%q): %v", args, err)
+			}
+			for k, v := range tc.want {
+				if r.Set[k] != v {
+					t.Errorf("%s = %q, want %q", k, r.Set[k], v)
+				}
+			}
+			for k, v := range tc.lists {
+				if !reflect.DeepEqual(r.Lists[k], v) {
+					t.Errorf("list %s = %q, want %q", k, r.Lists[k], v)
+				}
+			}
+			if r.Spec != tc.spec || r.Plan != tc.plan {
+				t.Errorf("spec, plan = %q, %q; want %q, %q", r.Spec, r.Plan, tc.spec, tc.plan)
+			}
+			if tc.agent != nil && !reflect.DeepEqual(r.Agent, tc.agent) {
+				t.Errorf("agent = %q, want %q", r.Agent, tc.agent)
+			}
+		})
+	}
+}
+
+// TestParseRunErrors: each command line the driver cannot read is one
+// line naming the flag or argument, and the order is the order to fix them.
+func TestParseRunErrors(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("TASK.md", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--bogus"}, nil, "unknown flag: --bogus"},
+		{[]string{"--bogus=1", "--", "a"}, nil, "unknown flag: --bogus=1"},
+		{[]string{"-x", "--", "a"}, nil, "unknown flag: -x"},
+		{[]string{"-prompt", "TASK.md", "--", "a"}, nil, "unknown flag: -prompt"},
+		{[]string{"--prompt"}, nil, "--prompt needs a value"},
+		{[]string{"--prompt=", "--", "a"}, nil, "--prompt needs a value"},
+		{[]string{"--prompt", "", "--", "a"}, nil, "--prompt needs a value"},
+		{[]string{"--worktree=yes", "--", "a"}, nil, "--worktree takes no value"},
+		{[]string{"a", "b", "c", "--", "a"}, nil, "unexpected argument: c"},
+		{[]string{"--prompt", "TASK.md", "--validate", "true"}, nil, "no agent command: give it after --"},
+		{[]string{"--prompt", "TASK.md", "--validate", "true", "--"}, nil, "no agent command: give it after --"},
+		{[]string{"--validate", "true", "--", "a"}, nil, "--prompt is required (or a SPEC argument)"},
+		{[]string{"--prompt", "nothere.md", "--validate", "true", "--", "a"}, nil, "--prompt nothere.md: no such file"},
+		{[]string{"--prompt", ".", "--validate", "true", "--", "a"}, nil, "--prompt .: no such file"},
+		{[]string{"--prompt", "TASK.md", "--", "a"}, map[string]string{"LOOP_VALIDATE": ""}, "--validate is required (or config verify_cmds)"},
+		{[]string{"--prompt", "TASK.md", "--validate", "true", "--dir", "nope", "--", "a"}, nil, "--dir nope: no such directory"},
+	}
+	for _, tc := range tests {
+		_, err := ParseRun(tc.args, Sources{Getenv: func(k string) string { return tc.env[k] }})
+		ue, ok := err.(*UsageError)
+		if !ok || ue.Msg != tc.want {
+			t.Errorf("ParseRun(%q) = %v, want usage error %q", tc.args, err, tc.want)
+		}
+	}
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"--prompt", "x", "--help"}} {
+		if r, err := ParseRun(args, Sources{}); err != nil || !r.Help {
+			t.Errorf("ParseRun(%q) = %+v, %v; want help", args, r, err)
+		}
+	}
+	// after --, --help is the agent's
+	if r, err := ParseRun([]string{"--prompt", "TASK.md", "--validate", "v", "--", "a", "--help"}, Sources{}); err != nil || r.Help {
+		t.Errorf("--help after --: %+v, %v", r, err)
+	}
+}
+
+func TestParseResume(t *testing.T) {
+	src := Sources{Getenv: func(k string) string { return map[string]string{"LOOP_MAX_CONCURRENCY": "5"}[k] },
+		Config: map[string]string{"max_concurrency": "2", "queue_policy": "newest_first"}}
+	tests := []struct {
+		args []string
+		run  string
+		max  int
+		err  string
+	}{
+		{args: []string{"r1"}, run: "r1"},
+		{args: []string{"r1", "--max-iterations", "12"}, run: "r1", max: 12},
+		{args: []string{"--max-iterations=12", "r1"}, run: "r1", max: 12},
+		{args: []string{}, err: ResumeUsage},
+		{args: []string{"r1", "r2"}, err: ResumeUsage},
+		{args: []string{"r1", "--max-iterations"}, err: "--max-iterations needs a value"},
+		{args: []string{"r1", "--max-iterations", "0"}, err: `--max-iterations must be a positive whole number, got "0"`},
+		{args: []string{"r1", "--max-iterations=ten"}, err: `--max-iterations must be a positive whole number, got "ten"`},
+		{args: []string{"r1", "--bogus"}, err: "unknown flag: --bogus"},
+	}
+	for _, tc := range tests {
+		r, err := ParseResume(tc.args, src)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("ParseResume(%q) = %v, want %q", tc.args, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || r.Run != tc.run || r.MaxIterations != tc.max {
+			t.Errorf("ParseResume(%q) = %+v, %v", tc.args, r, err)
+			continue
+		}
+		if r.Set["max_concurrency"] != "5" || r.Set["queue_policy"] != "newest_first" {
+			t.Errorf("ParseResume(%q): settings %v, want env and config applied", tc.args, r.Set)
+		}
+	}
+	if r, err := ParseResume([]string{"-h"}, src); err != nil || !r.Help {
+		t.Errorf("resume -h: %+v, %v", r, err)
+	}
+}
+
+// TestOptionsTable: every option is findable by its flag once, and every
+// help line fits.
+func TestOptionsTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, o := range Options {
+		if o.Key == "" || seen[o.Key] {
+			t.Errorf("option %+v: empty or repeated key", o)
+		}
+		seen[o.Key] = true
+		if o.Flag != "" && byFlag(o.Flag) != &Options[indexOf(o.Key)] {
+			t.Errorf("flag --%s finds another option", o.Flag)
+		}
+	}
+	for i, l := range strings.Split(Help(), "\n") {
+		if w := utf8.RuneCountInString(l); w > 80 {
+			t.Errorf("help line %d is %d columns: %q", i+1, w, l)
+		}
+	}
+}
+
+func indexOf(key string) int {
+	for i, o := range Options {
+		if o.Key == key {
+			return i
+		}
+	}
+	return -1
+}
