@@ -34,7 +34,6 @@ var phaseKeys = []string{"name", "max_concurrency", "specs_dir", "plans_dir", "r
 // output is the driver's records: a usage error goes to stderr, followed by
 // exit=2; help is an out= record, since stdout is the driver's pipe.
 func driverLine(env *cli.Env, mode string, args []string) error {
-	env.Name = "loop"
 	cwd, err := os.Getwd()
 	if err != nil {
 		return exitRecord(env, cli.Failf("current directory: %v", err))
