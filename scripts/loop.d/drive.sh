@@ -92,7 +92,7 @@ hold() {
     local v=${rec#*=}
     case $k in
       store) export LOOP_STORE=$v ;;
-      out) printf '%s' "$v" ;;
+      out) printf '%s' "$v" 2>/dev/null ;;
       run) RUN=$v; echo "$RUN" ;;
       set.*) S[${k#set.}]=$v ;;
       agent) AGENT+=("$v") ;;
