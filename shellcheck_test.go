@@ -1,6 +1,7 @@
 package loopkit_test
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,5 +30,22 @@ func TestShellcheck(t *testing.T) {
 	out, err := exec.Command("shellcheck", append([]string{"-x"}, files...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("shellcheck: %v\n%s", err, out)
+	}
+}
+
+// TestDriverShort keeps the bash driver a sequencer: decisions, parsing and
+// help belong in Go (loop-drive), where table tests reach them.
+func TestDriverShort(t *testing.T) {
+	files, _ := filepath.Glob("scripts/loop.d/*.sh")
+	lines := 0
+	for _, f := range append(files, "scripts/loop") {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += bytes.Count(data, []byte("\n"))
+	}
+	if lines < 100 || lines > 400 {
+		t.Errorf("scripts/loop and scripts/loop.d/*.sh are %d lines, want at most 400: move a decision into loop-drive", lines)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/driverargs"
+	"github.com/loopkit/loopkit/internal/drivesettings"
 )
 
 // TestReadLine: the driver's command line becomes the run's stored
@@ -65,5 +66,19 @@ func TestReadLine(t *testing.T) {
 	if opts, err := readLine("--resume", []string{"r1", "--max-iterations", "7"}, src); err != nil ||
 		opts.New || opts.Run != "r1" || opts.MaxIterations != 7 || opts.MaxConcurrency != 4 || opts.QueuePolicy != "newest_first" {
 		t.Errorf("resume: %+v, %v", opts, err)
+	}
+}
+
+// TestSettingNames: every flag a setting's error names is a flag the driver
+// takes, so the message tells a person what to change.
+func TestSettingNames(t *testing.T) {
+	flags := map[string]bool{}
+	for _, o := range driverargs.Options {
+		flags["--"+o.Flag] = o.Flag != ""
+	}
+	for key, name := range drivesettings.Names {
+		if !flags[name] {
+			t.Errorf("setting %s is reported as %s, which scripts/loop run does not take", key, name)
+		}
 	}
 }
