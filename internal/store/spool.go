@@ -37,6 +37,11 @@ type SpoolMeta struct {
 	Command   string `json:"command"`
 	RunID     string `json:"run_id,omitempty"`
 	StartedAt int64  `json:"started_at"`
+	// Of a step: its phase, the agent's program (argv[0]) and --format, so
+	// that a step killed before it printed its record can be parsed.
+	Phase   string `json:"phase,omitempty"`
+	Program string `json:"program,omitempty"`
+	Format  string `json:"format,omitempty"`
 }
 
 // NewSpool returns the base path of a new spool entry; streams are base+".stdout",

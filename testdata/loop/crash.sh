@@ -3,14 +3,15 @@
 # demo workspace, SIGKILL its whole process group at a random moment (every
 # third round SIGHUP, every third SIGTERM to the driver alone, which must
 # then exit 129/143 leaving no process of its group behind), resume,
-# and check the store: iterations 1..N each once, the run completed, every log
+# and check the store: what a killed step printed kept as an interrupted
+# attempt with its tokens (or already in an iteration), iterations 1..N each once, the run completed, every log
 # line parseable, no spool entry or tombstone left, no iteration folder
 # without its line. Run by testdata/script/loop_crash.txtar.
 set -uo pipefail
 rounds=${1:-5}
 root=$LOOPKIT_ROOT
 fail() { echo "crash round $r: $*" >&2; exit 1; }
-killed=0 signaled=0
+killed=0 signaled=0 steps_kept=0
 for ((r = 1; r <= rounds; r++)); do
   ws="$PWD/crash-$r"
   mkdir -p "$ws" && cp -R "$root/testdata/demo/." "$ws/"
@@ -44,7 +45,35 @@ for ((r = 1; r <= rounds; r++)); do
     rm -rf "$ws"
     continue
   fi
+  # what the killed driver's steps had printed: each must be kept by resume
+  mkdir -p "$ws/printed"
+  for meta in "$ws"/.loop/spool/*.step.json; do
+    out=${meta%.json}.stdout
+    [ -s "$out" ] && grep -q "\"run_id\":\"$run\"" "$meta" && cp "$out" "$ws/printed/"
+  done
   (cd "$ws" && "$root/scripts/loop" resume "$run" > resume.out 2> resume.err) || fail "resume failed: $(cat "$ws/resume.err")"
+  for p in "$ws"/printed/*; do
+    [ -e "$p" ] || continue
+    kept=""
+    for a in "$ws/.loop/runs/$run"/attempts/*/agent.stdout; do
+      cmp -s "$p" "$a" || continue
+      kept=$a n=$(basename "$(dirname "$a")")
+      line=$(sed -n "$((10#$n))p" "$ws/.loop/runs/$run/attempts.jsonl")
+      [[ $line == *'"kind":"interrupted"'* ]] || fail "attempt $n of a killed step is not interrupted: $line"
+      # a transcript with a whole usage line has its tokens counted
+      if grep -q '"usage":{' "$p"; then
+        [[ $line == *'"llm_input_tokens":'[0-9]* ]] || fail "attempt $n lost its tokens: $line"
+      fi
+      steps_kept=$((steps_kept + 1))
+      break
+    done
+    # (a step already in an iteration: the driver died as it recorded it)
+    for a in "$ws/.loop/runs/$run"/iterations/*/agent.stdout; do
+      [ -z "$kept" ] || break
+      cmp -s "$p" "$a" && kept=$a
+    done
+    [ -n "$kept" ] || fail "a killed step's output was lost: $(head -c 300 "$p")"
+  done
   status=$(cd "$ws" && loop-view describe "$run" --json --jq .status -r)
   [ "$status" = completed ] || fail "status $status after resume"
   iters=$(cd "$ws" && loop-view logs "$run" --json --jq .iteration -r | tr '\n' ' ')
@@ -67,4 +96,4 @@ for ((r = 1; r <= rounds; r++)); do
   grep -q '"status": "completed"' "$ws/.loop/runs/$run/run.json" || fail "run.json not completed"
   rm -rf "$ws"
 done
-echo "crash rounds: $rounds, driver groups killed: $killed, drivers signaled: $signaled, all resumed to completion"
+echo "crash rounds: $rounds, driver groups killed: $killed, drivers signaled: $signaled, killed steps kept as attempts: $steps_kept, all resumed to completion"

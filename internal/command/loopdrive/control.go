@@ -13,7 +13,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/deadstep"
 	"github.com/loopkit/loopkit/internal/proc"
+	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/store"
@@ -121,29 +123,41 @@ func processAlive(pid int) bool {
 }
 
 // stopLeft kills the process groups a crashed loop-step or loop-validate of
-// the run left behind (their spool entries name the group), then removes
-// the entries whose writer is gone: nothing will record them.
+// the run left behind (their spool entries name the group), keeps what a
+// dead step's agent printed as an interrupted attempt of the run (its
+// transcript, tokens and cost), then removes the entries whose writer is
+// gone: nothing else will record them.
 func stopLeft(env *cli.Env, st *store.Store, id string) {
 	metas, _ := filepath.Glob(filepath.Join(st.SpoolDir(), "*.json"))
 	for _, f := range metas {
+		e, ok := store.ParseSpoolName(filepath.Base(f))
+		if !ok || strings.HasPrefix(filepath.Base(f), ".") {
+			continue
+		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
 		var m store.SpoolMeta
-		if json.Unmarshal(data, &m) != nil || m.RunID != id {
+		// the entry is the run's, and the meta its writer's own (the
+		// name carries the writer's pid)
+		if json.Unmarshal(data, &m) != nil || m.RunID != id || m.PID != e.PID {
 			continue
 		}
 		// The caller holds the run's driver lock: no driver of the run is
 		// alive, so any group still named here was left behind.
-		if m.PGID > 1 && unix.Kill(-m.PGID, 0) == nil {
+		if groupLeft(m) {
 			env.Log.Info(fmt.Sprintf("stopping process group %d left behind by run %s", m.PGID, id))
 			unix.Kill(-m.PGID, unix.SIGKILL)
+			waitGroupGone(m.PGID, 2*time.Second)
 		}
-		if m.PID > 0 && processAlive(m.PID) {
+		if writerAlive(m) {
 			continue // its writer may still record it
 		}
 		base := strings.TrimSuffix(f, ".json")
+		if strings.HasSuffix(base, ".step") && !keepStep(env, st, id, base, m) {
+			continue // left for loop-clean: what it holds was not recorded
+		}
 		left, _ := filepath.Glob(base + ".*")
 		for _, p := range left {
 			os.RemoveAll(p) // streams, and a step's base objects (a directory)
@@ -174,4 +188,64 @@ func stopLeft(env *cli.Env, st *store.Store, id string) {
 			os.Remove(f)
 		}
 	}
+}
+
+// writerAlive: the entry's writer is still the process that wrote it (pid
+// and start time; a pid alone only when no start time was recorded).
+func writerAlive(m store.SpoolMeta) bool {
+	if m.PIDStart != 0 {
+		return procid.Alive(m.PID, m.PIDStart) && !proc.Zombie(m.PID)
+	}
+	return m.PID > 0 && processAlive(m.PID)
+}
+
+// groupLeft: the agent's or validation's process group still exists and is
+// the one the entry names: its leader is the recorded process, or gone
+// (a group outlives its leader, and while it exists its id is never given
+// to a new process). A group without a recorded start time is left alone.
+func groupLeft(m store.SpoolMeta) bool {
+	if m.PGID <= 1 || m.PGIDStart == 0 || unix.Kill(-m.PGID, 0) != nil {
+		return false
+	}
+	now, err := procid.Start(m.PGID)
+	return err != nil || now == m.PGIDStart
+}
+
+// waitGroupGone waits until no process of group pgid is left (a killed
+// agent's output is then complete), at most d.
+func waitGroupGone(pgid int, d time.Duration) {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if unix.Kill(-pgid, 0) == unix.ESRCH {
+			return
+		}
+	}
+}
+
+// keepStep records a dead step's spool entry as an interrupted attempt of
+// run id, and reports whether the entry may now go: recorded, or nothing
+// in it to keep.
+func keepStep(env *cli.Env, st *store.Store, id, base string, m store.SpoolMeta) bool {
+	step, err := deadstep.Rebuild(base, m, env.Log.Warn)
+	if err != nil {
+		env.Log.Warn(fmt.Sprintf("run %s: the output of a killed step was not read: %v", id, err))
+		return false
+	}
+	if step == nil {
+		return true // the agent printed nothing
+	}
+	line, err := record.Marshal(step)
+	if err != nil {
+		env.Log.Warn(fmt.Sprintf("run %s: the output of a killed step was not recorded: %v", id, err))
+		return false
+	}
+	// the line is the attempt's digest: the same entry is never recorded twice
+	in := &record.Input{Step: step, Lines: [][]byte{line}}
+	r := &recorder.Recorder{St: st, Log: env.Log}
+	res, err := r.RecordAttempt(id, in, record.AttemptInterrupted)
+	if err != nil {
+		env.Log.Warn(fmt.Sprintf("run %s: the output of a killed step was not recorded: %v", id, err))
+		return false
+	}
+	env.Log.Info(fmt.Sprintf("run %s: a step killed with its driver is attempt %d, its output kept", id, res.Attempt.Attempt))
+	return true
 }

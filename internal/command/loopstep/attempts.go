@@ -69,8 +69,7 @@ func (s *stepRun) prepare(args []string) error {
 		s.promptPath = s.spool + ".prompt"
 		// The meta goes first, so a step killed at any point leaves no spool
 		// file that a resuming driver cannot attribute to its run.
-		meta := store.SpoolMeta{PID: os.Getpid(), Command: s.command, RunID: s.opts.Run, StartedAt: time.Now().UnixMilli()}
-		meta.PIDStart, _ = procid.Start(meta.PID)
+		meta := s.meta(args[0])
 		if err := store.WriteSpoolMeta(s.spool, meta); err != nil {
 			return cli.Failf("spool: %v", err)
 		}
@@ -120,6 +119,16 @@ func (s *stepRun) snapshotBase() {
 			s.gitObjects = &odb
 		}
 	}
+}
+
+// meta is the spool entry's meta: who writes it (pid and start time) and
+// what a resuming driver needs to parse the output of a step killed before
+// it printed its record.
+func (s *stepRun) meta(program string) store.SpoolMeta {
+	m := store.SpoolMeta{PID: os.Getpid(), Command: s.command, RunID: s.opts.Run, StartedAt: time.Now().UnixMilli(),
+		Phase: s.opts.Phase, Program: filepath.Base(program), Format: s.opts.Format}
+	m.PIDStart, _ = procid.Start(m.PID)
+	return m
 }
 
 func (s *stepRun) cleanup() {
@@ -195,8 +204,8 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 	}
 	if s.spool != "" {
 		spec.OnStart = func(pid int) {
-			meta := store.SpoolMeta{PID: os.Getpid(), PGID: pid, Command: s.command, RunID: s.opts.Run, StartedAt: time.Now().UnixMilli()}
-			meta.PIDStart, _ = procid.Start(meta.PID)
+			meta := s.meta(s.argv[0])
+			meta.PGID = pid
 			meta.PGIDStart, _ = procid.Start(pid)
 			if err := store.WriteSpoolMeta(s.spool, meta); err != nil {
 				s.env.Log.Warn("spool meta not written", "err", err)

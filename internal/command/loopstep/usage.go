@@ -9,41 +9,14 @@ import (
 	"github.com/loopkit/loopkit/internal/agent"
 )
 
-// usageFileEnv names the file any agent (or a wrapper script) may write
-// its usage to, whatever it prints on stdout.
-const usageFileEnv = "LOOP_USAGE_FILE"
-
-// usageFile is what an agent writes to $LOOP_USAGE_FILE; absent figures
-// stay what the parser found.
-type usageFile struct {
-	InputTokens         *int64   `json:"input_tokens"`
-	OutputTokens        *int64   `json:"output_tokens"`
-	CacheReadTokens     *int64   `json:"cache_read_tokens"`
-	CacheCreationTokens *int64   `json:"cache_creation_tokens"`
-	CostUSD             *float64 `json:"cost_usd"`
-}
+// usageFileEnv names the file any agent may write its usage to.
+const usageFileEnv = agent.UsageFileEnv
 
 // applyUsageFile puts the figures the agent wrote to path over those
-// parsed from its output, field by field. A missing file is no usage; a
-// bad one is warned about and ignored.
+// parsed from its output; a bad file is warned about and ignored.
 func (s *stepRun) applyUsageFile(path string, u *agent.Usage) {
-	data, err := os.ReadFile(path)
-	if err != nil || len(strings.TrimSpace(string(data))) == 0 {
-		return
-	}
-	var f usageFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		s.env.Log.Warn("usage file ignored: not a JSON object of token counts", "file", path, "err", err)
-		return
-	}
-	for _, p := range [][2]**int64{{&u.InputTokens, &f.InputTokens}, {&u.OutputTokens, &f.OutputTokens},
-		{&u.CacheReadTokens, &f.CacheReadTokens}, {&u.CacheCreationTokens, &f.CacheCreationTokens}} {
-		if *p[1] != nil {
-			*p[0] = *p[1]
-		}
-	}
-	if f.CostUSD != nil {
-		u.CostUSD = f.CostUSD
+	if err := agent.ApplyUsageFile(path, u); err != nil {
+		s.env.Log.Warn("usage file ignored", "file", path, "err", err)
 	}
 }
 

@@ -1,0 +1,46 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// UsageFileEnv names the file any agent (or a wrapper script) may write
+// its usage to, whatever it prints on stdout.
+const UsageFileEnv = "LOOP_USAGE_FILE"
+
+// usageFile is what an agent writes to $LOOP_USAGE_FILE; absent figures
+// stay what the parser found.
+type usageFile struct {
+	InputTokens         *int64   `json:"input_tokens"`
+	OutputTokens        *int64   `json:"output_tokens"`
+	CacheReadTokens     *int64   `json:"cache_read_tokens"`
+	CacheCreationTokens *int64   `json:"cache_creation_tokens"`
+	CostUSD             *float64 `json:"cost_usd"`
+}
+
+// ApplyUsageFile puts the figures the agent wrote to path over those
+// parsed from its output, field by field. A missing or empty file is no
+// usage; a bad one is an error and changes nothing.
+func ApplyUsageFile(path string, u *Usage) error {
+	data, err := os.ReadFile(path)
+	if err != nil || len(strings.TrimSpace(string(data))) == 0 {
+		return nil
+	}
+	var f usageFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return fmt.Errorf("not a JSON object of token counts: %w", err)
+	}
+	for _, p := range [][2]**int64{{&u.InputTokens, &f.InputTokens}, {&u.OutputTokens, &f.OutputTokens},
+		{&u.CacheReadTokens, &f.CacheReadTokens}, {&u.CacheCreationTokens, &f.CacheCreationTokens}} {
+		if *p[1] != nil {
+			*p[0] = *p[1]
+		}
+	}
+	if f.CostUSD != nil {
+		u.CostUSD = f.CostUSD
+	}
+	return nil
+}
