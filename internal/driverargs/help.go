@@ -64,11 +64,17 @@ func Help() string {
 
 // writeEntry writes an option's name column and its description, wrapped
 // with continuation lines under the description's column.
+// A name too long for its column gets the description on the next line,
+// so every description starts at the same column.
 func writeEntry(b *strings.Builder, name, desc string) {
-	pad := max(descCol-len(name), 2)
-	lines := wrap(desc, width-len(name)-pad)
-	b.WriteString(name + strings.Repeat(" ", pad) + lines[0] + "\n")
-	for _, l := range lines[1:] {
+	lines := wrap(desc, width-descCol)
+	if len(name)+2 > descCol {
+		b.WriteString(name + "\n")
+	} else {
+		b.WriteString(name + strings.Repeat(" ", descCol-len(name)) + lines[0] + "\n")
+		lines = lines[1:]
+	}
+	for _, l := range lines {
 		b.WriteString(strings.Repeat(" ", descCol) + l + "\n")
 	}
 }

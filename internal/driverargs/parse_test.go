@@ -205,6 +205,11 @@ func TestOptionsTable(t *testing.T) {
 		if w := utf8.RuneCountInString(l); w > 80 {
 			t.Errorf("help line %d is %d columns: %q", i+1, w, l)
 		}
+		// an option's description starts at descCol, or on the next line
+		if strings.HasPrefix(l, "  --") && strings.Contains(strings.TrimSpace(l), "  ") &&
+			(len(l) <= descCol || l[descCol-1] != ' ' || l[descCol] == ' ') {
+			t.Errorf("help line %d: description not at column %d: %q", i+1, descCol+1, l)
+		}
 	}
 }
 
