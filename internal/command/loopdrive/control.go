@@ -151,7 +151,9 @@ func stopLeft(env *cli.Env, st *store.Store, id string) {
 			unix.Kill(-m.PGID, unix.SIGKILL)
 			waitGroupGone(m.PGID, 2*time.Second)
 		}
-		if writerAlive(m) {
+		// A loop-step outliving a driver killed alone ends once its agent
+		// is gone: wait for it, then its entry is complete.
+		if writerAlive(m) && !waitWriterGone(m, 3*time.Second) {
 			continue // its writer may still record it
 		}
 		base := strings.TrimSuffix(f, ".json")
@@ -209,6 +211,16 @@ func groupLeft(m store.SpoolMeta) bool {
 	}
 	now, err := procid.Start(m.PGID)
 	return err != nil || now == m.PGIDStart
+}
+
+// waitWriterGone waits at most d for the entry's writer to exit.
+func waitWriterGone(m store.SpoolMeta, d time.Duration) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if !writerAlive(m) {
+			return true
+		}
+	}
+	return false
 }
 
 // waitGroupGone waits until no process of group pgid is left (a killed
