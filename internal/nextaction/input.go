@@ -23,6 +23,7 @@ const (
 	KeyRequireCompletion = "require_completion"
 	KeyStuckAgent        = "stuck_agent"
 	KeyResumedAfter      = "resumed_after" // the last iteration before the latest resume
+	KeyCostWarned        = "cost_warned"   // set when StartWarning's warning was given
 	keyAgent             = "agent"         // the agent's argv as a JSON list (drivesettings.AgentKey)
 )
 

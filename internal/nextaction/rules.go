@@ -51,13 +51,10 @@ func Decide(in *Input, rules []Rule) Action {
 }
 
 // costUnknown warns, once (after the first iteration), that --max-cost
-// cannot act because the agent reports no cost; --max-tokens can. An agent
-// known by its program's name was judged at start (StartWarning) instead.
+// cannot act because the agent reports no cost; --max-tokens can. A run
+// warned of it at start (StartWarning) is not warned again.
 func costUnknown(in *Input) string {
-	if _, ok := in.Float(KeyMaxCost); !ok || in.LastNumber() != 1 || in.Run.TotalCostUSD != nil {
-		return ""
-	}
-	if _, known := agent.ReportsCost(agentProgram(in.Run.Settings)); known {
+	if _, ok := in.Float(KeyMaxCost); !ok || in.LastNumber() != 1 || in.Run.TotalCostUSD != nil || in.Flag(KeyCostWarned) {
 		return ""
 	}
 	if in.Int(KeyMaxTokens, 0) > 0 {
@@ -68,7 +65,9 @@ func costUnknown(in *Input) string {
 
 // StartWarning is what a run's settings deserve a warning for before the
 // first step: --max-cost with an agent whose program is known to report no
-// cost (Codex) can never act. "" when there is nothing to say.
+// cost (Codex) can never act. "" when there is nothing to say. The caller
+// sets KeyCostWarned when it gave the warning, and asks only when no price
+// table (config prices) could estimate the cost.
 func StartWarning(settings map[string]string) string {
 	if v, err := strconv.ParseFloat(settings[KeyMaxCost], 64); err != nil || v <= 0 {
 		return ""

@@ -99,8 +99,9 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 	if err := drivesettings.Validate(set, agent); err != nil {
 		return "", cli.Usagef("%v", err)
 	}
-	if w := nextaction.StartWarning(set); w != "" {
+	if w := nextaction.StartWarning(set); w != "" && !h.priced() {
 		h.emit("warning", w) // the driver says it before the first step
+		set[nextaction.KeyCostWarned] = "1"
 	}
 	id := opts.Run
 	if id == "" {
@@ -147,6 +148,14 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 		return "", cli.Failf("%v", err)
 	}
 	return id, h.lockLive(id)
+}
+
+// priced: a price table (config key prices, which loop-step reads) may
+// estimate the cost of an agent that reports none.
+func (h *holder) priced() bool {
+	cfg, err := cli.LoadConfig(h.st.ConfigFile(), os.Getenv("LOOP_CONFIG"))
+	_, ok := cfg["prices"]
+	return err != nil || ok
 }
 
 func (h *holder) lockLive(id string) error {
