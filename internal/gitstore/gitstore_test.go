@@ -85,12 +85,12 @@ func TestTreesNeverTouchTheUserRepository(t *testing.T) {
 		t.Fatalf("Base changed the user's repository:\n%s\nwas:\n%s", got, before)
 	}
 
-	_, userObjects, err := ObjectsOf(repo)
+	where, err := Locate(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	runDir := filepath.Join(store, "runs", "r")
-	r, err := Create(runDir, userObjects)
+	r, err := Create(runDir, where.Objects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestTreesNeverTouchTheUserRepository(t *testing.T) {
 	os.RemoveAll(odb) // the spool entry is dropped after the commit
 	write(t, repo, "b.txt", "new from the agent\n", 0o644)
 	write(t, repo, "run.sh", "echo changed\n", 0o755)
-	tree1, err := r.Snapshot(repo, userObjects)
+	tree1, err := r.Snapshot(where)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestTreesNeverTouchTheUserRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, repo, "c.txt", "iteration two\n", 0o644)
-	tree2, err := r.Snapshot(repo, userObjects)
+	tree2, err := r.Snapshot(where)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,12 +208,12 @@ func TestPatchLimit(t *testing.T) {
 	run(t, repo, "git", "commit", "-qm", "init")
 	base := strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD"))
 	write(t, repo, "big.txt", strings.Repeat("a line of text\n", 1000), 0o644)
-	_, objs, _ := ObjectsOf(repo)
-	r, err := Create(t.TempDir(), objs)
+	where, _ := Locate(repo)
+	r, err := Create(t.TempDir(), where.Objects)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := r.Snapshot(repo, objs)
+	tree, err := r.Snapshot(where)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,5 +238,50 @@ func TestPatchLimit(t *testing.T) {
 		if !tc.summary && !strings.Contains(string(data), "+a line of text") {
 			t.Errorf("patch: %.200q", data)
 		}
+	}
+}
+
+// On a branch with no commit yet, a dirty tree's base is a commit without
+// a parent, and a tree with nothing in it is still a tree.
+func TestBaseOnUnbornBranch(t *testing.T) {
+	repo := gitRepo(t)
+	write(t, repo, "a.txt", "a\n", 0o644)
+	odb := filepath.Join(t.TempDir(), "x.git")
+	base, used, ok, err := Base(repo, odb)
+	if err != nil || !ok || !used || len(base) != 40 {
+		t.Fatalf("base %q used %v ok %v err %v", base, used, ok, err)
+	}
+	w, err := Locate(repo)
+	if err != nil || w.Head != "" || w.Top == "" || w.Objects == "" || w.Index == "" {
+		t.Fatalf("Locate on an unborn branch: %+v %v", w, err)
+	}
+}
+
+// gitCalls counts the git processes fn starts (GIT_TRACE names each one).
+func gitCalls(t *testing.T, fn func()) int {
+	t.Helper()
+	trace := filepath.Join(t.TempDir(), "trace")
+	t.Setenv("GIT_TRACE", trace)
+	fn()
+	os.Unsetenv("GIT_TRACE")
+	data, _ := os.ReadFile(trace)
+	return strings.Count(string(data), "trace: built-in: git ")
+}
+
+// Each git process costs milliseconds of every iteration: the step's base
+// is one rev-parse and the snapshot (add, write-tree, and commit-tree when
+// dirty), with the cleanliness test taken from the snapshot itself.
+func TestBaseGitCalls(t *testing.T) {
+	repo := gitRepo(t)
+	write(t, repo, "a.txt", "a\n", 0o644)
+	run(t, repo, "git", "add", ".")
+	run(t, repo, "git", "commit", "-qm", "init")
+	odb := filepath.Join(t.TempDir(), "x.git")
+	if n := gitCalls(t, func() { Base(repo, odb) }); n > 3 {
+		t.Errorf("a clean base took %d git processes, want 3 at most", n)
+	}
+	write(t, repo, "a.txt", "dirty\n", 0o644)
+	if n := gitCalls(t, func() { Base(repo, odb) }); n > 4 {
+		t.Errorf("a dirty base took %d git processes, want 4 at most", n)
 	}
 }

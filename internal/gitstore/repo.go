@@ -130,15 +130,15 @@ func copyFile(src, dst string) error {
 	return out.Close()
 }
 
-// Snapshot writes the work tree at top (untracked files included, ignored
+// Snapshot writes the work tree at w.Top (untracked files included, ignored
 // ones not) into the repo as a tree, through the repo's own index (its
 // stat cache makes the next snapshot hash only what changed).
-func (r *Repo) Snapshot(top, userObjects string) (string, error) {
+func (r *Repo) Snapshot(w *Where) (string, error) {
 	index := filepath.Join(r.GitDir, "index")
-	if err := seedIndex(top, index); err != nil {
+	if err := seedIndex(w.Index, index); err != nil {
 		return "", err
 	}
-	return snapshot(writer(top, filepath.Join(r.GitDir, "objects"), userObjects, index))
+	return snapshot(writer(w.Top, filepath.Join(r.GitDir, "objects"), w.Objects, index))
 }
 
 // SetIteration records tree as iteration n's: a commit (parent base, when

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,21 +9,60 @@ import (
 	"path/filepath"
 )
 
+// Where is what git says of the work tree around a directory.
+type Where struct {
+	Top     string // the work tree's top level
+	Objects string // its repository's object directory (the common one of a linked worktree)
+	Index   string // its index file
+	// Head and HeadTree are HEAD's commit and tree ("" on an unborn branch).
+	Head, HeadTree string
+}
+
+// Locate asks git, in one call, where the work tree around dir is; an
+// error outside a work tree.
+func Locate(dir string) (*Where, error) {
+	// Without --verify, rev-parse prints the paths even when HEAD is unborn
+	// (then it fails on the revisions, and their lines are missing).
+	args := []string{"rev-parse", "--path-format=absolute", "--show-toplevel",
+		"--git-path", "objects", "--git-path", "index", "HEAD^{commit}", "HEAD^{tree}", "--"}
+	cmd := gitCmd{dir: dir}.command(args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	lines := splitLines(out)
+	if len(lines) < 3 {
+		if err != nil {
+			return nil, gitError(args, err, stderr.Bytes())
+		}
+		return nil, fmt.Errorf("git rev-parse: unexpected output %q", out)
+	}
+	w := &Where{Top: lines[0], Objects: lines[1], Index: lines[2]}
+	if len(lines) >= 5 && isObjectID(lines[3]) && isObjectID(lines[4]) {
+		w.Head, w.HeadTree = lines[3], lines[4]
+	}
+	return w, nil
+}
+
 // ObjectsOf is the object directory of the user's repository around dir
 // (its common one, for a linked worktree), and the work tree's top.
 func ObjectsOf(dir string) (top, objects string, err error) {
-	out, err := gitCmd{dir: dir}.run("rev-parse", "--path-format=absolute", "--show-toplevel", "--git-path", "objects")
+	w, err := Locate(dir)
 	if err != nil {
 		return "", "", err
 	}
-	var lines []string
-	for _, l := range splitLines(out) {
-		lines = append(lines, l)
+	return w.Top, w.Objects, nil
+}
+
+func isObjectID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
 	}
-	if len(lines) != 2 {
-		return "", "", fmt.Errorf("git rev-parse: unexpected output %q", out)
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
 	}
-	return lines[0], lines[1], nil
+	return true
 }
 
 func splitLines(b []byte) []string {
@@ -45,46 +85,58 @@ func splitLines(b []byte) []string {
 // Base records the work tree around dir before a step: HEAD when the tree
 // is clean, else a commit (parent HEAD) of the whole work tree, untracked
 // files included, whose new objects go to the object database odb (a
-// directory created on demand; never the user's). usedODB tells whether
-// anything was written there. ok is false outside git.
+// directory created on demand, removed again when the tree is clean; never
+// the user's). usedODB tells whether odb holds the base's objects. ok is
+// false outside git.
 func Base(dir, odb string) (base string, usedODB, ok bool, err error) {
-	top, userObjects, err := ObjectsOf(dir)
+	w, err := Locate(dir)
 	if err != nil {
 		return "", false, false, nil
 	}
-	user := gitCmd{dir: top}
-	head, _ := user.run("rev-parse", "--verify", "-q", "HEAD^{commit}")
-	status, err := user.run("status", "--porcelain=v1", "-z", "--untracked-files=all")
-	if err != nil {
-		return "", false, true, err
-	}
-	if len(trim(head)) > 0 && len(status) == 0 {
-		return trim(head), false, true, nil
-	}
 	if odb == "" {
-		return "", false, true, errors.New("the work tree is dirty and there is no private object database to snapshot it into")
+		return cleanHead(w)
 	}
 	if err := os.MkdirAll(filepath.Join(odb, "objects"), 0o700); err != nil {
 		return "", false, true, err
 	}
-	w := writer(top, filepath.Join(odb, "objects"), userObjects, filepath.Join(odb, "index"))
-	if err := seedIndex(top, filepath.Join(odb, "index")); err != nil {
+	index := filepath.Join(odb, "index")
+	wr := writer(w.Top, filepath.Join(odb, "objects"), w.Objects, index)
+	if err := seedIndex(w.Index, index); err != nil {
 		return "", true, true, err
 	}
-	tree, err := snapshot(w)
+	// The snapshot is the cleanliness test too: a work tree whose tree is
+	// HEAD's is clean (git status would scan the same files once more).
+	tree, err := snapshot(wr)
 	if err != nil {
 		return "", true, true, err
+	}
+	os.Remove(index) // only the objects are needed later
+	if w.Head != "" && tree == w.HeadTree {
+		os.RemoveAll(odb) // nothing HEAD does not hold
+		return w.Head, false, true, nil
 	}
 	args := []string{"commit-tree", tree, "-m", "loop-step base: the work tree before the step"}
-	if h := trim(head); h != "" {
-		args = append(args, "-p", h)
+	if w.Head != "" {
+		args = append(args, "-p", w.Head)
 	}
-	out, err := w.run(args...)
+	out, err := wr.run(args...)
 	if err != nil {
 		return "", true, true, err
 	}
-	os.Remove(filepath.Join(odb, "index")) // only the objects are needed later
 	return trim(out), true, true, nil
+}
+
+// cleanHead is the base without an object database to write into: HEAD
+// when the work tree is clean, else an error.
+func cleanHead(w *Where) (string, bool, bool, error) {
+	status, err := gitCmd{dir: w.Top}.run("status", "--porcelain=v1", "-z", "--untracked-files=all")
+	if err != nil {
+		return "", false, true, err
+	}
+	if w.Head == "" || len(status) > 0 {
+		return "", false, true, errors.New("the work tree is dirty and there is no private object database to snapshot it into")
+	}
+	return w.Head, false, true, nil
 }
 
 // writer is git in the user's work tree whose object writes go to objects
@@ -110,18 +162,14 @@ func snapshot(w gitCmd) (string, error) {
 	return trim(out), nil
 }
 
-// seedIndex copies the user's index to path (when path has none yet) so
-// git's stat cache spares hashing unchanged files; the user's index is
-// only read.
-func seedIndex(top, path string) error {
+// seedIndex copies the user's index (userIndex) to path (when path has
+// none yet) so git's stat cache spares hashing unchanged files; the user's
+// index is only read.
+func seedIndex(userIndex, path string) error {
 	if _, err := os.Lstat(path); err == nil {
 		return nil
 	}
-	idx, err := gitCmd{dir: top}.run("rev-parse", "--path-format=absolute", "--git-path", "index")
-	if err != nil {
-		return err
-	}
-	src, err := os.Open(trim(idx))
+	src, err := os.Open(userIndex)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil // no index yet: start empty
 	}

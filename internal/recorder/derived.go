@@ -207,7 +207,11 @@ func (r *Recorder) writeManifest(run *record.Run, it *record.IterationLog) error
 	}
 	m.TimestampStart, m.TimestampEnd = iso(it.CreatedAt-total), iso(it.CreatedAt)
 	if top := store.GitTop(r.Workspace); top != "" {
-		if out, err := gitstate.Git(top, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
+		if h := r.head; h != nil && h.top == top {
+			if h.sha != "" {
+				m.CommitSHA = &h.sha
+			}
+		} else if out, err := gitstate.Git(top, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
 			sha := strings.TrimSpace(string(out))
 			m.CommitSHA = &sha
 		}

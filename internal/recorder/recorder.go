@@ -36,7 +36,13 @@ type Recorder struct {
 	// MaxPatchBytes caps changes.patch (0: DefaultMaxPatchBytes).
 	MaxPatchBytes int64
 	now           func() time.Time
+	// head is HEAD of the work tree the last iteration's trees were taken
+	// in, which manifest.json names.
+	head *knownHead
 }
+
+// knownHead is HEAD's commit ("" when unborn) of the work tree at top.
+type knownHead struct{ top, sha string }
 
 // ErrConflict is an --iteration that is neither the next nor a repeat.
 var ErrConflict = errors.New("iteration conflict")

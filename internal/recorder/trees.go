@@ -31,11 +31,14 @@ func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) 
 	if work == "" {
 		return nil
 	}
-	top, userObjects, err := gitstore.ObjectsOf(work)
+	where, err := gitstore.Locate(work)
 	if err != nil {
 		return nil // not in git: nothing to record
 	}
-	repo, err := gitstore.Create(r.St.RunDir(it.RunID), userObjects)
+	if top := store.GitTop(work); top != "" {
+		r.head = &knownHead{top: top, sha: where.Head} // manifest.json's commit, without asking git again
+	}
+	repo, err := gitstore.Create(r.St.RunDir(it.RunID), where.Objects)
 	if err != nil {
 		return err
 	}
@@ -48,7 +51,7 @@ func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) 
 			}
 		}
 	}
-	tree, err := repo.Snapshot(top, userObjects)
+	tree, err := repo.Snapshot(where)
 	if err != nil {
 		return err
 	}
