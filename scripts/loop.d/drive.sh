@@ -11,6 +11,7 @@ CHILD=""        # the background child being waited for
 SIGNALED=""     # the signal that ended the run, and the exit status it gives
 SIGCODE=0
 FINISHING=""
+DECIDED="" # A already holds the next action
 TMP=""
 
 # on_signal NAME CODE: INT, TERM, HUP and PIPE end the run as canceled.
@@ -106,13 +107,18 @@ hold() {
   [ "$k" = ready ] || die 70 "loop-drive ended without holding the run"
 }
 
-# next_action fills A from `loop-drive --next`.
+# next_action [MODE...]: fills A from `loop-drive --next`, or from MODE
+# (--record), which decides the next action after its own work; DECIDED
+# tells drive not to ask again.
 next_action() {
-  local k v
+  local k v out rc
   A=()
-  while IFS='=' read -r k v; do A[$k]=$v; done < <("$LK_DRIVE" --next --run "$RUN")
+  out=$("$LK_DRIVE" "${@:---next}" --run "$RUN"); rc=$?
+  checked loop-drive $rc
+  while IFS='=' read -r k v; do A[$k]=$v; done <<<"$out"
   [ -n "${A[action]:-}" ] || die 70 "could not decide the next action of run $RUN"
   [ -z "${A[warning]:-}" ] || log "warning: ${A[warning]}"
+  [ $# -eq 0 ] || DECIDED=1
 }
 
 # drive: runs actions until one stops the driver.
@@ -120,7 +126,7 @@ drive() {
   TMP=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-driver.XXXXXX") || die 70 "no temporary directory"
   trap 'rm -rf "$TMP"' EXIT
   while :; do
-    next_action
+    if [ -n "$DECIDED" ]; then DECIDED=""; else next_action; fi
     if declare -F "act_${A[action]}" >/dev/null; then
       "act_${A[action]}"
     else
@@ -131,7 +137,7 @@ drive() {
 
 # act_iterate: agent step, validation and record of iteration A[iteration].
 act_iterate() {
-  local i=${A[iteration]} max=${S[max_iterations]:-10} rc out
+  local i=${A[iteration]} max=${S[max_iterations]:-10}
   [ "${A[rule]}" != watchdog-rewrite ] || log "${A[reason]}"
   log "iteration $i/$max: agent"
   rm -f "$TMP/step.json"
@@ -151,14 +157,12 @@ act_iterate() {
   run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]:-10m}" \
     --exit-zero --shell "${S[validate]}" >"$TMP/validate.json"
   checked loop-validate $?
-  cat "$TMP/step.json" "$TMP/validate.json" | "$LK_RECORD" --run "$RUN" --iteration "$i" >/dev/null
-  checked loop-record $?
+  # one call records the iteration and decides the next action
+  next_action --record --iteration "$i" < <(cat "$TMP/step.json" "$TMP/validate.json")
   rm -f "$TMP/step.json" # in the iteration now
   # printed by the driver itself: a closed stdout (`| head`) is a SIGPIPE
-  # here, while loop-view would end quietly
-  out=$("$LK_VIEW" logs "$RUN" --last 1); rc=$?
-  checked loop-view $rc
-  printf '%s\n' "$out"
+  # here, while a Go child would end quietly
+  printf '%s\n' "${A[summary]}"
 }
 
 # act_wait: a rate limit holds; sleep A[seconds], then ask again.

@@ -6,6 +6,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/nextaction"
+	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/settings"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -14,6 +15,7 @@ const usage = `MODE [OPTIONS]
   loop-drive --new ARGS...     (ARGS: those of scripts/loop run)
   loop-drive --resume ARGS...  (ARGS: those of scripts/loop resume)
   loop-drive --next --run ID
+  loop-drive --record --run ID --iteration N < STEP_AND_VALIDATION
   loop-drive --cancel --run ID | --pause --run ID
   loop-drive --mirror --run ID [--global-log-dir DIR]
   loop-drive --merge --run ID
@@ -35,6 +37,9 @@ driver) exits or sends SIGUSR1.
 --next prints the driver's next action as key=value lines (action=iterate,
 action=wait or action=stop, ...), decided from run.json and the end of the
 log; the watchdog and the store's rate-limit note are asked here too.
+--record records iteration N from the step and validation records on
+stdin (as loop-record --iteration N), prints its loop-view logs line as
+summary=LINE, then the next action as --next.
 
 --merge merges a completed worktree run's branch into its merge target in
 the primary worktree (never pushed) and prints the target's new commit; a
@@ -49,12 +54,17 @@ type Options struct {
 	cli.Common
 	Run          string `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"the run" unquote:"false"`
 	Next         bool   `long:"next" description:"print the next action"`
+	Record       bool   `long:"record" description:"record iteration --iteration from stdin, print its summary line and the next action"`
+	Iteration    int    `long:"iteration" value-name:"N" description:"with --record: the iteration's number"`
 	Cancel       bool   `long:"cancel" description:"stop the run's driver and mark the run canceled"`
 	Pause        bool   `long:"pause" description:"let the current step finish, then stop the driver; the run is paused"`
 	Mirror       bool   `long:"mirror" description:"copy the run's directory into the global store and print its path"`
 	Merge        bool   `long:"merge" description:"merge the completed run's branch into its merge target"`
 	Usage        bool   `long:"usage" description:"print the help of scripts/loop"`
 	GlobalLogDir string `long:"global-log-dir" value-name:"DIR" config:"global_log_dir" description:"the global store --mirror copies to (default: $XDG_DATA_HOME/loopkit)" unquote:"false"`
+	// --record keeps what loop-record would, by the same config keys.
+	InlineCap     int   `config:"inline_cap_bytes"`
+	MaxPatchBytes int64 `config:"max_patch_bytes"`
 }
 
 // Main is loop-drive.
@@ -66,7 +76,7 @@ func run(env *cli.Env) error {
 	if len(env.Args) > 0 && (env.Args[0] == "--new" || env.Args[0] == "--resume") {
 		return driverLine(env, env.Args[0], env.Args[1:])
 	}
-	opts := &Options{}
+	opts := &Options{InlineCap: recorder.DefaultInlineCap, MaxPatchBytes: recorder.DefaultMaxPatchBytes}
 	p := cli.NewParser(env, opts, usage)
 	args, err := cli.Parse(env, p, &opts.Common, env.Args)
 	if err != nil {
@@ -77,13 +87,16 @@ func run(env *cli.Env) error {
 		return err
 	}
 	modes := 0
-	for _, on := range []bool{opts.Next, opts.Cancel, opts.Pause, opts.Mirror, opts.Merge} {
+	for _, on := range []bool{opts.Next, opts.Record, opts.Cancel, opts.Pause, opts.Mirror, opts.Merge} {
 		if on {
 			modes++
 		}
 	}
 	if modes != 1 {
-		return env.UsageError("give one of --new, --resume, --next, --cancel, --pause, --mirror, --merge, --usage")
+		return env.UsageError("give one of --new, --resume, --next, --record, --cancel, --pause, --mirror, --merge, --usage")
+	}
+	if opts.Record != (opts.Iteration > 0) {
+		return env.UsageError("--record goes with --iteration N (1 or more)")
 	}
 	if len(args) > 0 {
 		return env.UsageError("unexpected argument %q", args[0])
@@ -94,13 +107,18 @@ func run(env *cli.Env) error {
 	if err := store.ValidRunID(opts.Run); err != nil {
 		return env.UsageError("%v", err)
 	}
-	st, _, err := settings.Open(env, p, &opts.Common, opts)
+	st, cwd, err := settings.Open(env, p, &opts.Common, opts)
 	if err != nil {
 		return err
+	}
+	if opts.InlineCap < 0 || opts.MaxPatchBytes < 1 {
+		return env.UsageError("inline_cap_bytes must not be negative and max_patch_bytes must be 1 or more")
 	}
 	switch {
 	case opts.Next:
 		return next(env, st, opts.Run)
+	case opts.Record:
+		return recordNext(env, st, cwd, opts)
 	case opts.Cancel:
 		return cancel(env, st, opts.Run)
 	case opts.Mirror:

@@ -1,0 +1,62 @@
+package loopdrive
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/hooks"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/view"
+)
+
+// recordNext is --record, the driver's one call after a validation (each
+// Go process costs milliseconds of every iteration): it records iteration
+// opts.Iteration from the step and validation records on stdin, as
+// `loop-record --iteration N` does, prints its line of `loop-view logs` as
+// summary=..., then the next action as --next does. The driver prints the
+// summary itself, so that a closed stdout is a SIGPIPE to the driver.
+func recordNext(env *cli.Env, st *store.Store, cwd string, opts *Options) error {
+	in, err := record.ReadInput(env.Stdin)
+	var ie *record.InputError
+	if errors.As(err, &ie) {
+		return cli.BadInput(fmt.Errorf("stdin %w", err))
+	}
+	if err != nil {
+		return cli.Failf("read stdin: %v", err)
+	}
+	r := &recorder.Recorder{St: st, Log: env.Log, Workspace: cwd, Trees: true,
+		MaxPatchBytes: opts.MaxPatchBytes, InlineCap: opts.InlineCap}
+	if opts.InlineCap == 0 {
+		r.InlineCap = -1 // 0 keeps nothing inline, as loop-record's --inline-cap 0
+	}
+	if top := store.GitTop(cwd); top != "" {
+		r.Workspace = top
+	}
+	res, err := r.Record(opts.Run, in, opts.Iteration)
+	if errors.As(err, &ie) {
+		return cli.BadInput(fmt.Errorf("stdin %w", err))
+	}
+	if err != nil {
+		return cli.Failf("record iteration %d of run %s: %v", opts.Iteration, opts.Run, err)
+	}
+	if res.Repeat {
+		env.Log.Info("iteration already recorded from the same input; nothing to do", "run", opts.Run, "iteration", res.Log.Iteration)
+	} else if run, err := st.ReadRun(opts.Run); err == nil {
+		hooks.ForRun(st, run, env.Log).Cost(run, res.Log)
+	}
+	if res.Warning != nil {
+		env.Log.Warn("iteration stored; events, report.tsv, manifest.json and run.json will be repaired by the next writer", "run", opts.Run, "err", res.Warning)
+	}
+	var line bytes.Buffer
+	if err := (&view.Logs{W: &line}).Write(&view.Record{Raw: res.Line}); err != nil {
+		return cli.Failf("%v", err)
+	}
+	if _, err := fmt.Fprintf(env.Stdout, "summary=%s\n", bytes.TrimRight(line.Bytes(), "\n")); err != nil {
+		return err
+	}
+	return next(env, st, opts.Run)
+}
