@@ -98,10 +98,17 @@ func Prompt(spec string) string {
 	return "Give a short name (at most 6 words, plain ASCII, no quotes, no punctuation at the end) for the coding task below. Answer with the name alone on one line.\n\n---\n" + spec + "\n---\n"
 }
 
-// Answer is what a naming agent call gave.
+// Answer is what a naming agent call gave, and what the call was: the
+// run records it as one of its agent calls, so its cost is counted.
 type Answer struct {
 	Name  string
 	Usage agent.Usage
+	// ExitCode is the agent's status (-1: killed or timed out; nil: it
+	// did not start); the rest are read from its output.
+	ExitCode       *int
+	Started, Ended time.Time
+	FinalMessage   string
+	Format, Model  string
 }
 
 // Ask runs the naming agent argv with the prompt on stdin, in dir, and
@@ -120,11 +127,16 @@ func Ask(ctx context.Context, argv []string, prompt, dir string, timeout time.Du
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	cmd.WaitDelay = time.Second
+	a := &Answer{Started: time.Now()}
 	runErr := cmd.Run()
+	a.Ended = time.Now()
+	if cmd.ProcessState != nil {
+		code := cmd.ProcessState.ExitCode()
+		a.ExitCode = &code
+	}
 	res, perr := agent.Parse(bytes.NewReader(out.Bytes()), agent.FormatAuto, nil)
-	a := &Answer{}
 	if perr == nil {
-		a.Usage = res.Usage
+		a.Usage, a.FinalMessage, a.Format, a.Model = res.Usage, res.FinalMessage, res.Format, res.Model
 	}
 	switch {
 	case ctx.Err() != nil:

@@ -56,8 +56,12 @@ func TestAsk(t *testing.T) {
 	if err != nil || a.Name != "Subtraction for calc" || a.Usage.CostUSD == nil || *a.Usage.CostUSD != 0.01 {
 		t.Fatalf("Ask = %+v, %v", a, err)
 	}
-	if _, err := Ask(ctx, []string{"sh", "-c", "echo nope >&2; exit 3"}, "p", "", 10*time.Second); err == nil || !strings.Contains(err.Error(), "nope") {
-		t.Errorf("failing agent: %v", err)
+	if a.ExitCode == nil || *a.ExitCode != 0 || a.Format != "claude" || a.Ended.Before(a.Started) {
+		t.Errorf("the call is not described: %+v", a)
+	}
+	a, err = Ask(ctx, []string{"sh", "-c", "echo nope >&2; exit 3"}, "p", "", 10*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "nope") || a == nil || a.ExitCode == nil || *a.ExitCode != 3 {
+		t.Errorf("failing agent: %+v %v", a, err)
 	}
 	if _, err := Ask(ctx, []string{"sh", "-c", "echo"}, "p", "", 10*time.Second); err == nil {
 		t.Error("empty answer accepted")
@@ -65,7 +69,7 @@ func TestAsk(t *testing.T) {
 	if _, err := Ask(ctx, []string{"sleep", "5"}, "p", "", 100*time.Millisecond); err == nil || !strings.Contains(err.Error(), "timed out") {
 		t.Errorf("timeout: %v", err)
 	}
-	if _, err := Ask(ctx, []string{"no-such-naming-agent-x"}, "p", "", time.Second); err == nil {
-		t.Error("missing agent accepted")
+	if a, err := Ask(ctx, []string{"no-such-naming-agent-x"}, "p", "", time.Second); err == nil || a.ExitCode != nil {
+		t.Errorf("missing agent: %+v %v (a call that never started has no exit code: nothing to record)", a, err)
 	}
 }

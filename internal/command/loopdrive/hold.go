@@ -38,6 +38,8 @@ type holder struct {
 	parent int
 	// held is the run's slot (machine and workspace), kept like the locks
 	held *queue.Held
+	// naming is the naming agent's call, kept as an attempt of the new run
+	naming *record.Step
 }
 
 func (h *holder) emit(k, v string) { emit(h.env, k, v) }
@@ -147,6 +149,7 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 	if err != nil {
 		return "", cli.Failf("%v", err)
 	}
+	h.recordNaming(id)
 	return id, h.lockLive(id)
 }
 

@@ -131,6 +131,7 @@ func (h *holder) name(o *PhaseOptions, run *record.Run, prompt, dir, given strin
 	}
 	spec, _ := os.ReadFile(prompt)
 	a, err := runname.Ask(context.Background(), []string{"sh", "-c", o.NameModel}, runname.Prompt(string(spec)), dir, namingTimeout)
+	h.naming = namingStep(o.NameModel, a, err) // recorded once the run exists
 	if err != nil {
 		h.env.Log.Warn("naming agent failed: the run is named after its spec", "err", err)
 		return nil
