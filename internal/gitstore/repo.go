@@ -216,3 +216,21 @@ func (r *Repo) Checkout(tree, dir string) error {
 	_, err = g.run("checkout-index", "-a", "-f")
 	return err
 }
+
+// AfterStep snapshots the work tree where (see Locate) into the private
+// git directory under parent (created when missing), after importing the
+// step's base objects (baseObjects, "" when the base was a clean HEAD).
+// loop-record keeps the tree as an iteration's; a reviewer's step diffs it
+// against the step's base before the iteration exists.
+func AfterStep(parent string, where *Where, baseObjects string) (repo *Repo, tree string, err error) {
+	if repo, err = Create(parent, where.Objects); err != nil {
+		return nil, "", err
+	}
+	if baseObjects != "" {
+		if err := repo.Import(baseObjects); err != nil {
+			return nil, "", fmt.Errorf("import the step's base: %w", err)
+		}
+	}
+	tree, err = repo.Snapshot(where)
+	return repo, tree, err
+}

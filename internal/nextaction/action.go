@@ -61,7 +61,7 @@ func (a Action) Write(w io.Writer) error {
 		b.WriteByte('\n')
 	}
 	put("action", a.Kind)
-	if a.Kind == Iterate || a.Kind == Review || a.Kind == Verify {
+	if a.Kind == Iterate || a.Kind == Verify {
 		put("iteration", fmt.Sprint(a.Iteration))
 		put("prompt", a.Prompt)
 	}

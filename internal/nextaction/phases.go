@@ -7,17 +7,13 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/review"
-	"github.com/loopkit/loopkit/internal/runnotes"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
-// Action kinds of the reviewer and the final verification.
-const (
-	// Review runs the reviewer on iteration Iteration (loop-step --review).
-	Review = "review"
-	// Verify runs one final verification command: Extra["command"].
-	Verify = "verify"
-)
+// Verify is the action that runs one final verification command:
+// Extra["command"]. (The reviewer is no action of its own: an Iterate
+// action with Extra["review"] runs it between the step and the validation.)
+const Verify = "verify"
 
 // Settings keys of the phases.
 const (
@@ -25,32 +21,20 @@ const (
 	KeyFinalVerify = finalverify.SettingKey
 )
 
-// Phases is what the reviewer and final verification rules read beyond
-// the log: filled by Load.
+// Phases is what the final verification rules read beyond the log:
+// filled by Load.
 type Phases struct {
-	// Reviewed: the last iteration has a reviewer attempt; Verdict is the
-	// latest one's.
-	Reviewed bool
-	Verdict  review.Verdict
 	// Verify is where the last iteration's final verification stands.
 	Verify finalverify.State
 	// VerifyErr: the commands setting could not be read.
 	VerifyErr error
 }
 
-// loadPhases reads the reviewer attempts and final verifications of the
-// last iteration.
+// loadPhases reads the final verifications of the last iteration.
 func (in *Input) loadPhases(st *store.Store, id string) error {
 	it := in.Last()
 	if it == nil {
 		return nil
-	}
-	if in.Setting(KeyReviewer) != "" {
-		v, ok, err := runnotes.LastReview(st, id, it.Iteration, in.Setting(runnotes.ReviewMarkerKey))
-		if err != nil {
-			return err
-		}
-		in.Phases.Reviewed, in.Phases.Verdict = ok, v
 	}
 	cmds, err := finalverify.Commands(in.Setting(KeyFinalVerify))
 	if err != nil {
@@ -82,21 +66,18 @@ func completionDetected(in *Input) bool {
 // the reviewer approved (when there is one) and every final verification
 // command passed (when there are some).
 func accepted(in *Input) bool {
-	if in.Setting(KeyReviewer) != "" && (!in.Phases.Reviewed || in.Phases.Verdict.Kind != review.Approve) {
-		return false
-	}
-	return in.Phases.Verify.Passed()
+	return approved(in) && in.Phases.Verify.Passed()
 }
 
-// reviewIteration: a reviewer is set and the last iteration (since the
-// latest resume) has not been reviewed yet.
-func reviewIteration(in *Input) (Action, bool) {
-	since := in.SinceResume()
-	if in.Setting(KeyReviewer) == "" || len(since) == 0 || in.Phases.Reviewed {
-		return Action{}, false
+// approved: no reviewer is set, or it approved the last iteration's step
+// (an iteration recorded without a review, before the reviewer was set,
+// is not approved: the next one is reviewed).
+func approved(in *Input) bool {
+	if in.Setting(KeyReviewer) == "" {
+		return true
 	}
-	it := since[len(since)-1]
-	return Action{Kind: Review, Iteration: it.Iteration, Prompt: in.Prompt()}, true
+	it := in.Last()
+	return it != nil && it.Review != nil && it.Review.Verdict == review.Approve
 }
 
 // finalVerify: completion is detected and approved; a final verification
@@ -109,7 +90,7 @@ func finalVerify(in *Input) (Action, bool) {
 	if s.Next == "" || !completionDetected(in) {
 		return Action{}, false
 	}
-	if in.Setting(KeyReviewer) != "" && in.Phases.Verdict.Kind != review.Approve {
+	if !approved(in) {
 		return Action{}, false
 	}
 	return Action{Kind: Verify, Iteration: in.LastNumber(), Extra: map[string]string{

@@ -12,8 +12,12 @@ import (
 func TestPhaseRules(t *testing.T) {
 	pass := &record.IterationLog{Iteration: 2, Status: record.StatusPass}
 	fail := &record.IterationLog{Iteration: 2, Status: record.StatusFail, ExitCode: 1}
-	approve := review.Verdict{Kind: review.Approve}
-	changes := review.Verdict{Kind: review.Changes, Notes: "x"}
+	reviewed := func(it *record.IterationLog, verdict string) *record.IterationLog {
+		c := *it
+		c.Review = &record.Review{Verdict: verdict, Attempt: 1}
+		return &c
+	}
+	rev := map[string]string{KeyReviewer: "r"}
 	failed := &record.Verification{Iteration: 2, Command: "b", Status: record.StatusFail}
 	for _, c := range []struct {
 		name     string
@@ -25,14 +29,15 @@ func TestPhaseRules(t *testing.T) {
 		extra    string
 	}{
 		{"no phases: completed", nil, pass, Phases{}, Stop, "completed", ""},
-		{"reviewer, not reviewed yet", map[string]string{KeyReviewer: "r"}, pass, Phases{}, Review, "review", ""},
-		{"failing iteration is reviewed too", map[string]string{KeyReviewer: "r"}, fail, Phases{}, Review, "review", ""},
-		{"changes requested: next iteration", map[string]string{KeyReviewer: "r"}, pass, Phases{Reviewed: true, Verdict: changes}, Iterate, "next", ""},
-		{"approved: completed", map[string]string{KeyReviewer: "r"}, pass, Phases{Reviewed: true, Verdict: approve}, Stop, "completed", ""},
-		{"approved, verification to run", map[string]string{KeyReviewer: "r", KeyFinalVerify: `["a","b"]`}, pass,
-			Phases{Reviewed: true, Verdict: approve, Verify: finalverify.State{Next: "b", NextIndex: 2}}, Verify, "final-verify", "b"},
-		{"changes requested: no verification", map[string]string{KeyReviewer: "r", KeyFinalVerify: `["a"]`}, pass,
-			Phases{Reviewed: true, Verdict: changes, Verify: finalverify.State{Next: "a", NextIndex: 1}}, Iterate, "next", ""},
+		{"reviewer, iteration not reviewed (set later)", rev, pass, Phases{}, Iterate, "next", ""},
+		{"failing iteration approved: next, reviewed", rev, reviewed(fail, review.Approve), Phases{}, Iterate, "next", ""},
+		{"changes requested: next iteration", rev, reviewed(pass, review.Changes), Phases{}, Iterate, "next", ""},
+		{"no verdict: next iteration", rev, reviewed(pass, review.None), Phases{}, Iterate, "next", ""},
+		{"approved: completed", rev, reviewed(pass, review.Approve), Phases{}, Stop, "completed", ""},
+		{"approved, verification to run", map[string]string{KeyReviewer: "r", KeyFinalVerify: `["a","b"]`}, reviewed(pass, review.Approve),
+			Phases{Verify: finalverify.State{Next: "b", NextIndex: 2}}, Verify, "final-verify", "b"},
+		{"changes requested: no verification", map[string]string{KeyReviewer: "r", KeyFinalVerify: `["a"]`}, reviewed(pass, review.Changes),
+			Phases{Verify: finalverify.State{Next: "a", NextIndex: 1}}, Iterate, "next", ""},
 		{"verification failed: requeued", map[string]string{KeyFinalVerify: `["a","b"]`}, pass,
 			Phases{Verify: finalverify.State{Failed: failed}}, Iterate, "next", ""},
 		{"verification passed: completed", map[string]string{KeyFinalVerify: `["a","b"]`}, pass, Phases{}, Stop, "completed", ""},
@@ -48,6 +53,9 @@ func TestPhaseRules(t *testing.T) {
 			a := Decide(in, Rules)
 			if a.Kind != c.kind || a.Rule != c.rule || a.Extra["command"] != c.extra {
 				t.Errorf("Decide = %+v, want %s by %s (command %q)", a, c.kind, c.rule, c.extra)
+			}
+			if want := map[bool]string{true: "1"}[c.settings[KeyReviewer] != "" && a.Kind == Iterate]; a.Extra["review"] != want {
+				t.Errorf("review=%q, want %q: the reviewer runs in every iteration when set", a.Extra["review"], want)
 			}
 			if a.Kind == Stop && a.Status != record.RunCompleted {
 				t.Errorf("stopped %s: %s", a.Status, a.Reason)

@@ -24,7 +24,6 @@ type Rule struct {
 var Rules = []Rule{
 	{"not-running", notRunning},
 	{"agent-cannot-run", agentCannotRun},
-	{"review", reviewIteration},
 	{"final-verify", finalVerify},
 	{"merge", mergeRun},
 	{"completed", completed},
@@ -44,8 +43,15 @@ func Decide(in *Input, rules []Rule) Action {
 		}
 	}
 	a := Action{Kind: Iterate, Iteration: in.LastNumber() + 1, Prompt: in.Prompt(), Rule: "next"}
+	extra := map[string]string{}
 	if w := costUnknown(in); w != "" {
-		a.Extra = map[string]string{"warning": w}
+		extra["warning"] = w
+	}
+	if in.Setting(KeyReviewer) != "" {
+		extra["review"] = "1" // the reviewer runs between the step and the validation
+	}
+	if len(extra) > 0 {
+		a.Extra = extra
 	}
 	return a
 }

@@ -23,14 +23,19 @@ func (e *InputError) Error() string {
 	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 }
 
-// Input is what loop-record reads from stdin: a validation and/or a step.
+// Input is what loop-record reads from stdin: a validation and/or a step,
+// and the review of that step (a step record with a review_verdict).
 type Input struct {
 	Validation *Validation
 	Step       *Step
+	Review     *Step
 	// Lines are the raw records, kept for the idempotence digest.
 	Lines [][]byte
-	// ValidationLine and StepLine are where each record was read, for errors.
-	ValidationLine, StepLine int
+	// ValidationLine, StepLine and ReviewLine are where each record was
+	// read, for errors.
+	ValidationLine, StepLine, ReviewLine int
+	// ReviewRaw is the review's line (its attempt's digest).
+	ReviewRaw []byte
 }
 
 // MaxLineBytes is the longest input record line read: inline text is
@@ -75,8 +80,15 @@ func ReadInput(r io.Reader) (*Input, error) {
 			break
 		}
 	}
-	if in.Validation == nil && in.Step == nil {
+	if in.Validation == nil && in.Step == nil && in.Review == nil {
 		return nil, &InputError{Line: max(lineNo, 1), Msg: "no records on stdin (expected a validation or step record)"}
+	}
+	switch {
+	case in.Review != nil && in.Step == nil && in.Validation == nil:
+		// alone, a review is a step like another (an attempt, say)
+		in.Step, in.StepLine, in.Review, in.ReviewLine, in.ReviewRaw = in.Review, in.ReviewLine, nil, 0, nil
+	case in.Review != nil && in.Step == nil:
+		return nil, &InputError{Line: in.ReviewLine, Msg: "a review (a step record with a review_verdict) without the step it reviews"}
 	}
 	return in, nil
 }
@@ -130,9 +142,6 @@ func (in *Input) add(lineNo int, line []byte) error {
 		}
 		in.Validation, in.ValidationLine = v, lineNo
 	case TypeStep:
-		if in.Step != nil {
-			return &InputError{Line: lineNo, Msg: "a second step record (one iteration takes one)"}
-		}
 		s := &Step{}
 		if err := json.Unmarshal(line, s); err != nil {
 			return jsonError(lineNo, err)
@@ -141,7 +150,16 @@ func (in *Input) add(lineNo int, line []byte) error {
 			err.Line = lineNo
 			return err
 		}
-		in.Step, in.StepLine = s, lineNo
+		switch {
+		case s.ReviewVerdict != nil && in.Review != nil:
+			return &InputError{Line: lineNo, Msg: "a second review (one iteration takes one)"}
+		case s.ReviewVerdict != nil:
+			in.Review, in.ReviewLine, in.ReviewRaw = s, lineNo, append([]byte(nil), line...)
+		case in.Step != nil:
+			return &InputError{Line: lineNo, Msg: "a second step record (one iteration takes one)"}
+		default:
+			in.Step, in.StepLine = s, lineNo
+		}
 	default:
 		return &InputError{Line: lineNo, Field: "type", Msg: fmt.Sprintf("unknown record type %q (expected \"validation\" or \"step\")", *head.Type)}
 	}

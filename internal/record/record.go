@@ -196,6 +196,8 @@ type IterationLog struct {
 	TasksDone             *int `json:"tasks_done,omitempty"`
 	TasksTotal            *int `json:"tasks_total,omitempty"`
 	PlanAdvancedOnFailure bool `json:"plan_advanced_on_failure,omitempty"`
+	// Review is the reviewer's verdict on the step, when one ran.
+	Review *Review `json:"review,omitempty"`
 	// InputDigest identifies the stdin that produced this record, so that a
 	// repeated `loop-record --iteration N` with the same input is a no-op.
 	InputDigest string `json:"input_digest"`

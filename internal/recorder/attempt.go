@@ -38,8 +38,24 @@ func (r *Recorder) RecordAttempt(id string, in *record.Input, kind string) (*Att
 		return nil, err
 	}
 	defer lock.Unlock()
-	run, last := st.run, st.last
-	digest := Digest(in)
+	iteration := 0
+	if st.last != nil {
+		iteration = st.last.Iteration
+	}
+	res, err := r.appendAttempt(st, in.Step, Digest(in), kind, iteration, true)
+	if err == nil && !res.Repeat {
+		r.dropSpool(in)
+	}
+	return res, err
+}
+
+// appendAttempt commits step s as an attempt of iteration (under the
+// append lock the caller holds) unless the same input (digest) is already
+// one, and adds it to the run's totals, writing run.json when writeRun is
+// set (else the caller writes it next).
+func (r *Recorder) appendAttempt(st *repaired, s *record.Step, digest, kind string, iteration int, writeRun bool) (*AttemptResult, error) {
+	run := st.run
+	id := run.RunID
 	if found, err := r.findAttempt(id, digest); err != nil || found != nil {
 		return found, err
 	}
@@ -51,12 +67,10 @@ func (r *Recorder) RecordAttempt(id string, in *record.Input, kind string) (*Att
 	if _, err := r.St.MkdirRun(id, store.AttemptsDir, filepath.Base(dir)); err != nil {
 		return nil, err
 	}
-	a := attemptOf(id, n, kind, in.Step, r.nowMs())
+	a := attemptOf(id, n, kind, s, r.nowMs())
 	a.InputDigest = digest
-	if last != nil {
-		a.Iteration = last.Iteration
-	}
-	if err := r.writeAttemptFolder(dir, in.Step); err != nil {
+	a.Iteration = iteration
+	if err := r.writeAttemptFolder(dir, s); err != nil {
 		return nil, fmt.Errorf("attempt folder: %w", err)
 	}
 	line, err := record.Marshal(a)
@@ -72,9 +86,10 @@ func (r *Recorder) RecordAttempt(id string, in *record.Input, kind string) (*Att
 	if st.stale == nil {
 		addAttemptToRun(run, a)
 		run.UpdatedAt = max(run.UpdatedAt, a.CreatedAt)
-		res.Warning = r.St.WriteRun(run)
+		if writeRun {
+			res.Warning = r.St.WriteRun(run)
+		}
 	}
-	r.dropSpool(in)
 	return res, nil
 }
 

@@ -151,7 +151,11 @@ func (r *Recorder) Record(id string, in *record.Input, want int) (*Result, error
 		}
 		return nil, fmt.Errorf("%w: iteration %d is not the next one of run %s (next is %d)", ErrConflict, want, id, next)
 	}
-	it, err := r.commit(st, next, in, digest)
+	review, err := r.reviewAttempt(st, next, in)
+	if err != nil {
+		return nil, err
+	}
+	it, err := r.commit(st, next, in, digest, review)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +191,7 @@ var errStop = errors.New("stop")
 
 // commit writes the iteration folder, appends the log line (the commit
 // point) and brings the derived files up to date.
-func (r *Recorder) commit(st *repaired, n int, in *record.Input, digest string) (*Result, error) {
+func (r *Recorder) commit(st *repaired, n int, in *record.Input, digest string, review *record.Review) (*Result, error) {
 	run := st.run
 	id := run.RunID
 	dir := r.St.IterationDir(id, n)
@@ -201,6 +205,7 @@ func (r *Recorder) commit(st *repaired, n int, in *record.Input, digest string) 
 	it := r.build(id, n, in, now)
 	it.InputDigest = digest
 	it.RunCreatedAt = run.CreatedAt
+	it.Review = review
 	if err := r.writeFolder(dir, it, in); err != nil {
 		return nil, fmt.Errorf("iteration folder: %w", err)
 	}
@@ -232,8 +237,10 @@ func (r *Recorder) dropSpool(in *record.Input) {
 		base := p[:len(p)-len(filepath.Ext(p))]
 		os.Remove(base + ".json")
 	}
-	if s := in.Step; s != nil && s.GitObjects != nil && r.inSpool(*s.GitObjects) {
-		os.RemoveAll(*s.GitObjects)
+	for _, s := range []*record.Step{in.Step, in.Review} {
+		if s != nil && s.GitObjects != nil && r.inSpool(*s.GitObjects) {
+			os.RemoveAll(*s.GitObjects)
+		}
 	}
 }
 
@@ -248,10 +255,12 @@ func spoolPaths(in *record.Input) []string {
 		add(v.StdoutFile)
 		add(v.StderrFile)
 	}
-	if s := in.Step; s != nil {
-		add(s.StdoutFile)
-		add(s.StderrFile)
-		add(s.PromptFile)
+	for _, s := range []*record.Step{in.Step, in.Review} {
+		if s != nil {
+			add(s.StdoutFile)
+			add(s.StderrFile)
+			add(s.PromptFile)
+		}
 	}
 	return ps
 }

@@ -28,11 +28,16 @@ func spoolRefs(in *record.Input) []spoolRef {
 		refs = append(refs, spoolRef{"stdout_file", in.ValidationLine, v.StdoutFile, false},
 			spoolRef{"stderr_file", in.ValidationLine, v.StderrFile, false})
 	}
-	if s := in.Step; s != nil {
-		refs = append(refs, spoolRef{"stdout_file", in.StepLine, s.StdoutFile, false},
-			spoolRef{"stderr_file", in.StepLine, s.StderrFile, false},
-			spoolRef{"prompt_file", in.StepLine, s.PromptFile, false},
-			spoolRef{"git_objects", in.StepLine, s.GitObjects, true})
+	for _, s := range []struct {
+		step *record.Step
+		line int
+	}{{in.Step, in.StepLine}, {in.Review, in.ReviewLine}} {
+		if s.step != nil {
+			refs = append(refs, spoolRef{"stdout_file", s.line, s.step.StdoutFile, false},
+				spoolRef{"stderr_file", s.line, s.step.StderrFile, false},
+				spoolRef{"prompt_file", s.line, s.step.PromptFile, false},
+				spoolRef{"git_objects", s.line, s.step.GitObjects, true})
+		}
 	}
 	return refs
 }

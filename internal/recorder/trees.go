@@ -38,20 +38,14 @@ func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) 
 	if top := store.GitTop(work); top != "" {
 		r.head = &knownHead{top: top, sha: where.Head} // manifest.json's commit, without asking git again
 	}
-	repo, err := gitstore.Create(r.St.RunDir(it.RunID), where.Objects)
-	if err != nil {
-		return err
-	}
-	base := ""
+	base, objects := "", ""
 	if s := in.Step; s != nil && s.GitBase != nil {
 		base = *s.GitBase
 		if s.GitObjects != nil {
-			if err := repo.Import(*s.GitObjects); err != nil {
-				return fmt.Errorf("import the step's base: %w", err)
-			}
+			objects = *s.GitObjects
 		}
 	}
-	tree, err := repo.Snapshot(where)
+	repo, tree, err := gitstore.AfterStep(r.St.RunDir(it.RunID), where, objects)
 	if err != nil {
 		return err
 	}

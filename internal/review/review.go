@@ -60,24 +60,24 @@ func Parse(text, marker string) Verdict {
 	return Verdict{Kind: None, Notes: fmt.Sprintf("verdict %q is neither APPROVE nor CHANGES: …", truncate(body, 80))}
 }
 
-// MaxDiffBytes bounds the diff quoted into a review prompt; beyond it the
-// reviewer is told the diff was cut and where the whole one is.
+// MaxDiffBytes bounds the diff quoted into a review prompt; a larger
+// change is shown as a summary (see loop-step --review).
 const MaxDiffBytes = 200 << 10
 
-// Prompt is the reviewer's prompt: the task, the iteration's diff (cut to
-// MaxDiffBytes, diffPath naming the whole file) and how to answer.
-func Prompt(task, diff, diffPath, marker string, iteration int) string {
+// Prompt is the reviewer's prompt: the task, the diff of the step that
+// will be iteration n (cut at MaxDiffBytes) and how to answer.
+func Prompt(task, diff, marker string, n int) string {
 	if marker == "" {
 		marker = DefaultMarker
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "You are reviewing the changes an agent made in iteration %d of a loop working on the task below. Do not edit any file.\n\n", iteration)
+	fmt.Fprintf(&b, "You are reviewing the changes an agent just made in iteration %d of a loop working on the task below; the checks have not run yet. Do not edit any file.\n\n", n)
 	b.WriteString("## Task\n\n")
 	b.WriteString(strings.TrimSpace(task))
 	b.WriteString("\n\n## Changes\n\n")
 	switch {
 	case strings.TrimSpace(diff) == "":
-		b.WriteString("The iteration changed no file.\n")
+		b.WriteString("The iteration changed no file (or its changes are unknown: the work tree is not in git).\n")
 	default:
 		cut := len(diff) > MaxDiffBytes
 		if cut {
@@ -87,7 +87,7 @@ func Prompt(task, diff, diffPath, marker string, iteration int) string {
 		b.WriteString(strings.TrimRight(diff, "\n"))
 		b.WriteString("\n```\n")
 		if cut {
-			fmt.Fprintf(&b, "\n(The diff was cut at %d bytes; the whole diff is %s.)\n", MaxDiffBytes, diffPath)
+			fmt.Fprintf(&b, "\n(The diff was cut at %d bytes; read the rest in the work tree.)\n", MaxDiffBytes)
 		}
 	}
 	fmt.Fprintf(&b, "\n## Your answer\n\nEnd your answer with exactly one verdict: <%s>APPROVE</%s> when the changes are correct and complete for the task so far, or <%s>CHANGES: what must change</%s>, naming each change the next iteration must make.\n", marker, marker, marker, marker)

@@ -30,17 +30,17 @@ func TestParse(t *testing.T) {
 }
 
 func TestPrompt(t *testing.T) {
-	p := Prompt("Fix add.\n", "--- a/x\n+++ b/x\n", "/r/changes.patch", "", 3)
+	p := Prompt("Fix add.\n", "--- a/x\n+++ b/x\n", "", 3)
 	for _, want := range []string{"iteration 3", "## Task\n\nFix add.\n", "```diff\n--- a/x\n+++ b/x\n```", "<review>APPROVE</review>", "<review>CHANGES: what must change</review>"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, p)
 		}
 	}
-	if p := Prompt("t", "", "", "", 1); !strings.Contains(p, "changed no file") {
+	if p := Prompt("t", "", "", 1); !strings.Contains(p, "changed no file") {
 		t.Errorf("empty diff: %s", p)
 	}
 	big := strings.Repeat("+x\n", MaxDiffBytes)
-	if p := Prompt("t", big, "/r/changes.patch", "", 1); !strings.Contains(p, "the whole diff is /r/changes.patch") || len(p) > MaxDiffBytes+2000 {
+	if p := Prompt("t", big, "", 1); !strings.Contains(p, "read the rest in the work tree") || len(p) > MaxDiffBytes+2000 {
 		t.Errorf("big diff not cut (%d bytes)", len(p))
 	}
 }

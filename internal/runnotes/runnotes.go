@@ -5,21 +5,12 @@
 package runnotes
 
 import (
-	"encoding/json"
-	"errors"
-	"os"
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/finalverify"
-	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/review"
 	"github.com/loopkit/loopkit/internal/store"
-)
-
-// Settings keys read here.
-const (
-	ReviewMarkerKey = "review_marker"
 )
 
 // MaxOutputChars bounds the failing command's output quoted in the notes.
@@ -37,10 +28,8 @@ func Load(st *store.Store, id string) (string, error) {
 		return "", err
 	}
 	var parts []string
-	if v, ok, err := LastReview(st, id, last.Iteration, run.Settings[ReviewMarkerKey]); err != nil {
-		return "", err
-	} else if ok && v.Kind != review.Approve {
-		parts = append(parts, review.NextPrompt(last.Iteration, v))
+	if r := last.Review; r != nil && r.Verdict != review.Approve {
+		parts = append(parts, review.NextPrompt(last.Iteration, review.Verdict{Kind: r.Verdict, Notes: r.Notes}))
 	}
 	cmds, err := finalverify.Commands(run.Settings[finalverify.SettingKey])
 	if err != nil || len(cmds) == 0 {
@@ -54,35 +43,4 @@ func Load(st *store.Store, id string) (string, error) {
 		parts = append(parts, finalverify.Notes(s.Failed, MaxOutputChars))
 	}
 	return strings.Join(parts, "\n"), nil
-}
-
-// attempt is the part of an attempts.jsonl line a review decision reads.
-type attempt struct {
-	Kind      string `json:"kind"`
-	Iteration int    `json:"iteration"`
-	Agent     *struct {
-		FinalMessage string `json:"final_message"`
-	} `json:"agent"`
-}
-
-// LastReview is the verdict of the latest reviewer attempt on iteration n.
-func LastReview(st *store.Store, id string, n int, marker string) (review.Verdict, bool, error) {
-	var v review.Verdict
-	found := false
-	err := store.ScanFile(st.RunPath(id, store.AttemptsFile), func(_ int, line []byte) error {
-		var a attempt
-		if json.Unmarshal(line, &a) != nil || a.Kind != record.AttemptReviewer || a.Iteration != n {
-			return nil
-		}
-		msg := ""
-		if a.Agent != nil {
-			msg = a.Agent.FinalMessage
-		}
-		v, found = review.Parse(msg, marker), true
-		return nil
-	})
-	if errors.Is(err, os.ErrNotExist) {
-		return v, false, nil
-	}
-	return v, found, err
 }

@@ -42,13 +42,15 @@ func RunPaths(st *store.Store, id string) Paths {
 }
 
 // DescribeJSON is run.json as stored (fields in their order, unknown ones
-// kept) with "paths", "live" and "interrupted" added: one line.
+// kept) with "paths", "live", "interrupted" and the last iteration's
+// "review" (when LoadReview found one) added: one line.
 func DescribeJSON(ri RunInfo, p Paths, live bool) ([]byte, error) {
 	extra, err := record.Marshal(struct {
-		Paths       Paths `json:"paths"`
-		Live        bool  `json:"live"`
-		Interrupted bool  `json:"interrupted"`
-	}{p, live, ri.Interrupted})
+		Paths       Paths            `json:"paths"`
+		Live        bool             `json:"live"`
+		Interrupted bool             `json:"interrupted"`
+		Review      *IterationReview `json:"review,omitempty"`
+	}{p, live, ri.Interrupted, ri.Review})
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +110,13 @@ func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
 		{"stuck.md", present(p.StuckReport)},
 		{"context", present(p.Context)},
 		{"iterations/", present(p.IterationsDir)},
+	}
+	if rv := ri.Review; rv != nil {
+		what := fmt.Sprintf("%s on iteration %d (attempt %d)", rv.Verdict, rv.Iteration, rv.Attempt)
+		if rv.Notes != "" {
+			what += ": " + record.HeadChars(rv.Notes, 200)
+		}
+		rows = append(rows, [2]string{"review", Escape(what, false)})
 	}
 	rows = append(rows, watchdogRows(r)...)
 	if m := r.Merge; m != nil {

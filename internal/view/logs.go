@@ -47,8 +47,8 @@ func keySet(keys ...string) map[string]bool {
 }
 
 var (
-	logKeys     = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure", "failures")
-	verboseKeys = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure", "failures",
+	logKeys     = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure", "failures", "review")
+	verboseKeys = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure", "failures", "review",
 		"tool_calls", "llm_input_tokens", "llm_output_tokens", "llm_cache_read_tokens", "llm_cache_creation_tokens", "cost_usd", "agent")
 )
 
@@ -88,6 +88,9 @@ func (v *Logs) Write(rec *Record) error {
 	}
 	if it.Error != nil && *it.Error != "" {
 		line += " — " + Escape(*it.Error, false)
+	}
+	if it.Review != nil {
+		line += " — review: " + Escape(it.Review.Verdict, false)
 	}
 	if len(it.Failures) > 0 {
 		line += " — " + Escape(FailingSummary(it.Failures, 3), false)
@@ -129,6 +132,11 @@ func SignalsByIteration(run *record.Run) map[int][]record.Signal {
 func (v *Logs) details(it *record.IterationLog) error {
 	if line := agentLine(it.Agent); line != "" {
 		if _, err := fmt.Fprintln(v.W, "    "+v.Style.paint(agentColor(it.Agent), line)); err != nil {
+			return err
+		}
+	}
+	if r := it.Review; r != nil && r.Notes != "" {
+		if _, err := fmt.Fprintf(v.W, "    review (attempt %d): %s\n", r.Attempt, Escape(r.Notes, false)); err != nil {
 			return err
 		}
 	}

@@ -23,6 +23,25 @@ type RunInfo struct {
 	// holds the run's driver lock, which the kernel frees when the driver
 	// and its lock holder die. Runs written by plain pipelines never are.
 	Interrupted bool
+	// Review is the reviewer's verdict on the last iteration (describe
+	// fills it; nil when that iteration was not reviewed).
+	Review *IterationReview
+}
+
+// IterationReview is an iteration's review, with its number.
+type IterationReview struct {
+	Iteration int `json:"iteration"`
+	record.Review
+}
+
+// LoadReview fills ri.Review from the run's last iteration.
+func LoadReview(st *store.Store, ri *RunInfo) error {
+	it, _, err := st.LastIteration(ri.Run.RunID)
+	if err != nil || it == nil || it.Review == nil {
+		return err
+	}
+	ri.Review = &IterationReview{Iteration: it.Iteration, Review: *it.Review}
+	return nil
 }
 
 // Interrupted is the status shown for an interrupted run.

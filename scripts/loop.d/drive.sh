@@ -43,6 +43,10 @@ canceled() {
       "$LK_RECORD" --run "$RUN" --attempt --kind interrupted <"$TMP/step.json" >/dev/null ||
         log "the interrupted step of run $RUN was not recorded"
     fi
+    if [ -s "$TMP/review.json" ]; then
+      "$LK_RECORD" --run "$RUN" --attempt --kind reviewer <"$TMP/review.json" >/dev/null ||
+        log "the review of run $RUN was not recorded"
+    fi
     "$LK_RECORD" --run "$RUN" --status canceled --message "canceled by SIG$SIGNALED" >/dev/null ||
       log "could not mark run $RUN canceled"
     echo canceled 2>/dev/null
@@ -140,7 +144,7 @@ act_iterate() {
   local i=${A[iteration]} max=${S[max_iterations]:-10}
   [ "${A[rule]}" != watchdog-rewrite ] || log "${A[reason]}"
   log "iteration $i/$max: agent"
-  rm -f "$TMP/step.json"
+  rm -f "$TMP/step.json" "$TMP/review.json"
   run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --template "${A[prompt]}" ${S[plan]:+--plan "${S[plan]}"} --append-progress --excerpt failures --agent-summary \
     --phase implementation --timeout "${S[timeout]:-30m}" --retries "${S[retries]:-0}" \
     --retry-backoff "${S[retry_backoff]:-5s}" --completion-mode "${S[completion_mode]:-trailing}" \
@@ -153,13 +157,14 @@ act_iterate() {
     rm -f "$TMP/step.json"
     return
   fi
+  [ -z "${A[review]:-}" ] || review_step "$i/$max" # before the validation: the step's change alone
   log "iteration $i/$max: validate"
   run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]:-10m}" \
     --exit-zero --shell "${S[validate]}" >"$TMP/validate.json"
   checked loop-validate $?
   # one call records the iteration and decides the next action
-  next_action --record --iteration "$i" < <(cat "$TMP/step.json" "$TMP/validate.json")
-  rm -f "$TMP/step.json" # in the iteration now
+  next_action --record --iteration "$i" < <(cat "$TMP/step.json" ${A[review]:+"$TMP/review.json"} "$TMP/validate.json")
+  rm -f "$TMP/step.json" "$TMP/review.json" # in the iteration now
   # printed by the driver itself: a closed stdout (`| head`) is a SIGPIPE
   # here, while a Go child would end quietly
   printf '%s\n' "${A[summary]}"

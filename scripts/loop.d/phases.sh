@@ -1,18 +1,17 @@
 # shellcheck shell=bash
 # The reviewer, the final verification and the merge (sourced by
-# scripts/loop): actions `loop-drive --next` asks for after an iteration.
+# scripts/loop): the review act_iterate runs, and actions `loop-drive
+# --next` asks for after an iteration.
 
-# act_review: the reviewer reads the task and iteration A[iteration]'s diff;
-# its call is an attempt of the run (tokens and cost in the totals).
-act_review() {
-  local i=${A[iteration]}
-  log "iteration $i: review"
-  run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "${S[prompt]}" --review "$i" \
+# review_step I/MAX: between the step and the validation, the reviewer
+# reads the task and the step's change; its record ($TMP/review.json) goes
+# into the iteration with the step's (the verdict, a reviewer attempt).
+review_step() {
+  log "iteration $1: review"
+  run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "${S[prompt]}" --review "$TMP/step.json" \
     --review-marker "${S[review_marker]:-review}" --timeout "${S[timeout]:-30m}" --exit-zero \
     -- sh -c "${S[reviewer]}" >"$TMP/review.json"
   checked loop-step $?
-  "$LK_RECORD" --run "$RUN" --attempt --kind reviewer <"$TMP/review.json" >/dev/null
-  checked loop-record $?
 }
 
 # act_verify: one final verification command, kept with its exit code.

@@ -1,10 +1,6 @@
 package loopstep
 
 import (
-	"errors"
-	"os"
-	"path/filepath"
-
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/review"
@@ -12,27 +8,20 @@ import (
 	"github.com/loopkit/loopkit/internal/store"
 )
 
-// changesPatch is the iteration folder's diff (loop-record writes it).
-const changesPatch = "changes.patch"
-
 // phasePrompt turns the task prompt into the phase's prompt: a review of
-// iteration --review, or for an implementation step of a run, the task with
-// the run's notes (a reviewer's requested changes, a failed final
-// verification) after it.
+// the step recorded in --review, or for an implementation step of a run,
+// the task with the run's notes (a reviewer's requested changes, a failed
+// final verification) after it.
 func phasePrompt(env *cli.Env, st *store.Store, opts *Options, prompt string) (string, error) {
-	if opts.Review > 0 {
+	if opts.Review != "" {
 		if opts.Run == "" || !st.RunExists(opts.Run) {
-			return "", env.UsageError("--review needs the --run it reviews an iteration of")
+			return "", env.UsageError("--review needs the --run whose step it reviews")
 		}
-		path := filepath.Join(st.IterationDir(opts.Run, opts.Review), changesPatch)
-		diff, err := os.ReadFile(path)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return "", cli.Failf("read the iteration's diff: %v", pathError(err))
+		diff, n, err := reviewDiff(st, opts.Run, opts.Review)
+		if err != nil {
+			return "", err
 		}
-		if _, err := os.Stat(st.IterationDir(opts.Run, opts.Review)); err != nil {
-			return "", cli.Failf("run %s has no iteration %d to review", opts.Run, opts.Review)
-		}
-		return review.Prompt(prompt, string(diff), path, opts.ReviewMarker, opts.Review), nil
+		return review.Prompt(prompt, diff, opts.ReviewMarker, n), nil
 	}
 	if opts.Phase != "implementation" || opts.Run == "" || !st.RunExists(opts.Run) {
 		return prompt, nil
@@ -49,7 +38,7 @@ func phasePrompt(env *cli.Env, st *store.Store, opts *Options, prompt string) (s
 
 // verdict fills a review step's verdict from the agent's final message.
 func (s *stepRun) verdict(rec *record.Step) {
-	if s.opts.Review == 0 {
+	if s.opts.Review == "" {
 		return // a review-phase step of something else (a stuck report)
 	}
 	v := review.Parse(rec.FinalMessage, s.opts.ReviewMarker)

@@ -43,7 +43,7 @@ type Options struct {
 	AppendProgress bool         `long:"append-progress" description:"add the progress if the template has no <<progress>>"`
 	MaxEntries     int          `long:"max-entries" value-name:"N" default:"5" range:"0,100000" config:"progress_max_entries" description:"iterations in the progress block"`
 	MaxChars       int          `long:"max-chars" value-name:"N" default:"500" range:"0,10000000" config:"progress_max_chars" description:"characters of output per block entry"`
-	Review         int          `long:"review" value-name:"N" description:"review iteration N of --run, from its diff"`
+	Review         string       `long:"review" value-name:"STEP" description:"review the change of the step whose record is in file STEP" unquote:"false"`
 	ReviewMarker   string       `long:"review-marker" value-name:"TAG" default:"review" config:"review_marker" description:"tag around a review's verdict" unquote:"false"`
 	Plan           string       `long:"plan" value-name:"FILE" description:"task list: quoted, its boxes counted" unquote:"false"`
 	Excerpt        string       `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" description:"block's output: tail or failures" unquote:"false"`
@@ -102,7 +102,7 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	if opts.Review > 0 {
+	if opts.Review != "" {
 		opts.Phase = "review"
 	}
 	if prompt, err = phasePrompt(env, st, opts, prompt); err != nil {
@@ -123,7 +123,9 @@ func run(env *cli.Env) error {
 		return err
 	}
 	defer s.cleanup()
-	s.snapshotBase()
+	if opts.Review == "" { // a reviewer changes nothing: no base to diff against
+		s.snapshotBase()
+	}
 	if opts.Run != "" && st.RunExists(opts.Run) {
 		live, err := st.LockLive(opts.Run)
 		if err != nil {
@@ -192,8 +194,6 @@ func checkSettings(env *cli.Env, opts *Options) error {
 		return env.UsageError("unknown --completion-mode %q (want trailing or exact)", opts.Mode)
 	case strings.TrimSpace(opts.Marker) == "":
 		return env.UsageError("--completion-marker must not be empty")
-	case opts.Review < 0:
-		return env.UsageError("--review must be an iteration number, got %d", opts.Review)
 	case opts.Retries < 0:
 		return env.UsageError("--retries must be 0 or more, got %d", opts.Retries)
 	case opts.Excerpt != progress.ExcerptTail && opts.Excerpt != progress.ExcerptFailures:

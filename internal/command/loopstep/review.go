@@ -1,0 +1,84 @@
+package loopstep
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/gitstore"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/review"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// reviewDiff is the change the step recorded in file made: its work tree
+// now against the tree before it (the step's git_base), snapshotted into
+// the run's private git directory as loop-record will snapshot it (which
+// then finds the files already hashed). n is the iteration the step will
+// be, the run's next. A step outside git has an unknown change: "".
+func reviewDiff(st *store.Store, run, file string) (diff string, n int, err error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", 0, cli.Failf("--review: %v", pathError(err))
+	}
+	in, err := record.DecodeInput(data)
+	if err != nil || in.Step == nil || in.Validation != nil {
+		return "", 0, cli.BadInput(fmt.Errorf("--review %s: want the step record under review (%v)", file, err))
+	}
+	last, _, err := st.LastIteration(run)
+	if err != nil {
+		return "", 0, cli.Failf("run %s: %v", run, err)
+	}
+	if n = 1; last != nil {
+		n = last.Iteration + 1
+	}
+	s := in.Step
+	if s.GitBase == nil || s.Dir == "" {
+		return "", n, nil
+	}
+	objects := ""
+	if s.GitObjects != nil {
+		// the step's own objects, in the spool: nothing else is imported
+		if filepath.Dir(*s.GitObjects) != st.SpoolDir() {
+			return "", 0, cli.BadInput(fmt.Errorf("--review %s: git_objects %s is not in the store's spool", file, *s.GitObjects))
+		}
+		objects = *s.GitObjects
+	}
+	where, err := gitstore.Locate(s.Dir)
+	if err != nil {
+		return "", n, nil // no longer in git: the change is unknown
+	}
+	repo, tree, err := gitstore.AfterStep(st.RunDir(run), where, objects)
+	if err != nil {
+		return "", 0, cli.Failf("snapshot the step's work tree: %v", err)
+	}
+	cs, err := repo.Changes(*s.GitBase, tree)
+	if err != nil {
+		return "", 0, cli.Failf("the step's change: %v", err)
+	}
+	if len(cs) == 0 {
+		return "", n, nil
+	}
+	f, err := os.CreateTemp("", "loop-step-review-*.patch")
+	if err != nil {
+		return "", 0, cli.Failf("%v", err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	note := fmt.Sprintf("# The change is over %d bytes (or names a file too big to diff): only its\n"+
+		"# summary is shown here. Read the files themselves in the work tree.\n", review.MaxDiffBytes)
+	if _, err := repo.WritePatch(f, *s.GitBase, tree, cs, review.MaxDiffBytes, note); err != nil {
+		return "", 0, cli.Failf("the step's diff: %v", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", 0, cli.Failf("%v", err)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 2*review.MaxDiffBytes))
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", 0, cli.Failf("%v", err)
+	}
+	return string(b), n, nil
+}
