@@ -21,6 +21,9 @@ func TestDecodeInputErrors(t *testing.T) {
 		{"no type", `{"exit_code":0}` + "\n", `line 1: field "type": missing`},
 		{"array", "[1,2]\n", "line 1: not a JSON object (got JSON array)"},
 		{"two validations", `{"type":"validation","exit_code":0}` + "\n" + `{"type":"validation","exit_code":1}` + "\n", "line 2: a second validation record"},
+		{"two reviews", `{"type":"step"}` + "\n" + `{"type":"step","review_verdict":"approve"}` + "\n" + `{"type":"step","review_verdict":"changes"}` + "\n", "line 3: a second review"},
+		{"two steps and a review", `{"type":"step","review_verdict":"approve"}` + "\n" + `{"type":"step"}` + "\n" + `{"type":"step"}` + "\n", "line 3: a second step record"},
+		{"review without its step", `{"type":"step","review_verdict":"approve"}` + "\n" + `{"type":"validation","exit_code":0}` + "\n", "line 1: a review (a step record with a review_verdict) without the step it reviews"},
 		{"nested wrong type", `{"type":"step","tool_calls":[{"is_error":"no"}]}` + "\n", `line 1: field "tool_calls.is_error": wrong type`},
 	}
 	for _, c := range cases {
@@ -101,4 +104,20 @@ func FuzzDecodeInput(f *testing.F) {
 			t.Fatal("validation without exit_code accepted")
 		}
 	})
+}
+
+// A reviewer's step between the step and the validation is the review,
+// in whatever order the lines come; alone, it is a step like another.
+func TestDecodeInputReview(t *testing.T) {
+	in, err := DecodeInput([]byte(`{"type":"step","review_verdict":"changes","review_notes":"x"}` + "\n" + `{"type":"step","command":"agent"}` + "\n" + `{"type":"validation","exit_code":0}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Step == nil || in.Step.Command != "agent" || in.Review == nil || *in.Review.ReviewVerdict != "changes" || in.ReviewLine != 1 || len(in.Lines) != 3 || string(in.ReviewRaw) != `{"type":"step","review_verdict":"changes","review_notes":"x"}` {
+		t.Fatalf("decoded %+v", in)
+	}
+	in, err = DecodeInput([]byte(`{"type":"step","review_verdict":"approve"}` + "\n"))
+	if err != nil || in.Step == nil || in.Review != nil || in.StepLine != 1 {
+		t.Fatalf("a lone review: %+v, %v", in, err)
+	}
 }
