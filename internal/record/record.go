@@ -226,7 +226,7 @@ type Attempt struct {
 	RunID     string `json:"run_id"`
 	Attempt   int    `json:"attempt"` // 1, 2, ... within the run
 	Kind      string `json:"kind"`
-	Iteration int    `json:"iteration"` // the run's last iteration when it was recorded (0: none yet)
+	Iteration int    `json:"iteration"` // the last iteration when recorded (0: none), or the one a reviewer reviewed
 	Agent     *Agent `json:"agent"`
 	// Tokens and cost as in IterationLog: null when unknown.
 	LLMInputTokens         *int64     `json:"llm_input_tokens"`

@@ -1,6 +1,7 @@
 package loopstep
 
 import (
+	"fmt"
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/review"
@@ -42,6 +43,14 @@ func (s *stepRun) verdict(rec *record.Step) {
 		return // a review-phase step of something else (a stuck report)
 	}
 	v := review.Parse(rec.FinalMessage, s.opts.ReviewMarker)
+	if v.Kind == review.None { // say why, not just "no verdict"
+		switch {
+		case rec.Error != nil && *rec.Error != "":
+			v.Notes = "the reviewer's call failed: " + *rec.Error
+		case rec.ExitCode != nil && *rec.ExitCode != 0:
+			v.Notes = fmt.Sprintf("the reviewer's call failed: exit status %d", *rec.ExitCode)
+		}
+	}
 	rec.ReviewVerdict = &v.Kind
 	if v.Notes != "" {
 		rec.ReviewNotes = &v.Notes
