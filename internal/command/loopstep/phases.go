@@ -2,6 +2,7 @@ package loopstep
 
 import (
 	"fmt"
+
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/review"
