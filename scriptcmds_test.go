@@ -129,28 +129,43 @@ func cmdBigFile(ts *testscript.TestScript, neg bool, args []string) {
 // in its command line. A process is the script's when its environment holds
 // the script's own WORK=$WORK (every command it starts inherits it): the
 // same command line in another test or build running at once is not ours.
+// `! alive` gives a process a SIGKILL already reached up to 5 s to be gone:
+// the kernel ends it asynchronously, slower on a loaded machine.
 func cmdAlive(ts *testscript.TestScript, neg bool, args []string) {
-	mine := []byte("WORK=" + ts.Getenv("WORK"))
+	found := findMine(ts.Getenv("WORK"), args[0])
+	for deadline := time.Now().Add(5 * time.Second); neg && found != "" && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		found = findMine(ts.Getenv("WORK"), args[0])
+	}
+	if (found != "") == neg {
+		ts.Fatalf("alive %q: found=%q", args[0], found)
+	}
+}
+
+// findMine returns the /proc entry of a live process whose command line has
+// pattern and whose environment has WORK=work, or "".
+func findMine(work, pattern string) string {
+	mine := []byte("WORK=" + work)
 	procs, _ := filepath.Glob("/proc/[0-9]*")
 	found := ""
 	for _, p := range procs {
 		cmdline, err := os.ReadFile(filepath.Join(p, "cmdline"))
-		if err != nil || !bytes.Contains(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}), []byte(args[0])) {
+		if err != nil || !bytes.Contains(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}), []byte(pattern)) {
 			continue
 		}
 		environ, err := os.ReadFile(filepath.Join(p, "environ"))
 		if err != nil || !slices.ContainsFunc(bytes.Split(environ, []byte{0}), func(e []byte) bool { return bytes.Equal(e, mine) }) {
 			continue
 		}
-		stat, _ := os.ReadFile(filepath.Join(p, "stat"))
-		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+		// gone since, or a zombie: not alive
+		stat, err := os.ReadFile(filepath.Join(p, "stat"))
+		i := bytes.LastIndexByte(stat, ')')
+		if err != nil || i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' {
 			continue
 		}
 		found = p
 	}
-	if (found != "") == neg {
-		ts.Fatalf("alive %q: found=%q", args[0], found)
-	}
+	return found
 }
 
 // treehash DIR FILE: writes a listing of every file under DIR with its mode,
