@@ -285,3 +285,36 @@ func TestBaseGitCalls(t *testing.T) {
 		t.Errorf("a dirty base took %d git processes, want 4 at most", n)
 	}
 }
+
+// An iteration's ref is one commit-tree and a file write; a lock file a
+// killed writer left (even a symlink) is replaced, never followed.
+func TestSetIterationGitCalls(t *testing.T) {
+	repo := gitRepo(t)
+	write(t, repo, "a.txt", "a\n", 0o644)
+	where, _ := Locate(repo)
+	r, err := Create(t.TempDir(), where.Objects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := r.Snapshot(where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "outside")
+	if err := os.Symlink(outside, filepath.Join(r.GitDir, "refs", "iterations", "1.lock")); err != nil {
+		t.Fatal(err)
+	}
+	if n := gitCalls(t, func() {
+		if err := r.SetIteration(1, tree, ""); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 1 {
+		t.Errorf("SetIteration took %d git processes, want 1", n)
+	}
+	if got, err := r.Tree(1); err != nil || got != tree {
+		t.Errorf("Tree(1) = %q, %v; want %s", got, err, tree)
+	}
+	if _, err := os.Lstat(outside); err == nil {
+		t.Error("the lock file's symlink was followed")
+	}
+}
