@@ -36,6 +36,34 @@ const (
 // streams are hard-linked from spool/ (the spool entry stays until after
 // the commit, so a writer killed here can be run again with the same input).
 func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.Input) error {
+	// The trees (git processes: CPU) are taken while the streams are placed
+	// (waits on fsync): they write different files, and of it only
+	// FilesChanged and DiffDigest, which nothing reads before both are done.
+	trees := make(chan error, 1)
+	go func() { trees <- r.trees(dir, it, in) }()
+	err := placeStreams(r, dir, in)
+	if err := <-trees; err != nil {
+		r.Log.Warn("the iteration's tree and changes were not recorded", "err", err)
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(dir, MetaFile), metaOf(it, in)); err != nil {
+		return err
+	}
+	summary := ""
+	if it.Agent != nil {
+		summary = it.Agent.FinalMessage
+	}
+	if err := writeJSON(filepath.Join(dir, OutputFile), map[string]string{"status": metaStatus(it), "summary": summary}); err != nil {
+		return err
+	}
+	return store.SyncFolder(dir)
+}
+
+// placeStreams puts the step's and the validation's streams, the prompt and
+// the two stream logs into the folder, each fsynced.
+func placeStreams(r *Recorder, dir string, in *record.Input) error {
 	if v := in.Validation; v != nil {
 		if err := r.place(v.StdoutFile, v.StdoutBytes, v.StrayWriter, v.Stdout, filepath.Join(dir, ValidationStdout)); err != nil {
 			return err
@@ -68,20 +96,7 @@ func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.I
 			return err
 		}
 	}
-	if err := r.trees(dir, it, in); err != nil {
-		r.Log.Warn("the iteration's tree and changes were not recorded", "err", err)
-	}
-	if err := writeJSON(filepath.Join(dir, MetaFile), metaOf(it, in)); err != nil {
-		return err
-	}
-	summary := ""
-	if it.Agent != nil {
-		summary = it.Agent.FinalMessage
-	}
-	if err := writeJSON(filepath.Join(dir, OutputFile), map[string]string{"status": metaStatus(it), "summary": summary}); err != nil {
-		return err
-	}
-	return store.SyncFolder(dir)
+	return nil
 }
 
 func syncFile(path string) error {
