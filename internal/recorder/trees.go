@@ -53,7 +53,7 @@ func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) 
 		return err
 	}
 	if base == "" {
-		return nil
+		return r.dirtySinceHead(repo, where, tree, it, in)
 	}
 	cs, err := repo.Changes(base, tree)
 	if err != nil {
@@ -89,4 +89,26 @@ func (r *Recorder) writePatch(dir string, repo *gitstore.Repo, it *record.Iterat
 		r.Log.Warn("changes.patch holds only a summary", "iteration", it.Iteration, "max_patch_bytes", limit)
 	}
 	return err
+}
+
+// emptyTree is git's tree with nothing in it, which every repository knows.
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// dirtySinceHead fills files_changed of an iteration without a step base
+// whose validation left it out (loop-validate --no-files-changed): the
+// paths that differ from HEAD, as git status would list them.
+func (r *Recorder) dirtySinceHead(repo *gitstore.Repo, where *gitstore.Where, tree string, it *record.IterationLog, in *record.Input) error {
+	if in.Validation == nil || in.Validation.FilesChanged != nil {
+		return nil
+	}
+	from := where.Head
+	if from == "" {
+		from = emptyTree
+	}
+	cs, err := repo.Changes(from, tree)
+	if err != nil {
+		return err
+	}
+	it.FilesChanged = gitstore.Paths(cs)
+	return nil
 }

@@ -160,7 +160,7 @@ act_iterate() {
   [ -z "${A[review]:-}" ] || review_step "$i/$max" # before the validation: the step's change alone
   log "iteration $i/$max: validate"
   run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]:-10m}" \
-    --exit-zero --shell "${S[validate]}" >"$TMP/validate.json"
+    --exit-zero --no-files-changed --shell "${S[validate]}" >"$TMP/validate.json"
   checked loop-validate $?
   # one call records the iteration and decides the next action
   next_action --record --iteration "$i" < <(cat "$TMP/step.json" ${A[review]:+"$TMP/review.json"} "$TMP/validate.json")

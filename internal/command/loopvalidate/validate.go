@@ -34,15 +34,18 @@ outcome 0.`
 // Options are loop-validate's flags.
 type Options struct {
 	cli.Common
-	Run       string       `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run to hold live (its live.lock) while the command runs" unquote:"false"`
-	Dir       string       `long:"dir" value-name:"DIR" description:"directory to run the command in (default: the current directory)" unquote:"false"`
-	Shell     string       `long:"shell" value-name:"STRING" description:"run this command string with sh -c instead of COMMAND ARGS" unquote:"false"`
-	Timeout   cli.Duration `long:"timeout" value-name:"D" config:"verify_timeout_sec" description:"kill the command's process group after D (90s, 5m, or seconds; 0: none)"`
-	Grace     cli.Duration `long:"grace" value-name:"D" default:"1s" description:"time between SIGTERM and SIGKILL when stopping the group"`
-	Tee       bool         `long:"tee" description:"also stream the command's output live to stderr"`
-	NoStore   bool         `long:"no-store" description:"write nothing: keep the output inline in the record only"`
-	ExitZero  bool         `long:"exit-zero" description:"exit 0 whatever the command did"`
-	InlineCap int          `long:"inline-cap" value-name:"BYTES" default:"1048576" range:"0,67108864" config:"inline_cap_bytes" description:"bytes of each stream's end kept inline in the record"`
+	Run      string       `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run to hold live (its live.lock) while the command runs" unquote:"false"`
+	Dir      string       `long:"dir" value-name:"DIR" description:"directory to run the command in (default: the current directory)" unquote:"false"`
+	Shell    string       `long:"shell" value-name:"STRING" description:"run this command string with sh -c instead of COMMAND ARGS" unquote:"false"`
+	Timeout  cli.Duration `long:"timeout" value-name:"D" config:"verify_timeout_sec" description:"kill the command's process group after D (90s, 5m, or seconds; 0: none)"`
+	Grace    cli.Duration `long:"grace" value-name:"D" default:"1s" description:"time between SIGTERM and SIGKILL when stopping the group"`
+	Tee      bool         `long:"tee" description:"also stream the command's output live to stderr"`
+	NoStore  bool         `long:"no-store" description:"write nothing: keep the output inline in the record only"`
+	ExitZero bool         `long:"exit-zero" description:"exit 0 whatever the command did"`
+	// The driver's loop-record takes files_changed from the run's trees:
+	// a git status here would cost every iteration a git process for nothing.
+	NoFilesChanged bool `long:"no-files-changed" description:"leave files_changed out (loop-record computes it from the run's trees)"`
+	InlineCap      int  `long:"inline-cap" value-name:"BYTES" default:"1048576" range:"0,67108864" config:"inline_cap_bytes" description:"bytes of each stream's end kept inline in the record"`
 }
 
 // Main is loop-validate.
@@ -132,7 +135,9 @@ func run(env *cli.Env) error {
 		return cli.Failf("%v", err)
 	}
 	rec := toRecord(res, command, dir, outPath, errPath)
-	if top := store.GitTop(dir); top != "" {
+	if opts.NoFilesChanged {
+		rec.FilesChanged = nil // null: left to loop-record
+	} else if top := store.GitTop(dir); top != "" {
 		files, err := gitstate.Dirty(top)
 		if err != nil {
 			env.Log.Warn("files_changed unknown", "err", err)
