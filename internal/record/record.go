@@ -358,7 +358,8 @@ const (
 // Watchdog is the watchdog's part of run.json, changed with the events that
 // record its decisions (WATCHDOG_SIGNAL, WATCHDOG_REWRITE) under one lock.
 type Watchdog struct {
-	// Checked is the last iteration the watchdog looked at.
+	// Checked is the last iteration a watchdog check fired on (a check
+	// where nothing fires writes nothing).
 	Checked int `json:"checked"`
 	// Rewrites counts prompt rewrites; Since is the iteration of the last
 	// one (signals look only at the iterations after it); Prompt is the

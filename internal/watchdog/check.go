@@ -1,6 +1,7 @@
 package watchdog
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -85,6 +86,11 @@ func currentPrompt(run *record.Run) string {
 // RewriteFile is the name of the run's n-th rewritten prompt.
 func RewriteFile(n int) string { return fmt.Sprintf("prompt.rewrite.%d.txt", n) }
 
+// errQuiet ends a check where nothing fired without writing run.json: a
+// check asked again of the same log decides the same (nothing), so there
+// is nothing to remember, and each iteration is spared a run.json write.
+var errQuiet = errors.New("nothing fired")
+
 // Check looks at the run's last iteration: it records every signal that
 // fires (WATCHDOG_SIGNAL events, run.json's watchdog.fired) and rewrites the
 // prompt (WATCHDOG_REWRITE) or, with no rewrite left, says the run is stuck.
@@ -109,7 +115,7 @@ func Check(r *recorder.Recorder, id string, set Settings) (*Action, error) {
 			return err
 		}
 		if len(win) == 0 || win[len(win)-1].Log.Iteration <= wd.Checked {
-			return nil
+			return errQuiet
 		}
 		n := win[len(win)-1].Log.Iteration
 		wd.Checked = n
@@ -123,7 +129,7 @@ func Check(r *recorder.Recorder, id string, set Settings) (*Action, error) {
 			}
 		}
 		if len(act.Signals) == 0 {
-			return nil
+			return errQuiet
 		}
 		if wd.Rewrites >= set.MaxRewrites {
 			act.Do = DoStuck
@@ -152,6 +158,9 @@ func Check(r *recorder.Recorder, id string, set Settings) (*Action, error) {
 		act.Do, act.Prompt = DoRewrite, after
 		return nil
 	})
+	if errors.Is(err, errQuiet) {
+		return act, nil
+	}
 	if err != nil || act.Do != DoRewrite {
 		return act, err
 	}

@@ -119,3 +119,21 @@ func TestParseSettings(t *testing.T) {
 		}
 	}
 }
+
+// A check where nothing fires writes nothing: asked again it decides the
+// same, and each iteration is spared a run.json write (and its fsyncs).
+func TestQuietCheckWritesNothing(t *testing.T) {
+	r, _ := newRun(t, "Fix the tests.\n")
+	recordFail(t, r, "--- FAIL: TestOne\n")
+	path := r.St.RunPath("r1", store.RunFile)
+	before, _ := os.ReadFile(path)
+	for i := 0; i < 2; i++ {
+		act, err := Check(r, "r1", Settings{K: 2, MaxRewrites: 2})
+		if err != nil || act.Do != DoContinue || len(act.Signals) > 0 {
+			t.Fatalf("check %d: %+v %v", i, act, err)
+		}
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Errorf("a quiet check rewrote run.json:\n%s\nwas:\n%s", after, before)
+	}
+}
