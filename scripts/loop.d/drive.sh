@@ -13,6 +13,7 @@ SIGCODE=0
 FINISHING=""
 DECIDED="" # A already holds the next action
 TMP=""
+REC="" # what slurp read
 
 # on_signal NAME CODE: INT, TERM, HUP and PIPE end the run as canceled.
 # A running child (loop-step, loop-validate) gets TERM and stops its
@@ -139,22 +140,31 @@ drive() {
   done
 }
 
+# slurp FILE...: the files' contents one after the other in REC, read by
+# bash itself (cat, rm and $(<) each cost every iteration a process).
+slurp() {
+  local f part
+  REC=""
+  for f; do IFS= read -r -d '' part <"$f"; REC+=$part; done
+}
+
 # act_iterate: agent step, validation and record of iteration A[iteration].
 act_iterate() {
   local i=${A[iteration]} max=${S[max_iterations]:-10}
   [ "${A[rule]}" != watchdog-rewrite ] || log "${A[reason]}"
   log "iteration $i/$max: agent"
-  rm -f "$TMP/step.json" "$TMP/review.json"
+  : >"$TMP/step.json"; : >"$TMP/review.json" # emptied, not removed: no rm process
   run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --template "${A[prompt]}" ${S[plan]:+--plan "${S[plan]}"} --append-progress --excerpt failures --agent-summary \
     --phase implementation --timeout "${S[timeout]:-30m}" --retries "${S[retries]:-0}" \
     --retry-backoff "${S[retry_backoff]:-5s}" --completion-mode "${S[completion_mode]:-trailing}" \
     --exit-zero -- "${AGENT[@]}" >"$TMP/step.json"
   checked loop-step $?
   # a rate-limited step is an attempt, not an iteration: the next action waits
-  if [[ $(<"$TMP/step.json") == *'"rate_limited":true'* ]]; then
+  slurp "$TMP/step.json"
+  if [[ $REC == *'"rate_limited":true'* ]]; then
     "$LK_RECORD" --run "$RUN" --rate-limit "$TMP/step.json" >/dev/null
     checked loop-record $?
-    rm -f "$TMP/step.json"
+    : >"$TMP/step.json"
     return
   fi
   [ -z "${A[review]:-}" ] || review_step "$i/$max" # before the validation: the step's change alone
@@ -163,8 +173,9 @@ act_iterate() {
     --exit-zero --no-files-changed --shell "${S[validate]}" >"$TMP/validate.json"
   checked loop-validate $?
   # one call records the iteration and decides the next action
-  next_action --record --iteration "$i" < <(cat "$TMP/step.json" ${A[review]:+"$TMP/review.json"} "$TMP/validate.json")
-  rm -f "$TMP/step.json" "$TMP/review.json" # in the iteration now
+  slurp "$TMP/step.json" ${A[review]:+"$TMP/review.json"} "$TMP/validate.json"
+  next_action --record --iteration "$i" <<<"$REC"
+  : >"$TMP/step.json"; : >"$TMP/review.json" # in the iteration now
   # printed by the driver itself: a closed stdout (`| head`) is a SIGPIPE
   # here, while a Go child would end quietly
   printf '%s\n' "${A[summary]}"
