@@ -13,9 +13,12 @@ PREFIX  ?= $(HOME)/.local
 
 all: build
 
+# Static (no cgo, as scripts/dist builds): each command starts about a
+# millisecond sooner without the dynamic loader, and the driver runs three
+# of them every iteration.
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(addprefix ./cmd/,$(CMDS))
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(addprefix ./cmd/,$(CMDS))
 
 # The full-screen view (loop-view tui) is its own binary: build and demo stay
 # free of the terminal UI libraries.
