@@ -49,9 +49,20 @@ func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) 
 	if err != nil {
 		return err
 	}
-	if err := repo.SetIteration(it.Iteration, tree, base); err != nil {
-		return err
+	// The iteration's commit and its diff need only base and tree: git
+	// makes one while it computes the other.
+	set := make(chan error, 1)
+	go func() { set <- repo.SetIteration(it.Iteration, tree, base) }()
+	err = r.changes(dir, repo, where, it, in, base, tree)
+	if serr := <-set; serr != nil {
+		return serr
 	}
+	return err
+}
+
+// changes fills files_changed and writes changes.patch: from the step's
+// base, or without one from HEAD (see dirtySinceHead).
+func (r *Recorder) changes(dir string, repo *gitstore.Repo, where *gitstore.Where, it *record.IterationLog, in *record.Input, base, tree string) error {
 	if base == "" {
 		return r.dirtySinceHead(repo, where, tree, it, in)
 	}

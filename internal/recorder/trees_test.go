@@ -1,0 +1,78 @@
+package recorder
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopkit/loopkit/internal/gitstore"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// An iteration in git: the trees are taken while the streams are placed,
+// and the iteration's commit made while its diff is computed (run with
+// -race); files_changed, changes.patch and the ref all come out.
+func TestTreesBesideStreams(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	work := t.TempDir()
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("a\n"), 0o644)
+	git(t, work, "init", "-q")
+	git(t, work, "add", ".")
+	git(t, work, "commit", "-qm", "init")
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("dirty before the step\n"), 0o644)
+	st, _ := store.Open(filepath.Join(work, ".loop"))
+	if err := st.Init(); err != nil {
+		t.Fatal(err)
+	}
+	r := newRecorder(t)
+	r.St, r.Trees, r.Workspace = st, true, work
+	odb := st.NewSpool("step") + ".git"
+	base, used, ok, err := gitstore.Base(work, odb)
+	if err != nil || !ok || !used {
+		t.Fatalf("base %q used %v ok %v err %v", base, used, ok, err)
+	}
+	os.WriteFile(filepath.Join(work, "b.txt"), []byte("new from the agent\n"), 0o644)
+	step, _ := json.Marshal(map[string]any{"type": "step", "command": "agent", "exit_code": 0, "dir": work,
+		"git_base": base, "git_objects": odb, "tool_calls": []any{}})
+	val, _ := json.Marshal(map[string]any{"type": "validation", "command": "make test", "exit_code": 1,
+		"stdout": "FAIL: TestX\n", "dir": work})
+	in, err := record.DecodeInput([]byte(string(step) + "\n" + string(val) + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Record("r", in, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res.Log.FilesChanged, ","); got != "b.txt" {
+		t.Errorf("files_changed %q, want b.txt (a.txt was dirty before the step)", got)
+	}
+	patch, _ := os.ReadFile(filepath.Join(st.IterationDir("r", 1), ChangesPatch))
+	if !strings.Contains(string(patch), "+new from the agent") || res.Log.DiffDigest == "" {
+		t.Errorf("changes.patch %q, digest %q", patch, res.Log.DiffDigest)
+	}
+	repo, err := gitstore.Open(st.RunDir("r"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if from, err := repo.Base(1); err != nil || from == "" {
+		t.Errorf("Base(1) %q %v", from, err)
+	}
+}
