@@ -17,7 +17,7 @@ func Activity(line []byte) (progress, result bool) {
 	if b[0] != '{' {
 		return !IsRetryNotice(string(b)), false
 	}
-	m := typePrefix.FindSubmatch(b)
+	m := typePrefix().FindSubmatch(b)
 	if m == nil {
 		return true, false
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // peekBytes is how much of the stream format detection looks at.
@@ -18,7 +19,7 @@ const maxDetectLines = 200
 
 // typePrefix reads the type of a JSON line too long to decode here: the
 // CLIs print "type" as the first key.
-var typePrefix = regexp.MustCompile(`^\{\s*"type"\s*:\s*"([^"\\]{1,64})"(?:\s*,\s*"subtype"\s*:\s*"([^"\\]{1,64})")?`)
+var typePrefix = lazyRegexp(`^\{\s*"type"\s*:\s*"([^"\\]{1,64})"(?:\s*,\s*"subtype"\s*:\s*"([^"\\]{1,64})")?`)
 
 // detectHead is what detection reads of one JSON line: enough to tell the
 // formats apart by what only one of them has, never by a shared type name.
@@ -138,7 +139,7 @@ func DetectBinary(r *bufio.Reader, binary string) string {
 				return f
 			}
 		}
-		if m := typePrefix.FindSubmatch(ln); m != nil {
+		if m := typePrefix().FindSubmatch(ln); m != nil {
 			h := detectHead{Type: string(m[1]), Subtype: string(m[2])}
 			if h.Type == "result" && h.Subtype != "" {
 				// Too long to see its session_id: Claude's result
@@ -170,4 +171,11 @@ func detectPretty(r *bufio.Reader, binary string) string {
 		}
 	}
 	return classifyHead(&h, binary)
+}
+
+// lazyRegexp compiles a pattern on its first use: loop-drive and
+// loop-record never need the agents' patterns, and compiling them all took
+// every command that links this package about a millisecond at start.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

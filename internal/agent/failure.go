@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -67,23 +66,23 @@ func kindOfCode(code string) string {
 }
 
 var (
-	authText = regexp.MustCompile(`(?i)not logged in|please run /login|invalid api key|invalid x-api-key|authentication[_ ](failed|error)|unauthori[sz]ed|\b401\b|please (log ?in|sign in)|login required|api key not valid|OAuth token (has )?expired`)
-	permText = regexp.MustCompile(`(?i)permission[_ ]denied|\bforbidden\b|\b403\b|credit balance is too low|billing`)
-	overText = regexp.MustCompile(`(?i)overloaded|\b529\b|\b50[0234]\b|service unavailable|internal server error|bad gateway|\bUNAVAILABLE\b`)
-	limText  = regexp.MustCompile(`(?i)usage limit|(session|weekly|daily|usage|rate|5-hour|five[_ -]hour|opus|sonnet) limit (reached|exceeded|hit)|hit your [\w -]{0,20}limit|reached your [\w -]{0,20}limit|rate[_ ]limit(ed| exceeded|_error)|too many requests|\b429\b|RESOURCE_EXHAUSTED|quota exceeded|exceeded your current quota|out of (credits|quota)`)
+	authText = lazyRegexp(`(?i)not logged in|please run /login|invalid api key|invalid x-api-key|authentication[_ ](failed|error)|unauthori[sz]ed|\b401\b|please (log ?in|sign in)|login required|api key not valid|OAuth token (has )?expired`)
+	permText = lazyRegexp(`(?i)permission[_ ]denied|\bforbidden\b|\b403\b|credit balance is too low|billing`)
+	overText = lazyRegexp(`(?i)overloaded|\b529\b|\b50[0234]\b|service unavailable|internal server error|bad gateway|\bUNAVAILABLE\b`)
+	limText  = lazyRegexp(`(?i)usage limit|(session|weekly|daily|usage|rate|5-hour|five[_ -]hour|opus|sonnet) limit (reached|exceeded|hit)|hit your [\w -]{0,20}limit|reached your [\w -]{0,20}limit|rate[_ ]limit(ed| exceeded|_error)|too many requests|\b429\b|RESOURCE_EXHAUSTED|quota exceeded|exceeded your current quota|out of (credits|quota)`)
 )
 
 // classify names the kind of an error message by its words; "" when it
 // says nothing recognisable.
 func classify(msg string) string {
 	switch {
-	case limText.MatchString(msg):
+	case limText().MatchString(msg):
 		return record.ErrorKindRateLimit
-	case authText.MatchString(msg):
+	case authText().MatchString(msg):
 		return record.ErrorKindAuthentication
-	case permText.MatchString(msg):
+	case permText().MatchString(msg):
 		return record.ErrorKindPermission
-	case overText.MatchString(msg):
+	case overText().MatchString(msg):
 		return record.ErrorKindOverloaded
 	}
 	return ""
@@ -106,33 +105,33 @@ func (r *Result) errorText(msg, kind string, now time.Time) {
 
 var (
 	// Claude Code before 1.0.30: "Claude AI usage limit reached|1749924000".
-	epochReset = regexp.MustCompile(`limit reached\|(\d{10,13})\b`)
+	epochReset = lazyRegexp(`limit reached\|(\d{10,13})\b`)
 	// "try again in 4 days 20 hours 9 minutes", "retry in 34.5s", "resets in 2h 5m".
-	relReset  = regexp.MustCompile(`(?i)(?:try again|retry|resets?|reset|available again) in ((?:\d+(?:\.\d+)?\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b[\s,]*(?:and\s+)?)+)`)
-	relPart   = regexp.MustCompile(`(?i)(\d+(?:\.\d+)?)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b`)
-	clockTime = regexp.MustCompile(`(?i)(?:resets?|reset|try again|available again)(?: at)? (\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*(?:\(([A-Za-z_/+-]+)\)|([A-Z]{2,4}\b|UTC))?`)
-	isoTime   = regexp.MustCompile(`\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}))`)
+	relReset  = lazyRegexp(`(?i)(?:try again|retry|resets?|reset|available again) in ((?:\d+(?:\.\d+)?\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b[\s,]*(?:and\s+)?)+)`)
+	relPart   = lazyRegexp(`(?i)(\d+(?:\.\d+)?)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b`)
+	clockTime = lazyRegexp(`(?i)(?:resets?|reset|try again|available again)(?: at)? (\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*(?:\(([A-Za-z_/+-]+)\)|([A-Z]{2,4}\b|UTC))?`)
+	isoTime   = lazyRegexp(`\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}))`)
 )
 
 // resetTime reads when a limit lifts from the message that announced it
 // (Unix ms), 0 when it does not say. Relative times count from now; a time
 // of day is the next such time in the zone named (UTC when none is).
 func resetTime(msg string, now time.Time) int64 {
-	if m := epochReset.FindStringSubmatch(msg); m != nil {
+	if m := epochReset().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.ParseInt(m[1], 10, 64)
 		if n < 1e12 {
 			n *= 1000
 		}
 		return n
 	}
-	if m := isoTime.FindStringSubmatch(msg); m != nil {
+	if m := isoTime().FindStringSubmatch(msg); m != nil {
 		if t, err := time.Parse(time.RFC3339Nano, m[1]); err == nil {
 			return t.UnixMilli()
 		}
 	}
-	if m := relReset.FindStringSubmatch(msg); m != nil {
+	if m := relReset().FindStringSubmatch(msg); m != nil {
 		var d time.Duration
-		for _, p := range relPart.FindAllStringSubmatch(m[1], -1) {
+		for _, p := range relPart().FindAllStringSubmatch(m[1], -1) {
 			f, _ := strconv.ParseFloat(p[1], 64)
 			unit := time.Second
 			switch u := strings.ToLower(p[2]); {
@@ -149,7 +148,7 @@ func resetTime(msg string, now time.Time) int64 {
 			return now.Add(d).UnixMilli()
 		}
 	}
-	if m := clockTime.FindStringSubmatch(msg); m != nil && (m[3] != "" || m[2] != "") {
+	if m := clockTime().FindStringSubmatch(msg); m != nil && (m[3] != "" || m[2] != "") {
 		h, _ := strconv.Atoi(m[1])
 		mins, _ := strconv.Atoi(m[2])
 		switch strings.ToLower(m[3]) {
@@ -196,7 +195,7 @@ func (r *Result) textLimit(text string, lastLines int, now time.Time) {
 		} else {
 			text = ""
 		}
-		if limitNotice.MatchString(ln) {
+		if limitNotice().MatchString(ln) {
 			r.limit(resetTime(ln, now), ln)
 			return
 		}
@@ -205,7 +204,7 @@ func (r *Result) textLimit(text string, lastLines int, now time.Time) {
 
 // limitNotice is the plain-text family of usage-limit notices: narrower
 // than limText, since it reads prose the agent wrote.
-var limitNotice = regexp.MustCompile(`(?i)usage limit reached|limit reached\|\d{10}|hit your [\w -]{0,20}limit|(session|weekly|usage|rate) limit (reached|exceeded)|rate limit exceeded|429 Too Many Requests|RESOURCE_EXHAUSTED|exceeded your current quota|quota exceeded`)
+var limitNotice = lazyRegexp(`(?i)usage limit reached|limit reached\|\d{10}|hit your [\w -]{0,20}limit|(session|weekly|usage|rate) limit (reached|exceeded)|rate limit exceeded|429 Too Many Requests|RESOURCE_EXHAUSTED|exceeded your current quota|quota exceeded`)
 
 // ScanStderr adds what the agent's stderr says about a failure: a
 // usage-limit notice near its end. Agents in text mode print it there.
