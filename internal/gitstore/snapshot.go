@@ -192,3 +192,36 @@ func seedIndex(userIndex, path string) error {
 	}
 	return os.Rename(tmp, path)
 }
+
+// Known is where the work tree around dir is, taken without git from what
+// the run's git directory at runDir already holds: the top found by
+// walking up to a .git entry, the objects from the directory's one
+// alternate (which Locate gave when it was made). Index and Head are left
+// empty. ok is false when that is not certain (no git directory yet,
+// several alternates, a missing one): then ask Locate.
+func Known(runDir, dir string) (w *Where, ok bool) {
+	data, err := os.ReadFile(filepath.Join(runDir, Dir, "objects", "info", "alternates"))
+	if err != nil {
+		return nil, false
+	}
+	alts := splitLines(data)
+	if len(alts) != 1 || !filepath.IsAbs(alts[0]) {
+		return nil, false
+	}
+	if fi, err := os.Stat(alts[0]); err != nil || !fi.IsDir() {
+		return nil, false
+	}
+	if _, err := os.Stat(filepath.Join(runDir, Dir, "index")); err != nil {
+		return nil, false // the first snapshot seeds its index from the user's
+	}
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return &Where{Top: d, Objects: alts[0]}, true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return nil, false
+		}
+		d = parent
+	}
+}

@@ -208,8 +208,8 @@ func (r *Recorder) writeManifest(run *record.Run, it *record.IterationLog) error
 	m.TimestampStart, m.TimestampEnd = iso(it.CreatedAt-total), iso(it.CreatedAt)
 	if top := store.GitTop(r.Workspace); top != "" {
 		if h := r.head; h != nil && h.top == top {
-			if h.sha != "" {
-				m.CommitSHA = &h.sha
+			if sha := h.get(); sha != "" {
+				m.CommitSHA = &sha
 			}
 		} else if out, err := gitstate.Git(top, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
 			sha := strings.TrimSpace(string(out))

@@ -41,9 +41,6 @@ type Recorder struct {
 	head *knownHead
 }
 
-// knownHead is HEAD's commit ("" when unborn) of the work tree at top.
-type knownHead struct{ top, sha string }
-
 // ErrConflict is an --iteration that is neither the next nor a repeat.
 var ErrConflict = errors.New("iteration conflict")
 

@@ -1,7 +1,10 @@
 package recorder
 
 import (
+	"strings"
+
 	"fmt"
+	"github.com/loopkit/loopkit/internal/gitstate"
 	"os"
 	"path/filepath"
 
@@ -31,12 +34,20 @@ func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) 
 	if work == "" {
 		return nil
 	}
-	where, err := gitstore.Locate(work)
-	if err != nil {
-		return nil // not in git: nothing to record
-	}
-	if top := store.GitTop(work); top != "" {
-		r.head = &knownHead{top: top, sha: where.Head} // manifest.json's commit, without asking git again
+	// After the first iteration the run's git directory knows where the
+	// work tree is: git is asked only for HEAD (manifest.json's commit),
+	// beside the snapshot rather than before it.
+	where, known := gitstore.Known(r.St.RunDir(it.RunID), work)
+	if known {
+		r.head = askHead(where.Top)
+	} else {
+		var err error
+		if where, err = gitstore.Locate(work); err != nil {
+			return nil // not in git: nothing to record
+		}
+		if top := store.GitTop(work); top != "" {
+			r.head = &knownHead{top: top, sha: where.Head, done: closed}
+		}
 	}
 	base, objects := "", ""
 	if s := in.Step; s != nil && s.GitBase != nil {
@@ -113,6 +124,9 @@ func (r *Recorder) dirtySinceHead(repo *gitstore.Repo, where *gitstore.Where, tr
 		return nil
 	}
 	from := where.Head
+	if h := r.head; from == "" && h != nil && h.top == where.Top {
+		from = h.get()
+	}
 	if from == "" {
 		from = emptyTree
 	}
@@ -122,4 +136,31 @@ func (r *Recorder) dirtySinceHead(repo *gitstore.Repo, where *gitstore.Where, tr
 	}
 	it.FilesChanged = gitstore.Paths(cs)
 	return nil
+}
+
+// knownHead is HEAD's commit ("" when unborn) of the work tree at top,
+// known once done is closed.
+type knownHead struct {
+	top  string
+	sha  string
+	done chan struct{}
+}
+
+func (h *knownHead) get() string {
+	<-h.done
+	return h.sha
+}
+
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// askHead asks git for HEAD at top in the background.
+func askHead(top string) *knownHead {
+	h := &knownHead{top: top, done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		if out, err := gitstate.Git(top, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
+			h.sha = strings.TrimSpace(string(out))
+		}
+	}()
+	return h
 }

@@ -75,4 +75,40 @@ func TestTreesBesideStreams(t *testing.T) {
 	if from, err := repo.Base(1); err != nil || from == "" {
 		t.Errorf("Base(1) %q %v", from, err)
 	}
+
+	// The second iteration finds the work tree from the run's git
+	// directory, asks git only for HEAD (beside the snapshot), and gets
+	// the same record as the first.
+	if _, ok := gitstore.Known(st.RunDir("r"), work); !ok {
+		t.Fatal("after an iteration the run's git directory does not know the work tree")
+	}
+	git(t, work, "add", ".")
+	git(t, work, "commit", "-qm", "the agent commits")
+	os.WriteFile(filepath.Join(work, "c.txt"), []byte("iteration two\n"), 0o644)
+	in2, err := record.DecodeInput([]byte(string(val) + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Record("r", in2, 2); err != nil {
+		t.Fatal(err)
+	}
+	res2, err := r.Record("r", in2, 2) // a repeat: the stored line
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res2.Log.FilesChanged, ","); got != "c.txt" {
+		t.Errorf("iteration 2 without a step base: files_changed %q, want c.txt (what differs from HEAD)", got)
+	}
+	head := strings.TrimSpace(string(must(exec.Command("git", "-C", work, "rev-parse", "HEAD").Output())))
+	manifest, _ := os.ReadFile(st.RunPath("r", store.ManifestFile))
+	if !strings.Contains(string(manifest), `"commit_sha": "`+head+`"`) {
+		t.Errorf("manifest.json does not name HEAD %s:\n%s", head, manifest)
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
