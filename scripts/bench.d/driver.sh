@@ -11,8 +11,8 @@ source "$(dirname "$0")/lib.sh"
 bench_install_tools
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench-driver.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-runs=${BENCH_RUNS:-5} short=2 long=10
-if [ -n "${BENCH_QUICK:-}" ]; then runs=3 long=6; fi
+runs=${BENCH_RUNS:-7} short=2 long=10
+if [ -n "${BENCH_QUICK:-}" ]; then runs=5 long=6; fi
 
 # The agent makes one distinct edit per call and says so in Claude Code's
 # stream-json, claiming completion on its last call; the validation fails
