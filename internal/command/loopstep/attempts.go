@@ -34,6 +34,8 @@ type stepRun struct {
 	stdoutPath, stderrPath string
 	promptPath, tempPrompt string
 	gitBase, gitObjects    *string
+	// based is closed when the base snapshot started by prepare is done.
+	based chan struct{}
 	// prices is --prices' table, nil without it.
 	prices map[string]price
 	// planPath is --plan made absolute; tasksBefore its boxes before the step.
@@ -73,7 +75,14 @@ func (s *stepRun) prepare(args []string) error {
 		if err := store.WriteSpoolMeta(s.spool, meta); err != nil {
 			return cli.Failf("spool: %v", err)
 		}
+		// The base snapshot (git processes) is taken while the prompt is
+		// written and fsynced; the meta is there first, to own its objects.
+		if s.opts.Review == "" { // a reviewer changes nothing: no base to diff against
+			s.based = make(chan struct{})
+			go func() { defer close(s.based); s.snapshotBase() }()
+		}
 		if err := store.WriteFileAtomic(s.promptPath, []byte(s.prompt), store.FileMode); err != nil {
+			s.waitBase()
 			return cli.Failf("spool prompt: %v", err)
 		}
 	} else if usesFile {
@@ -99,6 +108,15 @@ func (s *stepRun) prepare(args []string) error {
 	var err error
 	s.argv, s.stdin, err = agentArgs(args, s.prompt, path)
 	return err
+}
+
+// waitBase takes the base snapshot, or waits for the one prepare started.
+func (s *stepRun) waitBase() {
+	if s.based == nil {
+		s.snapshotBase()
+		return
+	}
+	<-s.based
 }
 
 // snapshotBase records the work tree before the step (git_base): HEAD when

@@ -124,7 +124,7 @@ func run(env *cli.Env) error {
 	}
 	defer s.cleanup()
 	if opts.Review == "" { // a reviewer changes nothing: no base to diff against
-		s.snapshotBase()
+		s.waitBase()
 	}
 	if opts.Run != "" && st.RunExists(opts.Run) {
 		live, err := st.LockLive(opts.Run)
