@@ -11,7 +11,8 @@ bench_install_tools() {
     echo "bench: installing ${need[*]}" >&2
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   fi
-  [ -x "$BIN/loop-record" ] || make -C "$BENCH_ROOT" build >/dev/null
+  # always: a stale bin/ would time the code of another commit
+  make -C "$BENCH_ROOT" build >/dev/null
 }
 
 # machine_line: one line naming the machine and date for a fragment header.
