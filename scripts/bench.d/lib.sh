@@ -12,7 +12,7 @@ bench_install_tools() {
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   fi
   # always: a stale bin/ would time the code of another commit
-  make -C "$BENCH_ROOT" build >/dev/null
+  make -C "$BENCH_ROOT" build >/dev/null && [ -x "$BIN/loop-record" ]
 }
 
 # machine_line: one line naming the machine and date for a fragment header.
