@@ -15,8 +15,10 @@ import (
 type AttemptResult struct {
 	Attempt *record.Attempt
 	Line    []byte // the stored line, byte for byte
-	// Repeat is set when the same input was already recorded as an attempt.
-	Repeat bool
+	// Repeat is set when the same input was already recorded as an attempt,
+	// or (InIteration > 0, Attempt nil) when its step is that iteration's.
+	Repeat      bool
+	InIteration int
 	// Warning is set when the attempt was committed but a derived file
 	// (run.json) could not be brought up to date; the next writer does it.
 	Warning error
@@ -41,6 +43,12 @@ func (r *Recorder) RecordAttempt(id string, in *record.Input, kind string) (*Att
 	iteration := 0
 	if st.last != nil {
 		iteration = st.last.Iteration
+		// A driver stopped just after the iteration's commit offers its step
+		// again: it is already counted there, so it is no attempt.
+		if a := st.last.Agent; a != nil && a.StartedAt != 0 && a.StartedAt == in.Step.StartedAt &&
+			a.EndedAt == in.Step.EndedAt && a.Command == in.Step.Command {
+			return &AttemptResult{Repeat: true, InIteration: iteration}, nil
+		}
 	}
 	res, err := r.appendAttempt(st, in.Step, Digest(in), kind, iteration, true)
 	if err == nil && !res.Repeat {

@@ -258,6 +258,10 @@ func keepStep(env *cli.Env, st *store.Store, id, base string, m store.SpoolMeta)
 		env.Log.Warn(fmt.Sprintf("run %s: the output of a killed step was not recorded: %v", id, err))
 		return false
 	}
+	if res.InIteration > 0 {
+		env.Log.Info(fmt.Sprintf("run %s: a step killed with its driver is already iteration %d's", id, res.InIteration))
+		return true
+	}
 	env.Log.Info(fmt.Sprintf("run %s: a step killed with its driver is attempt %d, its output kept", id, res.Attempt.Attempt))
 	return true
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -308,6 +309,10 @@ func recordAttempt(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 	}
 	if err != nil {
 		return failure(err)
+	}
+	if res.InIteration > 0 {
+		env.Log.Info("this step is already iteration "+strconv.Itoa(res.InIteration)+"'s; nothing to do", "run", opts.Run)
+		return nil
 	}
 	if res.Repeat {
 		env.Log.Info("attempt already recorded from the same input; nothing to do", "run", opts.Run, "attempt", res.Attempt.Attempt)
