@@ -38,7 +38,7 @@ func Rebuild(base string, meta store.SpoolMeta, warn agent.Warner) (*record.Step
 	}
 	res := &agent.Result{}
 	if out != "" {
-		f, err := os.Open(out)
+		f, err := store.OpenRegular(out)
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +120,7 @@ func stat(path string) (string, int64, int64, error) {
 
 // readTail reads the last n bytes of the first size bytes of path.
 func readTail(path string, size, n int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := store.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

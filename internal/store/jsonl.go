@@ -215,6 +215,10 @@ func setAside(f *os.File, path, tag string, start, end int64) error {
 	return f.Sync()
 }
 
+// OpenRegular opens a file of the store for reading, refusing a symlink and
+// anything but a regular file: for readers outside this package.
+func OpenRegular(path string) (*os.File, error) { return openNoFollow(path, os.O_RDONLY) }
+
 // openNoFollow opens a file of the store, refusing a symlink, and anything
 // but a regular file (a FIFO would block a reader forever).
 func openNoFollow(path string, flag int) (*os.File, error) {
