@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func gitRepo(t *testing.T) string {
@@ -316,5 +317,32 @@ func TestSetIterationGitCalls(t *testing.T) {
 	}
 	if _, err := os.Lstat(outside); err == nil {
 		t.Error("the lock file's symlink was followed")
+	}
+}
+
+// A same-size edit in the clock tick the user's index was written leaves
+// stat data git cannot trust ("racy"); the private copy of the index must
+// keep that doubt, or the base sees the old content. trustctime off and
+// set mtimes make the tick deterministic.
+func TestBaseSeesRacyEdit(t *testing.T) {
+	repo := gitRepo(t)
+	run(t, repo, "git", "config", "core.trustctime", "false")
+	write(t, repo, "a.txt", "one\n", 0o644)
+	run(t, repo, "git", "add", ".")
+	run(t, repo, "git", "commit", "-qm", "init")
+	tick := time.Now().Add(-time.Hour).Truncate(time.Second)
+	file, index := filepath.Join(repo, "a.txt"), filepath.Join(repo, ".git", "index")
+	os.Chtimes(file, tick, tick)
+	run(t, repo, "git", "update-index", "--refresh")
+	write(t, repo, "a.txt", "two\n", 0o644)
+	os.Chtimes(file, tick, tick)
+	os.Chtimes(index, tick, tick)
+	// (git status must not write the index: that would settle the doubt)
+	if st := run(t, repo, "git", "--no-optional-locks", "status", "--porcelain"); !strings.Contains(st, "a.txt") {
+		t.Fatalf("git itself sees no change (%q): the set-up is wrong", st)
+	}
+	base, used, ok, err := Base(repo, filepath.Join(t.TempDir(), "x.git"))
+	if err != nil || !ok || !used {
+		t.Fatalf("base %q used %v ok %v err %v: the edit was not seen", base, used, ok, err)
 	}
 }

@@ -190,6 +190,16 @@ func seedIndex(userIndex, path string) error {
 		os.Remove(tmp)
 		return err
 	}
+	// The copy keeps the index's mtime: git trusts an entry's stat data only
+	// when the file is older than the index, and a copy made later would
+	// hide a same-size edit made in the clock tick the index was written.
+	if fi, err := src.Stat(); err != nil {
+		os.Remove(tmp)
+		return err
+	} else if err := os.Chtimes(tmp, fi.ModTime(), fi.ModTime()); err != nil {
+		os.Remove(tmp)
+		return err
+	}
 	return os.Rename(tmp, path)
 }
 
