@@ -78,7 +78,7 @@ func TestTreesNeverTouchTheUserRepository(t *testing.T) {
 	store := t.TempDir()
 
 	odb := filepath.Join(store, "spool", "1-2-ab.step.git")
-	base, used, ok, err := Base(repo, odb)
+	base, used, ok, err := Base(repo, odb, "")
 	if err != nil || !ok || !used || len(base) != 40 {
 		t.Fatalf("Base: %q used %v ok %v err %v", base, used, ok, err)
 	}
@@ -185,7 +185,7 @@ func TestCleanBaseIsHead(t *testing.T) {
 	run(t, repo, "git", "add", ".")
 	run(t, repo, "git", "commit", "-qm", "init")
 	odb := filepath.Join(t.TempDir(), "x.git")
-	base, used, ok, err := Base(repo, odb)
+	base, used, ok, err := Base(repo, odb, "")
 	if err != nil || !ok || used || base != strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD")) {
 		t.Fatalf("base %q used %v ok %v err %v", base, used, ok, err)
 	}
@@ -196,7 +196,7 @@ func TestCleanBaseIsHead(t *testing.T) {
 
 func TestBaseOutsideGit(t *testing.T) {
 	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
-	if _, _, ok, err := Base(t.TempDir(), ""); ok || err != nil {
+	if _, _, ok, err := Base(t.TempDir(), "", ""); ok || err != nil {
 		t.Errorf("ok %v err %v", ok, err)
 	}
 }
@@ -248,7 +248,7 @@ func TestBaseOnUnbornBranch(t *testing.T) {
 	repo := gitRepo(t)
 	write(t, repo, "a.txt", "a\n", 0o644)
 	odb := filepath.Join(t.TempDir(), "x.git")
-	base, used, ok, err := Base(repo, odb)
+	base, used, ok, err := Base(repo, odb, "")
 	if err != nil || !ok || !used || len(base) != 40 {
 		t.Fatalf("base %q used %v ok %v err %v", base, used, ok, err)
 	}
@@ -270,24 +270,93 @@ func gitCalls(t *testing.T, fn func()) int {
 }
 
 // Each git process costs milliseconds of every iteration: the step's base
-// is one rev-parse and the snapshot (add, write-tree, and commit-tree when
-// dirty), with the cleanliness test taken from the snapshot itself.
+// is one rev-parse and the snapshot (add, write-tree), with the
+// cleanliness test taken from the snapshot itself and the commit of a
+// dirty tree written without git.
 func TestBaseGitCalls(t *testing.T) {
 	repo := gitRepo(t)
 	write(t, repo, "a.txt", "a\n", 0o644)
 	run(t, repo, "git", "add", ".")
 	run(t, repo, "git", "commit", "-qm", "init")
 	odb := filepath.Join(t.TempDir(), "x.git")
-	if n := gitCalls(t, func() { Base(repo, odb) }); n > 3 {
+	if n := gitCalls(t, func() { Base(repo, odb, "") }); n > 3 {
 		t.Errorf("a clean base took %d git processes, want 3 at most", n)
 	}
 	write(t, repo, "a.txt", "dirty\n", 0o644)
-	if n := gitCalls(t, func() { Base(repo, odb) }); n > 4 {
-		t.Errorf("a dirty base took %d git processes, want 4 at most", n)
+	if n := gitCalls(t, func() { Base(repo, odb, "") }); n > 3 {
+		t.Errorf("a dirty base took %d git processes, want 3 at most", n)
 	}
 }
 
-// An iteration's ref is one commit-tree and a file write; a lock file a
+// In a run whose git directory knows the work tree, the base starts from
+// the run's index (HEAD is asked for beside the snapshot): the same tree
+// as from the user's index, HEAD itself when clean, and a racy edit seen.
+func TestBaseFromRunIndex(t *testing.T) {
+	repo := gitRepo(t)
+	run(t, repo, "git", "config", "core.trustctime", "false")
+	write(t, repo, "a.txt", "one\n", 0o644)
+	run(t, repo, "git", "add", ".")
+	run(t, repo, "git", "commit", "-qm", "init")
+	head := strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD"))
+	where, _ := Locate(repo)
+	runDir := filepath.Join(t.TempDir(), "r")
+	snap := func() string {
+		t.Helper()
+		r, tree, err := AfterStep(runDir, where, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.SetIteration(1, tree, ""); err != nil {
+			t.Fatal(err)
+		}
+		return tree
+	}
+	snap()
+	if _, ok := Known(runDir, repo); !ok {
+		t.Fatal("the run's git directory does not know the work tree")
+	}
+	base := func() (string, string) {
+		t.Helper()
+		odb := filepath.Join(t.TempDir(), "x.git")
+		b, used, ok, err := Base(repo, odb, runDir)
+		if err != nil || !ok {
+			t.Fatalf("base %q used %v ok %v err %v", b, used, ok, err)
+		}
+		if !used {
+			return b, ""
+		}
+		r := &Repo{GitDir: filepath.Join(runDir, Dir)}
+		if err := r.Import(odb); err != nil {
+			t.Fatal(err)
+		}
+		return b, strings.TrimSpace(run(t, repo, "git", "--git-dir", r.GitDir, "rev-parse", b+"^{tree}"))
+	}
+	if b, _ := base(); b != head {
+		t.Errorf("clean base %s, want HEAD %s", b, head)
+	}
+	write(t, repo, "new.txt", "untracked\n", 0o644)
+	write(t, repo, "a.txt", "two\n", 0o644)
+	b, tree := base()
+	if b == head || tree != snap() {
+		t.Errorf("dirty base %s (tree %s), want a commit of the tree the recorder sees", b, tree)
+	}
+	if parent := strings.TrimSpace(run(t, repo, "git", "--git-dir", filepath.Join(runDir, Dir), "rev-parse", b+"^1")); parent != head {
+		t.Errorf("dirty base's parent %s, want HEAD %s", parent, head)
+	}
+	// the recorder's index was written in this tick; a same-size edit in it
+	tick := time.Now().Add(-time.Hour).Truncate(time.Second)
+	file, index := filepath.Join(repo, "a.txt"), filepath.Join(runDir, Dir, "index")
+	os.Chtimes(file, tick, tick)
+	snap()
+	write(t, repo, "a.txt", "six\n", 0o644)
+	os.Chtimes(file, tick, tick)
+	os.Chtimes(index, tick, tick)
+	if _, tree2 := base(); tree2 == tree {
+		t.Error("a same-size edit in the tick the run's index was written was not seen")
+	}
+}
+
+// An iteration's ref is a commit and a file written without git; a lock file a
 // killed writer left (even a symlink) is replaced, never followed.
 func TestSetIterationGitCalls(t *testing.T) {
 	repo := gitRepo(t)
@@ -309,8 +378,8 @@ func TestSetIterationGitCalls(t *testing.T) {
 		if err := r.SetIteration(1, tree, ""); err != nil {
 			t.Fatal(err)
 		}
-	}); n > 1 {
-		t.Errorf("SetIteration took %d git processes, want 1", n)
+	}); n > 0 {
+		t.Errorf("SetIteration took %d git processes, want none", n)
 	}
 	if got, err := r.Tree(1); err != nil || got != tree {
 		t.Errorf("Tree(1) = %q, %v; want %s", got, err, tree)
@@ -341,7 +410,7 @@ func TestBaseSeesRacyEdit(t *testing.T) {
 	if st := run(t, repo, "git", "--no-optional-locks", "status", "--porcelain"); !strings.Contains(st, "a.txt") {
 		t.Fatalf("git itself sees no change (%q): the set-up is wrong", st)
 	}
-	base, used, ok, err := Base(repo, filepath.Join(t.TempDir(), "x.git"))
+	base, used, ok, err := Base(repo, filepath.Join(t.TempDir(), "x.git"), "")
 	if err != nil || !ok || !used {
 		t.Fatalf("base %q used %v ok %v err %v: the edit was not seen", base, used, ok, err)
 	}

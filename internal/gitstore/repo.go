@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Dir is the private git directory's name inside a run directory.
@@ -138,21 +139,19 @@ func (r *Repo) Snapshot(w *Where) (string, error) {
 	if err := seedIndex(w.Index, index); err != nil {
 		return "", err
 	}
-	return snapshot(writer(w.Top, filepath.Join(r.GitDir, "objects"), w.Objects, index))
+	return snapshot(writer(w.Top, filepath.Join(r.GitDir, "objects"), []string{w.Objects}, index))
 }
 
 // SetIteration records tree as iteration n's: a commit (parent base, when
 // known) under refs/iterations/<n>, replacing what a killed writer left.
+// Neither id is looked up: a base that is not in the repo leaves Base(n)
+// empty, as for an iteration without one.
 func (r *Repo) SetIteration(n int, tree, base string) error {
-	args := []string{"commit-tree", tree, "-m", fmt.Sprintf("iteration %d", n)}
-	if base != "" {
-		args = append(args, "-p", base)
-	}
-	out, err := r.git().run(args...)
+	id, err := writeCommit(filepath.Join(r.GitDir, "objects"), tree, base, fmt.Sprintf("iteration %d", n), time.Now())
 	if err != nil {
 		return err
 	}
-	return r.setRef(iterRef(n), trim(out))
+	return r.setRef(iterRef(n), id)
 }
 
 // setRef points the loose ref name at id as `git update-ref` would in this
@@ -161,7 +160,7 @@ func (r *Repo) SetIteration(n int, tree, base string) error {
 // holds the run's append lock, so a lock file left is a killed writer's.
 func (r *Repo) setRef(name, id string) error {
 	if !isObjectID(id) {
-		return fmt.Errorf("git commit-tree: unexpected output %q", id)
+		return fmt.Errorf("ref %s: bad object id %q", name, id)
 	}
 	path := filepath.Join(r.GitDir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

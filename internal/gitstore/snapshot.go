@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // Where is what git says of the work tree around a directory.
@@ -88,20 +90,30 @@ func splitLines(b []byte) []string {
 // directory created on demand, removed again when the tree is clean; never
 // the user's). usedODB tells whether odb holds the base's objects. ok is
 // false outside git.
-func Base(dir, odb string) (base string, usedODB, ok bool, err error) {
-	w, err := Locate(dir)
-	if err != nil {
-		return "", false, false, nil
-	}
+//
+// runDir, when not "", is the directory of the run the step belongs to:
+// once its private git directory knows the work tree (see Known), the
+// snapshot starts from the run's own index, whose stat cache is as fresh
+// as the last iteration, and HEAD is asked for beside it, not before.
+func Base(dir, odb, runDir string) (base string, usedODB, ok bool, err error) {
 	if odb == "" {
+		w, err := Locate(dir)
+		if err != nil {
+			return "", false, false, nil
+		}
 		return cleanHead(w)
+	}
+	w, seed, alts, head := locateForBase(dir, runDir)
+	if w == nil {
+		return "", false, false, nil
 	}
 	if err := os.MkdirAll(filepath.Join(odb, "objects"), 0o700); err != nil {
 		return "", false, true, err
 	}
+	objects := filepath.Join(odb, "objects")
 	index := filepath.Join(odb, "index")
-	wr := writer(w.Top, filepath.Join(odb, "objects"), w.Objects, index)
-	if err := seedIndex(w.Index, index); err != nil {
+	wr := writer(w.Top, objects, alts, index)
+	if err := seedIndex(seed, index); err != nil {
 		return "", true, true, err
 	}
 	// The snapshot is the cleanliness test too: a work tree whose tree is
@@ -111,19 +123,45 @@ func Base(dir, odb string) (base string, usedODB, ok bool, err error) {
 		return "", true, true, err
 	}
 	os.Remove(index) // only the objects are needed later
+	if head != nil {
+		w = <-head
+	}
 	if w.Head != "" && tree == w.HeadTree {
 		os.RemoveAll(odb) // nothing HEAD does not hold
 		return w.Head, false, true, nil
 	}
-	args := []string{"commit-tree", tree, "-m", "loop-step base: the work tree before the step"}
-	if w.Head != "" {
-		args = append(args, "-p", w.Head)
-	}
-	out, err := wr.run(args...)
+	id, err := writeCommit(objects, tree, w.Head, "loop-step base: the work tree before the step", time.Now())
 	if err != nil {
 		return "", true, true, err
 	}
-	return trim(out), true, true, nil
+	return id, true, true, nil
+}
+
+// locateForBase is where the work tree around dir is, the index to seed
+// the snapshot from and the alternates its objects are found in. When the
+// run's git directory knows the work tree, HEAD comes later on head (the
+// Where of a Locate run beside the snapshot; an empty one if it fails).
+// w is nil outside git.
+func locateForBase(dir, runDir string) (w *Where, seed string, alts []string, head <-chan *Where) {
+	if runDir != "" {
+		if k, ok := Known(runDir, dir); ok {
+			ch := make(chan *Where, 1)
+			go func() {
+				l, err := Locate(k.Top)
+				if err != nil {
+					l = &Where{}
+				}
+				ch <- l
+			}()
+			objects := filepath.Join(runDir, Dir, "objects")
+			return k, filepath.Join(runDir, Dir, "index"), []string{k.Objects, objects}, ch
+		}
+	}
+	w, err := Locate(dir)
+	if err != nil {
+		return nil, "", nil, nil
+	}
+	return w, w.Index, []string{w.Objects}, nil
 }
 
 // cleanHead is the base without an object database to write into: HEAD
@@ -140,13 +178,44 @@ func cleanHead(w *Where) (string, bool, bool, error) {
 }
 
 // writer is git in the user's work tree whose object writes go to objects
-// (the user's own are read as an alternate) and whose index is index.
-func writer(top, objects, userObjects, index string) gitCmd {
+// (the user's own, and alts, are read as alternates) and whose index is
+// index.
+func writer(top, objects string, alts []string, index string) gitCmd {
 	return gitCmd{dir: top, env: []string{
 		"GIT_OBJECT_DIRECTORY=" + objects,
-		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + userObjects,
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + alternates(alts),
 		"GIT_INDEX_FILE=" + index,
 	}}
+}
+
+// alternates joins directories for GIT_ALTERNATE_OBJECT_DIRECTORIES: by
+// ':', an entry holding ':' or '"' (or a newline) quoted as git unquotes
+// it.
+func alternates(dirs []string) string {
+	var b strings.Builder
+	for i, d := range dirs {
+		if i > 0 {
+			b.WriteByte(':')
+		}
+		if !strings.ContainsAny(d, ":\"\n") {
+			b.WriteString(d)
+			continue
+		}
+		b.WriteByte('"')
+		for _, c := range []byte(d) {
+			switch c {
+			case '"', '\\':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			case '\n':
+				b.WriteString(`\n`)
+			default:
+				b.WriteByte(c)
+			}
+		}
+		b.WriteByte('"')
+	}
+	return b.String()
 }
 
 // snapshot writes the work tree as it is (untracked files included, ignored

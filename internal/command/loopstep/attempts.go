@@ -127,7 +127,11 @@ func (s *stepRun) snapshotBase() {
 	if s.spool != "" {
 		odb = s.spool + ".git"
 	}
-	base, used, ok, err := gitstore.Base(s.dir, odb)
+	runDir := ""
+	if s.opts.Run != "" {
+		runDir = s.st.RunDir(s.opts.Run)
+	}
+	base, used, ok, err := gitstore.Base(s.dir, odb, runDir)
 	switch {
 	case err != nil:
 		s.env.Log.Warn("git base unknown: files_changed will be the dirty tree", "err", err)
