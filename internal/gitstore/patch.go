@@ -20,8 +20,17 @@ type Change struct {
 	OldID, NewID     string
 }
 
-// Changes lists what differs between the trees from and to, sorted by path.
+// Changes lists what differs between the trees (or commits) from and to,
+// sorted by path: read from the loose objects when they are all there,
+// else from git.
 func (r *Repo) Changes(from, to string) ([]Change, error) {
+	if cs, err := r.objects().changes(from, to); err == nil {
+		return cs, nil
+	}
+	return r.gitChanges(from, to)
+}
+
+func (r *Repo) gitChanges(from, to string) ([]Change, error) {
 	out, err := r.git().run("diff", "--raw", "-z", "--no-renames", "--no-abbrev", from, to, "--")
 	if err != nil {
 		return nil, err
@@ -61,6 +70,9 @@ func (r *Repo) largest(cs []Change) (int64, error) {
 	if ids.Len() == 0 {
 		return 0, nil
 	}
+	if big, err := r.looseLargest(ids.String()); err == nil {
+		return big, nil
+	}
 	g := r.git()
 	g.stdin = &ids
 	out, err := g.run("cat-file", "--batch-check=%(objectsize)")
@@ -72,6 +84,20 @@ func (r *Repo) largest(cs []Change) (int64, error) {
 		if n, err := strconv.ParseInt(l, 10, 64); err == nil {
 			big = max(big, n)
 		}
+	}
+	return big, nil
+}
+
+// looseLargest is largest from loose objects alone (ids one per line).
+func (r *Repo) looseLargest(ids string) (int64, error) {
+	db := r.objects()
+	var big int64
+	for _, id := range strings.Fields(ids) {
+		n, err := db.size(id)
+		if err != nil {
+			return 0, err
+		}
+		big = max(big, n)
 	}
 	return big, nil
 }

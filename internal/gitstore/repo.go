@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -23,6 +24,8 @@ var ErrNoTree = errors.New("no tree recorded for this iteration")
 // Repo is a run's private git directory.
 type Repo struct {
 	GitDir string
+	once   sync.Once
+	loose  *looseDB // its loose objects, read without git (see objects)
 }
 
 // Open returns the private git directory of the run at runDir; ErrNoTree
@@ -66,6 +69,12 @@ func Create(runDir, userObjects string) (*Repo, error) {
 		}
 	}
 	return &Repo{GitDir: d}, nil
+}
+
+// objects reads the repo's loose objects; its directories are found once.
+func (r *Repo) objects() *looseDB {
+	r.once.Do(func() { r.loose = r.looseObjects() })
+	return r.loose
 }
 
 func (r *Repo) git() gitCmd { return gitCmd{env: []string{"GIT_DIR=" + r.GitDir}} }

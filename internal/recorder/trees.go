@@ -113,9 +113,6 @@ func (r *Recorder) writePatch(dir string, repo *gitstore.Repo, it *record.Iterat
 	return err
 }
 
-// emptyTree is git's tree with nothing in it, which every repository knows.
-const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
 // dirtySinceHead fills files_changed of an iteration without a step base
 // whose validation left it out (loop-validate --no-files-changed): the
 // paths that differ from HEAD, as git status would list them.
@@ -128,7 +125,7 @@ func (r *Recorder) dirtySinceHead(repo *gitstore.Repo, where *gitstore.Where, tr
 		from = h.get()
 	}
 	if from == "" {
-		from = emptyTree
+		from = gitstore.EmptyTree
 	}
 	cs, err := repo.Changes(from, tree)
 	if err != nil {
