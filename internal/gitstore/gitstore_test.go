@@ -78,7 +78,7 @@ func TestTreesNeverTouchTheUserRepository(t *testing.T) {
 	store := t.TempDir()
 
 	odb := filepath.Join(store, "spool", "1-2-ab.step.git")
-	base, used, ok, err := Base(repo, odb, "")
+	base, used, ok, err := Base(repo, odb, "", nil)
 	if err != nil || !ok || !used || len(base) != 40 {
 		t.Fatalf("Base: %q used %v ok %v err %v", base, used, ok, err)
 	}
@@ -185,7 +185,7 @@ func TestCleanBaseIsHead(t *testing.T) {
 	run(t, repo, "git", "add", ".")
 	run(t, repo, "git", "commit", "-qm", "init")
 	odb := filepath.Join(t.TempDir(), "x.git")
-	base, used, ok, err := Base(repo, odb, "")
+	base, used, ok, err := Base(repo, odb, "", nil)
 	if err != nil || !ok || used || base != strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD")) {
 		t.Fatalf("base %q used %v ok %v err %v", base, used, ok, err)
 	}
@@ -196,7 +196,7 @@ func TestCleanBaseIsHead(t *testing.T) {
 
 func TestBaseOutsideGit(t *testing.T) {
 	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
-	if _, _, ok, err := Base(t.TempDir(), "", ""); ok || err != nil {
+	if _, _, ok, err := Base(t.TempDir(), "", "", nil); ok || err != nil {
 		t.Errorf("ok %v err %v", ok, err)
 	}
 }
@@ -248,7 +248,7 @@ func TestBaseOnUnbornBranch(t *testing.T) {
 	repo := gitRepo(t)
 	write(t, repo, "a.txt", "a\n", 0o644)
 	odb := filepath.Join(t.TempDir(), "x.git")
-	base, used, ok, err := Base(repo, odb, "")
+	base, used, ok, err := Base(repo, odb, "", nil)
 	if err != nil || !ok || !used || len(base) != 40 {
 		t.Fatalf("base %q used %v ok %v err %v", base, used, ok, err)
 	}
@@ -279,11 +279,11 @@ func TestBaseGitCalls(t *testing.T) {
 	run(t, repo, "git", "add", ".")
 	run(t, repo, "git", "commit", "-qm", "init")
 	odb := filepath.Join(t.TempDir(), "x.git")
-	if n := gitCalls(t, func() { Base(repo, odb, "") }); n > 3 {
+	if n := gitCalls(t, func() { Base(repo, odb, "", nil) }); n > 3 {
 		t.Errorf("a clean base took %d git processes, want 3 at most", n)
 	}
 	write(t, repo, "a.txt", "dirty\n", 0o644)
-	if n := gitCalls(t, func() { Base(repo, odb, "") }); n > 3 {
+	if n := gitCalls(t, func() { Base(repo, odb, "", nil) }); n > 3 {
 		t.Errorf("a dirty base took %d git processes, want 3 at most", n)
 	}
 }
@@ -318,7 +318,7 @@ func TestBaseFromRunIndex(t *testing.T) {
 	base := func() (string, string) {
 		t.Helper()
 		odb := filepath.Join(t.TempDir(), "x.git")
-		b, used, ok, err := Base(repo, odb, runDir)
+		b, used, ok, err := Base(repo, odb, runDir, nil)
 		if err != nil || !ok {
 			t.Fatalf("base %q used %v ok %v err %v", b, used, ok, err)
 		}
@@ -410,8 +410,57 @@ func TestBaseSeesRacyEdit(t *testing.T) {
 	if st := run(t, repo, "git", "--no-optional-locks", "status", "--porcelain"); !strings.Contains(st, "a.txt") {
 		t.Fatalf("git itself sees no change (%q): the set-up is wrong", st)
 	}
-	base, used, ok, err := Base(repo, filepath.Join(t.TempDir(), "x.git"), "")
+	base, used, ok, err := Base(repo, filepath.Join(t.TempDir(), "x.git"), "", nil)
 	if err != nil || !ok || !used {
 		t.Fatalf("base %q used %v ok %v err %v: the edit was not seen", base, used, ok, err)
+	}
+}
+
+// The agent may start once the work tree is read: the base's tree and
+// commit come from the private index alone, so an edit made from then on
+// (here by the staged callback itself) is not in the base.
+func TestBaseStagedBeforeTree(t *testing.T) {
+	repo := gitRepo(t)
+	write(t, repo, "a.txt", "a\n", 0o644)
+	run(t, repo, "git", "add", ".")
+	run(t, repo, "git", "commit", "-qm", "init")
+	write(t, repo, "a.txt", "before the agent\n", 0o644)
+	odb := filepath.Join(t.TempDir(), "x.git")
+	calls := 0
+	var gitBefore int
+	trace := filepath.Join(t.TempDir(), "trace")
+	t.Setenv("GIT_TRACE", trace)
+	base, used, ok, err := Base(repo, odb, "", func() {
+		calls++
+		data, _ := os.ReadFile(trace)
+		gitBefore = strings.Count(string(data), "trace: built-in: git ")
+		write(t, repo, "a.txt", "the agent's edit\n", 0o644)
+		write(t, repo, "new.txt", "the agent's new file\n", 0o644)
+	})
+	os.Unsetenv("GIT_TRACE")
+	if err != nil || !ok || !used || calls != 1 {
+		t.Fatalf("base %q used %v ok %v err %v, staged called %d times", base, used, ok, err, calls)
+	}
+	if gitBefore != 2 {
+		t.Errorf("%d git processes before the agent may start, want 2 (rev-parse, add)", gitBefore)
+	}
+	env := append(os.Environ(), "GIT_OBJECT_DIRECTORY="+filepath.Join(odb, "objects"),
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(repo, ".git", "objects"))
+	cmd := exec.Command("git", "show", base+":a.txt")
+	cmd.Dir, cmd.Env = repo, env
+	if out, err := cmd.Output(); err != nil || string(out) != "before the agent\n" {
+		t.Errorf("a.txt in the base: %q %v", out, err)
+	}
+	cmd = exec.Command("git", "ls-tree", "--name-only", base)
+	cmd.Dir, cmd.Env = repo, env
+	if out, err := cmd.Output(); err != nil || string(out) != "a.txt\n" {
+		t.Errorf("files in the base: %q %v", out, err)
+	}
+	// outside git, and on every early return, staged is still called once
+	calls = 0
+	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
+	Base(t.TempDir(), odb, "", func() { calls++ })
+	if calls != 1 {
+		t.Errorf("outside git, staged called %d times", calls)
 	}
 }

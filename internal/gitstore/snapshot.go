@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -95,7 +96,18 @@ func splitLines(b []byte) []string {
 // once its private git directory knows the work tree (see Known), the
 // snapshot starts from the run's own index, whose stat cache is as fresh
 // as the last iteration, and HEAD is asked for beside it, not before.
-func Base(dir, odb, runDir string) (base string, usedODB, ok bool, err error) {
+//
+// staged, when not nil, is called once, as soon as the work tree has been
+// read into the private index (or Base returns before): the tree and the
+// commit are written from that index alone, so the agent may start then.
+func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool, err error) {
+	var once sync.Once
+	ready := func() {
+		if staged != nil {
+			once.Do(staged)
+		}
+	}
+	defer ready()
 	if odb == "" {
 		w, err := Locate(dir)
 		if err != nil {
@@ -116,16 +128,21 @@ func Base(dir, odb, runDir string) (base string, usedODB, ok bool, err error) {
 	if err := seedIndex(seed, index); err != nil {
 		return "", true, true, err
 	}
-	// The snapshot is the cleanliness test too: a work tree whose tree is
-	// HEAD's is clean (git status would scan the same files once more).
-	tree, err := snapshot(wr)
+	if _, err := wr.run("add", "-A", "--", "."); err != nil {
+		return "", true, true, err
+	}
+	ready()
+	out, err := wr.run("write-tree")
 	if err != nil {
 		return "", true, true, err
 	}
+	tree := trim(out)
 	os.Remove(index) // only the objects are needed later
 	if head != nil {
 		w = <-head
 	}
+	// The snapshot is the cleanliness test too: a work tree whose tree is
+	// HEAD's is clean (git status would scan the same files once more).
 	if w.Head != "" && tree == w.HeadTree {
 		os.RemoveAll(odb) // nothing HEAD does not hold
 		return w.Head, false, true, nil

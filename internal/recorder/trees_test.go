@@ -44,7 +44,7 @@ func TestTreesBesideStreams(t *testing.T) {
 	r := newRecorder(t)
 	r.St, r.Trees, r.Workspace = st, true, work
 	odb := st.NewSpool("step") + ".git"
-	base, used, ok, err := gitstore.Base(work, odb, "")
+	base, used, ok, err := gitstore.Base(work, odb, "", nil)
 	if err != nil || !ok || !used {
 		t.Fatalf("base %q used %v ok %v err %v", base, used, ok, err)
 	}

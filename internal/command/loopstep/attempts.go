@@ -34,8 +34,9 @@ type stepRun struct {
 	stdoutPath, stderrPath string
 	promptPath, tempPrompt string
 	gitBase, gitObjects    *string
-	// based is closed when the base snapshot started by prepare is done.
-	based chan struct{}
+	// staged is closed when the base snapshot started by prepare has read
+	// the work tree (the agent may start), based when it is done.
+	staged, based chan struct{}
 	// prices is --prices' table, nil without it.
 	prices map[string]price
 	// planPath is --plan made absolute; tasksBefore its boxes before the step.
@@ -78,8 +79,8 @@ func (s *stepRun) prepare(args []string) error {
 		// The base snapshot (git processes) is taken while the prompt is
 		// written and fsynced; the meta is there first, to own its objects.
 		if s.opts.Review == "" { // a reviewer changes nothing: no base to diff against
-			s.based = make(chan struct{})
-			go func() { defer close(s.based); s.snapshotBase() }()
+			s.staged, s.based = make(chan struct{}), make(chan struct{})
+			go func() { defer close(s.based); s.snapshotBase(func() { close(s.staged) }) }()
 		}
 		if err := store.WriteFileAtomic(s.promptPath, []byte(s.prompt), store.FileMode); err != nil {
 			s.waitBase()
@@ -110,19 +111,27 @@ func (s *stepRun) prepare(args []string) error {
 	return err
 }
 
-// waitBase takes the base snapshot, or waits for the one prepare started.
-func (s *stepRun) waitBase() {
-	if s.based == nil {
-		s.snapshotBase()
+// waitStaged waits until the base snapshot prepare started has read the
+// work tree, or takes the whole snapshot when prepare started none.
+func (s *stepRun) waitStaged() {
+	if s.staged == nil {
+		s.snapshotBase(nil)
 		return
 	}
-	<-s.based
+	<-s.staged
+}
+
+// waitBase waits for the base snapshot prepare started, if any.
+func (s *stepRun) waitBase() {
+	if s.based != nil {
+		<-s.based
+	}
 }
 
 // snapshotBase records the work tree before the step (git_base): HEAD when
 // it is clean, else a commit whose objects go to the spool entry's own
-// object database, never the user's repository.
-func (s *stepRun) snapshotBase() {
+// object database, never the user's repository. staged is Base's.
+func (s *stepRun) snapshotBase(staged func()) {
 	odb := ""
 	if s.spool != "" {
 		odb = s.spool + ".git"
@@ -131,7 +140,7 @@ func (s *stepRun) snapshotBase() {
 	if s.opts.Run != "" {
 		runDir = s.st.RunDir(s.opts.Run)
 	}
-	base, used, ok, err := gitstore.Base(s.dir, odb, runDir)
+	base, used, ok, err := gitstore.Base(s.dir, odb, runDir, staged)
 	switch {
 	case err != nil:
 		s.env.Log.Warn("git base unknown: files_changed will be the dirty tree", "err", err)
@@ -154,6 +163,7 @@ func (s *stepRun) meta(program string) store.SpoolMeta {
 }
 
 func (s *stepRun) cleanup() {
+	s.waitBase() // no git process outlives the step
 	if s.tempPrompt != "" {
 		os.Remove(s.tempPrompt)
 	}

@@ -124,7 +124,8 @@ func run(env *cli.Env) error {
 	}
 	defer s.cleanup()
 	if opts.Review == "" { // a reviewer changes nothing: no base to diff against
-		s.waitBase()
+		// the base's tree and commit are written while the agent runs
+		s.waitStaged()
 	}
 	if opts.Run != "" && st.RunExists(opts.Run) {
 		live, err := st.LockLive(opts.Run)
@@ -138,6 +139,7 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return cli.Failf("%v", err)
 	}
+	s.waitBase()
 	rec := s.record(out)
 	s.planAfter(rec)
 	s.verdict(rec)
