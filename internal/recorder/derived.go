@@ -33,13 +33,20 @@ func (r *Recorder) applyIteration(run *record.Run, it *record.IterationLog, in *
 func (r *Recorder) derive(run *record.Run, it *record.IterationLog) error {
 	n, code := it.Iteration, it.ExitCode
 	ev := record.Event{TS: it.CreatedAt, RunID: run.RunID, Type: record.EventIterationRecorded, Iteration: &n, ExitCode: &code}
-	if err := r.St.AppendEvent(ev); err != nil {
-		return err
+	// Three files, each fsynced: written at once, the file system commits
+	// them together. Their order does not matter to a repair, which compares
+	// the log with run.json, written after them.
+	errs := make(chan error, 3)
+	go func() { errs <- r.St.AppendEvent(ev) }()
+	go func() { errs <- r.appendReport(run.RunID, r.iterationRow(run.RunID, it)) }()
+	go func() { errs <- r.writeManifest(run, it) }()
+	var first error
+	for range 3 {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
 	}
-	if err := r.appendReport(run.RunID, r.iterationRow(run.RunID, it)); err != nil {
-		return err
-	}
-	return r.writeManifest(run, it)
+	return first
 }
 
 // addToRun adds one iteration to the run's aggregates. Unknown token counts
