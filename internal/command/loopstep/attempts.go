@@ -77,12 +77,14 @@ func (s *stepRun) prepare(args []string) error {
 			return cli.Failf("spool: %v", err)
 		}
 		// The base snapshot (git processes) is taken while the prompt is
-		// written and fsynced; the meta is there first, to own its objects.
+		// written; the meta is there first, to own its objects. The prompt is
+		// not fsynced here: loop-record fsyncs it where it keeps it, and a
+		// step cut by a power loss is lost with its spool entry anyway.
 		if s.opts.Review == "" { // a reviewer changes nothing: no base to diff against
 			s.staged, s.based = make(chan struct{}), make(chan struct{})
 			go func() { defer close(s.based); s.snapshotBase(func() { close(s.staged) }) }()
 		}
-		if err := store.WriteFileAtomic(s.promptPath, []byte(s.prompt), store.FileMode); err != nil {
+		if err := store.ReplaceFile(s.promptPath, []byte(s.prompt), store.FileMode); err != nil {
 			s.waitBase()
 			return cli.Failf("spool prompt: %v", err)
 		}
