@@ -39,23 +39,24 @@ func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.I
 	// The trees (git processes: CPU) are taken while the streams are placed
 	// (waits on fsync): they write different files, and of it only
 	// FilesChanged and DiffDigest, which nothing reads before both are done.
+	// meta.json and output.json need neither, and are written beside them.
 	trees := make(chan error, 1)
 	go func() { trees <- r.trees(dir, it, in) }()
 	err := placeStreams(r, dir, in)
+	if err == nil {
+		err = writeJSON(filepath.Join(dir, MetaFile), metaOf(it, in))
+	}
+	if err == nil {
+		summary := ""
+		if it.Agent != nil {
+			summary = it.Agent.FinalMessage
+		}
+		err = writeJSON(filepath.Join(dir, OutputFile), map[string]string{"status": metaStatus(it), "summary": summary})
+	}
 	if err := <-trees; err != nil {
 		r.Log.Warn("the iteration's tree and changes were not recorded", "err", err)
 	}
 	if err != nil {
-		return err
-	}
-	if err := writeJSON(filepath.Join(dir, MetaFile), metaOf(it, in)); err != nil {
-		return err
-	}
-	summary := ""
-	if it.Agent != nil {
-		summary = it.Agent.FinalMessage
-	}
-	if err := writeJSON(filepath.Join(dir, OutputFile), map[string]string{"status": metaStatus(it), "summary": summary}); err != nil {
 		return err
 	}
 	return store.SyncFolder(dir)
