@@ -192,6 +192,27 @@ func (r *Repo) setRef(name, id string) error {
 	return os.Rename(lock, path)
 }
 
+// Commit is iteration n's commit, read from its ref without git (the refs
+// are ours, loose, never packed).
+func (r *Repo) Commit(n int) (string, error) {
+	data, err := os.ReadFile(filepath.Join(r.GitDir, filepath.FromSlash(iterRef(n))))
+	if id := strings.TrimSpace(string(data)); err == nil && isObjectID(id) {
+		return id, nil
+	}
+	return "", fmt.Errorf("%w: iteration %d", ErrNoTree, n)
+}
+
+// HasCommit tells whether id is a commit stored loose in the repo, as the
+// iterations' commits are.
+func (r *Repo) HasCommit(id string) bool {
+	kind, _, _, done, err := r.objects().open(id)
+	if err != nil {
+		return false
+	}
+	done()
+	return kind == "commit"
+}
+
 // Tree is the tree id of the work tree after iteration n.
 func (r *Repo) Tree(n int) (string, error) {
 	out, err := r.git().run("rev-parse", "--verify", "-q", iterRef(n)+"^{tree}")

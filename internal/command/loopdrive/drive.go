@@ -130,18 +130,27 @@ func run(env *cli.Env) error {
 }
 
 func next(env *cli.Env, st *store.Store, id string) error {
+	a, err := decide(env, st, id)
+	if err != nil {
+		return err
+	}
+	return a.Write(env.Stdout)
+}
+
+// decide is the next action of run id.
+func decide(env *cli.Env, st *store.Store, id string) (nextaction.Action, error) {
 	if !st.RunExists(id) {
-		return cli.Failf("no such run: %s", id)
+		return nextaction.Action{}, cli.Failf("no such run: %s", id)
 	}
 	in, err := nextaction.Load(st, id)
 	if err != nil {
-		return cli.Failf("%v", err)
+		return nextaction.Action{}, cli.Failf("%v", err)
 	}
 	a := nextaction.Decide(in, nextaction.Rules)
 	if a.Kind == nextaction.Iterate {
 		if a, err = guard(env, st, id, a); err != nil {
-			return cli.Failf("%v", err)
+			return nextaction.Action{}, cli.Failf("%v", err)
 		}
 	}
-	return a.Write(env.Stdout)
+	return a, nil
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/gitstore"
 	"github.com/loopkit/loopkit/internal/hooks"
+	"github.com/loopkit/loopkit/internal/nextaction"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/store"
@@ -58,5 +60,23 @@ func recordNext(env *cli.Env, st *store.Store, cwd string, opts *Options) error 
 	if _, err := fmt.Fprintf(env.Stdout, "summary=%s\n", bytes.TrimRight(line.Bytes(), "\n")); err != nil {
 		return err
 	}
-	return next(env, st, opts.Run)
+	a, err := decide(env, st, opts.Run)
+	if err != nil {
+		return err
+	}
+	// The next step starts from the tree just recorded (loop-step --base):
+	// since it was taken only the driver ran, and a snapshot of the same
+	// work tree would cost the step three git processes.
+	if a.Kind == nextaction.Iterate && !res.Repeat {
+		if repo, err := gitstore.Open(st.RunDir(opts.Run)); err == nil {
+			if id, err := repo.Commit(res.Log.Iteration); err == nil {
+				extra := map[string]string{"base": id}
+				for k, v := range a.Extra {
+					extra[k] = v
+				}
+				a.Extra = extra
+			}
+		}
+	}
+	return a.Write(env.Stdout)
 }

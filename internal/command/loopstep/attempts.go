@@ -142,6 +142,16 @@ func (s *stepRun) snapshotBase(staged func()) {
 	if s.opts.Run != "" {
 		runDir = s.st.RunDir(s.opts.Run)
 	}
+	if b := s.opts.Base; b != "" {
+		if repo, err := gitstore.Open(runDir); err == nil && repo.HasCommit(b) {
+			s.gitBase = &b
+			if staged != nil {
+				staged()
+			}
+			return
+		}
+		s.env.Log.Warn("--base is not a commit of the run's git directory: the work tree is snapshotted", "base", b)
+	}
 	base, used, ok, err := gitstore.Base(s.dir, odb, runDir, staged)
 	switch {
 	case err != nil:

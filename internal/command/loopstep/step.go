@@ -49,6 +49,7 @@ type Options struct {
 	Excerpt        string       `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" description:"block's output: tail or failures" unquote:"false"`
 	AgentSummary   bool         `long:"agent-summary" description:"block adds what the agent said it did"`
 	Dir            string       `long:"dir" value-name:"DIR" description:"run the agent there (default: here)" unquote:"false"`
+	Base           string       `long:"base" value-name:"COMMIT" description:"the tree before the step is the run's COMMIT (no snapshot)" unquote:"false"`
 	Phase          string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"the kind of step" unquote:"false"`
 	Timeout        cli.Duration `long:"timeout" value-name:"D" config:"claude_timeout_sec" description:"stop each attempt after D (0: none)"`
 	Grace          cli.Duration `long:"grace" value-name:"D" default:"1s" description:"from SIGTERM to SIGKILL"`
@@ -171,6 +172,8 @@ func checkFlags(env *cli.Env, opts *Options, args []string) (map[string]string, 
 		return nil, env.UsageError("no prompt: give --prompt FILE ('-' for stdin) or --template FILE")
 	case opts.Template == "" && (len(opts.Set) > 0 || opts.AppendProgress):
 		return nil, env.UsageError("--set and --append-progress need --template")
+	case opts.Base != "" && opts.Run == "":
+		return nil, env.UsageError("--base needs --run: it names a commit of the run's git directory")
 	}
 	if opts.Run != "" {
 		if err := store.ValidRunID(opts.Run); err != nil {
