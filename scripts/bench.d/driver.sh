@@ -137,8 +137,8 @@ one more iteration; the intercept, what a run costs once.
   check.
 
 An iteration's overhead buys: the prompt rendered with the progress block,
-the work tree's base before the step and its tree after (kept in the
-run's private git directory), both streams spooled byte-exact, the agent's
+the work tree's tree after the iteration (kept in the run's private git
+directory, and the next step's base), both streams spooled byte-exact, the agent's
 stream parsed, files_changed and changes.patch, an fsynced commit of the
 iteration, the watchdog's look at it, the next action decided, and the
 summary line. A real agent step takes minutes.
