@@ -27,6 +27,9 @@ type Options struct {
 	Wait bool
 	Now  time.Time
 	Log  *log.Logger
+	// KeepStep records what a dead step's spool entry holds before the
+	// spool sweep removes it (see store.CleanSpool); nil records nothing.
+	KeepStep func(base string, m store.SpoolMeta) bool
 }
 
 // Report is what a clean did.
@@ -66,7 +69,7 @@ func Clean(st *store.Store, o Options, emit func(Decision) error) (Report, error
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return rep, err
 	}
-	sp, err := store.CleanSpool(st, o.Now, o.DryRun)
+	sp, err := store.CleanSpool(st, o.Now, o.DryRun, o.KeepStep)
 	rep.Spool = sp
 	if err != nil {
 		return rep, fmt.Errorf("clean spool %s: %w", st.SpoolDir(), err)

@@ -61,7 +61,7 @@ func TestCleanSpool(t *testing.T) {
 	os.WriteFile(kept[len(kept)-1], meta, 0o600)
 	os.Chtimes(kept[len(kept)-1], time.Now().Add(-day2), time.Now().Add(-day2))
 
-	res, err := store.CleanSpool(st, time.Now(), true)
+	res, err := store.CleanSpool(st, time.Now(), true, nil)
 	if err != nil || res.Files != len(gone) {
 		t.Fatalf("dry run: %+v %v", res, err)
 	}
@@ -70,7 +70,7 @@ func TestCleanSpool(t *testing.T) {
 			t.Errorf("dry run removed %s", p)
 		}
 	}
-	res, err = store.CleanSpool(st, time.Now(), false)
+	res, err = store.CleanSpool(st, time.Now(), false, nil)
 	if err != nil || res.Files != len(gone) || res.Bytes != int64(13*len(gone)) {
 		t.Fatalf("clean: %+v %v", res, err)
 	}
@@ -104,7 +104,7 @@ func TestCleanSpoolBaseObjects(t *testing.T) {
 	for _, d := range []string{objects, other} {
 		os.Chtimes(d, old, old)
 	}
-	if _, err := store.CleanSpool(st, time.Now(), false); err != nil {
+	if _, err := store.CleanSpool(st, time.Now(), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(objects); err == nil {
@@ -142,7 +142,7 @@ func TestCleanSpoolReusedPID(t *testing.T) {
 	os.WriteFile(metaPath, meta, 0o600)
 	os.Chtimes(metaPath, time.Now().Add(-day2), time.Now().Add(-day2))
 
-	if _, err := store.CleanSpool(st, time.Now(), false); err != nil {
+	if _, err := store.CleanSpool(st, time.Now(), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(reused); err == nil {

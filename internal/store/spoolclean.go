@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -65,8 +66,11 @@ type SpoolResult struct {
 
 // CleanSpool removes spool files older than SpoolMaxAge whose writer is gone:
 // neither its pid nor, from the entry's meta, its child's process group is
-// alive. Names that are not spool entries are left alone.
-func CleanSpool(st *Store, now time.Time, dryRun bool) (SpoolResult, error) {
+// alive. Names that are not spool entries are left alone. keep, when not
+// nil, is asked once for each such step entry (its base path and meta)
+// before its files go: an agent's transcript, tokens and cost that no
+// driver recorded; false leaves the entry for a later sweep.
+func CleanSpool(st *Store, now time.Time, dryRun bool, keep func(base string, m SpoolMeta) bool) (SpoolResult, error) {
 	var res SpoolResult
 	root, err := os.OpenRoot(st.SpoolDir())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -81,6 +85,7 @@ func CleanSpool(st *Store, now time.Time, dryRun bool) (SpoolResult, error) {
 		return res, err
 	}
 	gone := map[string]bool{} // by entry base: one meta read per entry
+	kept := map[string]bool{}
 	for _, de := range entries {
 		e, ok := ParseSpoolName(de.Name())
 		// A directory entry is a step's base objects (<entry>.git).
@@ -99,6 +104,19 @@ func CleanSpool(st *Store, now time.Time, dryRun bool) (SpoolResult, error) {
 		}
 		if !g {
 			continue
+		}
+		if keep != nil && !dryRun && strings.HasSuffix(e.Base, ".step") {
+			k, seen := kept[e.Base]
+			if !seen {
+				k = true
+				if m, ok := readMeta(root, e); ok && m.RunID != "" {
+					k = keep(filepath.Join(st.SpoolDir(), e.Base), m)
+				}
+				kept[e.Base] = k
+			}
+			if !k {
+				continue
+			}
 		}
 		if !dryRun {
 			remove := root.Remove
@@ -120,17 +138,25 @@ func CleanSpool(st *Store, now time.Time, dryRun bool) (SpoolResult, error) {
 func writerGone(root *os.Root, e SpoolEntry) bool {
 	pid, pgid := e.PID, 0
 	var start uint64
-	if data, err := root.ReadFile(e.Base + ".json"); err == nil {
-		var m SpoolMeta
-		if json.Unmarshal(data, &m) == nil && m.PID > 0 {
-			pid, pgid, start = m.PID, m.PGID, m.PIDStart
-		}
+	if m, ok := readMeta(root, e); ok {
+		pid, pgid, start = m.PID, m.PGID, m.PIDStart
 	}
 	// With its start time known, a pid reused by another process is gone.
 	if pid == os.Getpid() || start == 0 && exists(pid) || start != 0 && procid.Alive(pid, start) {
 		return false
 	}
 	return pgid <= 0 || !exists(-pgid)
+}
+
+// readMeta is the entry's meta, when its writer wrote one (the name
+// carries the writer's pid: a meta naming another is not its own).
+func readMeta(root *os.Root, e SpoolEntry) (SpoolMeta, bool) {
+	var m SpoolMeta
+	data, err := root.ReadFile(e.Base + ".json")
+	if err != nil || json.Unmarshal(data, &m) != nil || m.PID <= 0 || m.PID != e.PID {
+		return SpoolMeta{}, false
+	}
+	return m, true
 }
 
 // exists sends signal 0: ESRCH means no such process (or group).

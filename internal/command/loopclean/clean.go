@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/deadstep"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/retention"
 	"github.com/loopkit/loopkit/internal/settings"
@@ -25,7 +26,8 @@ than --keep-days (by updated_at). Stuck runs not yet resolved, paused runs,
 live runs (their live.lock is held) and runs whose run.json cannot be read
 are exempt and not counted. Prints one decision per run (NDJSON: run_id, action
 keep/delete/exempt, reason, age_days, bytes) and a summary on stderr.
-Spool files older than a day whose writer is gone are removed too.
+Spool files older than a day whose writer is gone are removed too; a dead
+agent step's output is first recorded as an interrupted attempt of its run.
 --resolve RUN marks a stuck run resolved and deletes nothing; the next
 clean applies the policy to it.
 
@@ -76,6 +78,14 @@ func run(env *cli.Env) error {
 	o := retention.Options{
 		Policy: retention.Policy{KeepLast: opts.KeepLast, KeepDays: opts.KeepDays},
 		DryRun: opts.DryRun, Bytes: opts.Bytes, Wait: true, Now: time.Now(), Log: env.Log,
+	}
+	if !opts.DryRun {
+		o.KeepStep = func(base string, m store.SpoolMeta) bool {
+			if store.ValidRunID(m.RunID) != nil || !st.RunExists(m.RunID) {
+				return true // its run is gone: nothing to keep it for
+			}
+			return deadstep.Keep(st, env.Log, m.RunID, base, m)
+		}
 	}
 	rep, err := retention.Clean(st, o, func(d retention.Decision) error {
 		line, err := record.Marshal(d)

@@ -234,34 +234,7 @@ func waitGroupGone(pgid int, d time.Duration) {
 }
 
 // keepStep records a dead step's spool entry as an interrupted attempt of
-// run id, and reports whether the entry may now go: recorded, or nothing
-// in it to keep.
+// run id (deadstep.Keep), and reports whether the entry may now go.
 func keepStep(env *cli.Env, st *store.Store, id, base string, m store.SpoolMeta) bool {
-	step, err := deadstep.Rebuild(base, m, env.Log.Warn)
-	if err != nil {
-		env.Log.Warn(fmt.Sprintf("run %s: the output of a killed step was not read: %v", id, err))
-		return false
-	}
-	if step == nil {
-		return true // the agent printed nothing
-	}
-	line, err := record.Marshal(step)
-	if err != nil {
-		env.Log.Warn(fmt.Sprintf("run %s: the output of a killed step was not recorded: %v", id, err))
-		return false
-	}
-	// the line is the attempt's digest: the same entry is never recorded twice
-	in := &record.Input{Step: step, Lines: [][]byte{line}}
-	r := &recorder.Recorder{St: st, Log: env.Log}
-	res, err := r.RecordAttempt(id, in, record.AttemptInterrupted)
-	if err != nil {
-		env.Log.Warn(fmt.Sprintf("run %s: the output of a killed step was not recorded: %v", id, err))
-		return false
-	}
-	if res.InIteration > 0 {
-		env.Log.Info(fmt.Sprintf("run %s: a step killed with its driver is already iteration %d's", id, res.InIteration))
-		return true
-	}
-	env.Log.Info(fmt.Sprintf("run %s: a step killed with its driver is attempt %d, its output kept", id, res.Attempt.Attempt))
-	return true
+	return deadstep.Keep(st, env.Log, id, base, m)
 }
