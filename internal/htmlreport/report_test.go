@@ -52,6 +52,11 @@ func fixture(t testing.TB, n int) (*store.Store, string) {
 			t.Fatal(err)
 		}
 	}
+	run.Merge = &record.Merge{RunBranch: "loop/r1", Target: "<main>", Strategy: "squash", Status: record.MergeFailed,
+		Error: "conflict in <calc.go>", Conflicts: []string{"calc<1>.go"}}
+	if err := st.WriteRun(run); err != nil {
+		t.Fatal(err)
+	}
 	ev := `{"ts":1,"run_id":"r1","type":"WATCHDOG_SIGNAL","iteration":2,"signal":"no_progress","message":"<same diff>"}`
 	if err := store.AppendLine(st.RunPath("r1", store.EventsFile), []byte(ev)); err != nil {
 		t.Fatal(err)
@@ -73,14 +78,15 @@ func TestReportEscapedAndSmall(t *testing.T) {
 	if b.Len() > 2<<20 {
 		t.Errorf("report of 100 iterations is %d bytes, want under 2 MB", b.Len())
 	}
-	for _, bad := range []string{"<script>alert", "<img src=x", "<b>bold", "<a href=x>", "\x1b", "<tag>", "<same diff>"} {
+	for _, bad := range []string{"<script>alert", "<img src=x", "<b>bold", "<a href=x>", "\x1b", "<tag>", "<same diff>", "<main>", "<calc"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("page contains %q unescaped", bad)
 		}
 	}
 	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "TestX&lt;y&gt;", "WATCHDOG_SIGNAL", `id="iter-100"`,
 		"showing the last 4000 characters", filepath.Join(st.IterationDir(id, 1), "validation.stdout"),
-		"showing the first 6000 characters", "Cumulative cost"} {
+		"showing the first 6000 characters", "Cumulative cost",
+		"<code>loop/r1</code> into <code>&lt;main&gt;</code> (squash): failed", "conflict in &lt;calc.go&gt;", "<code>calc&lt;1&gt;.go</code>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
