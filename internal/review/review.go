@@ -95,9 +95,18 @@ func Prompt(task, diff, marker string, n int) string {
 }
 
 // NextPrompt is the section the next implementation prompt carries after a
-// reviewer asked for changes.
+// review that did not approve: the changes a reviewer asked for, or, when
+// it gave no verdict (its call failed, its answer had none), only that, so
+// the agent is never told of requests nobody made.
 func NextPrompt(iteration int, v Verdict) string {
-	return fmt.Sprintf("## Reviewer's requested changes\n\nA reviewer read the changes of iteration %d and asked for these changes before the work can be accepted:\n\n%s\n", iteration, strings.TrimSpace(v.Notes))
+	notes := strings.TrimSpace(v.Notes)
+	if v.Kind != Changes {
+		if notes == "" {
+			notes = "its answer had no verdict"
+		}
+		return fmt.Sprintf("## Review\n\nThe review of iteration %d gave no verdict (%s), so the work is not accepted yet; it will be reviewed again after this iteration.\n", iteration, notes)
+	}
+	return fmt.Sprintf("## Reviewer's requested changes\n\nA reviewer read the changes of iteration %d and asked for these changes before the work can be accepted:\n\n%s\n", iteration, notes)
 }
 
 func truncate(s string, n int) string {

@@ -44,3 +44,17 @@ func TestPrompt(t *testing.T) {
 		t.Errorf("big diff not cut (%d bytes)", len(p))
 	}
 }
+
+// A review without a verdict is not passed on as requested changes: the
+// agent reads that the work is not accepted yet, and why, not requests
+// nobody made.
+func TestNextPromptNoVerdict(t *testing.T) {
+	got := NextPrompt(3, Verdict{Kind: None, Notes: "the reviewer's call failed: exit status 1"})
+	if strings.Contains(got, "asked for") || !strings.Contains(got, "gave no verdict (the reviewer's call failed: exit status 1)") {
+		t.Errorf("no verdict: %q", got)
+	}
+	got = NextPrompt(3, Verdict{Kind: Changes, Notes: "Handle the empty list."})
+	if !strings.Contains(got, "asked for these changes") || !strings.Contains(got, "Handle the empty list.") {
+		t.Errorf("changes: %q", got)
+	}
+}
