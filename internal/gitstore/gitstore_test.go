@@ -26,6 +26,22 @@ func gitRepo(t *testing.T) string {
 	return repo
 }
 
+// committedRepo is a repository whose one commit holds a.txt.
+func committedRepo(t *testing.T, text string) string {
+	t.Helper()
+	repo := gitRepo(t)
+	commit(t, repo, "a.txt", text)
+	return repo
+}
+
+// commit writes name and commits everything in repo.
+func commit(t *testing.T, repo, name, text string) {
+	t.Helper()
+	write(t, repo, name, text, 0o644)
+	run(t, repo, "git", "add", ".")
+	run(t, repo, "git", "commit", "-qm", "init")
+}
+
 func run(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(args[0], args[1:]...)
@@ -180,10 +196,7 @@ func refsAndObjects(s string) string {
 }
 
 func TestCleanBaseIsHead(t *testing.T) {
-	repo := gitRepo(t)
-	write(t, repo, "a.txt", "a\n", 0o644)
-	run(t, repo, "git", "add", ".")
-	run(t, repo, "git", "commit", "-qm", "init")
+	repo := committedRepo(t, "a\n")
 	odb := filepath.Join(t.TempDir(), "x.git")
 	base, used, ok, err := Base(repo, odb, "", nil)
 	if err != nil || !ok || used || base != strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD")) {
@@ -203,10 +216,7 @@ func TestBaseOutsideGit(t *testing.T) {
 
 // Past the limit, changes.patch keeps a note and the --stat summary.
 func TestPatchLimit(t *testing.T) {
-	repo := gitRepo(t)
-	write(t, repo, "a.txt", "a\n", 0o644)
-	run(t, repo, "git", "add", ".")
-	run(t, repo, "git", "commit", "-qm", "init")
+	repo := committedRepo(t, "a\n")
 	base := strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD"))
 	write(t, repo, "big.txt", strings.Repeat("a line of text\n", 1000), 0o644)
 	where, _ := Locate(repo)
@@ -274,10 +284,7 @@ func gitCalls(t *testing.T, fn func()) int {
 // cleanliness test taken from the snapshot itself and the commit of a
 // dirty tree written without git.
 func TestBaseGitCalls(t *testing.T) {
-	repo := gitRepo(t)
-	write(t, repo, "a.txt", "a\n", 0o644)
-	run(t, repo, "git", "add", ".")
-	run(t, repo, "git", "commit", "-qm", "init")
+	repo := committedRepo(t, "a\n")
 	odb := filepath.Join(t.TempDir(), "x.git")
 	if n := gitCalls(t, func() { Base(repo, odb, "", nil) }); n > 3 {
 		t.Errorf("a clean base took %d git processes, want 3 at most", n)
@@ -294,9 +301,7 @@ func TestBaseGitCalls(t *testing.T) {
 func TestBaseFromRunIndex(t *testing.T) {
 	repo := gitRepo(t)
 	run(t, repo, "git", "config", "core.trustctime", "false")
-	write(t, repo, "a.txt", "one\n", 0o644)
-	run(t, repo, "git", "add", ".")
-	run(t, repo, "git", "commit", "-qm", "init")
+	commit(t, repo, "a.txt", "one\n")
 	head := strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD"))
 	where, _ := Locate(repo)
 	runDir := filepath.Join(t.TempDir(), "r")
@@ -396,9 +401,7 @@ func TestSetIterationGitCalls(t *testing.T) {
 func TestBaseSeesRacyEdit(t *testing.T) {
 	repo := gitRepo(t)
 	run(t, repo, "git", "config", "core.trustctime", "false")
-	write(t, repo, "a.txt", "one\n", 0o644)
-	run(t, repo, "git", "add", ".")
-	run(t, repo, "git", "commit", "-qm", "init")
+	commit(t, repo, "a.txt", "one\n")
 	tick := time.Now().Add(-time.Hour).Truncate(time.Second)
 	file, index := filepath.Join(repo, "a.txt"), filepath.Join(repo, ".git", "index")
 	os.Chtimes(file, tick, tick)
@@ -420,10 +423,7 @@ func TestBaseSeesRacyEdit(t *testing.T) {
 // commit come from the private index alone, so an edit made from then on
 // (here by the staged callback itself) is not in the base.
 func TestBaseStagedBeforeTree(t *testing.T) {
-	repo := gitRepo(t)
-	write(t, repo, "a.txt", "a\n", 0o644)
-	run(t, repo, "git", "add", ".")
-	run(t, repo, "git", "commit", "-qm", "init")
+	repo := committedRepo(t, "a\n")
 	write(t, repo, "a.txt", "before the agent\n", 0o644)
 	odb := filepath.Join(t.TempDir(), "x.git")
 	calls := 0
