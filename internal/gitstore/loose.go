@@ -81,8 +81,11 @@ func (db *looseDB) open(id string) (kind string, size int64, body io.Reader, don
 			f.Close()
 			return "", 0, nil, nil, errNotLoose
 		}
-		br := bufio.NewReader(z)
-		header, err := br.ReadString(0)
+		// the header ends within a few bytes: a file without one is not
+		// read on (ReadSlice stops at the buffer's size)
+		br := bufio.NewReaderSize(z, 4096)
+		line, err := br.ReadSlice(0)
+		header := string(line)
 		kind, n, ok := strings.Cut(strings.TrimSuffix(header, "\x00"), " ")
 		size, perr := strconv.ParseInt(n, 10, 64)
 		if err != nil || !ok || perr != nil || size < 0 {
@@ -197,9 +200,16 @@ func (db *looseDB) changes(from, to string) ([]Change, error) {
 	return cs, err
 }
 
+// maxDepth bounds the walk: objects are read, not verified, and a crafted
+// tree naming itself must not recurse for ever.
+const maxDepth = 1000
+
 func (db *looseDB) diff(prefix, from, to string, idLen int, cs *[]Change) error {
 	if from == to {
 		return nil
+	}
+	if strings.Count(prefix, "/") > maxDepth {
+		return errNotLoose
 	}
 	var a, b []treeEntry
 	var err error

@@ -1,6 +1,9 @@
 package gitstore
 
 import (
+	"bytes"
+	"compress/zlib"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -151,5 +154,34 @@ func TestLooseFallsBackToGit(t *testing.T) {
 	if n, err := r2.largest(append(cs, Change{OldMode: "100644", NewMode: "100644",
 		OldID: strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD:a.txt")), NewID: cs[0].NewID})); err != nil || n != big {
 		t.Errorf("largest with a packed blob = %d, %v", n, err)
+	}
+}
+
+// Objects are read, not verified: a crafted tree that names itself, or a
+// file with no header, is left to git instead of read for ever.
+func TestLooseHostileObjects(t *testing.T) {
+	dir := t.TempDir()
+	db := &looseDB{dirs: []string{dir}}
+	put := func(id string, data []byte) {
+		var z bytes.Buffer
+		zw := zlib.NewWriter(&z)
+		zw.Write(data)
+		zw.Close()
+		os.MkdirAll(filepath.Join(dir, id[:2]), 0o700)
+		if err := os.WriteFile(filepath.Join(dir, id[:2], id[2:]), z.Bytes(), 0o400); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self := strings.Repeat("ab", 20)
+	raw, _ := hex.DecodeString(self)
+	entry := append([]byte("40000 d\x00"), raw...)
+	put(self, append([]byte(fmt.Sprintf("tree %d\x00", len(entry))), entry...))
+	if _, err := db.changes(EmptyTree, self); err == nil {
+		t.Error("a tree naming itself was walked to the end")
+	}
+	nohead := strings.Repeat("cd", 20)
+	put(nohead, bytes.Repeat([]byte("x"), 1<<20))
+	if _, err := db.size(nohead); err == nil {
+		t.Error("an object without a header has a size")
 	}
 }
