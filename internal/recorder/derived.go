@@ -213,12 +213,14 @@ func (r *Recorder) writeManifest(run *record.Run, it *record.IterationLog) error
 		m.CommandsExecuted = append(m.CommandsExecuted, manifestStep{"validate", it.ValidationCommand, &code, it.DurationMs})
 	}
 	m.TimestampStart, m.TimestampEnd = iso(it.CreatedAt-total), iso(it.CreatedAt)
-	if top := store.GitTop(r.Workspace); top != "" {
-		if h := r.head; h != nil && h.top == top {
-			if sha := h.get(); sha != "" {
-				m.CommitSHA = &sha
-			}
-		} else if out, err := gitstate.Git(top, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
+	// HEAD of the work tree the iteration ran in (its trees were taken
+	// there), not of wherever the recording command was started
+	if h := r.head; h != nil {
+		if sha := h.get(); sha != "" {
+			m.CommitSHA = &sha
+		}
+	} else if top := store.GitTop(r.Workspace); top != "" {
+		if out, err := gitstate.Git(top, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
 			sha := strings.TrimSpace(string(out))
 			m.CommitSHA = &sha
 		}

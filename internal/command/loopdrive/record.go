@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os/signal"
+	"syscall"
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/gitstore"
@@ -22,6 +24,10 @@ import (
 // summary=..., then the next action as --next does. The driver prints the
 // summary itself, so that a closed stdout is a SIGPIPE to the driver.
 func recordNext(env *cli.Env, st *store.Store, cwd string, opts *Options) error {
+	// A Ctrl-C or a closed terminal reaches the driver's whole process
+	// group: cut here, a finished iteration would be lost. The driver
+	// cancels the run once this returns.
+	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT)
 	in, err := record.ReadInput(env.Stdin)
 	var ie *record.InputError
 	if errors.As(err, &ie) {
