@@ -48,6 +48,16 @@ func Create(runDir, userObjects string) (*Repo, error) {
 			return nil, err
 		}
 	}
+	// Made or found, none of them may be a link: writes would follow it
+	// out of the store (into the user's .git, say).
+	for _, sub := range []string{".", "objects", "objects/info", "objects/pack", "refs", "refs/iterations"} {
+		if fi, err := os.Lstat(filepath.Join(d, sub)); err != nil || !fi.IsDir() {
+			if err == nil {
+				err = fmt.Errorf("%s is not a directory (a link?): move it away", filepath.Join(d, sub))
+			}
+			return nil, err
+		}
+	}
 	head := filepath.Join(d, "HEAD")
 	if _, err := os.Lstat(head); errors.Is(err, fs.ErrNotExist) {
 		if err := os.WriteFile(head, []byte("ref: refs/heads/main\n"), 0o600); err != nil {

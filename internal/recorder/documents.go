@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/progress"
@@ -35,11 +36,15 @@ func (r *Recorder) collect(id string) (*report.Collector, error) {
 
 // readHead reads at most max bytes of a file; a missing file reads as "".
 func readHead(path string, max int64) string {
-	f, err := os.Open(path)
+	// a FIFO named here would block the writer, holding the append lock
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
 	b, _ := io.ReadAll(io.LimitReader(f, max))
 	return record.Text(b)
 }

@@ -56,7 +56,7 @@ func (r *Recorder) RecordVerification(id string, in *record.Input) (*record.Veri
 		v.PlanAdvancedOnFailure = v.Status != record.StatusPass && r.ticked(id, last)
 	}
 	dir := r.St.RunPath(id, store.VerifyDir)
-	if err := os.MkdirAll(dir, store.DirMode); err != nil {
+	if _, err := r.St.MkdirRun(id, store.VerifyDir); err != nil {
 		return nil, nil, err
 	}
 	base := filepath.Join(dir, fmt.Sprintf("%03d", v.Verification))

@@ -187,7 +187,8 @@ func (s *Store) CheckRun(id string) error {
 	if err := s.checkRunDir(id); err != nil {
 		return err
 	}
-	for _, d := range []string{IterationsDir, AttemptsDir, ContextDir} {
+	// "git" is the run's private git directory (internal/gitstore)
+	for _, d := range []string{IterationsDir, AttemptsDir, ContextDir, VerifyDir, "git"} {
 		if err := realDir(s.RunPath(id, d)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("run %s: %w", id, err)
 		}
