@@ -174,7 +174,12 @@ func (r Report) LogSummary(l *log.Logger, dryRun bool) {
 // AutoClean is the clean loop-record runs after a run ends: it never waits
 // for another clean and never fails the caller; problems become warnings.
 func AutoClean(st *store.Store, p Policy, l *log.Logger) {
-	rep, err := Clean(st, Options{Policy: p, Now: time.Now(), Log: l}, nil)
+	// A dead step of a run that still exists is left for loop-clean, which
+	// records it first (the recorder that calls this cannot).
+	keep := func(_ string, m store.SpoolMeta) bool {
+		return store.ValidRunID(m.RunID) != nil || !st.RunExists(m.RunID)
+	}
+	rep, err := Clean(st, Options{Policy: p, Now: time.Now(), Log: l, KeepStep: keep}, nil)
 	if err != nil {
 		l.Warn("automatic clean failed; the run's status was changed", "err", err)
 		return
