@@ -178,7 +178,7 @@ act_iterate() {
   : >"$TMP/step.json"; : >"$TMP/review.json" # in the iteration now
   # printed by the driver itself: a closed stdout (`| head`) is a SIGPIPE
   # here, while a Go child would end quietly
-  printf '%s\n' "${A[summary]}"
+  printf '%s\n' "${A[summary]}" 2>/dev/null # a closed stdout is the SIGPIPE trap's
 }
 
 # act_wait: a rate limit holds; sleep A[seconds], then ask again.

@@ -63,7 +63,10 @@ func cancel(env *cli.Env, st *store.Store, id string) error {
 	if err != nil {
 		return cli.Failf("%v", err)
 	}
-	if !record.Terminal(run.Status) {
+	if record.Terminal(run.Status) && run.Status != record.RunCanceled {
+		return cli.Failf("run %s is already %s: nothing to cancel", id, run.Status)
+	}
+	if run.Status != record.RunCanceled {
 		r := &recorder.Recorder{St: st, Log: env.Log}
 		if _, err := r.SetStatus(id, record.RunCanceled, "canceled by scripts/loop cancel"); err != nil {
 			return cli.Failf("%v", err)

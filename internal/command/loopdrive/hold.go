@@ -190,6 +190,7 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 	}
 	n := run.Iteration // after the repair above: the last committed one
 	if run.Status == record.RunCompleted {
+		h.emit("run", id) // first: the driver names the run in its message
 		h.emit("status", record.RunCompleted)
 		h.emit("exit", "0")
 		return "", nil
