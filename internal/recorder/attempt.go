@@ -67,7 +67,7 @@ func (r *Recorder) appendAttempt(st *repaired, s *record.Step, digest, kind stri
 	if found, err := r.findAttempt(id, digest); err != nil || found != nil {
 		return found, err
 	}
-	n := run.Attempts + 1
+	n := st.lastAttempt + 1 // the log's, not run.json's: that may lag
 	dir := r.St.AttemptDir(id, n)
 	if err := os.RemoveAll(dir); err != nil { // a leftover of a killed writer
 		return nil, err
@@ -88,6 +88,7 @@ func (r *Recorder) appendAttempt(st *repaired, s *record.Step, digest, kind stri
 	if err := store.AppendLine(r.St.RunPath(id, store.AttemptsFile), line); err != nil {
 		return nil, err
 	}
+	st.lastAttempt = n
 	res := &AttemptResult{Attempt: a, Line: line}
 	// Past the commit point: a failure here is repaired by the next writer.
 	res.Warning = st.stale

@@ -17,6 +17,9 @@ import (
 type repaired struct {
 	run  *record.Run
 	last *record.IterationLog // the last committed iteration, nil when none
+	// lastAttempt is the last committed attempt's number, from the log:
+	// run.json's count lags behind it when stale is set.
+	lastAttempt int
 	// stale is set when the derived files could not be brought up to date:
 	// run.json then stays behind the log, so the next writer tries again.
 	stale error
@@ -73,7 +76,7 @@ func (r *Recorder) repair(id string) (*repaired, error) {
 	if lastA > 0 {
 		r.dropCommittedSpool(r.St.AttemptDir(id, lastA))
 	}
-	st := &repaired{run: run, last: last}
+	st := &repaired{run: run, last: last, lastAttempt: lastA}
 	if run.Iteration != lastN || run.Attempts != lastA {
 		if err := r.catchUp(run); err != nil {
 			st.stale = fmt.Errorf("bring derived files up to date: %w", err)
