@@ -35,6 +35,12 @@ func (r *Recorder) RecordAttempt(id string, in *record.Input, kind string) (*Att
 	if err := r.CheckInput(in); err != nil {
 		return nil, err
 	}
+	// Before the repair, which drops spool files already committed: the
+	// step's stdout may be the last iteration's own (see below).
+	var spooled os.FileInfo
+	if p := in.Step.StdoutFile; p != nil && *p != "" {
+		spooled, _ = os.Lstat(*p)
+	}
 	lock, st, err := r.lockRepaired(id, true)
 	if err != nil {
 		return nil, err
@@ -43,6 +49,14 @@ func (r *Recorder) RecordAttempt(id string, in *record.Input, kind string) (*Att
 	iteration := 0
 	if st.last != nil {
 		iteration = st.last.Iteration
+		// A writer killed between an iteration's commit and the removal of
+		// its spool entry leaves that entry to be offered again (rebuilt,
+		// with times from the files): its stdout is the iteration's own.
+		if spooled != nil {
+			if fi, err := os.Lstat(filepath.Join(r.St.IterationDir(id, iteration), AgentStdout)); err == nil && os.SameFile(spooled, fi) {
+				return &AttemptResult{Repeat: true, InIteration: iteration}, nil
+			}
+		}
 		// A driver stopped just after the iteration's commit offers its step
 		// again: it is already counted there, so it is no attempt.
 		if a := st.last.Agent; a != nil && a.StartedAt != 0 && a.StartedAt == in.Step.StartedAt &&
