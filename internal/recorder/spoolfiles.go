@@ -143,7 +143,7 @@ func (r *Recorder) place(src *string, want int64, stray bool, inline, dst string
 // copyN copies the first n bytes of src (copy_file_range where the kernel
 // has it).
 func copyN(src *os.File, dst string, n int64) error {
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, store.FileMode)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, store.FileMode)
 	if err != nil {
 		return err
 	}
