@@ -42,6 +42,13 @@ func Open(runDir string) (*Repo, error) {
 // sure userObjects (the user's repository's objects) is one of its
 // alternates. Only the directory's own files are written.
 func Create(runDir, userObjects string) (*Repo, error) {
+	return create(runDir, userObjects, "")
+}
+
+// create is Create for a user's repository of the given object format: a
+// new private directory of a SHA-256 one says so in its config, or git
+// would read its ids as SHA-1.
+func create(runDir, userObjects, format string) (*Repo, error) {
 	d := filepath.Join(runDir, Dir)
 	for _, sub := range []string{"objects/info", "objects/pack", "refs/iterations"} {
 		if err := os.MkdirAll(filepath.Join(d, sub), 0o700); err != nil {
@@ -59,6 +66,20 @@ func Create(runDir, userObjects string) (*Repo, error) {
 		}
 	}
 	head := filepath.Join(d, "HEAD")
+	if _, err := os.Lstat(head); errors.Is(err, fs.ErrNotExist) && format == "sha256" {
+		config := "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectformat = sha256\n"
+		f, err := os.OpenFile(filepath.Join(d, "config"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		_, err = f.WriteString(config)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	if _, err := os.Lstat(head); errors.Is(err, fs.ErrNotExist) {
 		if err := os.WriteFile(head, []byte("ref: refs/heads/main\n"), 0o600); err != nil {
 			return nil, err
@@ -290,7 +311,7 @@ func (r *Repo) Checkout(tree, dir string) error {
 // loop-record keeps the tree as an iteration's; a reviewer's step diffs it
 // against the step's base before the iteration exists.
 func AfterStep(parent string, where *Where, baseObjects string) (repo *Repo, tree string, err error) {
-	if repo, err = Create(parent, where.Objects); err != nil {
+	if repo, err = create(parent, where.Objects, where.Format); err != nil {
 		return nil, "", err
 	}
 	if baseObjects != "" {

@@ -19,6 +19,8 @@ type Where struct {
 	Index   string // its index file
 	// Head and HeadTree are HEAD's commit and tree ("" on an unborn branch).
 	Head, HeadTree string
+	// Format is the repository's object format (sha1, sha256; "" unknown).
+	Format string
 }
 
 // Locate asks git, in one call, where the work tree around dir is; an
@@ -26,22 +28,22 @@ type Where struct {
 func Locate(dir string) (*Where, error) {
 	// Without --verify, rev-parse prints the paths even when HEAD is unborn
 	// (then it fails on the revisions, and their lines are missing).
-	args := []string{"rev-parse", "--path-format=absolute", "--show-toplevel",
+	args := []string{"rev-parse", "--path-format=absolute", "--show-toplevel", "--show-object-format",
 		"--git-path", "objects", "--git-path", "index", "HEAD^{commit}", "HEAD^{tree}", "--"}
 	cmd := gitCmd{dir: dir}.command(args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	lines := splitLines(out)
-	if len(lines) < 3 {
+	if len(lines) < 4 {
 		if err != nil {
 			return nil, gitError(args, err, stderr.Bytes())
 		}
 		return nil, fmt.Errorf("git rev-parse: unexpected output %q", out)
 	}
-	w := &Where{Top: lines[0], Objects: lines[1], Index: lines[2]}
-	if len(lines) >= 5 && isObjectID(lines[3]) && isObjectID(lines[4]) {
-		w.Head, w.HeadTree = lines[3], lines[4]
+	w := &Where{Top: lines[0], Format: lines[1], Objects: lines[2], Index: lines[3]}
+	if len(lines) >= 6 && isObjectID(lines[4]) && isObjectID(lines[5]) {
+		w.Head, w.HeadTree = lines[4], lines[5]
 	}
 	return w, nil
 }
