@@ -130,6 +130,8 @@ next_action() {
 drive() {
   TMP=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-driver.XXXXXX") || die 70 "no temporary directory"
   trap 'rm -rf "$TMP"' EXIT
+  # loop-step and loop-validate stop if this driver dies without a trap
+  export LOOPKIT_DRIVER_PID=$$
   while :; do
     if [ -n "$DECIDED" ]; then DECIDED=""; else next_action; fi
     if declare -F "act_${A[action]}" >/dev/null; then

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/settings"
@@ -77,6 +78,7 @@ func Main(env *cli.Env) error {
 }
 
 func run(env *cli.Env) error {
+	proc.FollowDriver()
 	opts := &Options{}
 	p := cli.NewParser(env, opts, usage)
 	args, err := cli.Parse(env, p, &opts.Common, env.Args)

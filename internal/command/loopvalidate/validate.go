@@ -54,6 +54,7 @@ func Main(env *cli.Env) error {
 }
 
 func run(env *cli.Env) error {
+	proc.FollowDriver()
 	opts := &Options{}
 	p := cli.NewParser(env, opts, usage)
 	args, err := cli.Parse(env, p, &opts.Common, env.Args)
