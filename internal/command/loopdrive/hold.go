@@ -73,17 +73,22 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 		return nil
 	}
 	h.emit("run", id)
-	if err := h.queueSlot(&opts.PhaseOptions, opts.MaxConcurrency, id); err != nil {
-		return h.fail(err)
-	}
-	run, err := h.rec.Update(id, func(run *record.Run) error {
+	// The driver is named before it may wait for a slot: cancel signals
+	// the pid run.json gives, and a queued driver must hear it too.
+	if _, err := h.rec.Update(id, func(run *record.Run) error {
 		pid := h.parent
 		run.PID = &pid
 		if pgid, err := unix.Getpgid(pid); err == nil {
 			run.PGID = &pgid
 		}
 		return nil
-	})
+	}); err != nil {
+		return h.fail(cli.Failf("%v", err))
+	}
+	if err := h.queueSlot(&opts.PhaseOptions, opts.MaxConcurrency, id); err != nil {
+		return h.fail(err)
+	}
+	run, err := h.st.ReadRun(id)
 	if err != nil {
 		return h.fail(cli.Failf("%v", err))
 	}
