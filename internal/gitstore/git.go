@@ -31,12 +31,9 @@ var safety = []string{
 	"-c", "core.sharedRepository=0600",
 }
 
-// identity lets commit-tree work where no user is configured.
-var identity = []string{
-	"GIT_AUTHOR_NAME=loopkit", "GIT_AUTHOR_EMAIL=loopkit@localhost",
-	"GIT_COMMITTER_NAME=loopkit", "GIT_COMMITTER_EMAIL=loopkit@localhost",
-	"GIT_OPTIONAL_LOCKS=0",
-}
+// noLocks keeps git from refreshing an index it only reads. (No identity
+// is needed: the store's commits are written by writeCommit.)
+var noLocks = []string{"GIT_OPTIONAL_LOCKS=0"}
 
 // gitCmd is one git invocation: in dir (when set), with extra environment.
 type gitCmd struct {
@@ -52,7 +49,7 @@ func (g gitCmd) command(args ...string) *exec.Cmd {
 		full = append([]string{"-C", g.dir}, full...)
 	}
 	cmd := exec.Command("git", append(full, args...)...)
-	cmd.Env = append(append(os.Environ(), identity...), g.env...)
+	cmd.Env = append(append(os.Environ(), noLocks...), g.env...)
 	cmd.Stdin = g.stdin
 	return cmd
 }

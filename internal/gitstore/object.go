@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// commitIdentity is who the store's commits are by, as identity tells git.
+// commitIdentity is who the store's commits are by.
 const commitIdentity = "loopkit <loopkit@localhost>"
 
 // writeCommit writes the commit of tree (with parent, when not "") into

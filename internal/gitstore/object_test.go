@@ -21,7 +21,8 @@ func TestWriteCommitAsGitDoes(t *testing.T) {
 	gitCommit := func(args ...string) string {
 		cmd := exec.Command("git", append([]string{"commit-tree", tree, "-m", "the message"}, args...)...)
 		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), identity...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=loopkit", "GIT_AUTHOR_EMAIL=loopkit@localhost",
+			"GIT_COMMITTER_NAME=loopkit", "GIT_COMMITTER_EMAIL=loopkit@localhost")
 		cmd.Env = append(cmd.Env, "GIT_AUTHOR_DATE=@1700000000 +0000", "GIT_COMMITTER_DATE=@1700000000 +0000")
 		out, err := cmd.Output()
 		if err != nil {

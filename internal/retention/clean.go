@@ -171,14 +171,18 @@ func (r Report) LogSummary(l *log.Logger, dryRun bool) {
 	}
 }
 
+// StepRunGone tells whether the run a dead step's spool entry names is
+// gone (or no run id at all): there is nothing left to record it in.
+func StepRunGone(st *store.Store, m store.SpoolMeta) bool {
+	return store.ValidRunID(m.RunID) != nil || !st.RunExists(m.RunID)
+}
+
 // AutoClean is the clean loop-record runs after a run ends: it never waits
 // for another clean and never fails the caller; problems become warnings.
 func AutoClean(st *store.Store, p Policy, l *log.Logger) {
 	// A dead step of a run that still exists is left for loop-clean, which
 	// records it first (the recorder that calls this cannot).
-	keep := func(_ string, m store.SpoolMeta) bool {
-		return store.ValidRunID(m.RunID) != nil || !st.RunExists(m.RunID)
-	}
+	keep := func(_ string, m store.SpoolMeta) bool { return StepRunGone(st, m) }
 	rep, err := Clean(st, Options{Policy: p, Now: time.Now(), Log: l, KeepStep: keep}, nil)
 	if err != nil {
 		l.Warn("automatic clean failed; the run's status was changed", "err", err)

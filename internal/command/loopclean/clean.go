@@ -81,8 +81,8 @@ func run(env *cli.Env) error {
 	}
 	if !opts.DryRun {
 		o.KeepStep = func(base string, m store.SpoolMeta) bool {
-			if store.ValidRunID(m.RunID) != nil || !st.RunExists(m.RunID) {
-				return true // its run is gone: nothing to keep it for
+			if retention.StepRunGone(st, m) {
+				return true
 			}
 			return deadstep.Keep(st, env.Log, m.RunID, base, m)
 		}
