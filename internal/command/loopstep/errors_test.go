@@ -81,3 +81,31 @@ func chmodX(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// An agent that fails without an error of its own format: its last three
+// non-empty lines of stderr (else stdout), escaped and capped, follow the
+// exit status in the step's error. (Issue 24: the error was "exit status 1".)
+func TestStepAgentWords(t *testing.T) {
+	long := strings.Repeat("x", 400)
+	for _, tc := range []struct{ name, script, want string }{
+		{"stderr's last three lines", "echo working; printf 'one\\ntwo\\n\\n  \\nError: Invalid API key for org-7\\n\\n' >&2; exit 1",
+			"exit status 1: one\\ntwo\\nError: Invalid API key for org-7"},
+		{"stdout when stderr is empty", "echo 'cannot reach the model'; exit 2", "exit status 2: cannot reach the model"},
+		{"escaped", "printf 'bad \\033[31mred\\033[0m\\n' >&2; exit 1", "exit status 1: bad \\x1b[31mred\\x1b[0m"},
+		{"capped at 300 bytes", "echo " + long + " >&2; exit 1", "exit status 1: …" + long[:300-len("…")]},
+		{"silent: the status alone", "exit 1", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCase(t)
+			script := c.write("agent.sh", "#!/bin/sh\ncat >/dev/null\n"+tc.script+"\n")
+			chmodX(t, script)
+			rec, _, _ := c.run("", "--prompt", c.dir+"/prompt.md", "--", script)
+			if got := str(rec.Error); tc.want == "" && rec.Error != nil || tc.want != "" && got != tc.want {
+				t.Errorf("error %q\nwant  %q", got, tc.want)
+			}
+			if rec.ErrorKind != nil {
+				t.Errorf("error kind %s: plain words are not classified here", *rec.ErrorKind)
+			}
+		})
+	}
+}

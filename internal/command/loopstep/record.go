@@ -1,6 +1,7 @@
 package loopstep
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/agent"
@@ -86,6 +87,17 @@ func fillError(rec *record.Step, res *proc.Result, p *agent.Result, binary strin
 		msgs = append(msgs, m)
 		if kind == "" {
 			kind = k
+		}
+	}
+	// An agent that failed with no error of its own format still said
+	// why, on stderr (or stdout): its last words follow the exit status.
+	if len(p.Errors) == 0 && res.PID != 0 && res.StatusCode != 0 && !res.TimedOut {
+		if words := agentWords(res.Stderr, res.Stdout); words != "" {
+			head := strings.Join(msgs, "; ")
+			if head == "" {
+				head = fmt.Sprintf("exit status %d", res.ExitCode)
+			}
+			msgs = []string{head + ": " + words}
 		}
 	}
 	if len(msgs) > 0 {
