@@ -53,7 +53,8 @@ func fixture(t testing.TB, n int) (*store.Store, string) {
 		}
 	}
 	run.Merge = &record.Merge{RunBranch: "loop/r1", Target: "<main>", Strategy: "squash", Status: record.MergeFailed,
-		Error: "conflict in <calc.go>", Conflicts: []string{"calc<1>.go"}}
+		Error: "conflict in <calc.go>", Conflicts: []string{"calc<1>.go"},
+		Untracked: []string{"<env>"}, Unignored: []string{"<log>"}}
 	if err := st.WriteRun(run); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestReportEscapedAndSmall(t *testing.T) {
 	if b.Len() > 2<<20 {
 		t.Errorf("report of 100 iterations is %d bytes, want under 2 MB", b.Len())
 	}
-	for _, bad := range []string{"<script>alert", "<img src=x", "<b>bold", "<a href=x>", "\x1b", "<tag>", "<same diff>", "<main>", "<calc"} {
+	for _, bad := range []string{"<script>alert", "<img src=x", "<b>bold", "<a href=x>", "\x1b", "<tag>", "<same diff>", "<main>", "<calc", "<env>", "<log>"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("page contains %q unescaped", bad)
 		}
@@ -86,7 +87,8 @@ func TestReportEscapedAndSmall(t *testing.T) {
 	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "TestX&lt;y&gt;", "WATCHDOG_SIGNAL", `id="iter-100"`,
 		"showing the last 4000 characters", filepath.Join(st.IterationDir(id, 1), "validation.stdout"),
 		"showing the first 6000 characters", "Cumulative cost",
-		"<code>loop/r1</code> into <code>&lt;main&gt;</code> (squash): failed", "conflict in &lt;calc.go&gt;", "<code>calc&lt;1&gt;.go</code>"} {
+		"<code>loop/r1</code> into <code>&lt;main&gt;</code> (squash): failed", "conflict in &lt;calc.go&gt;", "<code>calc&lt;1&gt;.go</code>",
+		"untracked files in the way: <code>&lt;env&gt;</code>", "un-ignored by the merge: <code>&lt;log&gt;</code>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 )
@@ -48,6 +49,9 @@ type Result struct {
 	Created    bool   // the target was created from Base
 	WorkCommit string // the commit of the run's uncommitted work, if any
 	UpToDate   bool   // the target had the run's work already: no commit
+	// Unignored are files of the primary that were ignored before the
+	// merge and are not after it: the merge changed a .gitignore.
+	Unignored []string
 }
 
 // Kinds of Error.
@@ -55,6 +59,9 @@ const (
 	KindDirty    = "dirty"    // the primary worktree has uncommitted changes or an operation in progress
 	KindConflict = "conflict" // the merge conflicted and was aborted
 	KindGit      = "git"      // any other refusal of git's
+	// KindUntracked: the merge would write over untracked or ignored files
+	// of the primary worktree (a person's .env, local settings).
+	KindUntracked = "untracked"
 )
 
 // Error is a merge that did not happen; the primary worktree is as it was.
@@ -94,6 +101,23 @@ func Run(s Spec) (*Result, error) {
 	if err != nil {
 		return nil, &Error{Kind: KindGit, Err: err}
 	}
+	from := s.Target
+	if !branchExists(p, s.Target) {
+		from = s.Base
+	}
+	paths, err := written(p, prev, from, s.RunBranch)
+	if err != nil {
+		return nil, &Error{Kind: KindGit, Err: err}
+	}
+	if err := untracked(p, paths, s); err != nil {
+		return nil, err
+	}
+	var visible map[string]bool // untracked files before, when a .gitignore changes
+	if touchesIgnore(paths) {
+		if visible, err = untrackedFiles(p); err != nil {
+			return nil, &Error{Kind: KindGit, Err: err}
+		}
+	}
 	if !branchExists(p, s.Target) {
 		if _, err := git(p, "branch", "--no-track", s.Target, s.Base); err != nil {
 			return nil, &Error{Kind: KindGit, Err: fmt.Errorf("create %s from %s: %w", s.Target, s.Base, err)}
@@ -101,7 +125,7 @@ func Run(s Spec) (*Result, error) {
 		res.Created = true
 	}
 	if prev != s.Target {
-		if _, err := git(p, "checkout", "-q", s.Target); err != nil {
+		if _, err := git(p, "checkout", "-q", "--no-overwrite-ignore", s.Target); err != nil {
 			return nil, &Error{Kind: KindGit, Err: undo(p, prev, s.Target, res.Created, fmt.Errorf("check out %s: %w", s.Target, err))}
 		}
 	}
@@ -117,14 +141,28 @@ func Run(s Spec) (*Result, error) {
 		return nil, &Error{Kind: KindGit, Err: err}
 	}
 	res.UpToDate = res.Commit == before
+	if visible != nil {
+		now, err := untrackedFiles(p)
+		if err != nil {
+			return nil, &Error{Kind: KindGit, Err: err}
+		}
+		for f := range now {
+			if !visible[f] {
+				res.Unignored = append(res.Unignored, f)
+			}
+		}
+		sort.Strings(res.Unignored)
+	}
 	return res, nil
 }
 
 // merge runs git merge in the clean primary worktree, on the target.
 func merge(p string, s Spec) *Error {
-	args := []string{"merge", "--no-ff", "--no-edit", "-m", s.Message, s.RunBranch}
+	// --no-overwrite-ignore: git's own refusal, should a file appear
+	// between the check in untracked and the merge
+	args := []string{"merge", "--no-overwrite-ignore", "--no-ff", "--no-edit", "-m", s.Message, s.RunBranch}
 	if s.Strategy == Squash {
-		args = []string{"merge", "--squash", s.RunBranch}
+		args = []string{"merge", "--no-overwrite-ignore", "--squash", s.RunBranch}
 	}
 	if _, err := git(p, args...); err != nil {
 		if paths := conflicts(p); len(paths) > 0 {
@@ -199,8 +237,8 @@ func commitWork(wt, branch, msg string) (string, error) {
 
 // clean refuses a primary worktree with changes to tracked files (which a
 // checkout would carry or refuse) or with a merge, rebase, cherry-pick or
-// revert in progress. Untracked files are left to git, which refuses to
-// overwrite one.
+// revert in progress. Untracked and ignored files are checked by untracked,
+// once the paths the merge writes are known.
 func clean(p string) error {
 	for _, f := range []string{"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply"} {
 		if exists(gitPath(p, f)) {
@@ -226,13 +264,13 @@ func clean(p string) error {
 	}
 	if len(paths) > 0 {
 		return &Error{Kind: KindDirty, Paths: paths, Err: fmt.Errorf(
-			"primary worktree %s has uncommitted changes (%s): commit or stash them, then resume", p, list(paths))}
+			"primary worktree %s has uncommitted changes (%s): commit or stash them, then resume", p, List(paths))}
 	}
 	return nil
 }
 
-// list names the first few paths.
-func list(paths []string) string {
+// List names the first few paths.
+func List(paths []string) string {
 	if len(paths) <= 5 {
 		return strings.Join(paths, ", ")
 	}

@@ -344,8 +344,14 @@ type Merge struct {
 	Created    bool     `json:"created,omitempty"`     // the target was made from the base branch
 	Error      string   `json:"error,omitempty"`
 	Conflicts  []string `json:"conflicts,omitempty"`
-	StartedAt  int64    `json:"started_at"`
-	EndedAt    int64    `json:"ended_at,omitempty"`
+	// Untracked are the primary's untracked or ignored files the merge
+	// would have overwritten: it was refused.
+	Untracked []string `json:"untracked,omitempty"`
+	// Unignored are the primary's files ignored before the merge and not
+	// after it: the merge changed a .gitignore.
+	Unignored []string `json:"unignored,omitempty"`
+	StartedAt int64    `json:"started_at"`
+	EndedAt   int64    `json:"ended_at,omitempty"`
 }
 
 // Merge statuses.

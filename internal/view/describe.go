@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/loopkit/loopkit/internal/merge"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -123,6 +124,12 @@ func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
 		what := m.Status
 		if m.Commit != "" {
 			what += " as " + m.Commit
+		}
+		if len(m.Untracked) > 0 {
+			what += ", untracked files in the way: " + merge.List(m.Untracked)
+		}
+		if len(m.Unignored) > 0 {
+			what += ", un-ignored: " + merge.List(m.Unignored)
 		}
 		rows = append(rows, [2]string{"merge", Escape(fmt.Sprintf("%s into %s (%s): %s", m.RunBranch, m.Target, m.Strategy, what), false)})
 	}

@@ -57,9 +57,13 @@ func mergeBranch(env *cli.Env, st *store.Store, id string) error {
 		if errors.As(err, &me) && me.Kind == merge.KindConflict {
 			m.Conflicts = me.Paths
 		}
+		if me != nil && me.Kind == merge.KindUntracked {
+			m.Untracked = me.Paths
+		}
 		return saveMerge(rec, id, m, record.EventMergeFailed, err.Error())
 	}
 	m.Status, m.Commit, m.WorkCommit, m.Created = record.MergeMerged, res.Commit, res.WorkCommit, res.Created
+	m.Unignored = res.Unignored[:min(len(res.Unignored), 100)] // the message counts them all
 	made := ""
 	if res.Created {
 		made = " (made from " + in.Setting("base_branch") + ")"
@@ -71,6 +75,10 @@ func mergeBranch(env *cli.Env, st *store.Store, id string) error {
 	}
 	if res.WorkCommit != "" {
 		msg += fmt.Sprintf("; the run's uncommitted work was committed on %s as %s", m.RunBranch, short(res.WorkCommit))
+	}
+	if len(res.Unignored) > 0 {
+		msg += fmt.Sprintf("; its .gitignore change un-ignores %d files in %s (%s): check them before committing there",
+			len(res.Unignored), run.WorkspaceRoot, merge.List(res.Unignored))
 	}
 	if err := saveMerge(rec, id, m, record.EventMergeCompleted, msg); err != nil {
 		return err
