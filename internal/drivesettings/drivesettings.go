@@ -69,7 +69,8 @@ var Names = map[string]string{
 }
 
 // Validate checks every setting, in key order so the first error is stable,
-// then the agent command (looked up on PATH, or relative to dir).
+// then the agent command (looked up on PATH, or relative to dir), then the
+// validation's first command.
 func Validate(settings map[string]string, agent []string) error {
 	keys := make([]string, 0, len(settings))
 	for k := range settings {
@@ -92,7 +93,10 @@ func Validate(settings map[string]string, agent []string) error {
 	if len(agent) == 0 {
 		return errors.New("no agent command: give it after --")
 	}
-	return AgentRunnable(agent[0], settings["dir"])
+	if err := AgentRunnable(agent[0], settings["dir"]); err != nil {
+		return err
+	}
+	return ValidationRunnable(settings["validate"], settings["dir"])
 }
 
 // AgentRunnable says why the agent command could not be started: not on

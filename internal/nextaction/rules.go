@@ -24,6 +24,7 @@ type Rule struct {
 var Rules = []Rule{
 	{"not-running", notRunning},
 	{"agent-cannot-run", agentCannotRun},
+	{"validation_cannot_run", validationCannotRun},
 	{"final-verify", finalVerify},
 	{"merge", mergeRun},
 	{"completed", completed},
@@ -162,6 +163,28 @@ func agentCannotRun(in *Input) (Action, bool) {
 		return stop(record.RunFailed, "agent cannot work: "+why), true
 	}
 	return Action{}, false
+}
+
+// validationCannotRun: the last validation could not start its command
+// (126/127, and the shell said "not found" or "permission denied"): every
+// further agent call would be paid for nothing, and a rewritten prompt
+// cannot help. A resume gives a person's fix its chance.
+func validationCannotRun(in *Input) (Action, bool) {
+	since := in.SinceResume()
+	if len(since) == 0 {
+		return Action{}, false
+	}
+	it := since[len(since)-1]
+	if it.ExitCode != 126 && it.ExitCode != 127 {
+		return Action{}, false
+	}
+	lines := strings.Split(strings.TrimSpace(it.Stderr), "\n")
+	why := strings.TrimSpace(lines[len(lines)-1])
+	low := strings.ToLower(it.Stderr)
+	if !strings.Contains(low, "not found") && !strings.Contains(low, "permission denied") {
+		return Action{}, false
+	}
+	return stop(record.RunFailed, fmt.Sprintf("validation cannot run: %s (exit %d)", why, it.ExitCode)), true
 }
 
 // completed: the last iteration's validation passed (and the agent said it

@@ -79,6 +79,26 @@ func TestDecide(t *testing.T) {
 		{"not logged in before the resume", run("running", map[string]string{KeyResumedAfter: "1"}),
 			[]*record.IterationLog{with(iter(1, "fail", 1, false), notLoggedIn)},
 			Action{Kind: Iterate, Iteration: 2, Prompt: "/p/TASK.md", Rule: "next"}},
+		{"validation not found", run("running", nil),
+			[]*record.IterationLog{with(iter(1, "fail", 0, true), func(it *record.IterationLog) {
+				it.ExitCode, it.Stderr = 127, "sh: 1: gotest: not found\n"
+			})},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "validation cannot run: sh: 1: gotest: not found (exit 127)", Rule: "validation_cannot_run"}},
+		{"validation not executable", run("running", nil),
+			[]*record.IterationLog{with(iter(1, "fail", 0, true), func(it *record.IterationLog) {
+				it.ExitCode, it.Stderr = 126, "sh: 1: ./check.sh: Permission denied\n"
+			})},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "validation cannot run: sh: 1: ./check.sh: Permission denied (exit 126)", Rule: "validation_cannot_run"}},
+		{"a test's own 127 is a failure", run("running", nil),
+			[]*record.IterationLog{with(iter(1, "fail", 0, true), func(it *record.IterationLog) {
+				it.ExitCode, it.Stderr = 127, "FAIL: TestX\n"
+			})},
+			Action{Kind: Iterate, Iteration: 2, Prompt: "/p/TASK.md", Rule: "next"}},
+		{"validation not found before the resume", run("running", map[string]string{KeyResumedAfter: "1"}),
+			[]*record.IterationLog{with(iter(1, "fail", 0, true), func(it *record.IterationLog) {
+				it.ExitCode, it.Stderr = 127, "sh: 1: gotest: not found\n"
+			})},
+			Action{Kind: Iterate, Iteration: 2, Prompt: "/p/TASK.md", Rule: "next"}},
 		{"agent exits 1 three times", run("running", nil),
 			[]*record.IterationLog{iter(1, "fail", 1, false), iter(2, "fail", 1, false), iter(3, "fail", 1, false)},
 			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "agent failed 3 times in a row: exit status 1", Rule: "agent-failing"}},

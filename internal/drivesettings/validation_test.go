@@ -1,0 +1,55 @@
+package drivesettings
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The validation's first command is found as sh would find it, before any
+// agent is paid for. (Issue 24: 'gotest ./...' ran four paid iterations.)
+func TestValidationRunnable(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "check.sh"), []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "plain.sh"), []byte("#!/bin/sh\n"), 0o644)
+	for _, tc := range []struct{ cmd, want string }{
+		{"go test ./...", ""},
+		{"gotest ./...", "--validate: gotest: not found on PATH"},
+		{"CGO_ENABLED=0 GOFLAGS=-x gotest ./...", "gotest: not found on PATH"},
+		{"cd sub && gotest", ""}, // cd is a builtin: the first command is fine
+		{"gotest && go vet", "gotest: not found"},
+		{"(gotest; true) | cat", "gotest: not found"},
+		{"{ gotest; }", "gotest: not found"},
+		{"if gotest; then :; fi", "gotest: not found"},
+		{"! gotest", "gotest: not found"},
+		{"'gotest' -v", "gotest: not found"},
+		{"X=1; gotest", "gotest: not found"},
+		{"t() { go test; }; t", ""},
+		{"$GO test", ""}, // unknown until it runs
+		{"PATH=/opt/go/bin:$PATH gotest", ""},
+		{"for f in a; do gotest; done", ""},
+		{"true", ""},
+		{"test -f go.mod", ""},
+		{"[ -f go.mod ]", ""},
+		{"./check.sh", ""},
+		{"./gone.sh", "--validate: ./gone.sh: no such file"},
+		{"./plain.sh", "--validate: ./plain.sh: not executable (chmod +x it"},
+		{"/no/such/bin/test", "no such file"},
+		{"sh ./plain.sh", ""},
+		{"make test (", ""}, // sh reports a syntax error itself
+		{"", ""},
+	} {
+		err := ValidationRunnable(tc.cmd, dir)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: unexpected error: %v", tc.cmd, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: error %v, want %q", tc.cmd, err, tc.want)
+		}
+	}
+	ok := map[string]string{"dir": dir, "validate": "gotest ./..."}
+	if err := Validate(ok, []string{"sh"}); err == nil || !strings.Contains(err.Error(), "gotest") {
+		t.Errorf("Validate does not check the validation: %v", err)
+	}
+}
