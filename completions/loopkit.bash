@@ -1,14 +1,27 @@
 # bash completion for the loopkit commands and the `loop` driver.
 # The loop-* commands complete themselves: with GO_FLAGS_COMPLETION set they
 # print the candidates for the last word instead of running.
+
+# _loopkit_runs: the store's run ids, newest first.
+_loopkit_runs() { loop-view runs --jq .run_id -r 2>/dev/null; }
+
 _loopkit_complete() {
-  local IFS=$'\n'
+  local IFS=$'\n' cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
   local args=("${COMP_WORDS[@]:1:COMP_CWORD}")
+  # loop-view's RUN argument (right after its command, or --run): run ids
+  if [ "${COMP_WORDS[0]##*/}" = loop-view ] && [ "$COMP_CWORD" -ge 2 ] && [[ $cur != -* ]]; then
+    case $prev in
+      logs|output|show|describe|tail|diff|report|tui|checkout|--run)
+        # shellcheck disable=SC2207
+        COMPREPLY=($(compgen -W "$(_loopkit_runs)" -- "$cur"))
+        return ;;
+    esac
+  fi
   # shellcheck disable=SC2207
   COMPREPLY=($(GO_FLAGS_COMPLETION=1 "${COMP_WORDS[0]}" "${args[@]}" 2>/dev/null))
   if [ ${#COMPREPLY[@]} -eq 0 ]; then
     # shellcheck disable=SC2207
-    COMPREPLY=($(compgen -f -- "${COMP_WORDS[COMP_CWORD]}"))
+    COMPREPLY=($(compgen -f -- "$cur"))
   fi
 }
 complete -o filenames -F _loopkit_complete loop-validate loop-record loop-step loop-progress loop-view loop-clean loop-drive loop-tui loop-export
@@ -17,16 +30,19 @@ _loopkit_loop() {
   local cur=${COMP_WORDS[COMP_CWORD]}
   if [ "$COMP_CWORD" -eq 1 ]; then
     # shellcheck disable=SC2207
-    COMPREPLY=($(compgen -W "run resume cancel list help --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "run resume pause cancel list help --help --version" -- "$cur"))
     return
   fi
   case "${COMP_WORDS[1]}:$cur" in
     run:-*)
       # shellcheck disable=SC2207
-      COMPREPLY=($(compgen -W "$(loop run --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" -- "$cur")) ;;
-    resume:*|cancel:*)
+      COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" run --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" -- "$cur")) ;;
+    resume:-*)
       # shellcheck disable=SC2207
-      COMPREPLY=($(compgen -W "$(loop-view runs --jq .run_id -r 2>/dev/null)" -- "$cur")) ;;
+      COMPREPLY=($(compgen -W "--max-iterations" -- "$cur")) ;;
+    resume:*|cancel:*|pause:*)
+      # shellcheck disable=SC2207
+      COMPREPLY=($(compgen -W "$(_loopkit_runs)" -- "$cur")) ;;
     *)
       # shellcheck disable=SC2207
       COMPREPLY=($(compgen -f -- "$cur")) ;;

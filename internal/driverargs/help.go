@@ -1,8 +1,19 @@
 package driverargs
 
 import (
+	"os"
 	"strings"
 )
+
+// Prog is the name the driver was invoked as, for its help and hints: the
+// driver exports it as LOOP_PROG (`loop` when found on PATH, else the path
+// as typed); "loop", the installed name, when unset.
+func Prog() string {
+	if p := os.Getenv("LOOP_PROG"); p != "" {
+		return p
+	}
+	return "loop"
+}
 
 const helpHead = `usage: scripts/loop run (SPEC [PLAN] | --prompt FILE) --validate CMD [OPTIONS]
          -- AGENT ARGS...
@@ -33,11 +44,11 @@ ended by SIGHUP/INT/PIPE/TERM; 70 internal error.
 // descCol is where option descriptions start; width is the help's.
 const descCol, width = 26, 80
 
-// Help is the driver's help: `scripts/loop --help`, `run --help` and
-// `resume --help` all print it.
+// Help is the driver's help: `loop --help`, `run --help` and
+// `resume --help` all print it, with the name it was invoked as.
 func Help() string {
 	var b strings.Builder
-	b.WriteString(helpHead)
+	b.WriteString(strings.ReplaceAll(helpHead, "scripts/loop", Prog()))
 	var envs []string
 	for _, o := range Options {
 		if o.Env != "" {

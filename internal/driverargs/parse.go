@@ -88,7 +88,7 @@ func ParseRun(args []string, src Sources) (*Run, error) {
 		name, val, inline := strings.Cut(a, "=")
 		o := byFlag(strings.TrimPrefix(name, "--"))
 		if o == nil || !strings.HasPrefix(name, "--") {
-			return nil, usagef("unknown flag: %s", a)
+			return nil, usagef("unknown flag %s", name)
 		}
 		switch {
 		case o.Arg == "" && inline:
@@ -169,7 +169,7 @@ type Resume struct {
 }
 
 // ResumeUsage is the error for a resume line without exactly one run.
-const ResumeUsage = "usage: scripts/loop resume RUN [--max-iterations N]"
+func ResumeUsage() string { return "usage: " + Prog() + " resume RUN [--max-iterations N]" }
 
 // ParseResume reads `scripts/loop resume RUN [--max-iterations N]`.
 func ParseResume(args []string, src Sources) (*Resume, error) {
@@ -196,15 +196,15 @@ func ParseResume(args []string, src Sources) (*Resume, error) {
 			}
 			r.MaxIterations = n
 		case strings.HasPrefix(a, "-"):
-			return nil, usagef("unknown flag: %s", a)
+			return nil, usagef("unknown flag %s", name)
 		case r.Run != "":
-			return nil, usagef("%s", ResumeUsage)
+			return nil, usagef("%s", ResumeUsage())
 		default:
 			r.Run = a
 		}
 	}
 	if r.Run == "" {
-		return nil, usagef("%s", ResumeUsage)
+		return nil, usagef("%s", ResumeUsage())
 	}
 	return r, nil
 }

@@ -113,10 +113,10 @@ func TestParseRunErrors(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{[]string{"--bogus"}, nil, "unknown flag: --bogus"},
-		{[]string{"--bogus=1", "--", "a"}, nil, "unknown flag: --bogus=1"},
-		{[]string{"-x", "--", "a"}, nil, "unknown flag: -x"},
-		{[]string{"-prompt", "TASK.md", "--", "a"}, nil, "unknown flag: -prompt"},
+		{[]string{"--bogus"}, nil, "unknown flag --bogus"},
+		{[]string{"--bogus=1", "--", "a"}, nil, "unknown flag --bogus"},
+		{[]string{"-x", "--", "a"}, nil, "unknown flag -x"},
+		{[]string{"-prompt", "TASK.md", "--", "a"}, nil, "unknown flag -prompt"},
 		{[]string{"--prompt"}, nil, "--prompt needs a value"},
 		{[]string{"--prompt=", "--", "a"}, nil, "--prompt needs a value"},
 		{[]string{"--prompt", "", "--", "a"}, nil, "--prompt needs a value"},
@@ -160,12 +160,12 @@ func TestParseResume(t *testing.T) {
 		{args: []string{"r1"}, run: "r1"},
 		{args: []string{"r1", "--max-iterations", "12"}, run: "r1", max: 12},
 		{args: []string{"--max-iterations=12", "r1"}, run: "r1", max: 12},
-		{args: []string{}, err: ResumeUsage},
-		{args: []string{"r1", "r2"}, err: ResumeUsage},
+		{args: []string{}, err: ResumeUsage()},
+		{args: []string{"r1", "r2"}, err: ResumeUsage()},
 		{args: []string{"r1", "--max-iterations"}, err: "--max-iterations needs a value"},
 		{args: []string{"r1", "--max-iterations", "0"}, err: `--max-iterations must be a positive whole number, got "0"`},
 		{args: []string{"r1", "--max-iterations=ten"}, err: `--max-iterations must be a positive whole number, got "ten"`},
-		{args: []string{"r1", "--bogus"}, err: "unknown flag: --bogus"},
+		{args: []string{"r1", "--bogus"}, err: "unknown flag --bogus"},
 	}
 	for _, tc := range tests {
 		r, err := ParseResume(tc.args, src)

@@ -149,7 +149,7 @@ func cell(s string) string {
 }
 
 // HypothesesPlaceholder is the Hypotheses section of a fresh stuck report.
-const HypothesesPlaceholder = "_Left for a person or a follow-up agent step (`scripts/loop run --stuck-agent`): what is the root cause, and what should the next attempt do differently?_\n\n1. \n2. \n3. \n"
+const HypothesesPlaceholder = "_Left for a person or a follow-up agent step (`loop run --stuck-agent`): what is the root cause, and what should the next attempt do differently?_\n\n1. \n2. \n3. \n"
 
 // Stuck renders the stuck report.
 func Stuck(run *record.Run, task string, c *Collector) string {

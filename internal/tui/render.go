@@ -312,7 +312,7 @@ func (m *Model) runsBody(h int) []string {
 	all := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 	out := []string{"  " + truncate(all[0], m.w-2)}
 	if len(m.runs) == 0 {
-		return append(out, "  (no runs yet: start one with scripts/loop run)")
+		return append(out, "  (no runs yet: start one with loop run)")
 	}
 	first := max(0, m.runCur-(h-2))
 	for i := first; i < len(m.runs) && len(out) < h; i++ {

@@ -20,16 +20,16 @@ cmd_resume() {
 }
 
 cmd_cancel() {
-  [ $# -eq 1 ] || usage_error "usage: scripts/loop cancel RUN"
+  [ $# -eq 1 ] || usage_error "usage: $LOOP_PROG cancel RUN"
   exec "$LK_DRIVE" --cancel --run "$1"
 }
 
 cmd_pause() {
-  [ $# -eq 1 ] || usage_error "usage: scripts/loop pause RUN"
+  [ $# -eq 1 ] || usage_error "usage: $LOOP_PROG pause RUN"
   exec "$LK_DRIVE" --pause --run "$1"
 }
 
 cmd_list() {
-  [ $# -eq 0 ] || usage_error "usage: scripts/loop list"
+  [ $# -eq 0 ] || usage_error "usage: $LOOP_PROG list"
   exec "$LK_VIEW" runs
 }

@@ -5,12 +5,8 @@ log() { printf 'loop: %s\n' "$*" >&2; }
 # die CODE MESSAGE: 70 is an internal error of loopkit, 1 a failure.
 die() { local code=$1; shift; log "$*"; exit "$code"; }
 
-# usage_error MESSAGE: the message and the help (loop-drive has it), exit 2.
-usage_error() {
-  log "$*"
-  "$LK_DRIVE" --usage >&2
-  exit 2
-}
+# usage_error MESSAGE: one line pointing at the help, exit 2.
+usage_error() { die 2 "$* (see $LOOP_PROG --help)"; }
 
 # find_tools sets LK_<NAME> for each loop-* command the driver runs: from
 # LOOP_BIN when set, else next to the driver (../bin), else PATH.

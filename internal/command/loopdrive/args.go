@@ -57,7 +57,9 @@ func driverLine(env *cli.Env, mode string, args []string) error {
 	var ue *driverargs.UsageError
 	switch {
 	case errors.As(err, &ue):
-		fmt.Fprintf(env.Stderr, "loop: %s\n%s", ue.Msg, driverargs.Help())
+		// one line: the help would hide the message that matters
+		sub := map[string]string{"--new": "run", "--resume": "resume"}[mode]
+		fmt.Fprintf(env.Stderr, "loop: %s (see %s %s --help)\n", ue.Msg, driverargs.Prog(), sub)
 		emit(env, "exit", fmt.Sprint(cli.ExitUsage))
 		return cli.Silent(cli.ExitUsage)
 	case err != nil:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/deadstep"
+	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/record"
@@ -68,7 +69,7 @@ func cancel(env *cli.Env, st *store.Store, id string) error {
 	}
 	if run.Status != record.RunCanceled {
 		r := &recorder.Recorder{St: st, Log: env.Log}
-		if _, err := r.SetStatus(id, record.RunCanceled, "canceled by scripts/loop cancel"); err != nil {
+		if _, err := r.SetStatus(id, record.RunCanceled, "canceled by "+driverargs.Prog()+" cancel"); err != nil {
 			return cli.Failf("%v", err)
 		}
 	}
@@ -97,10 +98,10 @@ func pause(env *cli.Env, st *store.Store, id string) error {
 		return cli.Failf("run %s is not running (%s): nothing to pause", id, state)
 	}
 	r := &recorder.Recorder{St: st, Log: env.Log}
-	if _, err := r.SetStatus(id, record.RunPaused, "paused by scripts/loop pause"); err != nil {
+	if _, err := r.SetStatus(id, record.RunPaused, "paused by "+driverargs.Prog()+" pause"); err != nil {
 		return cli.Failf("%v", err)
 	}
-	env.Log.Info(fmt.Sprintf("run %s: the driver stops after its current step; 'scripts/loop resume %s' continues", id, id))
+	env.Log.Info(fmt.Sprintf("run %[1]s: the driver stops after its current step; '%[2]s resume %[1]s' continues", id, driverargs.Prog()))
 	_, err = fmt.Fprintln(env.Stdout, record.RunPaused)
 	return err
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/drivesettings"
 	"github.com/loopkit/loopkit/internal/nextaction"
 	"github.com/loopkit/loopkit/internal/queue"
@@ -180,7 +181,7 @@ func (h *holder) lockLive(id string) error {
 func (h *holder) resume(opts *holdOptions) (string, error) {
 	id := opts.Run
 	if !h.st.RunExists(id) {
-		return "", cli.Usagef("no such run: %s (see 'scripts/loop list')", id)
+		return "", cli.Usagef("no such run: %s (see '%s list')", id, driverargs.Prog())
 	}
 	if err := h.lockDriver(id); err != nil {
 		return "", err
@@ -206,7 +207,7 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 	case opts.MaxIterations == 0 && run.Status == record.RunStuck:
 		return "", &cli.ExitError{Code: cli.ExitUsage,
 			Err:  fmt.Errorf("run %s is stuck after %d iterations: resuming needs more", id, n),
-			Hint: fmt.Sprintf("scripts/loop resume %s --max-iterations %d", id, n+nextaction.DefaultMaxIterations)}
+			Hint: fmt.Sprintf("%s resume %s --max-iterations %d", driverargs.Prog(), id, n+nextaction.DefaultMaxIterations)}
 	}
 	stopLeft(h.env, h.st, id)
 	if err := h.lockLive(id); err != nil {
@@ -262,7 +263,7 @@ func (h *holder) lockDriver(id string) error {
 			}
 			return &cli.ExitError{Code: ExitBusy,
 				Err:  fmt.Errorf("run %s is busy: %s is driving it", id, who),
-				Hint: fmt.Sprintf("stop it first with 'scripts/loop cancel %s' or 'scripts/loop pause %s'", id, id)}
+				Hint: fmt.Sprintf("stop it first with '%[1]s cancel %[2]s' or '%[1]s pause %[2]s'", driverargs.Prog(), id)}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
