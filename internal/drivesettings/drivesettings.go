@@ -51,7 +51,7 @@ var Checks = map[string]Check{
 	"max_rewrites":       whole,
 	"max_wait":           duration,
 	"rate_limit_backoff": duration,
-	"hook_timeout":       duration,
+	"hook_timeout":       positiveDuration, // a hook must not hang the driver
 }
 
 // Names maps a setting to the flag a person typed, for messages.
@@ -66,6 +66,7 @@ var Names = map[string]string{
 	"prompt": "--prompt", "dir": "--dir",
 	"watchdog": "--watchdog", "watchdog_k": "--watchdog-k", "max_rewrites": "--max-rewrites",
 	"max_wait": "--max-wait", "hook_timeout": "--hook-timeout",
+	"rate_limit_backoff": "--rate-limit-backoff",
 }
 
 // Validate checks every setting, in key order so the first error is stable,
@@ -159,7 +160,14 @@ func whole(v string) error {
 
 func duration(v string) error {
 	if _, err := cli.ParseDuration(v); err != nil {
-		return fmt.Errorf("must be a duration like 90s or 5m, got %q", v)
+		return fmt.Errorf("must be a duration like 90s, 5m or 3600 (seconds), got %q", v)
+	}
+	return nil
+}
+
+func positiveDuration(v string) error {
+	if d, err := cli.ParseDuration(v); err != nil || d == 0 {
+		return fmt.Errorf("must be a duration above 0 like 10s, got %q", v)
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ func TestValidate(t *testing.T) {
 	}{
 		{"fine", ok, []string{"sh", "-c", "true"}, ""},
 		{"relative script", ok, []string{"./agent.sh"}, ""},
-		{"bad duration", map[string]string{"timeout": "soon"}, []string{"sh"}, `--timeout must be a duration like 90s or 5m, got "soon"`},
+		{"bad duration", map[string]string{"timeout": "soon"}, []string{"sh"}, `--timeout must be a duration like 90s, 5m or 3600 (seconds), got "soon"`},
 		{"bare seconds", map[string]string{"timeout": "600"}, []string{"sh"}, ""},
 		{"zero iterations", map[string]string{"max_iterations": "0"}, []string{"sh"}, "--max-iterations must be a positive whole number"},
 		{"bad number", map[string]string{"retries": "two"}, []string{"sh"}, `--retries must be a whole number, got "two"`},

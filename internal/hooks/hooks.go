@@ -7,7 +7,6 @@ package hooks
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
+	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -61,24 +61,13 @@ func FromSettings(set map[string]string, storeRoot string, l *log.Logger) (*Hook
 		}
 	}
 	if v := set[SettingTimeout]; v != "" {
-		d, err := parseDuration(v)
+		d, err := cli.ParseDuration(v)
 		if err != nil || d <= 0 {
 			return h, fmt.Errorf("hook_timeout=%q: want a duration such as 10s", v)
 		}
 		h.Timeout = d
 	}
 	return h, nil
-}
-
-func parseDuration(v string) (time.Duration, error) {
-	if d, err := time.ParseDuration(v); err == nil {
-		return d, nil
-	}
-	var n int
-	if _, err := fmt.Sscanf(v, "%d", &n); err != nil || fmt.Sprint(n) != v {
-		return 0, errors.New("not a duration")
-	}
-	return time.Duration(n) * time.Second, nil
 }
 
 // Fire runs every command for one event, one after the other, and reports

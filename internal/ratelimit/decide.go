@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/drivesettings"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
@@ -24,9 +25,10 @@ func ParseSettings(m map[string]string) (Settings, error) {
 		if v == "" {
 			continue
 		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return s, fmt.Errorf("%s=%q: want a duration such as 6h or 30s", key, v)
+		// the parser of the flag, so a value the start accepted stays valid
+		d, err := cli.ParseDuration(v)
+		if err != nil {
+			return s, fmt.Errorf("%s=%q: want a duration such as 6h, 30s or 3600 (seconds)", key, v)
 		}
 		*dst = d
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/nextaction"
+	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/settings"
 	"github.com/loopkit/loopkit/internal/store"
@@ -144,13 +145,24 @@ func decide(env *cli.Env, st *store.Store, id string) (nextaction.Action, error)
 	}
 	in, err := nextaction.Load(st, id)
 	if err != nil {
-		return nextaction.Action{}, cli.Failf("%v", err)
+		return internalError(env, err), nil
 	}
 	a := nextaction.Decide(in, nextaction.Rules)
 	if a.Kind == nextaction.Iterate {
 		if a, err = guard(env, st, id, a); err != nil {
-			return nextaction.Action{}, cli.Failf("%v", err)
+			return internalError(env, err), nil
 		}
 	}
 	return a, nil
+}
+
+// ExitInternal is the driver's status for an internal error of loopkit.
+const ExitInternal = 70
+
+// internalError is the action after a decision failed: the run stops
+// failed with the error (the driver records it), never left running.
+func internalError(env *cli.Env, err error) nextaction.Action {
+	env.Log.Error("could not decide the next action", "err", err)
+	return nextaction.Action{Kind: nextaction.Stop, Status: record.RunFailed,
+		Reason: "internal error: " + err.Error(), Exit: ExitInternal, Rule: "internal-error"}
 }
