@@ -1,0 +1,179 @@
+package loopkit_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopkit/loopkit/pkg/loopkit"
+)
+
+// fixture copies testdata/store to a fresh .loop and opens it.
+func fixture(t *testing.T) (*loopkit.Store, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), ".loop")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(pkgDir, "testdata", "store"))); err != nil {
+		t.Fatal(err)
+	}
+	st, err := loopkit.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.PollInterval = 5 * time.Millisecond
+	return st, dir
+}
+
+// The package reads the store and never writes it: the writer, its locks
+// and repairs stay out of what a program linking it can do.
+func TestNeverImportsTheWriter(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", ".")
+	cmd.Dir = pkgDir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "github.com/loopkit/loopkit/internal/") &&
+			p != "github.com/loopkit/loopkit/internal/store" &&
+			p != "github.com/loopkit/loopkit/internal/record" &&
+			p != "github.com/loopkit/loopkit/internal/proc" &&
+			p != "github.com/loopkit/loopkit/internal/procid" {
+			t.Errorf("pkg/loopkit depends on %s: only the store's reader and records belong here", p)
+		}
+	}
+}
+
+func TestOpenCreatesNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".loop")
+	if _, err := loopkit.Open(dir); err == nil {
+		t.Fatal("Open of a missing store succeeded")
+	}
+	if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Open created %s", dir)
+	}
+}
+
+func TestNoSuchRun(t *testing.T) {
+	st, _ := fixture(t)
+	for _, id := range []string{"nope", "../runs"} {
+		if _, err := st.Iterations(id); err == nil {
+			t.Errorf("Iterations(%q) succeeded", id)
+		}
+	}
+	if _, err := st.Iterations("nope"); !errors.Is(err, loopkit.ErrNoSuchRun) {
+		t.Errorf("Iterations of a missing run: %v, want ErrNoSuchRun", err)
+	}
+	err := st.Follow(context.Background(), "nope", func(loopkit.IterationLog) error { return nil })
+	if !errors.Is(err, loopkit.ErrNoSuchRun) {
+		t.Errorf("Follow of a missing run: %v, want ErrNoSuchRun", err)
+	}
+}
+
+// Iterations passes on only committed lines: not a line being written (no
+// newline yet), nor one out of sequence.
+func TestIterationsOnlyCommits(t *testing.T) {
+	st, dir := fixture(t)
+	path := filepath.Join(dir, "runs", "fix-parser", "iterations.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitAfter(string(data), "\n")[0]
+	bad := strings.Replace(first, `"iteration":1`, `"iteration":7`, 1)
+	torn := strings.TrimSuffix(first, "\n")
+	for _, tail := range []string{bad, torn} {
+		if err := os.WriteFile(path, []byte(string(data)+tail), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		its, err := st.Iterations("fix-parser")
+		if err != nil || len(its) != 2 {
+			t.Errorf("with %q appended: %d iterations, %v; want the 2 committed", tail[:30], len(its), err)
+		}
+	}
+}
+
+// Follow passes on an iteration committed while it waits, and returns once
+// the run has ended; a canceled context and fn's error stop it too.
+func TestFollowLive(t *testing.T) {
+	st, dir := fixture(t)
+	run := filepath.Join(dir, "runs", "add-docs")
+	line, err := os.ReadFile(filepath.Join(run, "iterations.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan int, 4)
+	done := make(chan error, 1)
+	go func() {
+		done <- st.Follow(context.Background(), "add-docs", func(it loopkit.IterationLog) error {
+			got <- it.Iteration
+			return nil
+		})
+	}()
+	if n := <-got; n != 1 {
+		t.Fatalf("first iteration followed: %d", n)
+	}
+	// a writer commits iteration 2, then ends the run
+	second := strings.Replace(string(line), `"iteration":1`, `"iteration":2`, 1)
+	f, err := os.OpenFile(filepath.Join(run, "iterations.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(second); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if n := <-got; n != 2 {
+		t.Fatalf("second iteration followed: %d", n)
+	}
+	setStatus(t, filepath.Join(run, "run.json"), "completed")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Follow of an ended run: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Follow did not return once the run ended")
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	setStatus(t, filepath.Join(run, "run.json"), "running")
+	n := 0
+	err = st.Follow(ctx, "add-docs", func(loopkit.IterationLog) error {
+		if n++; n == 2 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Follow after cancel: %v", err)
+	}
+	stop := errors.New("enough")
+	err = st.Follow(context.Background(), "add-docs", func(loopkit.IterationLog) error { return stop })
+	if !errors.Is(err, stop) {
+		t.Errorf("Follow with fn failing: %v", err)
+	}
+}
+
+func setStatus(t *testing.T, path, status string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	for _, old := range []string{`"status": "running"`, `"status": "completed"`} {
+		s = strings.Replace(s, old, `"status": "`+status+`"`, 1)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
