@@ -42,6 +42,9 @@ type Input struct {
 	Recent []*record.IterationLog
 	// Phases is what the reviewer and final verification rules read.
 	Phases Phases
+	// Attempt is the agent step just kept as an attempt instead of an
+	// iteration (it could not work), nil when there is none.
+	Attempt *record.Agent
 }
 
 // Load reads run id's run.json and the end of its log.

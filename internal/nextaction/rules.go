@@ -133,13 +133,18 @@ func notRunning(in *Input) (Action, bool) {
 }
 
 // agentCannotRun: the agent could not start (126/127) or said it may not
-// work (not logged in, no permission): no further iteration can help.
+// work (not logged in, no permission: record.CannotWorkKinds): no further
+// iteration can help. The step is the attempt just kept, else the last
+// iteration's since the latest resume.
 func agentCannotRun(in *Input) (Action, bool) {
-	since := in.SinceResume()
-	if len(since) == 0 {
-		return Action{}, false
+	ag := in.Attempt
+	if ag == nil {
+		since := in.SinceResume()
+		if len(since) == 0 {
+			return Action{}, false
+		}
+		ag = since[len(since)-1].Agent
 	}
-	ag := since[len(since)-1].Agent
 	if ag == nil {
 		return Action{}, false
 	}
@@ -148,21 +153,20 @@ func agentCannotRun(in *Input) (Action, bool) {
 	if ag.ExitCode != nil {
 		code = *ag.ExitCode
 	}
-	switch {
-	case kind == record.ErrorKindNotFound || code == 126 || code == 127:
-		why := deref(ag.Error)
+	if !record.CannotWork(kind, code) {
+		return Action{}, false
+	}
+	why := deref(ag.Error)
+	if kind == record.ErrorKindNotFound || code == 126 || code == 127 {
 		if why == "" {
 			why = fmt.Sprintf("exit status %d", code)
 		}
 		return stop(record.RunFailed, "agent could not start: "+why), true
-	case kind == record.ErrorKindAuthentication || kind == record.ErrorKindPermission:
-		why := deref(ag.Error)
-		if why == "" {
-			why = kind + " error"
-		}
-		return stop(record.RunFailed, "agent cannot work: "+why), true
 	}
-	return Action{}, false
+	if why == "" {
+		why = kind + " error"
+	}
+	return stop(record.RunFailed, "agent cannot work: "+why), true
 }
 
 // validationCannotRun: the last validation could not start its command

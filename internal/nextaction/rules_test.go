@@ -190,3 +190,34 @@ func TestStartWarning(t *testing.T) {
 		}
 	}
 }
+
+// A step kept as an attempt because it could not work fails the run by
+// itself, whatever the iterations before it; a kind added to
+// record.CannotWorkKinds does the same.
+func TestDecideCannotWorkAttempt(t *testing.T) {
+	run := &record.Run{Status: "running", Settings: map[string]string{KeyPrompt: "/p/TASK.md"}}
+	recent := []*record.IterationLog{iter(1, "fail", 0, true)}
+	for _, tc := range []struct {
+		ag   *record.Agent
+		want string
+	}{
+		{&record.Agent{ExitCode: ptr(1), Error: ptr("Not logged in · Please run /login"), ErrorKind: ptr(record.ErrorKindAuthentication)},
+			"agent cannot work: Not logged in · Please run /login"},
+		{&record.Agent{ExitCode: ptr(127), Error: ptr("exit status 127: claude: not found")},
+			"agent could not start: exit status 127: claude: not found"},
+		{&record.Agent{ExitCode: ptr(1), ErrorKind: ptr("auth_expired")}, "agent cannot work: auth_expired error"},
+	} {
+		if k := deref(tc.ag.ErrorKind); k == "auth_expired" {
+			record.CannotWorkKinds[k] = true
+			defer delete(record.CannotWorkKinds, k)
+		}
+		got := Decide(&Input{Run: run, Recent: recent, Attempt: tc.ag}, Rules)
+		want := Action{Kind: Stop, Status: "failed", Exit: 3, Reason: tc.want, Rule: "agent-cannot-run"}
+		if got.Kind != want.Kind || got.Reason != want.Reason || got.Exit != 3 || got.Rule != want.Rule {
+			t.Errorf("got %+v\nwant %+v", got, want)
+		}
+	}
+	if got := Decide(&Input{Run: run, Recent: recent}, Rules); got.Kind != Iterate {
+		t.Errorf("without the attempt: %+v", got)
+	}
+}

@@ -89,6 +89,9 @@ type Step struct {
 	RateLimited       bool    `json:"rate_limited"`
 	RateLimitResetsAt *int64  `json:"rate_limit_resets_at"`
 	RateLimitEvidence *string `json:"rate_limit_evidence"`
+	// CannotWork is set when the step could not have worked (CannotWork):
+	// the driver keeps it as an attempt and runs no validation after it.
+	CannotWork bool `json:"cannot_work,omitempty"`
 	// IdleTimeout is set when the agent was killed for printing nothing
 	// but retry notices for --idle-timeout; KilledAfterResult when it was
 	// killed for not exiting after its result line.
@@ -246,7 +249,8 @@ const (
 	AttemptStuckReport = "stuck_report"
 	AttemptReviewer    = "reviewer"
 	AttemptNaming      = "naming"
-	AttemptAgent       = "agent" // any other agent call
+	AttemptCannotWork  = "cannot_work" // a step that could not work: no validation ran
+	AttemptAgent       = "agent"       // any other agent call
 )
 
 // AttemptID is the id of attempt n of a run: <run_id>-attempt-<n>.
@@ -265,6 +269,22 @@ const (
 	ErrorKindInvalidRequest = "invalid_request"
 	ErrorKindAPI            = "api_error" // any other error the agent reported
 )
+
+// CannotWorkKinds are the error kinds of a step that could not have done
+// any work, however often it is tried: no login, no permission, no
+// program. A feature that recognises another such failure adds its kind.
+var CannotWorkKinds = map[string]bool{
+	ErrorKindNotFound:       true,
+	ErrorKindAuthentication: true,
+	ErrorKindPermission:     true,
+}
+
+// CannotWork says whether a step with this error kind and exit code could
+// not have worked: a kind above, or the shell's 126/127 (a wrapper that
+// could not start its agent).
+func CannotWork(kind string, exitCode int) bool {
+	return CannotWorkKinds[kind] || exitCode == 126 || exitCode == 127
+}
 
 // Run statuses.
 const (

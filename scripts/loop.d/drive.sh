@@ -169,6 +169,13 @@ act_iterate() {
     : >"$TMP/step.json"
     return
   fi
+  # a step that could not work (not logged in, no program) is an attempt:
+  # no review, no validation; loop-drive keeps it and fails the run
+  if [[ $REC == *'"cannot_work":true'* ]]; then
+    next_action --attempt <<<"$REC"
+    : >"$TMP/step.json"
+    return
+  fi
   [ -z "${A[review]:-}" ] || review_step "$i/$max" # before the validation: the step's change alone
   log "iteration $i/$max: validate"
   run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]:-10m}" \

@@ -17,6 +17,7 @@ const usage = `MODE [OPTIONS]
   loop-drive --resume ARGS...  (ARGS: those of scripts/loop resume)
   loop-drive --next --run ID
   loop-drive --record --run ID --iteration N < STEP_AND_VALIDATION
+  loop-drive --attempt --run ID < STEP
   loop-drive --cancel --run ID | --pause --run ID
   loop-drive --mirror --run ID [--global-log-dir DIR]
   loop-drive --merge --run ID
@@ -40,7 +41,9 @@ action=wait or action=stop, ...), decided from run.json and the end of the
 log; the watchdog and the store's rate-limit note are asked here too.
 --record records iteration N from the step and validation records on
 stdin (as loop-record --iteration N), prints its loop-view logs line as
-summary=LINE, then the next action as --next.
+summary=LINE, then the next action as --next. --attempt keeps a step that
+could not work (its record says cannot_work) as an attempt, with no
+validation, and prints the next action: the stop that fails the run.
 
 --merge merges a completed worktree run's branch into its merge target in
 the primary worktree (never pushed) and prints the target's new commit; a
@@ -57,6 +60,7 @@ type Options struct {
 	Next         bool   `long:"next" description:"print the next action"`
 	Record       bool   `long:"record" description:"record iteration --iteration from stdin, print its summary line and the next action"`
 	Iteration    int    `long:"iteration" value-name:"N" description:"with --record: the iteration's number"`
+	Attempt      bool   `long:"attempt" description:"keep the step on stdin, which could not work, as an attempt; print the next action"`
 	Cancel       bool   `long:"cancel" description:"stop the run's driver and mark the run canceled"`
 	Pause        bool   `long:"pause" description:"let the current step finish, then stop the driver; the run is paused"`
 	Mirror       bool   `long:"mirror" description:"copy the run's directory into the global store and print its path"`
@@ -88,13 +92,13 @@ func run(env *cli.Env) error {
 		return err
 	}
 	modes := 0
-	for _, on := range []bool{opts.Next, opts.Record, opts.Cancel, opts.Pause, opts.Mirror, opts.Merge} {
+	for _, on := range []bool{opts.Next, opts.Record, opts.Attempt, opts.Cancel, opts.Pause, opts.Mirror, opts.Merge} {
 		if on {
 			modes++
 		}
 	}
 	if modes != 1 {
-		return env.UsageError("give one of --new, --resume, --next, --record, --cancel, --pause, --mirror, --merge, --usage")
+		return env.UsageError("give one of --new, --resume, --next, --record, --attempt, --cancel, --pause, --mirror, --merge, --usage")
 	}
 	if opts.Record != (opts.Iteration > 0) {
 		return env.UsageError("--record goes with --iteration N (1 or more)")
@@ -120,6 +124,8 @@ func run(env *cli.Env) error {
 		return next(env, st, opts.Run)
 	case opts.Record:
 		return recordNext(env, st, cwd, opts)
+	case opts.Attempt:
+		return attemptNext(env, st, opts.Run)
 	case opts.Cancel:
 		return cancel(env, st, opts.Run)
 	case opts.Mirror:
@@ -140,6 +146,12 @@ func next(env *cli.Env, st *store.Store, id string) error {
 
 // decide is the next action of run id.
 func decide(env *cli.Env, st *store.Store, id string) (nextaction.Action, error) {
+	return decideAfter(env, st, id, nil)
+}
+
+// decideAfter is the next action of run id after attempt, a step kept as
+// an attempt instead of an iteration (nil for none).
+func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent) (nextaction.Action, error) {
 	if !st.RunExists(id) {
 		return nextaction.Action{}, cli.Failf("no such run: %s", id)
 	}
@@ -147,6 +159,7 @@ func decide(env *cli.Env, st *store.Store, id string) (nextaction.Action, error)
 	if err != nil {
 		return internalError(env, err), nil
 	}
+	in.Attempt = attempt
 	a := nextaction.Decide(in, nextaction.Rules)
 	if a.Kind == nextaction.Iterate {
 		if a, err = guard(env, st, id, a); err != nil {

@@ -86,3 +86,39 @@ func recordNext(env *cli.Env, st *store.Store, cwd string, opts *Options) error 
 	}
 	return a.Write(env.Stdout)
 }
+
+// attemptNext is --attempt: a step that could not work (not logged in, no
+// program) is kept as an attempt, paid for but no iteration, and no
+// validation runs after it; the next action, printed as --next prints it,
+// is the stop that fails the run.
+func attemptNext(env *cli.Env, st *store.Store, id string) error {
+	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT) // as --record
+	in, err := record.ReadInput(env.Stdin)
+	var ie *record.InputError
+	if errors.As(err, &ie) {
+		return cli.BadInput(fmt.Errorf("stdin %w", err))
+	}
+	if err != nil {
+		return cli.Failf("read stdin: %v", err)
+	}
+	if in.Step == nil || in.Validation != nil {
+		return cli.BadInput(fmt.Errorf("stdin: --attempt takes one step record"))
+	}
+	r := &recorder.Recorder{St: st, Log: env.Log}
+	res, err := r.RecordAttempt(id, in, record.AttemptCannotWork)
+	if errors.As(err, &ie) {
+		return cli.BadInput(fmt.Errorf("stdin %w", err))
+	}
+	if err != nil {
+		return cli.Failf("record the attempt of run %s: %v", id, err)
+	}
+	if res.Warning != nil {
+		env.Log.Warn("attempt stored; run.json will be brought up to date by the next writer", "run", id, "err", res.Warning)
+	}
+	s := in.Step
+	a, err := decideAfter(env, st, id, &record.Agent{ExitCode: s.ExitCode, Error: s.Error, ErrorKind: s.ErrorKind})
+	if err != nil {
+		return err
+	}
+	return a.Write(env.Stdout)
+}

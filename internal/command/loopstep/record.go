@@ -67,6 +67,11 @@ func (s *stepRun) record(out *outcome) *record.Step {
 	rec.Model = p.Model
 	rec.ToolCallsDropped = p.ToolCallsDropped
 	fillError(rec, res, p, s.argv[0])
+	kind := ""
+	if rec.ErrorKind != nil {
+		kind = *rec.ErrorKind
+	}
+	rec.CannotWork = record.CannotWork(kind, code)
 	return rec
 }
 
