@@ -41,6 +41,8 @@ type Usage struct {
 	// the agent reports it (Codex); informational, never added twice.
 	ReasoningTokens *int64
 	CostUSD         *float64
+	// Ignored names the figures Range dropped as out of range.
+	Ignored []string
 }
 
 // Add adds u's known figures to s (an attempt's usage to a step's).
@@ -57,6 +59,7 @@ func (s *Usage) Add(u Usage) {
 		}
 		s.CostUSD = &c
 	}
+	s.Ignored = append(s.Ignored, u.Ignored...)
 }
 
 func addInt(dst **int64, v *int64) {
@@ -65,7 +68,7 @@ func addInt(dst **int64, v *int64) {
 	}
 	n := *v
 	if *dst != nil {
-		n += **dst
+		n = SatAdd(n, **dst)
 	}
 	*dst = &n
 }

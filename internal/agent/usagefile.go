@@ -2,9 +2,12 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/safefile"
 )
 
 // UsageFileEnv names the file any agent (or a wrapper script) may write
@@ -21,12 +24,22 @@ type usageFile struct {
 	CostUSD             *float64 `json:"cost_usd"`
 }
 
+// usageFileMax caps what is read of the usage file: a few numbers.
+const usageFileMax = 64 << 10
+
 // ApplyUsageFile puts the figures the agent wrote to path over those
 // parsed from its output, field by field. A missing or empty file is no
-// usage; a bad one is an error and changes nothing.
+// usage; a bad one (not JSON, a FIFO, a link, past 64 KiB) is an error and
+// changes nothing. The agent made this file: it is read as safefile reads.
 func ApplyUsageFile(path string, u *Usage) error {
-	data, err := os.ReadFile(path)
-	if err != nil || len(strings.TrimSpace(string(data))) == 0 {
+	data, err := safefile.ReadFile(path, usageFileMax)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
 		return nil
 	}
 	var f usageFile

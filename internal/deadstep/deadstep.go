@@ -53,8 +53,16 @@ func Rebuild(base string, meta store.SpoolMeta, warn agent.Warner) (*record.Step
 			res.ScanStderr(tail, time.Now())
 		}
 	}
-	if err := agent.ApplyUsageFile(base+".usage.json", &res.Usage); err != nil && warn != nil {
-		warn("usage file ignored", "file", base+".usage.json", "err", err)
+	if err := agent.ApplyUsageFile(base+".usage.json", &res.Usage); err != nil {
+		res.Usage.Ignored = append(res.Usage.Ignored, "usage file: "+err.Error())
+		if warn != nil {
+			warn("usage file ignored", "file", base+".usage.json", "err", err)
+		}
+	}
+	for _, bad := range res.Usage.Range() {
+		if warn != nil {
+			warn("usage figure ignored", "why", bad)
+		}
 	}
 	ended := max(outTime, errTime, meta.StartedAt)
 	phase := meta.Phase
@@ -71,7 +79,7 @@ func Rebuild(base string, meta store.SpoolMeta, warn agent.Warner) (*record.Step
 		LLMReasoningTokens: res.ReasoningTokens, CostUSD: res.CostUSD,
 		Model: res.Model, ToolCalls: res.ToolCalls, ToolCallsDropped: res.ToolCallsDropped,
 		FinalMessage: res.FinalMessage, Error: &why,
-		StdoutBytes: outSize, StderrBytes: errSize,
+		StdoutBytes: outSize, StderrBytes: errSize, UsageIgnored: res.Usage.Ignored,
 	}
 	if rec.ToolCalls == nil {
 		rec.ToolCalls = []record.ToolCall{}

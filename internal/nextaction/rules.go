@@ -269,7 +269,7 @@ func overBudget(in *Input) (Action, bool) {
 			strconv.FormatFloat(*r.TotalCostUSD, 'f', -1, 64), in.Setting(KeyMaxCost))), true
 	}
 	if limit := in.Int(KeyMaxTokens, 0); limit > 0 {
-		if used := val(r.TotalInputTokens) + val(r.TotalOutputTokens); used > int64(limit) {
+		if used := agent.SatAdd(val(r.TotalInputTokens), val(r.TotalOutputTokens)); used > int64(limit) {
 			return stop(record.RunFailed, fmt.Sprintf("token cap reached: %d tokens used, cap %d", used, limit)), true
 		}
 	}

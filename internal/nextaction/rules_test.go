@@ -2,6 +2,7 @@ package nextaction
 
 import (
 	"bytes"
+	"math"
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/record"
@@ -122,6 +123,9 @@ func TestDecide(t *testing.T) {
 		{"over the token cap", &record.Run{Status: "running", TotalInputTokens: ptr[int64](600), TotalOutputTokens: ptr[int64](500), Settings: map[string]string{KeyMaxTokens: "1000"}},
 			[]*record.IterationLog{iter(1, "fail", 0, true)},
 			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "token cap reached: 1100 tokens used, cap 1000", Rule: "over-budget"}},
+		{"a token total at int64's end does not wrap under the cap", &record.Run{Status: "running", TotalInputTokens: ptr[int64](math.MaxInt64), TotalOutputTokens: ptr[int64](math.MaxInt64), Settings: map[string]string{KeyMaxTokens: "1000"}},
+			[]*record.IterationLog{iter(1, "fail", 0, true)},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "token cap reached: 9223372036854775807 tokens used, cap 1000", Rule: "over-budget"}},
 		{"unknown cost never stops, and is warned of", &record.Run{Status: "running", Settings: map[string]string{KeyMaxCost: "0.01"}},
 			[]*record.IterationLog{iter(1, "fail", 0, true)},
 			Action{Kind: Iterate, Iteration: 2, Rule: "next", Extra: map[string]string{"warning": "the agent reports no cost: --max-cost cannot act; give --max-tokens to cap this run"}}},

@@ -138,6 +138,9 @@ type Step struct {
 	// A review step's verdict (approve, changes or none) and its notes.
 	ReviewVerdict *string `json:"review_verdict,omitempty"`
 	ReviewNotes   *string `json:"review_notes,omitempty"`
+	// UsageIgnored names the usage figures loop-step dropped: out of range
+	// (negative, absurdly large) or from a usage file it would not read.
+	UsageIgnored []string `json:"usage_ignored,omitempty"`
 }
 
 // Agent is the step's part of an IterationLog.
@@ -164,6 +167,8 @@ type Agent struct {
 	Model     string `json:"model,omitempty"`
 	StartedAt int64  `json:"started_at,omitempty"`
 	EndedAt   int64  `json:"ended_at,omitempty"`
+	// UsageIgnored: the step's usage_ignored.
+	UsageIgnored []string `json:"usage_ignored,omitempty"`
 }
 
 // IterationLog is one line of iterations.jsonl: the durable record of an iteration.

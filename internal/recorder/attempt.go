@@ -199,6 +199,7 @@ func agentOf(s *record.Step) *record.Agent {
 		Model:               s.Model,
 		StartedAt:           s.StartedAt,
 		EndedAt:             s.EndedAt,
+		UsageIgnored:        s.UsageIgnored,
 	}
 }
 

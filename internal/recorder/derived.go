@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/gitstate"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
@@ -81,7 +82,7 @@ func addUsage(run *record.Run, in, out, cacheRead, cacheCreation *int64, cost *f
 		if v != nil {
 			sum := *v
 			if *dst != nil {
-				sum += **dst
+				sum = agent.SatAdd(sum, **dst) // a total stops at int64's end, never wraps
 			}
 			*dst = &sum
 		}

@@ -9,8 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
+
+	"github.com/loopkit/loopkit/internal/safefile"
 )
 
 // AppendLine appends one whole line to an append-only NDJSON file and fsyncs
@@ -222,19 +223,5 @@ func OpenRegular(path string) (*os.File, error) { return openNoFollow(path, os.O
 // openNoFollow opens a file of the store, refusing a symlink, and anything
 // but a regular file (a FIFO would block a reader forever).
 func openNoFollow(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, FileMode)
-	if errors.Is(err, syscall.ELOOP) {
-		return nil, fmt.Errorf("%s is a symlink; the store follows none: move it away", path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		if err == nil {
-			err = fmt.Errorf("%s is not a regular file; move it away", path)
-		}
-		return nil, err
-	}
-	return f, nil
+	return safefile.OpenFile(path, flag, FileMode)
 }

@@ -47,6 +47,7 @@ func (s *stepRun) record(out *outcome) *record.Step {
 		StdoutBytes:            res.StdoutBytes,
 		StderrBytes:            res.StderrBytes,
 		StrayWriter:            res.StrayWriter,
+		UsageIgnored:           out.usage.Ignored,
 	}
 	if p.SessionID != "" {
 		rec.SessionID = &p.SessionID

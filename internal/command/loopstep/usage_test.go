@@ -1,7 +1,14 @@
 package loopstep
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/record"
 )
 
 // An agent that prints only text but writes $LOOP_USAGE_FILE has its usage
@@ -44,5 +51,65 @@ func TestPricesEstimate(t *testing.T) {
 	rec, _, _ = c.run("", "--prompt", c.dir+"/prompt.md", "--", fakeAgent)
 	if rec.CostUSD != nil || str(rec.CostSource) != "unknown" {
 		t.Errorf("without --prices: cost %v source %s", rec.CostUSD, str(rec.CostSource))
+	}
+}
+
+// A usage file the agent made a FIFO, a link to /dev/zero or a link to a
+// file elsewhere is refused at once (never waited on, never read through):
+// the step is recorded, and the record says why the usage was ignored.
+func TestUsageFileHostile(t *testing.T) {
+	c := newCase(t)
+	os.WriteFile(filepath.Join(c.dir, "elsewhere.json"), []byte(`{"input_tokens":7}`), 0o600)
+	for name, plant := range map[string]string{
+		"fifo":     `mkfifo "$LOOP_USAGE_FILE"`,
+		"dev-zero": `ln -s /dev/zero "$LOOP_USAGE_FILE"`,
+
+		"link":      `ln -s "` + c.dir + `/elsewhere.json" "$LOOP_USAGE_FILE"`,
+		"too-large": `head -c 100000 /dev/zero | tr '\0' ' ' > "$LOOP_USAGE_FILE"`,
+	} {
+		script := c.write(name+".sh", "#!/bin/sh\necho done\n"+plant+"\n")
+		chmodX(t, script)
+		type result struct {
+			rec  *record.Step
+			code int
+		}
+		done := make(chan result, 1)
+		go func() {
+			rec, code, _ := c.run("", "--prompt", c.dir+"/prompt.md", "--", script)
+			done <- result{rec, code}
+		}()
+		select {
+		case r := <-done:
+			if r.code != 0 || r.rec == nil || r.rec.LLMInputTokens != nil || len(r.rec.UsageIgnored) != 1 ||
+				!strings.HasPrefix(r.rec.UsageIgnored[0], "usage file: ") {
+				t.Errorf("%s: code %d record %+v", name, r.code, r.rec)
+			}
+		case <-time.After(30 * time.Second):
+			// Release the reader blocked on the FIFO, then fail.
+			matches, _ := filepath.Glob(filepath.Join(c.store, "spool", "*.usage.json"))
+			for _, m := range matches {
+				if f, err := os.OpenFile(m, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					f.Close()
+				}
+			}
+			t.Fatalf("%s: loop-step still reading the usage file after 30 s", name)
+		}
+	}
+}
+
+// Figures out of range are dropped and named, the others kept: a negative
+// count, one past any real call (int64's end, which would wrap a total
+// negative), a negative cost.
+func TestUsageFiguresRanged(t *testing.T) {
+	c := newCase(t)
+	script := c.write("agent.sh", "#!/bin/sh\necho done\nprintf '%s' '{\"input_tokens\":-5,\"output_tokens\":9223372036854775807,\"cache_read_tokens\":30,\"cost_usd\":-1}' > \"$LOOP_USAGE_FILE\"\n")
+	chmodX(t, script)
+	rec, code, stderr := c.run("", "--prompt", c.dir+"/prompt.md", "--", script)
+	if code != 0 || rec.LLMInputTokens != nil || rec.LLMOutputTokens != nil || rec.CostUSD != nil ||
+		rec.LLMCacheReadTokens == nil || *rec.LLMCacheReadTokens != 30 || len(rec.UsageIgnored) != 3 {
+		t.Fatalf("code %d record %+v", code, rec)
+	}
+	if !strings.Contains(stderr, "usage figure ignored") || !strings.Contains(rec.UsageIgnored[1], "output_tokens 9223372036854775807 is out of range") {
+		t.Errorf("ignored %q, stderr:\n%s", rec.UsageIgnored, stderr)
 	}
 }

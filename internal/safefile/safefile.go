@@ -1,0 +1,90 @@
+// Package safefile is the one way loopkit reads a file the agent could have
+// touched: the usage file, the prompt and plan, ratelimit.json, spool
+// entries, iteration files, the export checkpoint. Such a file may be a
+// FIFO (a reader would wait forever), a link (to a secret outside the
+// store, or to /dev/zero), or huge; each of these is refused with an error
+// naming the file, never waited on or followed.
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+)
+
+// ErrTooBig is wrapped by ReadFile's error for a file past its cap.
+var ErrTooBig = errors.New("file too big")
+
+// Open opens path read-only: a final symlink is refused (O_NOFOLLOW), the
+// open never waits (O_NONBLOCK: a FIFO without a writer would block it),
+// and anything but a regular file (FIFO, device, socket, directory) is
+// refused after the open, checked on the descriptor itself.
+func Open(path string) (*os.File, error) { return OpenFile(path, os.O_RDONLY, 0) }
+
+// OpenFile is Open with other flags, for writes: never through a final
+// link, never into a FIFO or a device. A file it creates gets perm.
+func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, perm)
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) {
+		return nil, fmt.Errorf("%s is a symlink; loopkit follows none here: move it away", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file (%s); move it away", path, kind(fi.Mode()))
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	// Regular files never block; clearing O_NONBLOCK keeps reads plain
+	// on filesystems that would honour it.
+	_ = syscall.SetNonblock(int(f.Fd()), false)
+	return f, nil
+}
+
+// ReadFile reads the whole of the regular file at path, opened as Open
+// does, refusing one of more than max bytes (ErrTooBig). It reads at most
+// max+1 bytes whatever the file's size says, so a file whose size lies
+// (/proc files say 0) cannot make it read without end.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadAll(f, path, max)
+}
+
+// ReadAll reads r to its end, refusing more than max bytes (ErrTooBig,
+// naming name).
+func ReadAll(r io.Reader, name string, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: more than %d bytes: %w", name, max, ErrTooBig)
+	}
+	return data, nil
+}
+
+func kind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	}
+	return m.Type().String()
+}

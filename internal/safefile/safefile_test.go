@@ -1,0 +1,78 @@
+package safefile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestReadFileRefusesWhatIsNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(dir, "secret")
+	os.WriteFile(secret, []byte("key"), 0o600)
+	link := filepath.Join(dir, "link")
+	os.Symlink(secret, link)
+	zero := filepath.Join(dir, "zero")
+	os.Symlink("/dev/zero", zero)
+	for name, want := range map[string]string{
+		fifo:        "FIFO",
+		link:        "symlink",
+		zero:        "symlink",
+		"/dev/zero": "character device",
+		dir:         "directory",
+	} {
+		data, err := ReadFile(name, 1<<20) // a FIFO must not block here
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ReadFile(%s) = %q, %v; want an error saying %q", name, data, err, want)
+		}
+	}
+	if _, err := ReadFile(filepath.Join(dir, "none"), 10); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing file: %v, want ErrNotExist", err)
+	}
+}
+
+func TestReadFileCapsWhatItReads(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	os.WriteFile(p, []byte("0123456789"), 0o600)
+	if data, err := ReadFile(p, 10); err != nil || string(data) != "0123456789" {
+		t.Fatalf("at the cap: %q, %v", data, err)
+	}
+	if _, err := ReadFile(p, 9); !errors.Is(err, ErrTooBig) {
+		t.Fatalf("past the cap: %v, want ErrTooBig", err)
+	}
+	// A /proc file says its size is 0: the cap holds on what is read.
+	if _, err := os.Stat("/proc/self/environ"); err == nil && len(os.Environ()) > 0 {
+		if _, err := ReadFile("/proc/self/environ", 1); !errors.Is(err, ErrTooBig) {
+			t.Fatalf("/proc/self/environ past the cap: %v", err)
+		}
+	}
+}
+
+func TestOpenFileWritesNeverThroughALink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	os.WriteFile(target, []byte("keep"), 0o600)
+	link := filepath.Join(dir, "link")
+	os.Symlink(target, link)
+	if f, err := OpenFile(link, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
+		f.Close()
+		t.Fatal("wrote through a link")
+	}
+	fifo := filepath.Join(dir, "fifo")
+	syscall.Mkfifo(fifo, 0o600)
+	if f, err := OpenFile(fifo, os.O_WRONLY, 0o600); err == nil {
+		f.Close()
+		t.Fatal("opened a FIFO for writing")
+	}
+	if data, _ := os.ReadFile(target); string(data) != "keep" {
+		t.Fatalf("target now %q", data)
+	}
+}
