@@ -295,8 +295,9 @@ func (c *claude) rateLimitEvent(m *claudeMsg, raw []byte) {
 		return
 	}
 	var resets int64
-	if info.ResetsAt != nil {
-		resets = int64(*info.ResetsAt * 1000)
+	// Converted only in range: a float past int64 converts to anything.
+	if s := info.ResetsAt; s != nil && *s > 0 && *s*1000 <= float64(maxResetsAtMs) {
+		resets = int64(*s * 1000)
 	}
 	ev := string(raw)
 	if ev == "" {

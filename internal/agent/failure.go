@@ -30,9 +30,17 @@ func (r *Result) fail(kind, msg string) {
 	}
 }
 
+// maxResetsAtMs bounds a reset time an agent may give (year 5138): past
+// it, or below 0, the time is garbage and taken as unknown (a far-future
+// one once overflowed the wait into a negative one).
+const maxResetsAtMs = int64(1e14)
+
 // limit notes a usage or rate limit; a known reset time is never replaced
 // by an unknown one.
 func (r *Result) limit(resetsAt int64, evidence string) {
+	if resetsAt < 0 || resetsAt > maxResetsAtMs {
+		resetsAt = 0
+	}
 	ev := record.HeadChars(strings.TrimSpace(evidence), evidenceChars)
 	if r.RateLimit == nil {
 		r.RateLimit = &RateLimit{ResetsAt: resetsAt, Evidence: ev}

@@ -48,6 +48,15 @@ func TestErrorKinds(t *testing.T) {
 			`{"type":"assistant","error":"rate_limit","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"You've hit your session limit · resets 9:50pm (UTC)"}]},"session_id":"s"}`,
 			`{"type":"result","subtype":"success","is_error":true,"api_error_status":429,"result":"You've hit your session limit · resets 9:50pm (UTC)","session_id":"s"}`),
 			"rate_limit", "You've hit your session limit", true, 1784238600000},
+		{"claude rejected: a reset past year 5138 is garbage, unknown", FormatClaude, lines(
+			`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1e300},"session_id":"s"}`,
+			`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1e13},"session_id":"s"}`,
+			`{"type":"result","subtype":"success","is_error":true,"api_error_status":429,"result":"limited","session_id":"s"}`),
+			"rate_limit", "", true, 0},
+		{"claude rejected: a negative reset is unknown", FormatClaude, lines(
+			`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":-5},"session_id":"s"}`,
+			`{"type":"result","subtype":"success","is_error":true,"api_error_status":429,"result":"limited","session_id":"s"}`),
+			"rate_limit", "", true, 0},
 		{"claude result alone: reset from its words", FormatClaude, lines(
 			`{"type":"result","subtype":"success","is_error":true,"api_error_status":429,"result":"You've hit your session limit · resets 9:50pm (UTC)","session_id":"s"}`),
 			"rate_limit", "session limit", true, ms(time.Date(2026, 7, 16, 21, 50, 0, 0, time.UTC))},

@@ -109,12 +109,12 @@ func (d *Decider) Before() (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
-	wait := time.UnixMilli(e.ResetsAt).Sub(now)
+	wait := until(e.ResetsAt, now)
 	dec := Decision{Wait: wait, ResumeAt: now.Add(wait)}
 	own := e.RunID == d.Run && s.Attempts > 0
 	total := s.Waited
 	if !own {
-		total += wait
+		total = addWait(total, wait)
 	}
 	if total > d.Set.MaxWait {
 		dec.Pause, dec.Wait = true, 0
@@ -124,7 +124,7 @@ func (d *Decider) Before() (Decision, error) {
 	if own {
 		return dec, nil
 	}
-	ms, at := wait.Milliseconds(), e.ResetsAt
+	ms, at := wait.Milliseconds(), now.Add(wait).UnixMilli()
 	ev := record.Event{TS: now.UnixMilli(), RunID: d.Run, Type: record.EventRateLimited, RateLimitResetsAt: &at, WaitMs: &ms, Message: NoteWaitMessage}
 	_, err = d.R.Update(d.Run, func(*record.Run) error { return d.R.AppendEvent(ev) })
 	return dec, err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -47,14 +48,20 @@ func Account(name, program string) string {
 	return filepath.Base(program)
 }
 
+// noteMax caps what is read of the note: a few hundred bytes an account.
+const noteMax = 1 << 20
+
+// readNote reads the note as every file in the agent's reach is read: a
+// FIFO, a link, a device or a file past noteMax is a damaged note.
 func readNote(path string) (*Note, error) {
 	n := &Note{Accounts: map[string]Entry{}}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, noteMax)
 	if errors.Is(err, os.ErrNotExist) {
 		return n, nil
 	}
 	if err != nil {
-		return nil, err
+		// replaced (renamed over) by the next Leave, never followed
+		return n, nil
 	}
 	if err := json.Unmarshal(data, n); err != nil {
 		// a note is advice: a damaged one is replaced, never a reason to stop

@@ -2,9 +2,11 @@ package ratelimit
 
 import (
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -142,5 +144,59 @@ func TestDeciderStretch(t *testing.T) {
 	})
 	if s, _ := CurrentStretch(d.R.St, "r1"); s != (Stretch{}) {
 		t.Errorf("after an iteration: %+v", s)
+	}
+}
+
+// A reset time far ahead (1e13 or 9e15 seconds given as ms, int64's end)
+// never overflows a wait into a negative one: the wait is capped at
+// Longest, and a stretch past max_wait pauses the run.
+func TestFarFutureReset(t *testing.T) {
+	now := time.UnixMilli(1_772_139_600_000)
+	for _, at := range []int64{1e13 * 1000, 9e15 * 1000, math.MaxInt64} {
+		if got := Wait(&at, now, 0, time.Minute); got != Longest {
+			t.Errorf("Wait(%d) = %s, want %s", at, got, Longest)
+		}
+		d := newDecider(t, Settings{MaxWait: DefaultMaxWait, Backoff: time.Minute}, &now)
+		w, err := d.Limited(&record.Step{RateLimited: true, RateLimitResetsAt: &at})
+		if err != nil || w != Longest {
+			t.Fatalf("Limited(%d): %s %v", at, w, err)
+		}
+		if dec, err := d.Before(); err != nil || !dec.Pause {
+			t.Errorf("Before after a reset at %d: %+v %v, want a pause", at, dec, err)
+		}
+	}
+}
+
+// The note is in the agent's reach: as a FIFO it must not block a loop,
+// as a link it must not decide the wait; either is replaced by the next
+// Leave, never written through.
+func TestHostileNote(t *testing.T) {
+	root := t.TempDir()
+	now := time.UnixMilli(1_000_000)
+	note := filepath.Join(root, NoteFile)
+	if err := syscall.Mkfifo(note, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Pending(root, "claude", now); ok { // blocked here before
+		t.Error("a FIFO note is pending")
+	}
+	if err := Leave(root, "claude", Entry{ResetsAt: 2_000_000}, now); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(note)
+	outside := filepath.Join(t.TempDir(), "planted.json")
+	os.WriteFile(outside, []byte(`{"accounts":{"claude":{"resets_at":9000000000000}}}`), 0o600)
+	os.Symlink(outside, note)
+	if e, ok := Pending(root, "claude", now); ok {
+		t.Errorf("a note behind a link decides the wait: %+v", e)
+	}
+	if err := Leave(root, "claude", Entry{ResetsAt: 2_000_000}, now); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(outside); !strings.Contains(string(data), "9000000000000") {
+		t.Errorf("the file behind the link was written: %s", data)
+	}
+	if fi, err := os.Lstat(note); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the link was not replaced: %v %v", fi, err)
 	}
 }

@@ -23,15 +23,35 @@ const (
 	// DefaultMaxWait caps the waiting of one stretch; past it the run is
 	// paused.
 	DefaultMaxWait = 6 * time.Hour
+	// Longest caps any one wait: a reset time further ahead (a hostile
+	// note, a garbage time) waits this long, which is past any sensible
+	// --max-wait, so the run pauses instead of overflowing.
+	Longest = 30 * 24 * time.Hour
 )
+
+// until is how long from now until resetsAt (Unix ms), 0 when it has
+// passed, at most Longest; computed in ms so no time ever overflows.
+func until(resetsAt int64, now time.Time) time.Duration {
+	ms := resetsAt - now.UnixMilli()
+	if resetsAt <= now.UnixMilli() || ms <= 0 {
+		return 0
+	}
+	return time.Duration(min(ms, Longest.Milliseconds())) * time.Millisecond
+}
+
+// addWait sums waits, each taken as at most Longest and never negative,
+// so a total cannot wrap.
+func addWait(a, b time.Duration) time.Duration {
+	return min(a, Longest*1000) + min(max(b, 0), Longest)
+}
 
 // Wait is how long to wait before the next attempt: until resetsAt (Unix
 // ms) plus Margin when it is known and ahead, else first doubled for each
 // earlier limited attempt of the stretch, capped at MaxBackoff.
 func Wait(resetsAt *int64, now time.Time, earlier int, first time.Duration) time.Duration {
 	if resetsAt != nil {
-		if d := time.UnixMilli(*resetsAt).Sub(now); d > 0 {
-			return d + Margin
+		if d := until(*resetsAt, now); d > 0 {
+			return min(d+Margin, Longest)
 		}
 	}
 	if first <= 0 {
@@ -82,7 +102,7 @@ func stretchOf(lines [][]byte) (Stretch, bool) {
 		switch e.Type {
 		case record.EventRateLimited:
 			if e.WaitMs != nil {
-				s.Waited += time.Duration(*e.WaitMs) * time.Millisecond
+				s.Waited = addWait(s.Waited, time.Duration(min(max(*e.WaitMs, 0), Longest.Milliseconds()))*time.Millisecond)
 			}
 			if e.Message != NoteWaitMessage {
 				s.Attempts++
