@@ -34,6 +34,7 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("LOOPKIT_ROOT", root)
 	env.Setenv("LOOP_BIN", strings.Split(env.Getenv("PATH"), string(os.PathListSeparator))[0])
 	env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, ".run"))
+	env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
 	for k, v := range goEnv() {
 		env.Setenv(k, v)
 	}

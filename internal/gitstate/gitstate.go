@@ -4,26 +4,16 @@ package gitstate
 
 import (
 	"bytes"
-	"fmt"
-	"os"
-	"os/exec"
 	"sort"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/gitrun"
 )
 
-// Git runs git in dir and returns its stdout. Optional locks are off, so
-// even `git status` never rewrites the user's index.
-func Git(dir string, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
-}
+// Git runs git in dir and returns its stdout, under gitrun's policy
+// (optional locks off, so even `git status` never rewrites the user's
+// index; nothing of an untrusted config run).
+func Git(dir string, args ...string) ([]byte, error) { return gitrun.Git(dir, args...) }
 
 // TopLevel is the root of the work tree holding dir.
 func TopLevel(dir string) (string, error) {

@@ -6,34 +6,26 @@
 package gitstore
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/gitrun"
 )
 
 // bigFile is git's core.bigFileThreshold here: larger files are streamed
 // into packs, never read whole into memory, and get no line diff.
 const bigFile = 8 << 20
 
-// safety keeps git from writing into the user's repository or running its
-// hooks on our private index: no optional locks (git status would refresh
-// the user's index), no hooks, big files streamed.
+// safety: big files streamed into packs, never read whole; objects,
+// packs and refs private like the rest of the store, whatever the umask
+// (0600 files, 0700 directories). Hooks, pager, locks and the rest are
+// gitrun's policy, the same for every git loopkit runs.
 var safety = []string{
-	"-c", "core.hooksPath=" + os.DevNull,
-	"-c", fmt.Sprintf("core.bigFileThreshold=%d", bigFile),
-	"-c", "gc.auto=0",
-	"-c", "maintenance.auto=false",
-	// Objects, packs and refs private like the rest of the store, whatever
-	// the umask (0600 files, 0700 directories).
-	"-c", "core.sharedRepository=0600",
+	fmt.Sprintf("core.bigFileThreshold=%d", bigFile),
+	"core.sharedRepository=0600",
 }
-
-// noLocks keeps git from refreshing an index it only reads. (No identity
-// is needed: the store's commits are written by writeCommit.)
-var noLocks = []string{"GIT_OPTIONAL_LOCKS=0"}
 
 // gitCmd is one git invocation: in dir (when set), with extra environment.
 type gitCmd struct {
@@ -41,40 +33,27 @@ type gitCmd struct {
 	env   []string
 	stdin io.Reader
 	out   io.Writer
+	// check runs before git: a run's private directory must still hold
+	// only what loopkit wrote there.
+	check func() error
 }
 
-func (g gitCmd) command(args ...string) *exec.Cmd {
-	full := append([]string{}, safety...)
-	if g.dir != "" {
-		full = append([]string{"-C", g.dir}, full...)
-	}
-	cmd := exec.Command("git", append(full, args...)...)
-	cmd.Env = append(append(os.Environ(), noLocks...), g.env...)
-	cmd.Stdin = g.stdin
-	return cmd
+func (g gitCmd) cmd() gitrun.Cmd {
+	return gitrun.Cmd{Dir: g.dir, Env: g.env, Config: safety, Stdin: g.stdin, Stdout: g.out}
 }
+
+func (g gitCmd) command(args ...string) *exec.Cmd { return g.cmd().Command(args...) }
 
 // run runs git and returns its stdout (or streams it to g.out).
 func (g gitCmd) run(args ...string) ([]byte, error) {
-	cmd := g.command(args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	if g.out != nil {
-		cmd.Stdout = g.out
+	if g.check != nil {
+		if err := g.check(); err != nil {
+			return nil, err
+		}
 	}
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, gitError(args, err, stderr.Bytes())
-	}
-	return stdout.Bytes(), nil
+	return g.cmd().Run(args...)
 }
 
-func gitError(args []string, err error, stderr []byte) error {
-	msg := strings.TrimSpace(string(stderr))
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, msg)
-}
+func gitError(args []string, err error, stderr []byte) error { return gitrun.Error(args, err, stderr) }
 
 func trim(b []byte) string { return strings.TrimSpace(string(b)) }

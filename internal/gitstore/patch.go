@@ -150,7 +150,11 @@ func (r *Repo) WritePatch(f *os.File, from, to string, cs []Change, limit int64,
 // stream copies git's stdout into w up to limit bytes; over tells that
 // there was more, and git was stopped.
 func (r *Repo) stream(w io.Writer, limit int64, args ...string) (n int64, over bool, err error) {
-	cmd := r.git().command(args...)
+	g := r.git()
+	if err := g.check(); err != nil {
+		return 0, false, err
+	}
+	cmd := g.command(args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	pipe, err := cmd.StdoutPipe()

@@ -67,7 +67,7 @@ func create(runDir, userObjects, format string) (*Repo, error) {
 	}
 	head := filepath.Join(d, "HEAD")
 	if _, err := os.Lstat(head); errors.Is(err, fs.ErrNotExist) && format == "sha256" {
-		config := "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectformat = sha256\n"
+		config := sha256Config
 		f, err := os.OpenFile(filepath.Join(d, "config"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
 			return nil, err
@@ -108,7 +108,30 @@ func (r *Repo) objects() *looseDB {
 	return r.loose
 }
 
-func (r *Repo) git() gitCmd { return gitCmd{env: []string{"GIT_DIR=" + r.GitDir}} }
+func (r *Repo) git() gitCmd {
+	return gitCmd{env: []string{"GIT_DIR=" + r.GitDir}, check: r.checkConfig}
+}
+
+// sha256Config is the whole config create writes for a SHA-256 repository;
+// a SHA-1 one has none.
+const sha256Config = "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectformat = sha256\n"
+
+// checkConfig refuses a private directory whose config loopkit did not
+// write: it is read by every git call there, and could name a filter,
+// a textconv or an fsmonitor to run.
+func (r *Repo) checkConfig() error {
+	path := filepath.Join(r.GitDir, "config")
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(sha256Config)) {
+		if data, err := os.ReadFile(path); err == nil && string(data) == sha256Config {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s was not written by loopkit (only loopkit writes there): remove it, or move the run's git directory away", path)
+}
 
 func iterRef(n int) string { return "refs/iterations/" + strconv.Itoa(n) }
 

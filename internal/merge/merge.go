@@ -9,11 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
+
+	"github.com/loopkit/loopkit/internal/gitrun"
 )
 
 // Strategies.
@@ -337,23 +337,5 @@ func exists(path string) bool {
 // git runs git in dir in a process group of its own: a Ctrl-C meant for
 // the driver must not cut a merge in half (the driver acts on it after).
 func git(dir string, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_MERGE_AUTOEDIT=no", "LC_ALL=C")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = strings.TrimSpace(string(out))
-		}
-		return out, fmt.Errorf("git %s: %v: %s", args[0], err, oneLine(msg))
-	}
-	return out, nil
-}
-
-// oneLine joins git's message lines, so an error stays one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
+	return gitrun.Cmd{Dir: dir, Env: []string{"GIT_MERGE_AUTOEDIT=no", "LC_ALL=C"}, Group: true}.Run(args...)
 }

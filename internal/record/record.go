@@ -354,6 +354,11 @@ type Run struct {
 	// start time differs, it is another process.
 	PIDStart  *uint64 `json:"pid_start,omitempty"`
 	PGIDStart *uint64 `json:"pgid_start,omitempty"`
+
+	// GitConfigNeutralised lists the commands of the repository's own
+	// config that loopkit's git stopped running: the config changed
+	// during the run (said once, with a GIT_CONFIG_CHANGED event).
+	GitConfigNeutralised []string `json:"git_config_neutralised,omitempty"`
 }
 
 // Merge is the merge of a completed worktree run's branch into a target
@@ -458,6 +463,9 @@ const (
 	EventMergeStarted      = "MERGE_STARTED" // a completed run's branch is being merged
 	EventMergeCompleted    = "MERGE_COMPLETED"
 	EventMergeFailed       = "MERGE_FAILED"
+	// EventGitConfigChanged: the repository's config changed during the
+	// run; loopkit's git stops running the commands it names.
+	EventGitConfigChanged = "GIT_CONFIG_CHANGED"
 )
 
 // StatusEvent maps a run status to the event recording the change to it.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/agent"
+	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/gitstate"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
@@ -27,7 +28,27 @@ func (r *Recorder) applyIteration(run *record.Run, it *record.IterationLog, in *
 		run.ValidationCommand = it.ValidationCommand
 	}
 	run.UpdatedAt = it.UpdatedAt
+	if err := r.sayNeutralised(run); err != nil {
+		return err
+	}
 	return r.St.WriteRun(run)
+}
+
+// sayNeutralised says once, in an event and on stderr, that the run's
+// repository config changed and which of its commands git no longer runs.
+func (r *Recorder) sayNeutralised(run *record.Run) error {
+	keys := gitrun.Neutralised()
+	if len(keys) == 0 || len(run.GitConfigNeutralised) > 0 {
+		return nil
+	}
+	run.GitConfigNeutralised = keys
+	msg := fmt.Sprintf("the repository's git config changed during the run: loopkit's git no longer runs what it names (%s)",
+		strings.Join(keys, ", "))
+	if r.Log != nil {
+		r.Log.Warn(msg)
+	}
+	it := run.Iteration
+	return r.St.AppendEvent(record.Event{TS: r.nowMs(), RunID: run.RunID, Type: record.EventGitConfigChanged, Iteration: &it, Message: msg})
 }
 
 // derive appends the iteration's event and report row and rewrites the manifest.

@@ -1,13 +1,13 @@
 package recorder
 
 import (
-	"strings"
-
 	"fmt"
-	"github.com/loopkit/loopkit/internal/gitstate"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/loopkit/loopkit/internal/gitrun"
+	"github.com/loopkit/loopkit/internal/gitstate"
 	"github.com/loopkit/loopkit/internal/gitstore"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
@@ -34,6 +34,7 @@ func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) 
 	if work == "" {
 		return nil
 	}
+	gitrun.TrustRun(r.St.RunDir(it.RunID))
 	// After the first iteration the run's git directory knows where the
 	// work tree is: git is asked only for HEAD (manifest.json's commit),
 	// beside the snapshot rather than before it.

@@ -16,6 +16,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/drivesettings"
+	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/nextaction"
 	"github.com/loopkit/loopkit/internal/queue"
 	"github.com/loopkit/loopkit/internal/record"
@@ -156,6 +157,11 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 		return "", cli.Failf("%v", err)
 	}
 	h.recordNaming(id)
+	// the repository's config as the person left it: the run's git honours
+	// the commands it names, and those of no later version
+	if err := gitrun.Remember(h.st.RunDir(id), set["dir"]); err != nil {
+		h.env.Log.Warn("the repository's git config is not remembered: the run's git will run none of its commands", "err", err)
+	}
 	return id, h.lockLive(id)
 }
 

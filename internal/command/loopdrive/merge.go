@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/gitstate"
 	"github.com/loopkit/loopkit/internal/merge"
 	"github.com/loopkit/loopkit/internal/nextaction"
@@ -37,6 +38,7 @@ func mergeBranch(env *cli.Env, st *store.Store, id string) error {
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGPIPE, syscall.SIGQUIT)
 	run := in.Run
 	n := in.LastNumber()
+	gitrun.TrustRun(st.RunDir(id))
 	m := &record.Merge{RunBranch: in.Setting(nextaction.KeyRunBranch), Target: in.Setting(nextaction.KeyMergeTarget),
 		Strategy: strategy, Iteration: n, Status: record.MergeStarted, StartedAt: time.Now().UnixMilli()}
 	what := fmt.Sprintf("%s into %s (%s) in %s", m.RunBranch, m.Target, strategy, run.WorkspaceRoot)

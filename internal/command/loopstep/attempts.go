@@ -12,6 +12,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/gitstore"
 	"github.com/loopkit/loopkit/internal/plan"
 	"github.com/loopkit/loopkit/internal/proc"
@@ -141,6 +142,7 @@ func (s *stepRun) snapshotBase(staged func()) {
 	runDir := ""
 	if s.opts.Run != "" {
 		runDir = s.st.RunDir(s.opts.Run)
+		gitrun.TrustRun(runDir)
 	}
 	if b := s.opts.Base; b != "" {
 		if repo, err := gitstore.Open(runDir); err == nil && repo.HasCommit(b) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/gitstore"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/review"
@@ -47,6 +48,7 @@ func reviewDiff(st *store.Store, run, file string) (diff string, n int, err erro
 		}
 		objects = *s.GitObjects
 	}
+	gitrun.TrustRun(st.RunDir(run))
 	where, err := gitstore.Locate(s.Dir)
 	if err != nil {
 		return "", n, nil // no longer in git: the change is unknown

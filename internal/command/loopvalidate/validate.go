@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/gitstate"
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/procid"
@@ -139,6 +140,9 @@ func run(env *cli.Env) error {
 	if opts.NoFilesChanged {
 		rec.FilesChanged = nil // null: left to loop-record
 	} else if top := store.GitTop(dir); top != "" {
+		if opts.Run != "" {
+			gitrun.TrustRun(st.RunDir(opts.Run))
+		}
 		files, err := gitstate.Dirty(top)
 		if err != nil {
 			env.Log.Warn("files_changed unknown", "err", err)

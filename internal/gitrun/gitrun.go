@@ -1,0 +1,97 @@
+// Package gitrun is the one way loopkit runs git, with one policy for
+// every call: no hooks, no pager, no prompt, no optional locks, no
+// external diff or textconv, and none of the commands a repository's own
+// config names unless the person trusted that config (see Trust). The
+// agent can write the workspace's .git/config; git would run what it
+// names (core.fsmonitor, clean filters) under loopkit's calls.
+package gitrun
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// policy goes before every subcommand.
+var policy = []string{
+	"--no-pager",
+	"-c", "core.hooksPath=" + os.DevNull,
+	"-c", "gc.auto=0",
+	"-c", "maintenance.auto=false",
+}
+
+// policyEnv: never ask anyone anything, never refresh an index loopkit
+// only reads (git status would rewrite the user's).
+var policyEnv = []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=true", "GIT_ASKPASS=true"}
+
+// Cmd is one git invocation.
+type Cmd struct {
+	Dir    string   // -C Dir, when set
+	Env    []string // more environment (GIT_DIR, GIT_INDEX_FILE, ...)
+	Config []string // more -c settings, "key=value"
+	Stdin  io.Reader
+	Stdout io.Writer // nil: Run returns stdout
+	// Group runs git in a process group of its own: a Ctrl-C meant for
+	// the caller must not cut it in half.
+	Group bool
+}
+
+// Git runs git in dir and returns its stdout.
+func Git(dir string, args ...string) ([]byte, error) { return Cmd{Dir: dir}.Run(args...) }
+
+// Command is the exec.Cmd for git args under the policy.
+func (c Cmd) Command(args ...string) *exec.Cmd {
+	full := append([]string{}, policy...)
+	if c.Dir != "" {
+		full = append([]string{"-C", c.Dir}, full...)
+	}
+	for _, kv := range c.Config {
+		full = append(full, "-c", kv)
+	}
+	if len(args) > 0 && (args[0] == "diff" || args[0] == "log" || args[0] == "show") {
+		// a diff driver is a command too, and .gitattributes picks it
+		args = append([]string{args[0], "--no-ext-diff", "--no-textconv"}, args[1:]...)
+	}
+	cmd := exec.Command("git", append(full, args...)...)
+	cmd.Env = append(append(os.Environ(), policyEnv...), c.Env...)
+	if !slices.ContainsFunc(c.Env, func(e string) bool { return strings.HasPrefix(e, "GIT_DIR=") }) {
+		// loopkit's own git directories are checked by their owner
+		cmd.Env = append(cmd.Env, guard(c.Dir)...)
+	}
+	cmd.Stdin = c.Stdin
+	if c.Group {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+	return cmd
+}
+
+// Run runs git and returns its stdout (or streams it to c.Stdout); the
+// error is one line naming the subcommand and git's first words.
+func (c Cmd) Run(args ...string) ([]byte, error) {
+	cmd := c.Command(args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	if c.Stdout != nil {
+		cmd.Stdout = c.Stdout
+	}
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := stderr.Bytes()
+		if len(bytes.TrimSpace(msg)) == 0 {
+			msg = stdout.Bytes()
+		}
+		return stdout.Bytes(), Error(args, err, msg)
+	}
+	return stdout.Bytes(), nil
+}
+
+// Error is git's failure as one line.
+func Error(args []string, err error, stderr []byte) error {
+	msg := strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(stderr)), "\n", " ; ")), " ")
+	return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, msg)
+}

@@ -1,0 +1,134 @@
+package gitrun
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// repo is a work tree whose *.txt files go through the filter "mine",
+// with a script that logs each time git runs it.
+func repo(t *testing.T) (dir, log string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := t.TempDir()
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(root, "global"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
+	os.WriteFile(filepath.Join(root, "global"), nil, 0o644)
+	dir, log = filepath.Join(root, "ws"), filepath.Join(root, "ran")
+	script := filepath.Join(root, "cmd.sh")
+	os.WriteFile(script, []byte("echo \"$1\" >> "+log+"\n[ \"$1\" = fsmonitor ] && exit 1\ncat\n"), 0o755)
+	os.Mkdir(dir, 0o755)
+	for _, args := range [][]string{{"init", "-q"}, {"config", "user.name", "t"}, {"config", "user.email", "t@t"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("*.txt filter=mine\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	return dir, log
+}
+
+func setConfig(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("git", append([]string{"config"}, args...)...).CombinedOutput(); err != nil {
+		t.Fatalf("git config %v: %v %s", args, err, out)
+	}
+}
+
+func ran(log string) []string {
+	data, _ := os.ReadFile(log)
+	return strings.Fields(string(data))
+}
+
+func reset() {
+	trust.Lock()
+	trust.on, trust.hash, trust.overrides, trust.neutral = false, "", nil, nil
+	trust.Unlock()
+}
+
+// A filter and an fsmonitor planted in .git/config after the run started
+// run under no git call of loopkit's, and are named once.
+func TestPlantedConfigRunsNothing(t *testing.T) {
+	defer reset()
+	dir, log := repo(t)
+	script := filepath.Join(filepath.Dir(log), "cmd.sh")
+	hash, err := ConfigHash(dir)
+	if err != nil || !strings.HasPrefix(hash, "sha256:") {
+		t.Fatalf("hash %q, %v", hash, err)
+	}
+	Trust(hash)
+	if _, err := Git(dir, "add", "-A"); err != nil {
+		t.Fatal(err)
+	}
+	if got := Neutralised(); got != nil {
+		t.Errorf("untouched config: neutralised %v", got)
+	}
+	// the agent plants its commands
+	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "filter.mine.clean", "sh "+script+" clean")
+	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "filter.mine.required", "true")
+	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "core.fsmonitor", "sh "+script+" fsmonitor")
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed\n"), 0o644)
+	for _, args := range [][]string{{"status", "--porcelain"}, {"add", "-A"}, {"diff", "--cached"}, {"commit", "-qm", "x"}} {
+		if _, err := Git(dir, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := ran(log); len(got) > 0 {
+		t.Errorf("planted commands ran: %v", got)
+	}
+	if got := Neutralised(); !slices.Equal(got, []string{"core.fsmonitor", "filter.mine.clean"}) {
+		t.Errorf("neutralised %v", got)
+	}
+	// without the guard (as before) git runs them
+	cmd := exec.Command("git", "-C", dir, "add", "--renormalize", ".")
+	cmd.Run()
+	if got := ran(log); !slices.Contains(got, "clean") {
+		t.Errorf("the planted filter does not run even unguarded (%v): the test proves nothing", got)
+	}
+}
+
+// The person's filter, in the repository's config before the run or in
+// the global config, keeps working; a planted one does not replace it.
+func TestPersonsFiltersKeepWorking(t *testing.T) {
+	defer reset()
+	dir, log := repo(t)
+	script := filepath.Join(filepath.Dir(log), "cmd.sh")
+	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "filter.mine.clean", "sh "+script+" local")
+	hash, _ := ConfigHash(dir)
+	Trust(hash)
+	if _, err := Git(dir, "add", "-A"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ran(log); !slices.Equal(got, []string{"local"}) {
+		t.Errorf("the person's own filter: ran %v, want local", got)
+	}
+	os.Remove(log)
+	setConfig(t, "--global", "filter.mine.clean", "sh "+script+" global")
+	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "filter.mine.clean", "sh "+script+" planted")
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed\n"), 0o644)
+	if _, err := Git(dir, "add", "-A"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ran(log); !slices.Equal(got, []string{"global"}) {
+		t.Errorf("after the plant: ran %v, want the global filter alone", got)
+	}
+}
+
+func TestExecutableKeys(t *testing.T) {
+	for key, want := range map[string]bool{
+		"core.fsmonitor": true, "filter.a=b.c.clean": true, "filter.x.required": false, "diff.x.textconv": true,
+		"credential.https://h.helper": true, "core.editor": true, "pager.log": true, "user.name": false,
+		"remote.origin.uploadpack": true, "remote.origin.url": false, "merge.x.driver": true, "core.bare": false,
+	} {
+		if got := executable(key); got != want {
+			t.Errorf("executable(%q) = %v, want %v", key, got, want)
+		}
+	}
+}

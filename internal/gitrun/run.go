@@ -1,0 +1,65 @@
+package gitrun
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loopkit/loopkit/internal/userdir"
+)
+
+// Remember keeps, outside the workspace (the state directory), the hash
+// of the config of the repository around dir as the person started the
+// run at runDir: the run's git calls honour that config and no other.
+func Remember(runDir, dir string) error {
+	hash, err := ConfigHash(dir)
+	if err != nil || hash == "" {
+		return err
+	}
+	path, err := statePath(runDir)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	os.Remove(tmp)
+	if err := os.WriteFile(tmp, []byte(hash+"\n"), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// TrustRun guards this process's git calls with the config hash kept for
+// the run at runDir (see Trust); without one nothing of a repository's
+// own config is run.
+func TrustRun(runDir string) {
+	hash := ""
+	if path, err := statePath(runDir); err == nil {
+		if data, err := readSmall(path); err == nil {
+			hash = strings.TrimSpace(string(data))
+		}
+	}
+	Trust(hash)
+}
+
+// statePath is the file keeping the hash of the run at runDir: named by
+// the run directory's path, which the workspace cannot change.
+func statePath(runDir string) (string, error) {
+	state, err := userdir.State()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(state, "git-config")
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	abs, err := filepath.Abs(runDir)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(dir, hex.EncodeToString(sum[:16])), nil
+}

@@ -1,0 +1,293 @@
+package gitrun
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// trust is what this process honours of the repositories' own config.
+var trust struct {
+	sync.Mutex
+	on        bool                // Trust was called: guard the calls
+	hash      string              // the config as the person left it; "" none
+	overrides map[string][]string // by config hash: the environment that neutralises it
+	neutral   []string            // the keys neutralised so far
+}
+
+// Trust guards every later git call of this process: a repository whose
+// config files (ConfigHash) no longer hash to hash has the commands its
+// own config names (core.fsmonitor, filters, textconv, credential helpers,
+// editors, ...) neutralised; the global and system config keep theirs.
+// hash "" trusts no repository's own commands.
+func Trust(hash string) {
+	trust.Lock()
+	defer trust.Unlock()
+	trust.on, trust.hash = true, hash
+}
+
+// Neutralised lists the settings of a repository's own config that this
+// process's git calls have overridden, nil when none.
+func Neutralised() []string {
+	trust.Lock()
+	defer trust.Unlock()
+	return slices.Clone(trust.neutral)
+}
+
+// guard is the environment that keeps git in dir from running what an
+// untrusted config of the repository names.
+func guard(dir string) []string {
+	trust.Lock()
+	defer trust.Unlock()
+	if !trust.on {
+		return nil
+	}
+	if dir == "" {
+		dir = "."
+	}
+	hash, err := ConfigHash(dir)
+	if err != nil || hash == "" || hash == trust.hash {
+		return nil // outside git, git finds nothing to run either
+	}
+	if env, ok := trust.overrides[hash]; ok {
+		return env
+	}
+	env, keys := overrides(dir)
+	if trust.overrides == nil {
+		trust.overrides = map[string][]string{}
+	}
+	trust.overrides[hash] = env
+	for _, k := range keys {
+		if !slices.Contains(trust.neutral, k) {
+			trust.neutral = append(trust.neutral, k)
+		}
+	}
+	slices.Sort(trust.neutral)
+	return env
+}
+
+// overrides reads the repository's config (git config runs nothing) and
+// returns GIT_CONFIG_* entries that set every command its own files name
+// back to the global or system value, or to nothing.
+func overrides(dir string) (env, keys []string) {
+	cmd := exec.Command("git", "-C", dir, "config", "--list", "--show-scope", "-z", "--includes")
+	cmd.Env = append(os.Environ(), policyEnv...)
+	out, err := cmd.Output()
+	if err != nil {
+		// unreadable: neutralise what git would run most often
+		out = []byte("local\x00core.fsmonitor\n\x00")
+	}
+	outer := map[string]string{}
+	var local []string
+	fields := bytes.Split(out, []byte{0})
+	for i := 0; i+1 < len(fields); i += 2 {
+		scope := string(fields[i])
+		key, value, _ := strings.Cut(string(fields[i+1]), "\n")
+		if !executable(key) {
+			continue
+		}
+		switch scope {
+		case "local", "worktree":
+			if !slices.Contains(local, key) {
+				local = append(local, key)
+			}
+		default:
+			outer[key] = value
+		}
+	}
+	var kv [][2]string
+	for _, k := range local {
+		v, ok := outer[k]
+		if !ok {
+			v = neutral(k)
+		}
+		kv = append(kv, [2]string{k, v})
+		if sec, sub, _ := split(k); sec == "filter" {
+			if r := "filter." + sub + ".required"; !ok {
+				kv = append(kv, [2]string{r, "false"})
+			}
+		}
+	}
+	n, _ := strconv.Atoi(os.Getenv("GIT_CONFIG_COUNT"))
+	for i, p := range kv {
+		env = append(env, "GIT_CONFIG_KEY_"+strconv.Itoa(n+i)+"="+p[0], "GIT_CONFIG_VALUE_"+strconv.Itoa(n+i)+"="+p[1])
+	}
+	if len(kv) > 0 {
+		env = append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(n+len(kv)))
+	}
+	return env, local
+}
+
+// split is a key's section, subsection and name (section and name lower
+// case, as git config --list prints them).
+func split(key string) (section, sub, name string) {
+	i, j := strings.IndexByte(key, '.'), strings.LastIndexByte(key, '.')
+	if i < 0 {
+		return key, "", ""
+	}
+	if i == j {
+		return key[:i], "", key[i+1:]
+	}
+	return key[:i], key[i+1 : j], key[j+1:]
+}
+
+// executable tells whether git runs the value of key as a command.
+func executable(key string) bool {
+	sec, sub, name := split(key)
+	if sub == "" {
+		switch sec + "." + name {
+		case "core.fsmonitor", "core.hookspath", "core.sshcommand", "core.gitproxy", "core.askpass",
+			"core.editor", "core.pager", "core.alternaterefscommand", "sequence.editor", "diff.external",
+			"gpg.program", "credential.helper", "uploadpack.packobjectshook", "web.browser":
+			return true
+		}
+		return sec == "pager" // pager.<command>
+	}
+	switch sec {
+	case "filter":
+		return name == "clean" || name == "smudge" || name == "process"
+	case "diff":
+		return name == "textconv" || name == "command"
+	case "merge":
+		return name == "driver"
+	case "credential":
+		return name == "helper"
+	case "gpg":
+		return name == "program"
+	case "remote":
+		return name == "uploadpack" || name == "receivepack" || name == "vcs"
+	case "difftool", "mergetool", "browser", "man":
+		return name == "cmd" || name == "path"
+	}
+	return false
+}
+
+// neutral is the value that runs nothing: an empty filter is no filter; a
+// textconv of cat leaves the text; a merge driver that fails is a conflict.
+func neutral(key string) string {
+	_, _, name := split(key)
+	switch key {
+	case "core.fsmonitor":
+		return "false"
+	case "core.hookspath":
+		return os.DevNull
+	}
+	switch name {
+	case "textconv":
+		return "cat"
+	case "driver":
+		return "false"
+	}
+	return ""
+}
+
+// ConfigHash hashes the files of the repository around dir that its own
+// config is read from: the common config, every worktree's
+// config.worktree, and the files they include. "" outside git.
+func ConfigHash(dir string) (string, error) {
+	common := commonDir(dir)
+	if common == "" {
+		return "", nil
+	}
+	files := []string{filepath.Join(common, "config"), filepath.Join(common, "config.worktree")}
+	if ents, err := os.ReadDir(filepath.Join(common, "worktrees")); err == nil {
+		for _, e := range ents {
+			files = append(files, filepath.Join(common, "worktrees", e.Name(), "config.worktree"))
+		}
+	}
+	h := sha256.New()
+	seen := map[string]bool{}
+	for len(files) > 0 {
+		f := files[0]
+		files = files[1:]
+		if seen[f] || len(seen) > 64 {
+			continue
+		}
+		seen[f] = true
+		data, err := readSmall(f)
+		h.Write([]byte(f + "\x00"))
+		if err != nil {
+			h.Write([]byte("-\x00"))
+			continue
+		}
+		h.Write([]byte(strconv.Itoa(len(data)) + "\x00"))
+		h.Write(data)
+		files = append(files, includes(f, data)...)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// includes are the paths a config file's include and includeIf sections
+// name, whatever their condition.
+func includes(file string, data []byte) []string {
+	var out []string
+	in := false
+	for _, line := range strings.Split(string(data), "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "[") {
+			sec := strings.ToLower(strings.TrimLeft(l, "[ \t"))
+			in = strings.HasPrefix(sec, "include")
+			continue
+		}
+		k, v, ok := strings.Cut(l, "=")
+		if !in || !ok || !strings.EqualFold(strings.TrimSpace(k), "path") {
+			continue
+		}
+		p := strings.Trim(strings.TrimSpace(v), `"`)
+		if rest, ok := strings.CutPrefix(p, "~/"); ok {
+			home, _ := os.UserHomeDir()
+			p = filepath.Join(home, rest)
+		} else if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(file), p)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// commonDir is the common git directory of the work tree around dir,
+// found the way git finds it (a .git directory, or a .git file naming a
+// linked worktree's directory and its commondir); "" when none.
+func commonDir(dir string) string {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for {
+		g := filepath.Join(d, ".git")
+		if fi, err := os.Stat(g); err == nil {
+			if fi.IsDir() {
+				return g
+			}
+			data, err := readSmall(g)
+			if err != nil {
+				return ""
+			}
+			gd := strings.TrimSpace(strings.TrimPrefix(string(data), "gitdir:"))
+			if !filepath.IsAbs(gd) {
+				gd = filepath.Join(d, gd)
+			}
+			c, err := readSmall(filepath.Join(gd, "commondir"))
+			if err != nil {
+				return gd
+			}
+			cd := strings.TrimSpace(string(c))
+			if !filepath.IsAbs(cd) {
+				cd = filepath.Join(gd, cd)
+			}
+			return filepath.Clean(cd)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}

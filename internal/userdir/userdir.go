@@ -1,0 +1,64 @@
+// Package userdir finds loopkit's directories outside every workspace: the
+// state directory ($XDG_STATE_HOME/loopkit) for what the person accepted
+// and what a run must remember past a reboot, and the runtime directory
+// ($XDG_RUNTIME_DIR/loopkit) for the processes loopkit started. The agent
+// works in the workspace; what loopkit trusts is kept here.
+package userdir
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// State is $XDG_STATE_HOME/loopkit (default ~/.local/state/loopkit),
+// created 0700 when missing.
+func State() (string, error) {
+	base := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(base) { // the spec ignores a relative value
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no state directory: set XDG_STATE_HOME or HOME (%v)", err)
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	return private(filepath.Join(base, "loopkit"), true)
+}
+
+// Runtime is $XDG_RUNTIME_DIR/loopkit, or without XDG_RUNTIME_DIR a
+// directory of this user's under the temporary directory; 0700 either way.
+func Runtime() (string, error) {
+	if base := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(base) {
+		return private(filepath.Join(base, "loopkit"), true)
+	}
+	// a shared /tmp: someone else may have made the name first
+	return private(filepath.Join(os.TempDir(), "loopkit-"+strconv.Itoa(os.Getuid())), false)
+}
+
+// private makes dir (0700) and checks it is a directory of this user's,
+// not a link, that nobody else can write into.
+func private(dir string, parents bool) (string, error) {
+	mk := os.Mkdir
+	if parents {
+		mk = os.MkdirAll
+	}
+	if err := mk(dir, 0o700); err != nil && !os.IsExist(err) {
+		return "", err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return "", err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() {
+		return "", fmt.Errorf("%s is not a directory of this user's (a link, or someone else's): remove it", dir)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
