@@ -9,16 +9,26 @@ import (
 // keys, GitHub and Slack tokens, AWS access keys, bearer tokens, JWTs,
 // private key blocks and NAME=value assignments of secret-looking names.
 var secretPatterns = []string{
+	// a provider's key prefix is enough: a key cut short (a tool summary
+	// ends at 200 characters) is still a secret
+	`\b(?:sk-ant-|sk-proj-)[A-Za-z0-9_\-]*`,
 	`sk-[A-Za-z0-9_\-]{16,}`,
 	`gh[pousr]_[A-Za-z0-9]{20,}`,
 	`github_pat_[A-Za-z0-9_]{20,}`,
 	`xox[abprs]-[A-Za-z0-9\-]{10,}`,
 	`AKIA[0-9A-Z]{16}`,
 	`AIza[0-9A-Za-z_\-]{35}`,
+	// the same prefixes cut at the end of the text
+	`\b(?:sk-|gh[pousr]_|github_pat_|xox[abprs]-|AKIA|AIza)[A-Za-z0-9_\-]{3,}(?:…|\.\.\.)?\z`,
 	`(?i)bearer\s+[A-Za-z0-9._~+/\-]{12,}=*`,
 	`eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`,
-	`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`,
-	`(?i)\b[A-Z0-9_]*(?:token|secret|password|passwd|api_?key)[A-Z0-9_]*\s*[=:]\s*\S+`,
+	// a private key block, or what is left of one cut before its end (to
+	// the end of the text) or after its start (base64 lines then the end)
+	`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\z)`,
+	`(?:[A-Za-z0-9+/=]{16,}\s*)+-----END [A-Z ]*PRIVATE KEY-----`,
+	// NAME=value, NAME: value and JSON/YAML "name": "value" of a
+	// secret-looking name; a quoted value is taken whole, spaces and all
+	`(?i)["']?\b[A-Z0-9_\-]*(?:token|secret|password|passwd|passphrase|api_?key|apikey|private_?key|access_?key|credentials?|authorization)[A-Z0-9_\-]*["']?\s*[=:]\s*(?:"(?:[^"\\]|\\.)*"?|'[^']*'?|[^\s,}]+)`,
 }
 
 // Content is the policy for content that leaves the machine: it is sent

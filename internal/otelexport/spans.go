@@ -49,9 +49,34 @@ func runParent(ctx context.Context, tid trace.TraceID) context.Context {
 	return trace.ContextWithRemoteSpanContext(ctx, sc)
 }
 
+// start starts a span; its name and every text it carries go through the
+// redactor here, content or not (a run's name can hold a key).
 func (m *Mapper) start(ctx context.Context, tid trace.TraceID, n int, part, name string, start time.Time, kind trace.SpanKind, attrs []attribute.KeyValue) (context.Context, trace.Span) {
 	ctx = withIDs(ctx, tid, SpanID(tid, n, part))
-	return m.Tracer.Start(ctx, name, trace.WithTimestamp(start), trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
+	return m.Tracer.Start(ctx, m.redact(name), trace.WithTimestamp(start), trace.WithSpanKind(kind), trace.WithAttributes(m.clean(attrs)...))
+}
+
+// clean redacts the text of attributes: their string values and the
+// strings of their slices (keys too, which hold setting names).
+func (m *Mapper) clean(attrs []attribute.KeyValue) []attribute.KeyValue {
+	out := make([]attribute.KeyValue, 0, len(attrs))
+	for _, a := range attrs {
+		k := attribute.Key(m.redact(string(a.Key)))
+		switch a.Value.Type() {
+		case attribute.STRING:
+			a = k.String(m.redact(a.Value.AsString()))
+		case attribute.STRINGSLICE:
+			ss := a.Value.AsStringSlice()
+			for i := range ss {
+				ss[i] = m.redact(ss[i])
+			}
+			a = k.StringSlice(ss)
+		default:
+			a.Key = k
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // RunSpan exports the root span of a run: status, totals and settings.
@@ -152,11 +177,11 @@ func (m *Mapper) IterationSpans(ctx context.Context, r Run, it *record.Iteration
 	}
 	ictx, span := m.start(runParent(ctx, tid), tid, n, "iteration", "loop.iteration", ms(start), trace.SpanKindInternal, attrs)
 	if it.Status != record.StatusPass {
-		desc := it.Status + ": exit " + strconv.Itoa(it.ExitCode)
+		desc := m.redact(it.Status) + ": exit " + strconv.Itoa(it.ExitCode)
 		if len(failing) > 0 {
 			desc += fmt.Sprintf(", %d failing", len(failing))
 		}
-		span.SetStatus(codes.Error, desc)
+		span.SetStatus(codes.Error, m.redact(desc))
 	}
 	if a := it.Agent; a != nil {
 		m.agentSpan(ictx, tid, n, "agent", a, usage{it.LLMInputTokens, it.LLMOutputTokens, it.LLMCacheReadTokens, it.LLMCacheCreationTokens, it.CostUSD}, it.ToolCalls, aStart, aEnd)
@@ -198,7 +223,7 @@ var providers = map[string]attribute.KeyValue{
 func (m *Mapper) agentSpan(ctx context.Context, tid trace.TraceID, n int, part string, a *record.Agent, u usage, calls []record.ToolCall, start, end int64, extra ...attribute.KeyValue) {
 	name := "invoke_agent"
 	if a.Format != "" {
-		name += " " + a.Format
+		name += " " + m.redact(a.Format)
 	}
 	attrs := append([]attribute.KeyValue{
 		semconv.GenAIOperationNameInvokeAgent,
@@ -229,8 +254,8 @@ func (m *Mapper) agentSpan(ctx context.Context, tid trace.TraceID, n int, part s
 	actx, span := m.start(ctx, tid, n, part, name, ms(start), trace.SpanKindClient, attrs)
 	switch {
 	case a.ErrorKind != nil:
-		span.SetAttributes(semconv.ErrorTypeKey.String(*a.ErrorKind))
-		span.SetStatus(codes.Error, *a.ErrorKind)
+		span.SetAttributes(semconv.ErrorTypeKey.String(m.redact(*a.ErrorKind)))
+		span.SetStatus(codes.Error, m.redact(*a.ErrorKind))
 	case a.TimedOut:
 		span.SetAttributes(semconv.ErrorTypeKey.String("timeout"))
 		span.SetStatus(codes.Error, "timed out")
@@ -297,7 +322,7 @@ func (m *Mapper) toolSpans(ctx context.Context, tid trace.TraceID, n int, part s
 				attribute.String("loopkit.tool.result_summary", m.Redactor.Redact(c.ResultSummary)))
 		}
 		s := start + int64(i)*step
-		_, span := m.start(ctx, tid, n, part+"/tool-"+strconv.Itoa(i), "execute_tool "+c.ToolName, ms(s), trace.SpanKindInternal, attrs)
+		_, span := m.start(ctx, tid, n, part+"/tool-"+strconv.Itoa(i), "execute_tool "+m.redact(c.ToolName), ms(s), trace.SpanKindInternal, attrs)
 		if c.IsError {
 			span.SetAttributes(semconv.ErrorTypeKey.String("tool_error"))
 			span.SetStatus(codes.Error, "tool error")
@@ -331,7 +356,7 @@ func (m *Mapper) validationSpan(ctx context.Context, tid trace.TraceID, n int, i
 	}
 	_, span := m.start(ctx, tid, n, "validation", "loop.validation", ms(start), trace.SpanKindInternal, attrs)
 	if it.Status != record.StatusPass {
-		span.SetStatus(codes.Error, it.Status+": exit "+strconv.Itoa(it.ExitCode))
+		span.SetStatus(codes.Error, m.redact(it.Status)+": exit "+strconv.Itoa(it.ExitCode))
 	}
 	span.End(trace.WithTimestamp(ms(end)))
 }
@@ -366,7 +391,7 @@ func (m *Mapper) addEvent(span trace.Span, e record.Event) {
 			attrs = append(attrs, attribute.String("loopkit.evidence", m.Redactor.Redact(e.Evidence)))
 		}
 	}
-	span.AddEvent(e.Type, trace.WithTimestamp(ms(e.TS)), trace.WithAttributes(attrs...))
+	span.AddEvent(m.redact(e.Type), trace.WithTimestamp(ms(e.TS)), trace.WithAttributes(m.clean(attrs)...))
 }
 
 // redact applies the secret patterns to text that is always sent (commands,

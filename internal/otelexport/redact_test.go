@@ -1,0 +1,113 @@
+package otelexport
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// planted are secrets in the shapes the agent leaves them, each with a
+// marker that must never be sent.
+var planted = []struct{ text, marker string }{
+	{"key sk-ant-api03-PLANTEDKEYAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA ok", "PLANTEDKEY"},
+	// a tool summary cut at 200 characters in the middle of a key
+	{record.HeadChars(strings.Repeat("x ", 90)+"sk-ant-api03-ZZCUT0123456789abcdefghijk", record.SummaryChars), "ZZCUT"},
+	{"export OPENAI=sk-QQCUTab", "QQCUT"},
+	{"-----BEGIN OPENSSH PRIVATE KEY-----\nPEMBODYb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW", "PEMBODY"},
+	{"QUFBQUFBQUFBQUFBQUFBPEMTAILb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\ndone", "PEMTAIL"},
+	{`{"user": "bob", "password": "PWSECRET hunter2 horse", "n": 1}`, "PWSECRET"},
+	{`{"api_key":"APIKEYSECRET","token" : "TOKSECRET"}`, "SECRET"},
+	{"db:\n  secret: YAMLSECRET\n", "YAMLSECRET"},
+}
+
+// fill sets every text of v (strings, their pointers, slices and maps,
+// nested records) to text, so that every field the exporter can send
+// carries it.
+func fill(v reflect.Value, text string) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(text)
+	case reflect.Pointer:
+		if v.Type().Elem().Kind() == reflect.String || v.Type().Elem().Kind() == reflect.Struct {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			fill(v.Elem(), text)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fill(v.Field(i), text)
+			}
+		}
+	case reflect.Slice:
+		if v.Len() == 0 {
+			v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		}
+		for i := range v.Len() {
+			fill(v.Index(i), text)
+		}
+	case reflect.Map:
+		if v.Type().Key().Kind() == reflect.String && v.Type().Elem().Kind() == reflect.String {
+			m := reflect.MakeMap(v.Type())
+			for _, k := range []string{"dir", "note", text} {
+				m.SetMapIndex(reflect.ValueOf(k), reflect.ValueOf(text))
+			}
+			v.Set(m)
+		}
+	}
+}
+
+// TestNothingSecretIsSent sends every field of a run, an iteration, an
+// attempt and an event, each holding a planted secret, with and without
+// --include-content: no planted secret reaches the wire.
+func TestNothingSecretIsSent(t *testing.T) {
+	for _, content := range []bool{false, true} {
+		for _, p := range planted {
+			var out bytes.Buffer
+			s, err := NewSession(&JSONExporter{W: &out}, defaultRedactor, content, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var meta record.Run
+			var it record.IterationLog
+			var at record.Attempt
+			var ev record.Event
+			for _, x := range []any{&meta, &it, &at, &ev} {
+				fill(reflect.ValueOf(x).Elem(), p.text)
+			}
+			it.Iteration, at.Attempt, meta.Status = 1, 1, record.RunFailed
+			r := Run{ID: p.text, CreatedAt: 1, Meta: &meta, Events: []record.Event{ev, ev}}
+			ctx := context.Background()
+			s.Mapper.RunSpan(ctx, r, 5)
+			s.Mapper.IterationSpans(ctx, r, &it)
+			s.Mapper.AttemptSpan(ctx, r, &at)
+			if err := s.Shutdown(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if out.Len() < 1000 {
+				t.Fatalf("only %d bytes sent", out.Len())
+			}
+			if strings.Contains(out.String(), p.marker) {
+				i := strings.Index(out.String(), p.marker)
+				t.Errorf("content %v: %q sent: ...%s...", content, p.marker, out.String()[max(i-120, 0):min(i+60, out.Len())])
+			}
+		}
+	}
+}
+
+func TestRedactKeepsText(t *testing.T) {
+	for in, want := range map[string]string{
+		"a risk-free change by the author: Alice": "a risk-free change by the author: Alice",
+		`{"password": "a b", "user": "x"}`:        `{[REDACTED], "user": "x"}`,
+		"the key is sk-ant-api03-abc":             "the key is [REDACTED]",
+	} {
+		if got := defaultRedactor.Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
