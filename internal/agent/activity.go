@@ -6,16 +6,18 @@ import (
 )
 
 // Activity classifies one line an agent printed, for loop-step's hang
-// guards: progress unless it only says the agent is retrying (Codex's
-// "Reconnecting..." error events, Claude's api_retry notices, plain
-// "Retrying" lines); result when it is a closing result line.
+// guards: progress unless it only says the agent is retrying without
+// counting its tries (Codex's "Reconnecting... waiting for network", plain
+// "Retrying" lines); result when it is a closing result line. A retry the
+// CLI numbers (Claude's api_retry, "Reconnecting... 2/5", Gemini's
+// "Attempt 3 failed") is work: the CLI gives up by itself.
 func Activity(line []byte) (progress, result bool) {
 	b := bytes.TrimSpace(line)
 	if len(b) == 0 {
 		return false, false
 	}
 	if b[0] != '{' {
-		return !IsRetryNotice(string(b)), false
+		return !IsRetryNotice(string(b)) || noticeProgress(b), false
 	}
 	m := typePrefix().FindSubmatch(b)
 	if m == nil {
@@ -34,7 +36,9 @@ func Activity(line []byte) (progress, result bool) {
 		if json.Unmarshal(b, &ev) != nil {
 			return true, false
 		}
-		return !(ev.Subtype == "api_retry" || IsRetryNotice(ev.Message)), false
+		if ev.Subtype == "api_retry" || IsRetryNotice(ev.Message) {
+			return noticeProgress(b), false
+		}
 	}
 	return true, false
 }

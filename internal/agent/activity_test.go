@@ -8,8 +8,10 @@ func TestActivity(t *testing.T) {
 		progress, result bool
 	}{
 		{`{"type":"error","message":"Reconnecting... waiting for network (stream disconnected before completion)"}`, false, false},
-		{`{"type":"error","message":"Reconnecting... 2/5 (unexpected status 503)"}`, false, false},
-		{`{"type":"system","subtype":"api_retry","attempt":1,"retry_delay_ms":500,"error_status":529}`, false, false},
+		// numbered retries are the CLI at work: it gives up by itself
+		{`{"type":"error","message":"Reconnecting... 2/5 (unexpected status 503)"}`, true, false},
+		{`{"type":"system","subtype":"api_retry","attempt":1,"retry_delay_ms":500,"error_status":529}`, true, false},
+		{`{"type":"system","subtype":"api_retry","retry_delay_ms":500}`, false, false},
 		{`Retrying in 4s…`, false, false},
 		{"", false, false},
 		{`{"type":"error","message":"You've hit your usage limit."}`, true, false},

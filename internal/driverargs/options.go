@@ -60,6 +60,7 @@ var Options = []Option{
 	{"watchdog", "off", "watchdog", "", "watchdog", "", "no stall signals (config: watchdog)", false},
 	{"watchdog-k", "N", "watchdog_k", "", "watchdog_k", "", "earlier iterations a signal compares with (default 2)", false},
 	{"max-rewrites", "N", "max_rewrites", "", "max_rewrites", "", "prompt rewrites before a stall is stuck (default 2)", false},
+	{"rate-limit-policy", "P", "rate_limit_policy", "LOOP_RATE_LIMIT_POLICY", "rate_limit_policy", "loop", "loop (default): stop an agent retrying a rate limit and wait here; agent: let the agent retry", false},
 	{"max-wait", "D", "max_wait", "", "max_wait", "", "rate-limit waiting before the run pauses (default 6h)", false},
 	{"rate-limit-backoff", "D", "rate_limit_backoff", "", "rate_limit_backoff", "", "", false},
 	{"account", "NAME", "account", "", "account", "", "rate-limit note key (default: the agent program)", false},

@@ -51,6 +51,7 @@ var Checks = map[string]Check{
 	"max_rewrites":       whole,
 	"max_wait":           duration,
 	"rate_limit_backoff": duration,
+	"rate_limit_policy":  oneOf("loop", "agent"),
 	"hook_timeout":       positiveDuration, // a hook must not hang the driver
 }
 
@@ -67,6 +68,7 @@ var Names = map[string]string{
 	"watchdog": "--watchdog", "watchdog_k": "--watchdog-k", "max_rewrites": "--max-rewrites",
 	"max_wait": "--max-wait", "hook_timeout": "--hook-timeout",
 	"rate_limit_backoff": "--rate-limit-backoff",
+	"rate_limit_policy":  "--rate-limit-policy",
 }
 
 // Validate checks every setting, in key order so the first error is stable,

@@ -31,6 +31,7 @@ func TestValidate(t *testing.T) {
 		{"bad cost", map[string]string{"max_cost": "NaN"}, []string{"sh"}, "--max-cost must be a number of dollars"},
 		{"bad mode", map[string]string{"completion_mode": "loose"}, []string{"sh"}, "--completion-mode must be trailing or exact"},
 		{"bad strategy", map[string]string{"merge_strategy": "rebase"}, []string{"sh"}, "--merge-strategy must be none or merge or squash"},
+		{"bad rate-limit policy", map[string]string{"rate_limit_policy": "cli"}, []string{"sh"}, "--rate-limit-policy must be loop or agent"},
 		{"no prompt file", map[string]string{"prompt": dir + "/nope.md"}, []string{"sh"}, "nope.md: no such file"},
 		{"typo'd agent", ok, []string{"claud"}, "agent command claud: not found on PATH"},
 		{"missing script", ok, []string{"./gone.sh"}, "agent command ./gone.sh: no such file"},

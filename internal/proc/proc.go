@@ -49,6 +49,10 @@ type Spec struct {
 	Activity         Activity
 	IdleTimeout      time.Duration
 	AfterResultGrace time.Duration
+	// Stop, when closed, stops the group as a timeout does (SIGTERM, then
+	// SIGKILL after Grace): the caller saw in its output that waiting longer
+	// cannot help (a refused key the agent keeps retrying).
+	Stop <-chan struct{}
 }
 
 // Result is what happened to the child.
@@ -64,6 +68,8 @@ type Result struct {
 	// AfterResultGrace after its result line; the work was done, so
 	// StatusCode is 0.
 	KilledAfterResult bool
+	// Stopped is set when Spec.Stop stopped the group; StatusCode is 1.
+	Stopped bool
 	// Signal names the signal that ended the child or that we forwarded to it.
 	Signal string
 	// Err describes why the child did not exit by itself.
@@ -202,6 +208,13 @@ loop:
 				syscall.Kill(-pgid, syscall.SIGTERM)
 				kill = time.After(spec.Grace)
 			}
+		case <-spec.Stop:
+			spec.Stop = nil
+			if kill == nil {
+				res.Stopped, tick = true, nil
+				syscall.Kill(-pgid, syscall.SIGTERM)
+				kill = time.After(spec.Grace)
+			}
 		case <-timeout:
 			res.TimedOut = true
 			timeout = nil
@@ -236,6 +249,11 @@ loop:
 	case res.KilledAfterResult:
 		res.ExitCode, res.StatusCode = -1, 0
 		res.Err = fmt.Errorf("still running %s after its result line: killed", spec.AfterResultGrace)
+		if ws.Signaled() {
+			res.Signal = signalName(ws.Signal())
+		}
+	case res.Stopped:
+		res.ExitCode, res.StatusCode = -1, 1 // the caller says why
 		if ws.Signaled() {
 			res.Signal = signalName(ws.Signal())
 		}

@@ -143,3 +143,32 @@ func TestTailBufferMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// Stop, closed when a line says waiting cannot help, stops the whole group
+// (one that ignores SIGTERM too, after the grace) and says so.
+func TestStopFromALine(t *testing.T) {
+	stop := make(chan struct{})
+	var once bool
+	act := func(line []byte) (bool, bool) {
+		if string(line) == "refused" && !once {
+			once = true
+			close(stop)
+		}
+		return true, false
+	}
+	start := time.Now()
+	res, err := Run(Spec{Args: []string{"sh", "-c", "trap '' TERM; echo refused; sleep 100 & sleep 100"},
+		Grace: 200 * time.Millisecond, InlineCap: 1024, Activity: act, Stop: stop, IdleTimeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Stopped || res.TimedOut || res.StatusCode != 1 || res.ExitCode != -1 || res.Signal != "SIGKILL" {
+		t.Fatalf("result %+v", res)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("took %s", d)
+	}
+	if live := liveInGroup(res.PID); len(live) > 0 {
+		t.Fatalf("processes of the group left alive: %v", live)
+	}
+}

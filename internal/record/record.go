@@ -95,8 +95,12 @@ type Step struct {
 	// IdleTimeout is set when the agent was killed for printing nothing
 	// but retry notices for --idle-timeout; KilledAfterResult when it was
 	// killed for not exiting after its result line.
-	IdleTimeout            bool     `json:"idle_timeout"`
-	KilledAfterResult      bool     `json:"killed_after_result"`
+	IdleTimeout       bool `json:"idle_timeout"`
+	KilledAfterResult bool `json:"killed_after_result"`
+	// Stopped is set when loop-step stopped the agent at a notice its CLI
+	// printed while retrying (a refused key; a rate limit under the loop
+	// policy) rather than wait out the CLI's retries.
+	Stopped                bool     `json:"stopped,omitempty"`
 	Attempts               int      `json:"attempts"`
 	Format                 string   `json:"format"`
 	SessionID              *string  `json:"session_id"`

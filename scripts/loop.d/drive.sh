@@ -158,7 +158,7 @@ act_iterate() {
   : >"$TMP/step.json"; : >"$TMP/review.json" # emptied, not removed: no rm process
   run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --template "${A[prompt]}" ${S[plan]:+--plan "${S[plan]}"} --append-progress --excerpt failures --agent-summary \
     --phase implementation --timeout "${S[timeout]:-30m}" --retries "${S[retries]:-0}" \
-    --retry-backoff "${S[retry_backoff]:-5s}" --completion-mode "${S[completion_mode]:-trailing}" \
+    --retry-backoff "${S[retry_backoff]:-5s}" --rate-limit-policy "${S[rate_limit_policy]:-loop}" --completion-mode "${S[completion_mode]:-trailing}" \
     ${A[base]:+--base "${A[base]}"} --exit-zero -- "${AGENT[@]}" >"$TMP/step.json"
   checked loop-step $?
   # a rate-limited step is an attempt, not an iteration: the next action waits

@@ -210,8 +210,9 @@ func (s *stepRun) attempts() (*outcome, error) {
 		default:
 		}
 		// Nothing changes for a command that could not start, a timeout
-		// would only time out again, and a signal means stop.
-		if res.StatusCode == 0 || res.TimedOut || res.PID == 0 || interrupted || out.attempts > s.opts.Retries {
+		// would only time out again, a signal means stop, and an agent
+		// stopped for a refused key or a rate limit would meet it again.
+		if res.StatusCode == 0 || res.TimedOut || res.Stopped || res.PID == 0 || interrupted || out.attempts > s.opts.Retries {
 			return out, nil
 		}
 		s.env.Log.Warn("agent failed, retrying", "attempt", out.attempts, "status", res.StatusCode, "backoff", backoff)
@@ -230,9 +231,11 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 	spec := proc.Spec{
 		Args: s.argv, Dir: s.dir, Timeout: s.opts.Timeout.D(), Grace: s.opts.Grace.D(),
 		StdoutPath: s.stdoutPath, StderrPath: s.stderrPath, ParentDeath: true,
-		InlineCap: stderrTailBytes,
-		Activity:  agent.Activity, IdleTimeout: s.opts.IdleTimeout.D(), AfterResultGrace: s.opts.AfterResult.D(),
+		InlineCap:   stderrTailBytes,
+		IdleTimeout: s.opts.IdleTimeout.D(), AfterResultGrace: s.opts.AfterResult.D(),
 	}
+	live := newLiveWatch(s.env, s.opts.RateLimitPolicy)
+	spec.Activity, spec.Stop = live.activity, live.stop
 	usagePath := s.usagePath()
 	os.Remove(usagePath)
 	spec.Env = append(os.Environ(), usageFileEnv+"="+usagePath)
@@ -280,6 +283,9 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 		return nil, nil, err
 	}
 	if p.err == nil {
+		if n := live.stopped(); n != nil && res.Stopped {
+			p.res.Stopped(n)
+		}
 		p.res.ScanStderr(res.Stderr, time.Now())
 		s.applyUsageFile(usagePath, &p.res.Usage)
 	}

@@ -28,6 +28,7 @@ func (s *stepRun) record(out *outcome) *record.Step {
 		TimedOut:               res.TimedOut,
 		IdleTimeout:            res.IdleTimedOut,
 		KilledAfterResult:      res.KilledAfterResult,
+		Stopped:                res.Stopped,
 		Attempts:               out.attempts,
 		Format:                 p.Format,
 		LLMInputTokens:         out.usage.InputTokens,

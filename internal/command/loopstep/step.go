@@ -31,41 +31,43 @@ Amp, Copilot CLI, text) for tokens, cost, tool calls, the completion marker,
 errors and rate limits. Prints one "step" record for loop-record.
 
 Exit status: the agent's own (of the last attempt); 124 timeout, 127 not
-found, 126 not executable, 128+n killed by signal n; 1 operational failure;
-2 usage. --exit-zero makes every outcome of the agent 0.`
+found, 126 not executable, 128+n killed by signal n; 1 operational failure
+or an agent stopped retrying a refused key or a rate limit; 2 usage.
+--exit-zero makes every outcome of the agent 0.`
 
 // Options are loop-step's flags.
 type Options struct {
 	cli.Common
-	Run            string       `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"the run: its progress fills --template; held live" unquote:"false"`
-	Prompt         string       `long:"prompt" value-name:"FILE" description:"the prompt ('-': read it from stdin)" unquote:"false"`
-	Template       string       `long:"template" value-name:"FILE" description:"render the prompt as loop-progress --template does" unquote:"false"`
-	Set            []string     `long:"set" value-name:"NAME=VALUE" description:"fill <<NAME>> in the template (repeatable)" unquote:"false"`
-	AppendProgress bool         `long:"append-progress" description:"add the progress if the template has no <<progress>>"`
-	MaxEntries     int          `long:"max-entries" value-name:"N" default:"5" range:"0,100000" config:"progress_max_entries" description:"iterations in the progress block"`
-	MaxChars       int          `long:"max-chars" value-name:"N" default:"500" range:"0,10000000" config:"progress_max_chars" description:"characters of output per block entry"`
-	Review         string       `long:"review" value-name:"STEP" description:"review the change of the step whose record is in file STEP" unquote:"false"`
-	ReviewMarker   string       `long:"review-marker" value-name:"TAG" default:"review" config:"review_marker" description:"tag around a review's verdict" unquote:"false"`
-	Plan           string       `long:"plan" value-name:"FILE" description:"task list: quoted, its boxes counted" unquote:"false"`
-	Excerpt        string       `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" description:"block's output: tail or failures" unquote:"false"`
-	AgentSummary   bool         `long:"agent-summary" description:"block adds what the agent said it did"`
-	Dir            string       `long:"dir" value-name:"DIR" description:"run the agent there (default: here)" unquote:"false"`
-	Base           string       `long:"base" value-name:"COMMIT" description:"the tree before the step is the run's COMMIT (no snapshot)" unquote:"false"`
-	Phase          string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"the kind of step" unquote:"false"`
-	Timeout        cli.Duration `long:"timeout" value-name:"D" config:"claude_timeout_sec" description:"stop each attempt after D (0: none)"`
-	Grace          cli.Duration `long:"grace" value-name:"D" default:"1s" description:"from SIGTERM to SIGKILL"`
-	IdleTimeout    cli.Duration `long:"idle-timeout" value-name:"D" default:"15m" config:"idle_timeout" description:"stop an agent silent for D (0: never)"`
-	AfterResult    cli.Duration `long:"after-result-grace" value-name:"D" default:"30s" config:"after_result_grace" description:"stop an agent D after its result (0: never)"`
-	Retries        int          `long:"retries" value-name:"N" range:"0,100" config:"claude_retries" description:"retry up to N times on a failure, not a timeout"`
-	RetryBackoff   cli.Duration `long:"retry-backoff" value-name:"D" default:"5s" config:"claude_retry_backoff_sec" description:"first wait before a retry, then doubled"`
-	Format         string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex, gemini, opencode, cursor, amp, copilot, text" unquote:"false"`
-	MaxToolCalls   int          `long:"max-tool-calls" value-name:"N" default:"1000" config:"max_tool_calls" description:"tool calls kept; the rest only counted"`
-	Prices         string       `long:"prices" value-name:"FILE" config:"prices" description:"$/Mtok by model, when the agent reports no cost" unquote:"false"`
-	Marker         string       `long:"completion-marker" value-name:"TEXT" default:"<promise>COMPLETE</promise>" config:"completion_marker" description:"the agent's \"work is complete\" text" unquote:"false"`
-	Mode           string       `long:"completion-mode" value-name:"MODE" default:"trailing" config:"completion_mode" description:"trailing (the last line) or exact (the whole message)" unquote:"false"`
-	Tee            bool         `long:"tee" description:"also stream the agent's output live to stderr"`
-	NoStore        bool         `long:"no-store" description:"write nothing to the store; output inline only"`
-	ExitZero       bool         `long:"exit-zero" description:"exit 0 whatever the agent did"`
+	Run             string       `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"the run: its progress fills --template; held live" unquote:"false"`
+	Prompt          string       `long:"prompt" value-name:"FILE" description:"the prompt ('-': read it from stdin)" unquote:"false"`
+	Template        string       `long:"template" value-name:"FILE" description:"render the prompt as loop-progress --template does" unquote:"false"`
+	Set             []string     `long:"set" value-name:"NAME=VALUE" description:"fill <<NAME>> in the template (repeatable)" unquote:"false"`
+	AppendProgress  bool         `long:"append-progress" description:"add the progress if the template has no <<progress>>"`
+	MaxEntries      int          `long:"max-entries" value-name:"N" default:"5" range:"0,100000" config:"progress_max_entries" description:"iterations in the progress block"`
+	MaxChars        int          `long:"max-chars" value-name:"N" default:"500" range:"0,10000000" config:"progress_max_chars" description:"characters of output per block entry"`
+	Review          string       `long:"review" value-name:"STEP" description:"review the step whose record is in file STEP" unquote:"false"`
+	ReviewMarker    string       `long:"review-marker" value-name:"TAG" default:"review" config:"review_marker" description:"tag around a review's verdict" unquote:"false"`
+	Plan            string       `long:"plan" value-name:"FILE" description:"task list: quoted, its boxes counted" unquote:"false"`
+	Excerpt         string       `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" description:"block's output: tail or failures" unquote:"false"`
+	AgentSummary    bool         `long:"agent-summary" description:"block adds what the agent said it did"`
+	Dir             string       `long:"dir" value-name:"DIR" description:"run the agent there (default: here)" unquote:"false"`
+	Base            string       `long:"base" value-name:"COMMIT" description:"the tree before the step: the run's COMMIT" unquote:"false"`
+	Phase           string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" description:"the kind of step" unquote:"false"`
+	Timeout         cli.Duration `long:"timeout" value-name:"D" config:"claude_timeout_sec" description:"stop each attempt after D (0: none)"`
+	Grace           cli.Duration `long:"grace" value-name:"D" default:"1s" description:"from SIGTERM to SIGKILL"`
+	IdleTimeout     cli.Duration `long:"idle-timeout" value-name:"D" default:"15m" config:"idle_timeout" description:"stop an agent silent for D (0: never)"`
+	AfterResult     cli.Duration `long:"after-result-grace" value-name:"D" default:"30s" config:"after_result_grace" description:"stop an agent D after its result (0: never)"`
+	RateLimitPolicy string       `long:"rate-limit-policy" value-name:"P" default:"loop" config:"rate_limit_policy" description:"loop or agent: who retries limits" unquote:"false"`
+	Retries         int          `long:"retries" value-name:"N" range:"0,100" config:"claude_retries" description:"retry up to N times on a failure, not a timeout"`
+	RetryBackoff    cli.Duration `long:"retry-backoff" value-name:"D" default:"5s" config:"claude_retry_backoff_sec" description:"first wait before a retry, then doubled"`
+	Format          string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex, gemini, opencode, cursor, amp, copilot, text" unquote:"false"`
+	MaxToolCalls    int          `long:"max-tool-calls" value-name:"N" default:"1000" config:"max_tool_calls" description:"tool calls kept, the rest counted"`
+	Prices          string       `long:"prices" value-name:"FILE" config:"prices" description:"$/Mtok by model, when the agent reports no cost" unquote:"false"`
+	Marker          string       `long:"completion-marker" value-name:"TEXT" default:"<promise>COMPLETE</promise>" config:"completion_marker" description:"the agent's \"work is complete\" text" unquote:"false"`
+	Mode            string       `long:"completion-mode" value-name:"MODE" default:"trailing" config:"completion_mode" description:"trailing (the last line) or exact (the whole message)" unquote:"false"`
+	Tee             bool         `long:"tee" description:"also stream the agent's output live to stderr"`
+	NoStore         bool         `long:"no-store" description:"write nothing to the store; output inline only"`
+	ExitZero        bool         `long:"exit-zero" description:"exit 0 whatever the agent did"`
 }
 
 // promptArgMax is the largest prompt passed as an argument: beyond it
@@ -201,6 +203,8 @@ func checkSettings(env *cli.Env, opts *Options) error {
 		return env.UsageError("unknown --completion-mode %q (want trailing or exact)", opts.Mode)
 	case strings.TrimSpace(opts.Marker) == "":
 		return env.UsageError("--completion-marker must not be empty")
+	case opts.RateLimitPolicy != policyLoop && opts.RateLimitPolicy != policyAgent:
+		return env.UsageError("unknown --rate-limit-policy %q (want loop or agent)", opts.RateLimitPolicy)
 	case opts.Retries < 0:
 		return env.UsageError("--retries must be 0 or more, got %d", opts.Retries)
 	case opts.Excerpt != progress.ExcerptTail && opts.Excerpt != progress.ExcerptFailures:

@@ -1,0 +1,78 @@
+package agent
+
+import (
+	"testing"
+	"time"
+)
+
+// The lines the real CLIs print while they retry a failed API call.
+func TestLiveNotice(t *testing.T) {
+	now := time.UnixMilli(1_700_000_000_000)
+	for _, tc := range []struct {
+		line, agent, kind string
+		status, attempt   int
+		resetsIn          time.Duration
+		text              string
+	}{
+		{`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":536,"error_status":401,"error":"authentication_failed","session_id":"s"}`,
+			"claude", "authentication", 401, 1, 0, "agent retrying: authentication (401), attempt 1/10, next in 536 ms"},
+		{`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":30000,"error_status":429,"error":"rate_limit"}`,
+			"claude", "rate_limit", 429, 2, 30 * time.Second, "agent retrying: rate_limit (429), attempt 2/10, next in 30 s"},
+		{`{"type":"system","subtype":"api_retry","attempt":3,"max_retries":10,"retry_delay_ms":9100,"error_status":529,"error":"overloaded"}`,
+			"claude", "overloaded", 529, 3, 0, "agent retrying: overloaded (529), attempt 3/10, next in 9 s"},
+		{`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":500,"error_status":null,"error":"authentication_failed"}`,
+			"claude", "authentication", 0, 1, 0, ""},
+		{`{"type":"error","message":"Reconnecting... 1/5 (exceeded retry limit, last status: 429 Too Many Requests)"}`,
+			"codex", "rate_limit", 429, 1, 0, "agent retrying: rate_limit (429), attempt 1/5"},
+		{`{"type":"error","message":"Reconnecting... 2/5 (unexpected status 401 Unauthorized: Incorrect API key provided)"}`,
+			"codex", "authentication", 401, 2, 0, ""},
+		{`{"type":"error","message":"Reconnecting... 3/5 (unexpected status 503 Service Unavailable)"}`,
+			"codex", "overloaded", 503, 3, 0, ""},
+		{`Attempt 2 failed with status 429. Retrying with backoff... ApiError: {"error":{"code":429,"status":"RESOURCE_EXHAUSTED"}}`,
+			"gemini", "rate_limit", 429, 2, 0, "agent retrying: rate_limit (429), attempt 2"},
+		{`Attempt 1 failed with status 503. Retrying with backoff...`, "gemini", "overloaded", 503, 1, 0, ""},
+		{`ERROR 2026-11-26T02:00:00 +70ms service=session.processor error=Rate limit reached stream error AI_APICallError: Rate limit reached`,
+			"opencode", "rate_limit", 0, 0, 0, ""},
+	} {
+		n := LiveNotice([]byte(tc.line), now)
+		if n == nil {
+			t.Errorf("%s: no notice", tc.line)
+			continue
+		}
+		if n.Agent != tc.agent || n.Kind != tc.kind || n.Status != tc.status || n.Attempt != tc.attempt {
+			t.Errorf("%s: got %s %s %d attempt %d", tc.line, n.Agent, n.Kind, n.Status, n.Attempt)
+		}
+		if tc.resetsIn != 0 && n.ResetsAt != now.Add(tc.resetsIn).UnixMilli() {
+			t.Errorf("%s: resets at %d, want now+%s", tc.line, n.ResetsAt, tc.resetsIn)
+		}
+		if tc.text != "" && n.String() != tc.text {
+			t.Errorf("%s: %q, want %q", tc.line, n.String(), tc.text)
+		}
+	}
+	for _, line := range []string{
+		`{"type":"error","message":"Reconnecting... waiting for network (stream disconnected)"}`,
+		`{"type":"system","subtype":"init","session_id":"s"}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"Attempt 2 failed, I will retry"}]}}`,
+		`compiling...`,
+		`AI_APICallError: tool call failed`,
+	} {
+		if n := LiveNotice([]byte(line), now); n != nil {
+			t.Errorf("%s: a notice %+v", line, n)
+		}
+	}
+}
+
+// A stop for a notice puts the CLI's words first and, for a limit, the
+// reset the CLI gave.
+func TestResultStopped(t *testing.T) {
+	now := time.UnixMilli(1_700_000_000_000)
+	n := LiveNotice([]byte(`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":30000,"error_status":429,"error":"rate_limit"}`), now)
+	r := &Result{Errors: []string{"later"}}
+	r.Stopped(n)
+	if r.ErrorKind != "rate_limit" || r.RateLimit == nil || r.RateLimit.ResetsAt != now.Add(30*time.Second).UnixMilli() {
+		t.Fatalf("%+v %+v", r, r.RateLimit)
+	}
+	if r.Errors[0] != "claude: API error 429 rate_limit (retry 1/10)" {
+		t.Errorf("errors %q", r.Errors)
+	}
+}
