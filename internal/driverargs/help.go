@@ -17,7 +17,7 @@ func Prog() string {
 
 const helpHead = `usage: scripts/loop run (SPEC [PLAN] | --prompt FILE) --validate CMD [OPTIONS]
          -- AGENT ARGS...
-       scripts/loop resume RUN [--max-iterations N]
+       scripts/loop resume RUN [--max-iterations N] [--max-duration D]
        scripts/loop cancel RUN | pause RUN | list | --version
 
 Examples:
@@ -36,8 +36,8 @@ run options:
 
 const helpTail = `
 Exit status: 0 completed; 1 stuck; 2 usage or a bad setting; 3 failed
-(agent cannot run or keeps failing, over budget, merge refused or in
-conflict); 75 busy (another driver has the run) or paused; 129/130/141/143
+(agent cannot run or keeps failing, over budget or duration, merge refused
+or in conflict); 75 busy (another driver has the run) or paused; 129/130/141/143
 ended by SIGHUP/INT/PIPE/TERM; 70 internal error.
 `
 
@@ -51,11 +51,11 @@ func Help() string {
 	b.WriteString(strings.ReplaceAll(helpHead, "scripts/loop", Prog()))
 	var envs []string
 	for _, o := range Options {
+		if o.Help == "" { // nor its variable: a knob for tests
+			continue
+		}
 		if o.Env != "" {
 			envs = append(envs, o.Env)
-		}
-		if o.Help == "" {
-			continue
 		}
 		name := "  --" + o.Flag
 		if o.Arg != "" {

@@ -40,6 +40,8 @@ var Options = []Option{
 	{"max-agent-failures", "N", "max_agent_failures", "LOOP_MAX_AGENT_FAILURES", "max_agent_failures", "3", "agent failures in a row that fail the run (3)", false},
 	{"max-cost", "USD", "max_cost", "LOOP_MAX_COST", "max_cost", "", "fail the run once its cost passes USD", false},
 	{"max-tokens", "N", "max_tokens", "LOOP_MAX_TOKENS", "max_tokens", "", "fail the run once input+output tokens pass N", false},
+	{"max-duration", "D", "max_duration", "LOOP_MAX_DURATION", "max_duration", "", "fail the run once its drivers have worked D (a step then gets 1m more)", false},
+	{"", "", "duration_grace", "LOOP_DURATION_GRACE", "", "1m", "", false},
 	{"require-completion", "", "require_completion", "", "", "", "also require the agent's completion marker", false},
 	{"completion-mode", "M", "completion_mode", "LOOP_COMPLETION_MODE", "completion_mode", "trailing", "trailing (default) or exact", false},
 	{"max-concurrency", "N", "max_concurrency", "LOOP_MAX_CONCURRENCY", "max_concurrency", "3", "loops on this machine at once (default 3)", false},

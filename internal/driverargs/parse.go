@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // UsageError is a command line the driver cannot read: the help follows
@@ -162,16 +163,19 @@ func (r *Run) complete() error {
 type Resume struct {
 	Help          bool
 	Run           string
-	MaxIterations int // the run's new total; 0 keeps it
+	MaxIterations int    // the run's new total; 0 keeps it
+	MaxDuration   string // the run's new --max-duration; "" keeps it
 	// Set holds every option's value from the environment, config or
 	// default (the queue's settings apply to a resumed run too).
 	Set map[string]string
 }
 
 // ResumeUsage is the error for a resume line without exactly one run.
-func ResumeUsage() string { return "usage: " + Prog() + " resume RUN [--max-iterations N]" }
+func ResumeUsage() string {
+	return "usage: " + Prog() + " resume RUN [--max-iterations N] [--max-duration D]"
+}
 
-// ParseResume reads `scripts/loop resume RUN [--max-iterations N]`.
+// ParseResume reads `loop resume RUN [--max-iterations N] [--max-duration D]`.
 func ParseResume(args []string, src Sources) (*Resume, error) {
 	r := &Resume{Set: map[string]string{}}
 	for i := range Options {
@@ -195,6 +199,15 @@ func ParseResume(args []string, src Sources) (*Resume, error) {
 				return nil, usagef("--max-iterations must be a positive whole number, got %q", val)
 			}
 			r.MaxIterations = n
+		case name == "--max-duration":
+			if !inline && i+1 < len(args) {
+				i++
+				val = args[i]
+			}
+			if !isDuration(val) {
+				return nil, usagef("--max-duration needs a duration such as 8h or 90m, got %q", val)
+			}
+			r.MaxDuration = val
 		case strings.HasPrefix(a, "-"):
 			return nil, usagef("unknown flag %s", name)
 		case r.Run != "":
@@ -207,4 +220,14 @@ func ParseResume(args []string, src Sources) (*Resume, error) {
 		return nil, usagef("%s", ResumeUsage())
 	}
 	return r, nil
+}
+
+// isDuration: Go syntax ("8h", "90m") or bare seconds, more than 0 (the
+// full check is cli.ParseDuration's, which imports this package).
+func isDuration(v string) bool {
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		return f > 0
+	}
+	d, err := time.ParseDuration(v)
+	return err == nil && d > 0
 }

@@ -36,6 +36,8 @@ var Checks = map[string]Check{
 	"timeout":                duration,
 	"validate_timeout":       duration,
 	"retry_backoff":          duration,
+	"max_duration":           duration,
+	"duration_grace":         duration,
 	"max_cost":               dollars,
 	"completion_mode":        oneOf("trailing", "exact"),
 	"merge_strategy":         oneOf("none", "merge", "squash"),
@@ -69,6 +71,7 @@ var Names = map[string]string{
 	"max_wait": "--max-wait", "hook_timeout": "--hook-timeout",
 	"rate_limit_backoff": "--rate-limit-backoff",
 	"rate_limit_policy":  "--rate-limit-policy",
+	"max_duration":       "--max-duration",
 }
 
 // Validate checks every setting, in key order so the first error is stable,

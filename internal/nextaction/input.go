@@ -3,6 +3,7 @@ package nextaction
 import (
 	"encoding/json"
 	"strconv"
+	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
@@ -45,6 +46,8 @@ type Input struct {
 	// Attempt is the agent step just kept as an attempt instead of an
 	// iteration (it could not work), nil when there is none.
 	Attempt *record.Agent
+	// Now is when the decision is made (the time guard reads it).
+	Now time.Time
 }
 
 // Load reads run id's run.json and the end of its log.
@@ -53,7 +56,7 @@ func Load(st *store.Store, id string) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &Input{Run: run}
+	in := &Input{Run: run, Now: time.Now()}
 	n := max(Lookback, in.Int(KeyMaxAgentFailures, DefaultMaxAgentFailures))
 	lines, err := store.TailLines(st.RunPath(id, store.IterationsFile), n)
 	if err != nil {

@@ -30,6 +30,7 @@ var Rules = []Rule{
 	{"completed", completed},
 	{"agent-failing", agentFailing},
 	{"over-budget", overBudget},
+	{"over_duration", overDuration},
 	{"out-of-iterations", outOfIterations},
 }
 
@@ -50,6 +51,9 @@ func Decide(in *Input, rules []Rule) Action {
 	}
 	if in.Setting(KeyReviewer) != "" {
 		extra["review"] = "1" // the reviewer runs between the step and the validation
+	}
+	if t := stepTimeout(in); t != "" {
+		extra["step_timeout"] = t // the driver keeps a step cut by it as an attempt
 	}
 	if len(extra) > 0 {
 		a.Extra = extra

@@ -104,6 +104,7 @@ hold() {
       agent) AGENT+=("$v") ;;
       status) echo "$v"; log "run ${RUN:-} already $v" ;;
       warning) log "warning: $v" ;;
+      note) log "$v" ;;
       exit) exec {fd}<&-; exit "$v" ;;
       ready) break ;;
     esac
@@ -157,14 +158,19 @@ act_iterate() {
   log "iteration $i/$max: agent"
   : >"$TMP/step.json"; : >"$TMP/review.json" # emptied, not removed: no rm process
   run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --template "${A[prompt]}" ${S[plan]:+--plan "${S[plan]}"} --append-progress --excerpt failures --agent-summary \
-    --phase implementation --timeout "${S[timeout]:-30m}" --retries "${S[retries]:-0}" \
+    --phase implementation --timeout "${A[step_timeout]:-${S[timeout]:-30m}}" --retries "${S[retries]:-0}" \
     --retry-backoff "${S[retry_backoff]:-5s}" --rate-limit-policy "${S[rate_limit_policy]:-loop}" --completion-mode "${S[completion_mode]:-trailing}" \
     ${A[base]:+--base "${A[base]}"} --exit-zero -- "${AGENT[@]}" >"$TMP/step.json"
   checked loop-step $?
-  # a rate-limited step is an attempt, not an iteration: the next action waits
+  # a rate-limited step, or one cut by --max-duration, is an attempt, not
+  # an iteration: the next action waits, or ends the run
   slurp "$TMP/step.json"
-  if [[ $REC == *'"rate_limited":true'* ]]; then
-    "$LK_RECORD" --run "$RUN" --rate-limit "$TMP/step.json" >/dev/null
+  local keep=()
+  [[ $REC != *'"rate_limited":true'* ]] || keep=(--rate-limit "$TMP/step.json")
+  [[ -z ${A[step_timeout]:-} || $REC != *'"timed_out":true'* || $REC == *'"idle_timeout":true'* ]] ||
+    keep=(--attempt --kind over_duration)
+  if [ ${#keep[@]} -gt 0 ]; then
+    "$LK_RECORD" --run "$RUN" "${keep[@]}" <"$TMP/step.json" >/dev/null
     checked loop-record $?
     : >"$TMP/step.json"
     return

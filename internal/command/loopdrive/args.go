@@ -17,7 +17,8 @@ import (
 type holdOptions struct {
 	New            bool
 	Run, Name      string
-	MaxIterations  int // --resume: the run's new total, 0 to keep it
+	MaxIterations  int    // --resume: the run's new total, 0 to keep it
+	MaxDuration    string // --resume: the run's new --max-duration, "" to keep it
 	MaxConcurrency int
 	Settings       map[string]string // --new: the run's settings
 	PhaseOptions
@@ -90,7 +91,7 @@ func readLine(mode string, args []string, src driverargs.Sources) (*holdOptions,
 		if err != nil || r.Help {
 			return nil, err
 		}
-		set, opts.Run, opts.MaxIterations = r.Set, r.Run, r.MaxIterations
+		set, opts.Run, opts.MaxIterations, opts.MaxDuration = r.Set, r.Run, r.MaxIterations, r.MaxDuration
 	}
 	if opts.Run != "" {
 		if err := store.ValidRunID(opts.Run); err != nil {

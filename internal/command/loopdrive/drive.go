@@ -161,6 +161,16 @@ func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent
 	}
 	in.Attempt = attempt
 	a := nextaction.Decide(in, nextaction.Rules)
+	if a.Kind == nextaction.Stop && in.Run.Status == record.RunRunning {
+		// the run's last working time, exact: the holder saves it only now and then
+		r := &recorder.Recorder{St: st, Log: env.Log}
+		if _, err := r.Update(id, func(run *record.Run) error {
+			nextaction.FoldDriven(run.Settings, in.Now)
+			return nil
+		}); err != nil {
+			return nextaction.Action{}, cli.Failf("%v", err)
+		}
+	}
 	if a.Kind == nextaction.Iterate {
 		if a, err = guard(env, st, id, a); err != nil {
 			return internalError(env, err), nil

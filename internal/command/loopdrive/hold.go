@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -90,13 +91,13 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 	if err := h.queueSlot(&opts.PhaseOptions, opts.MaxConcurrency, id); err != nil {
 		return h.fail(err)
 	}
-	run, err := h.st.ReadRun(id)
+	run, err := h.startDriving(id)
 	if err != nil {
 		return h.fail(cli.Failf("%v", err))
 	}
 	h.emitSettings(run)
 	h.emit("ready", "1")
-	h.wait()
+	h.wait(id)
 	return nil
 }
 
@@ -111,6 +112,9 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 	if w := nextaction.StartWarning(set); w != "" && !h.priced() {
 		h.emit("warning", w) // the driver says it before the first step
 		set[nextaction.KeyCostWarned] = "1"
+	}
+	if n := nextaction.StartBounds(set); n != "" {
+		h.emit("note", n)
 	}
 	id := opts.Run
 	if id == "" {
@@ -225,6 +229,10 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 			run.Settings[nextaction.KeyMaxIterations] = fmt.Sprint(opts.MaxIterations)
 			msg += fmt.Sprintf(", max_iterations %d", opts.MaxIterations)
 		}
+		if opts.MaxDuration != "" {
+			run.Settings[nextaction.KeyMaxDuration] = opts.MaxDuration
+			msg += ", max_duration " + opts.MaxDuration
+		}
 		run.Settings[nextaction.KeyResumedAfter] = fmt.Sprint(n)
 		if run.Merge != nil && run.Merge.Status == record.MergeFailed { // its event stays
 			run.Merge = nil
@@ -307,20 +315,49 @@ func (h *holder) emitSettings(run *record.Run) {
 
 // wait keeps the locks until the driver exits or sends SIGUSR1. Signals a
 // terminal sends to the whole foreground group are the driver's to handle:
-// the lock must outlive the driver's own cleanup.
-func (h *holder) wait() {
+// the lock must outlive the driver's own cleanup. Meanwhile it checkpoints
+// the drivers' working time, for --max-duration.
+func (h *holder) wait(id string) {
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGPIPE, syscall.SIGQUIT)
 	release := make(chan os.Signal, 1)
 	signal.Notify(release, syscall.SIGUSR1)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	last := time.Now()
 	for os.Getppid() == h.parent {
 		select {
 		case <-release:
 			return
-		case <-tick.C:
+		case now := <-tick.C:
+			if now.Sub(last) < drivenCheckpoint {
+				continue
+			}
+			last = now
+			if _, err := h.rec.Update(id, func(run *record.Run) error {
+				nextaction.FoldDriven(run.Settings, time.Now())
+				return nil
+			}); err != nil {
+				h.env.Log.Warn("working time not saved", "run", id, "err", err)
+			}
 		}
 	}
+}
+
+// drivenCheckpoint is how often the working time is saved: a driver killed
+// outright loses at most this much of its count.
+const drivenCheckpoint = 10 * time.Second
+
+// startDriving marks when this driver started working on the run: the
+// count goes on from the last checkpoint (driven_ms), whatever a killed
+// driver's driven_at says.
+func (h *holder) startDriving(id string) (*record.Run, error) {
+	return h.rec.Update(id, func(run *record.Run) error {
+		if run.Settings == nil {
+			run.Settings = map[string]string{}
+		}
+		run.Settings[nextaction.KeyDrivenAt] = strconv.FormatInt(time.Now().UnixMilli(), 10)
+		return nil
+	})
 }
 
 // promptWithHypotheses writes prompt.resume.N.md, the task template

@@ -1,0 +1,55 @@
+package nextaction
+
+import (
+	"testing"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// TestOverDuration: the drivers' checkpointed work plus the time since the
+// checkpoint is compared with --max-duration; before it, the next step's
+// timeout is cut to what is left plus the grace.
+func TestOverDuration(t *testing.T) {
+	now := time.UnixMilli(10_000_000)
+	for _, tt := range []struct {
+		name             string
+		set              map[string]string
+		wantRule, wantTO string
+	}{
+		{"no cap", map[string]string{KeyDrivenMS: "99999999"}, "next", ""},
+		{"under it", map[string]string{KeyMaxDuration: "1h", KeyDrivenMS: "600000", KeyDrivenAt: "9400000"}, "next", ""},
+		{"under it, the step cut", map[string]string{KeyMaxDuration: "30m", KeyDrivenMS: "600000", KeyDrivenAt: "9400000"}, "next", "11m0s"},
+		{"a bare number is seconds", map[string]string{KeyMaxDuration: "90", KeyTimeout: "0", KeyDurationGrace: "1s"}, "next", "1m31s"},
+		{"the checkpoint alone", map[string]string{KeyMaxDuration: "10m", KeyDrivenMS: "600000"}, "over_duration", ""},
+		{"a resumed run goes on counting", map[string]string{KeyMaxDuration: "20m", KeyDrivenMS: "600000", KeyDrivenAt: "9400000"}, "over_duration", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			run := &record.Run{Status: "running", Settings: tt.set}
+			a := Decide(&Input{Run: run, Recent: []*record.IterationLog{iter(1, "fail", 0, true)}, Now: now}, Rules)
+			if a.Rule != tt.wantRule || a.Extra["step_timeout"] != tt.wantTO {
+				t.Fatalf("got rule %s, step_timeout %q; want %s, %q", a.Rule, a.Extra["step_timeout"], tt.wantRule, tt.wantTO)
+			}
+			if a.Rule == "over_duration" && (a.Status != "failed" || a.Exit != 3 || a.Reason[:13] != "over duration") {
+				t.Fatalf("got %+v", a)
+			}
+		})
+	}
+}
+
+func TestStartBounds(t *testing.T) {
+	for _, tt := range []struct {
+		set  map[string]string
+		want string
+	}{
+		{map[string]string{}, "no cost cap: bounded by 10 iterations of up to 30m each (5h0m0s of agent time); cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
+		{map[string]string{KeyMaxIterations: "3", KeyTimeout: "0"}, "no cost cap: bounded by 3 iterations with no step timeout; cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
+		{map[string]string{KeyMaxDuration: "8h"}, "no cost cap: bounded by --max-duration 8h and 10 iterations of up to 30m each (5h0m0s of agent time); cap the spend with --max-cost USD (config max_cost)"},
+		{map[string]string{KeyMaxCost: "5"}, ""},
+		{map[string]string{KeyMaxTokens: "100000"}, ""},
+	} {
+		if got := StartBounds(tt.set); got != tt.want {
+			t.Errorf("%v:\ngot  %q\nwant %q", tt.set, got, tt.want)
+		}
+	}
+}
