@@ -13,8 +13,8 @@ type responsesWire struct{}
 
 func (responsesWire) parse(body []byte) (string, bool, int, error) {
 	var req struct {
-		Model  string            `json:"model"`
-		Stream bool              `json:"stream"`
+		Model  string          `json:"model"`
+		Stream bool            `json:"stream"`
 		Input  json.RawMessage `json:"input"` // a string or a list of items
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
