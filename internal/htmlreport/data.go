@@ -46,6 +46,7 @@ type iteration struct {
 	In, Out    int64
 	Cost       float64
 	HasCost    bool
+	CostSource string // reported, estimated, unknown; "" in older records
 	Failures   []record.Failure
 	Files      []string
 	Error      string
@@ -118,6 +119,9 @@ func newIteration(st *store.Store, id string, it *record.IterationLog, detailed 
 	}
 	if it.CostUSD != nil {
 		v.Cost, v.HasCost = *it.CostUSD, true
+	}
+	if it.CostSource != nil {
+		v.CostSource = *it.CostSource
 	}
 	if !detailed {
 		return v

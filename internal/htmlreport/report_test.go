@@ -36,6 +36,10 @@ func fixture(t testing.TB, n int) (*store.Store, string) {
 			Failures:  []record.Failure{{Test: "TestX<y>", Message: `got "<1>", want "2"`}},
 			ToolCalls: []record.ToolCall{{ToolName: "Edit", ArgumentsSummary: `{"file":"<a href=x>"}`, ResultSummary: "ok"}},
 			Agent:     &record.Agent{Phase: "implementation", FinalMessage: "I fixed <img src=x onerror=alert(1)>"}}
+		if i == n {
+			src := "estimated"
+			it.CostSource = &src
+		}
 		line, err := record.Marshal(it)
 		if err != nil {
 			t.Fatal(err)
@@ -86,7 +90,7 @@ func TestReportEscapedAndSmall(t *testing.T) {
 	}
 	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "TestX&lt;y&gt;", "WATCHDOG_SIGNAL", `id="iter-100"`,
 		"showing the last 4000 characters", filepath.Join(st.IterationDir(id, 1), "validation.stdout"),
-		"showing the first 6000 characters", "Cumulative cost",
+		"showing the first 6000 characters", "Cumulative cost", "(estimated)</h3>",
 		"<code>loop/r1</code> into <code>&lt;main&gt;</code> (squash): failed", "conflict in &lt;calc.go&gt;", "<code>calc&lt;1&gt;.go</code>",
 		"untracked files in the way: <code>&lt;env&gt;</code>", "un-ignored by the merge: <code>&lt;log&gt;</code>"} {
 		if !strings.Contains(page, want) {

@@ -195,14 +195,17 @@ type IterationLog struct {
 	DurationMs        int64    `json:"duration_ms"`
 	FilesChanged      []string `json:"files_changed"`
 	// Failures are the failing tests loop-record found in the output.
-	Failures               []Failure  `json:"failures"`
-	LLMInputTokens         *int64     `json:"llm_input_tokens"`
-	LLMOutputTokens        *int64     `json:"llm_output_tokens"`
-	LLMCacheReadTokens     *int64     `json:"llm_cache_read_tokens"`
-	LLMCacheCreationTokens *int64     `json:"llm_cache_creation_tokens"`
-	CostUSD                *float64   `json:"cost_usd"`
-	ToolCalls              []ToolCall `json:"tool_calls"`
-	Agent                  *Agent     `json:"agent"`
+	Failures               []Failure `json:"failures"`
+	LLMInputTokens         *int64    `json:"llm_input_tokens"`
+	LLMOutputTokens        *int64    `json:"llm_output_tokens"`
+	LLMCacheReadTokens     *int64    `json:"llm_cache_read_tokens"`
+	LLMCacheCreationTokens *int64    `json:"llm_cache_creation_tokens"`
+	CostUSD                *float64  `json:"cost_usd"`
+	// CostSource is the step's: reported, estimated or unknown (null in
+	// records written before it was kept, and without an agent step).
+	CostSource *string    `json:"cost_source"`
+	ToolCalls  []ToolCall `json:"tool_calls"`
+	Agent      *Agent     `json:"agent"`
 	// TasksDone and TasksTotal count the plan's checkboxes after the step;
 	// PlanAdvancedOnFailure says the step ticked boxes the validation refused.
 	TasksDone             *int `json:"tasks_done,omitempty"`
@@ -246,6 +249,7 @@ type Attempt struct {
 	LLMCacheReadTokens     *int64     `json:"llm_cache_read_tokens"`
 	LLMCacheCreationTokens *int64     `json:"llm_cache_creation_tokens"`
 	CostUSD                *float64   `json:"cost_usd"`
+	CostSource             *string    `json:"cost_source"` // as in IterationLog
 	ToolCalls              []ToolCall `json:"tool_calls"`
 	InputDigest            string     `json:"input_digest"`
 	CreatedAt              int64      `json:"created_at"`

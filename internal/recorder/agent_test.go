@@ -21,3 +21,21 @@ func TestAgentCarriesStepFailure(t *testing.T) {
 		t.Fatalf("agent %+v", a)
 	}
 }
+
+// Where the step's cost came from reaches the stored iteration and attempt
+// (loop-step said "reported"; the iteration used to say nothing).
+func TestCostSourceStored(t *testing.T) {
+	in, err := record.DecodeInput([]byte(`{"type":"validation","command":"make test","exit_code":0,"stdout":""}` + "\n" +
+		`{"type":"step","command":"claude -p","phase":"implementation","exit_code":0,"cost_usd":0.5,"cost_source":"estimated"}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := newRecorder(t).build("run1", 1, in, 1)
+	if it.CostSource == nil || *it.CostSource != "estimated" {
+		t.Fatalf("iteration cost_source %v", it.CostSource)
+	}
+	a := attemptOf("run1", 1, "", in.Step, 1)
+	if a.CostSource == nil || *a.CostSource != "estimated" {
+		t.Fatalf("attempt cost_source %v", a.CostSource)
+	}
+}

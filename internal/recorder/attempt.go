@@ -168,6 +168,7 @@ func attemptOf(id string, n int, kind string, s *record.Step, now int64) *record
 		LLMCacheReadTokens:     s.LLMCacheReadTokens,
 		LLMCacheCreationTokens: s.LLMCacheCreationTokens,
 		CostUSD:                s.CostUSD,
+		CostSource:             s.CostSource,
 		ToolCalls:              s.ToolCalls,
 		CreatedAt:              now,
 	}

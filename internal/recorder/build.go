@@ -50,7 +50,7 @@ func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.
 		it.LLMOutputTokens = s.LLMOutputTokens
 		it.LLMCacheReadTokens = s.LLMCacheReadTokens
 		it.LLMCacheCreationTokens = s.LLMCacheCreationTokens
-		it.CostUSD = s.CostUSD
+		it.CostUSD, it.CostSource = s.CostUSD, s.CostSource
 		if s.ToolCalls != nil {
 			it.ToolCalls = s.ToolCalls
 		}

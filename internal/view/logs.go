@@ -146,7 +146,7 @@ func (v *Logs) details(it *record.IterationLog) error {
 		it.LLMCacheCreationTokens != nil || it.CostUSD != nil {
 		_, err := fmt.Fprintf(v.W, "    tokens: in %s, out %s, cache read %s, cache write %s; cost %s\n",
 			tokens(it.LLMInputTokens), tokens(it.LLMOutputTokens), tokens(it.LLMCacheReadTokens),
-			tokens(it.LLMCacheCreationTokens), Cost(it.CostUSD))
+			tokens(it.LLMCacheCreationTokens), CostOf(it.CostUSD, it.CostSource))
 		if err != nil {
 			return err
 		}

@@ -115,3 +115,20 @@ func TestHumanForms(t *testing.T) {
 		}
 	}
 }
+
+// A stored cost says where it came from: an estimate is marked, a cost the
+// agent never reported is "unknown", older records keep "-".
+func TestCostOf(t *testing.T) {
+	c, est, rep, unk := 0.5, "estimated", "reported", "unknown"
+	for _, tc := range []struct {
+		c    *float64
+		src  *string
+		want string
+	}{
+		{&c, &rep, "$0.50"}, {&c, &est, "$0.50 (estimated)"}, {nil, &unk, "unknown"}, {nil, nil, "-"}, {&c, nil, "$0.50"},
+	} {
+		if got := CostOf(tc.c, tc.src); got != tc.want {
+			t.Errorf("CostOf(%v, %v) = %q, want %q", tc.c, tc.src, got, tc.want)
+		}
+	}
+}

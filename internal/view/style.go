@@ -98,6 +98,23 @@ func Cost(c *float64) string {
 	return fmt.Sprintf("$%.2f", *c)
 }
 
+// CostOf renders a stored cost with where it came from: an estimate says
+// so, and a cost the agent never reported is "unknown" (records from
+// before cost_source was kept show "-").
+func CostOf(c *float64, source *string) string {
+	src := ""
+	if source != nil {
+		src = *source
+	}
+	switch {
+	case c == nil && src != "":
+		return "unknown"
+	case c != nil && src == "estimated":
+		return Cost(c) + " (estimated)"
+	}
+	return Cost(c)
+}
+
 // Stamp renders a millisecond timestamp in UTC, - when unset.
 func Stamp(ms *int64) string {
 	if ms == nil || *ms == 0 {
