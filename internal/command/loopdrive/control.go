@@ -17,6 +17,7 @@ import (
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/procid"
+	"github.com/loopkit/loopkit/internal/procrec"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/store"
@@ -46,17 +47,22 @@ func cancel(env *cli.Env, st *store.Store, id string) error {
 		return cli.Failf("%v", err)
 	}
 	if held {
-		// The pid in run.json was written by the lock's holder for its own
-		// parent, and the holder dies with that parent: while the lock is
-		// held, the pid is the live driver.
-		if pid := driverPID(st, id); pid > 1 {
+		// run.json's pid is anyone's to write: the driver signalled is the
+		// one loopkit recorded starting the run, still that process
+		drivers := procrec.Drivers(st.RunDir(id))
+		for pid, start := range drivers {
 			env.Log.Info(fmt.Sprintf("stopping the driver of run %s (pid %d)", id, pid))
-			unix.Kill(pid, unix.SIGTERM)
+			if procid.Alive(pid, start) {
+				unix.Kill(pid, unix.SIGTERM)
+			}
+		}
+		if len(drivers) == 0 {
+			env.Log.Warn(fmt.Sprintf("run %s: no driver loopkit recorded starting is alive (run.json names pid %d): nothing signalled", id, driverPID(st, id)))
 		}
 	}
 	l, err := waitLock(st.RunPath(id, store.DriverLock), 15*time.Second)
 	if err != nil {
-		return cli.Failf("run %s: its driver did not stop: %v", id, err)
+		return cli.Failf("run %s: its driver did not stop (stop its 'loop run' yourself, then cancel again): %v", id, err)
 	}
 	defer l.Unlock()
 	stopLeft(env, st, id)
@@ -151,9 +157,16 @@ func stopLeft(env *cli.Env, st *store.Store, id string) {
 		// The caller holds the run's driver lock: no driver of the run is
 		// alive, so any group still named here was left behind.
 		if groupLeft(m) {
-			env.Log.Info(fmt.Sprintf("stopping process group %d left behind by run %s", m.PGID, id))
-			unix.Kill(-m.PGID, unix.SIGKILL)
-			waitGroupGone(m.PGID, 2*time.Second)
+			// a meta is anyone's to write: the group must be one loopkit
+			// recorded starting for this run
+			if procrec.Has(m.PGID, m.PGIDStart, procrec.Group, st.RunDir(id)) {
+				env.Log.Info(fmt.Sprintf("stopping process group %d left behind by run %s", m.PGID, id))
+				unix.Kill(-m.PGID, unix.SIGKILL)
+				waitGroupGone(m.PGID, 2*time.Second)
+			} else {
+				env.Log.Warn(fmt.Sprintf("spool entry %s names process group %d, which loopkit did not start for run %s: not signalled",
+					filepath.Base(f), m.PGID, id))
+			}
 		}
 		// A loop-step outliving a driver killed alone ends once its agent
 		// is gone: wait for it, then its entry is complete.

@@ -19,6 +19,8 @@ import (
 	"github.com/loopkit/loopkit/internal/drivesettings"
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/nextaction"
+	"github.com/loopkit/loopkit/internal/procid"
+	"github.com/loopkit/loopkit/internal/procrec"
 	"github.com/loopkit/loopkit/internal/queue"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
@@ -78,9 +80,19 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 	h.emit("run", id)
 	// The driver is named before it may wait for a slot: cancel signals
 	// the pid run.json gives, and a queued driver must hear it too.
+	// cancel signals the driver only when loopkit's own record has it
+	start, _ := procid.Start(h.parent)
+	if err := procrec.Add(h.parent, start, procrec.Driver, h.st.RunDir(id)); err != nil {
+		h.env.Log.Warn("the driver is not recorded: loop cancel cannot stop it", "err", err)
+	} else {
+		defer procrec.Remove(h.parent, start)
+	}
 	if _, err := h.rec.Update(id, func(run *record.Run) error {
 		pid := h.parent
-		run.PID = &pid
+		run.PID, run.PIDStart = &pid, nil
+		if start != 0 {
+			run.PIDStart = &start
+		}
 		if pgid, err := unix.Getpgid(pid); err == nil {
 			run.PGID = &pgid
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/loopkit/loopkit/internal/plan"
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/procid"
+	"github.com/loopkit/loopkit/internal/procrec"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -176,6 +177,14 @@ func (s *stepRun) meta(program string) store.SpoolMeta {
 	return m
 }
 
+// runDir is the directory of the step's run, "" without one.
+func (s *stepRun) runDir() string {
+	if s.opts.Run == "" {
+		return ""
+	}
+	return s.st.RunDir(s.opts.Run)
+}
+
 func (s *stepRun) cleanup() {
 	s.waitBase() // no git process outlives the step
 	if s.tempPrompt != "" {
@@ -251,11 +260,21 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 	if s.opts.Tee {
 		spec.Tee = s.env.Stderr
 	}
+	var group struct {
+		pid   int
+		start uint64
+	}
 	if s.spool != "" {
 		spec.OnStart = func(pid int) {
 			meta := s.meta(s.argv[0])
 			meta.PGID = pid
 			meta.PGIDStart, _ = procid.Start(pid)
+			// recorded before the meta names it: a cancel signals a group
+			// only when loopkit's own record has it
+			group.pid, group.start = pid, meta.PGIDStart
+			if err := procrec.Add(pid, meta.PGIDStart, procrec.Group, s.runDir()); err != nil {
+				s.env.Log.Warn("the agent's process group is not recorded: a cancel will not stop what it leaves", "err", err)
+			}
 			if err := store.WriteSpoolMeta(s.spool, meta); err != nil {
 				s.env.Log.Warn("spool meta not written", "err", err)
 			}
@@ -277,6 +296,9 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 		done <- parsed{res, err}
 	}()
 	res, err := proc.Run(spec)
+	if group.pid != 0 {
+		procrec.Remove(group.pid, group.start) // proc.Run killed what was left of it
+	}
 	pw.Close()
 	p := <-done
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/loopkit/loopkit/internal/gitstate"
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/procid"
+	"github.com/loopkit/loopkit/internal/procrec"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/settings"
 	"github.com/loopkit/loopkit/internal/store"
@@ -101,6 +102,7 @@ func run(env *cli.Env) error {
 		spec.Tee = env.Stderr
 	}
 	var outPath, errPath *string
+	var group [2]uint64 // the validation's process group as recorded: pid, start
 	if !opts.NoStore {
 		if err := st.Init(); err != nil {
 			return cli.Failf("%v", err)
@@ -119,6 +121,14 @@ func run(env *cli.Env) error {
 		spec.OnStart = func(pid int) {
 			meta.PGID = pid
 			meta.PGIDStart, _ = procid.Start(pid)
+			group = [2]uint64{uint64(pid), meta.PGIDStart}
+			runDir := ""
+			if opts.Run != "" {
+				runDir = st.RunDir(opts.Run)
+			}
+			if err := procrec.Add(pid, meta.PGIDStart, procrec.Group, runDir); err != nil {
+				env.Log.Warn("the validation's process group is not recorded: a cancel will not stop what it leaves", "err", err)
+			}
 			if err := store.WriteSpoolMeta(base, meta); err != nil {
 				env.Log.Warn("spool meta not written", "err", err)
 			}
@@ -133,6 +143,9 @@ func run(env *cli.Env) error {
 	}
 
 	res, err := proc.Run(spec)
+	if group[0] != 0 {
+		procrec.Remove(int(group[0]), group[1])
+	}
 	if err != nil {
 		return cli.Failf("%v", err)
 	}

@@ -1,0 +1,165 @@
+// Package procrec is loopkit's own record of the processes and process
+// groups it started, kept outside every workspace (the runtime directory,
+// internal/userdir): a pid read from run.json or a spool meta is only a
+// candidate, which the agent could have written; loopkit signals it only
+// when this record has it and its start time still matches (procid).
+package procrec
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/loopkit/loopkit/internal/procid"
+	"github.com/loopkit/loopkit/internal/userdir"
+)
+
+// Kinds of processes.
+const (
+	Driver = "driver" // a run's driver (the pid in run.json)
+	Group  = "group"  // an agent's or a validation's process group
+)
+
+// dir is the record's directory, 0700, made on demand.
+func dir() (string, error) {
+	rt, err := userdir.Runtime()
+	if err != nil {
+		return "", err
+	}
+	d := filepath.Join(rt, "procs")
+	if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory: remove it", d)
+	}
+	return d, nil
+}
+
+func name(pid int, start uint64) string {
+	return strconv.Itoa(pid) + "-" + strconv.FormatUint(start, 10)
+}
+
+// Add records that loopkit started process (or group leader) pid, whose
+// procid start time is start, as kind for the run at runDir. Records of
+// processes and groups gone are pruned on the way.
+func Add(pid int, start uint64, kind, runDir string) error {
+	if pid <= 1 || start == 0 {
+		return fmt.Errorf("pid %d start %d: not a process to record", pid, start)
+	}
+	d, err := dir()
+	if err != nil {
+		return err
+	}
+	prune(d)
+	f, err := os.OpenFile(filepath.Join(d, name(pid, start)), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(kind + "\n" + runDir + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Remove drops the record of pid (its process has ended).
+func Remove(pid int, start uint64) {
+	if d, err := dir(); err == nil {
+		os.Remove(filepath.Join(d, name(pid, start)))
+	}
+}
+
+// Has reports whether loopkit recorded pid with start time start as kind
+// for the run at runDir ("" any run).
+func Has(pid int, start uint64, kind, runDir string) bool {
+	if pid <= 1 || start == 0 {
+		return false
+	}
+	d, err := dir()
+	if err != nil {
+		return false
+	}
+	k, r, ok := read(filepath.Join(d, name(pid, start)))
+	return ok && k == kind && (runDir == "" || r == runDir)
+}
+
+// Drivers are the live drivers recorded for the run at runDir: pid and
+// start time, each still that process.
+func Drivers(runDir string) map[int]uint64 {
+	out := map[int]uint64{}
+	d, err := dir()
+	if err != nil {
+		return out
+	}
+	ents, _ := os.ReadDir(d)
+	for _, e := range ents {
+		pid, start, ok := parse(e.Name())
+		if !ok || !procid.Alive(pid, start) {
+			continue
+		}
+		if k, r, ok := read(filepath.Join(d, e.Name())); ok && k == Driver && r == runDir {
+			out[pid] = start
+		}
+	}
+	return out
+}
+
+// read is a record's kind and run directory: a regular file of this
+// user's, never followed.
+func read(path string) (kind, runDir string, ok bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", "", false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	st, isStat := fi.Sys().(*syscall.Stat_t)
+	if err != nil || !fi.Mode().IsRegular() || !isStat || int(st.Uid) != os.Getuid() || fi.Size() > 4096 {
+		return "", "", false
+	}
+	buf := make([]byte, fi.Size())
+	n, _ := f.Read(buf)
+	lines := strings.Split(string(buf[:n]), "\n")
+	if len(lines) < 2 {
+		return "", "", false
+	}
+	return lines[0], lines[1], true
+}
+
+func parse(n string) (pid int, start uint64, ok bool) {
+	a, b, found := strings.Cut(n, "-")
+	if !found {
+		return 0, 0, false
+	}
+	pid, err1 := strconv.Atoi(a)
+	start, err2 := strconv.ParseUint(b, 10, 64)
+	return pid, start, err1 == nil && err2 == nil && pid > 1
+}
+
+// prune removes the records of processes gone whose group is gone too (a
+// group outlives its leader, and stays signallable until it is empty).
+func prune(d string) {
+	ents, _ := os.ReadDir(d)
+	for _, e := range ents {
+		pid, start, ok := parse(e.Name())
+		if !ok {
+			continue
+		}
+		if procid.Alive(pid, start) {
+			continue
+		}
+		if _, err := procid.Start(pid); err == nil {
+			os.Remove(filepath.Join(d, e.Name())) // the pid is another process now
+			continue
+		}
+		if syscall.Kill(-pid, 0) == syscall.ESRCH {
+			os.Remove(filepath.Join(d, e.Name()))
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package procrec
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/loopkit/loopkit/internal/procid"
+	"github.com/loopkit/loopkit/internal/userdir"
+)
+
+func TestRecord(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	pid := cmd.Process.Pid
+	start, err := procid.Start(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Has(pid, start, Driver, "/r") {
+		t.Error("a process never recorded is had")
+	}
+	if err := Add(pid, start, Driver, "/r"); err != nil {
+		t.Fatal(err)
+	}
+	if !Has(pid, start, Driver, "/r") || Has(pid, start+1, Driver, "/r") || Has(pid, start, Group, "/r") || Has(pid, start, Driver, "/other") {
+		t.Error("Has: want the exact pid, start, kind and run only")
+	}
+	if got := Drivers("/r"); got[pid] != start || len(got) != 1 {
+		t.Errorf("Drivers = %v", got)
+	}
+	d, _ := dir()
+	if fi, err := os.Stat(filepath.Dir(d)); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("runtime dir mode: %v %v", fi.Mode(), err)
+	}
+	// a record of a process gone is pruned by the next Add
+	os.WriteFile(filepath.Join(d, strconv.Itoa(pid)+"-1"), []byte("driver\n/r\n"), 0o600)
+	Add(pid, start, Driver, "/r")
+	if _, err := os.Stat(filepath.Join(d, strconv.Itoa(pid)+"-1")); err == nil {
+		t.Error("a record of a reused pid was kept")
+	}
+	Remove(pid, start)
+	if Has(pid, start, Driver, "/r") {
+		t.Error("removed, still had")
+	}
+}
+
+// Without XDG_RUNTIME_DIR the record is under the temporary directory, in
+// a directory of this user's: a link planted there first is refused.
+func TestRuntimeFallback(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	d, err := userdir.Runtime()
+	if err != nil || d != filepath.Join(tmp, "loopkit-"+strconv.Itoa(os.Getuid())) {
+		t.Fatalf("Runtime = %q, %v", d, err)
+	}
+	os.Remove(d)
+	os.Symlink(t.TempDir(), d)
+	if _, err := userdir.Runtime(); err == nil {
+		t.Error("a link in place of the runtime directory is accepted")
+	}
+}
