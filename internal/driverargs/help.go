@@ -18,13 +18,13 @@ func Prog() string {
 const helpHead = `usage: scripts/loop run (SPEC [PLAN] | --prompt FILE) --validate CMD [OPTIONS]
          -- AGENT ARGS...
        scripts/loop resume RUN [--max-iterations N] [--max-duration D]
-       scripts/loop cancel RUN | pause RUN | list | --version
+       scripts/loop init [--force] | cancel RUN | pause RUN | list | --version
 
 Examples:
+  $ scripts/loop init           # .loop/config, TASK.md, the line to start
   $ scripts/loop run --prompt TASK.md --validate 'go test ./...' -- \
       claude -p --output-format stream-json --verbose
   $ scripts/loop resume RUN
-  $ scripts/loop list
 
 Runs the agent, then the validation, again and again until the validation
 passes (completed), --max-iterations pass without it (stuck) or a limit

@@ -21,6 +21,7 @@ const usage = `MODE [OPTIONS]
   loop-drive --cancel --run ID | --pause --run ID
   loop-drive --mirror --run ID [--global-log-dir DIR]
   loop-drive --merge --run ID
+  loop-drive --init [--force]  (loop init)
   loop-drive --usage
 
 Examples:
@@ -80,6 +81,9 @@ func Main(env *cli.Env) error {
 func run(env *cli.Env) error {
 	if len(env.Args) > 0 && (env.Args[0] == "--new" || env.Args[0] == "--resume") {
 		return driverLine(env, env.Args[0], env.Args[1:])
+	}
+	if len(env.Args) > 0 && env.Args[0] == "--init" {
+		return initProject(env, env.Args[1:])
 	}
 	opts := &Options{InlineCap: recorder.DefaultInlineCap, MaxPatchBytes: recorder.DefaultMaxPatchBytes}
 	p := cli.NewParser(env, opts, usage)
