@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // commitIdentity is who the store's commits are by.
@@ -71,7 +73,7 @@ func writeLoose(objects string, h hash.Hash, kind string, data []byte) (string, 
 	if err := zw.Close(); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(dir, "tmp_obj_")
+	tmp, err := wfile.CreateTemp(dir, "tmp_obj_")
 	if err != nil {
 		return "", err
 	}

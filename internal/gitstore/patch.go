@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -114,11 +113,18 @@ type PatchResult struct {
 	Digest string
 }
 
+// PatchFile is where WritePatch writes: an *os.File or a *wfile.File.
+type PatchFile interface {
+	io.Writer
+	Truncate(size int64) error
+	Seek(offset int64, whence int) (int64, error)
+}
+
 // WritePatch writes the binary diff from..to into f, streaming: at most
 // limit bytes. A larger diff, or one naming a file past git's big-file
 // threshold (whose diff git would build in memory), is replaced by note
 // and a `git diff --stat` summary, itself cut at limit.
-func (r *Repo) WritePatch(f *os.File, from, to string, cs []Change, limit int64, note string) (PatchResult, error) {
+func (r *Repo) WritePatch(f PatchFile, from, to string, cs []Change, limit int64, note string) (PatchResult, error) {
 	big, err := r.largest(cs)
 	if err != nil {
 		return PatchResult{}, err

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // Dir is the private git directory's name inside a run directory.
@@ -68,7 +70,7 @@ func create(runDir, userObjects, format string) (*Repo, error) {
 	head := filepath.Join(d, "HEAD")
 	if _, err := os.Lstat(head); errors.Is(err, fs.ErrNotExist) && format == "sha256" {
 		config := sha256Config
-		f, err := os.OpenFile(filepath.Join(d, "config"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := wfile.OpenFile(filepath.Join(d, "config"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
 			return nil, err
 		}
@@ -81,7 +83,7 @@ func create(runDir, userObjects, format string) (*Repo, error) {
 		}
 	}
 	if _, err := os.Lstat(head); errors.Is(err, fs.ErrNotExist) {
-		if err := os.WriteFile(head, []byte("ref: refs/heads/main\n"), 0o600); err != nil {
+		if err := wfile.WriteFile(head, []byte("ref: refs/heads/main\n"), 0o600); err != nil {
 			return nil, err
 		}
 	}
@@ -92,7 +94,7 @@ func create(runDir, userObjects, format string) (*Repo, error) {
 	}
 	if !slices.Contains(strings.Split(string(data), "\n"), userObjects) {
 		data = append(data, []byte(userObjects+"\n")...)
-		if err := os.WriteFile(alt+".tmp", data, 0o600); err != nil {
+		if err := wfile.WriteFile(alt+".tmp", data, 0o600); err != nil {
 			return nil, err
 		}
 		if err := os.Rename(alt+".tmp", alt); err != nil {
@@ -180,18 +182,21 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	out, err := wfile.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
 	}
-	return out.Close()
+	if err != nil {
+		os.Remove(dst) // a half object under its name would pass as whole next time
+	}
+	return err
 }
 
 // Snapshot writes the work tree at w.Top (untracked files included, ignored
@@ -231,7 +236,7 @@ func (r *Repo) setRef(name, id string) error {
 	}
 	lock := path + ".lock"
 	os.Remove(lock) // never followed, if something else was put there
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := wfile.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // Where is what git says of the work tree around a directory.
@@ -266,7 +268,7 @@ func seedIndex(userIndex, path string) error {
 	}
 	defer src.Close()
 	tmp := path + ".seed"
-	dst, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	dst, err := wfile.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}
@@ -276,7 +278,10 @@ func seedIndex(userIndex, path string) error {
 	}
 	if err != nil || n == 0 { // git refuses an empty file as an index
 		os.Remove(tmp)
-		return err
+		if err != nil {
+			return fmt.Errorf("seed the private index: %w", err)
+		}
+		return nil
 	}
 	// The copy keeps the index's mtime: git trusts an entry's stat data only
 	// when the file is older than the index, and a copy made later would

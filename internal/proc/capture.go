@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // capture is one output stream: either the spool file handed to the child
@@ -21,6 +23,7 @@ type capture struct {
 	done   chan struct{}
 	err    error
 	once   sync.Once
+	spool  *spoolWriter // the file in the copier, when there is a pipe
 }
 
 func newCapture(path string, tee io.Writer, cap int) (*capture, error) {
@@ -39,8 +42,38 @@ func newCapture(path string, tee io.Writer, cap int) (*capture, error) {
 		}
 		c.pr, c.pw = pr, pw
 		c.tail = newTailBuffer(cap)
+		if c.file != nil {
+			c.spool = &spoolWriter{f: &wfile.File{File: c.file}, failed: make(chan struct{})}
+		}
 	}
 	return c, nil
+}
+
+// spoolWriter is the spool file in the copier. Its first failed write
+// (EIO, ENOSPC) is kept for Run to stop the child and fail loudly; later
+// bytes are dropped, so the pipe is still drained and never blocks the child.
+type spoolWriter struct {
+	f      *wfile.File
+	err    error
+	failed chan struct{} // closed on the first failed write
+}
+
+func (w *spoolWriter) Write(p []byte) (int, error) {
+	if w.err == nil {
+		if _, err := w.f.Write(p); err != nil {
+			w.err = fmt.Errorf("spool: %w", err)
+			close(w.failed)
+		}
+	}
+	return len(p), nil
+}
+
+// spoolFailed is closed when a write to the spool file failed (nil: never).
+func (c *capture) spoolFailed() <-chan struct{} {
+	if c.spool == nil {
+		return nil
+	}
+	return c.spool.failed
 }
 
 func (c *capture) childSide() *os.File {
@@ -60,8 +93,8 @@ func (c *capture) startCopy() {
 	go func() {
 		defer close(c.done)
 		ws := []io.Writer{c.tail}
-		if c.file != nil {
-			ws = append(ws, c.file)
+		if c.spool != nil {
+			ws = append(ws, c.spool)
 		}
 		if c.tee != nil {
 			ws = append(ws, c.tee)
@@ -86,6 +119,9 @@ func (c *capture) wait(grace time.Duration) {
 }
 
 func (c *capture) finish(res *Result, stdout bool) error {
+	if c.spool != nil && c.spool.err != nil {
+		return c.spool.err
+	}
 	var tail []byte
 	var total int64
 	if c.tail != nil {

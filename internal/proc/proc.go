@@ -194,6 +194,7 @@ func Run(spec Spec) (*Result, error) {
 	var forwarded os.Signal
 	var w waited
 	guarded := ""
+	outFailed, errFailed := outs.spoolFailed(), errs.spoolFailed()
 loop:
 	for {
 		select {
@@ -215,6 +216,12 @@ loop:
 				syscall.Kill(-pgid, syscall.SIGTERM)
 				kill = time.After(spec.Grace)
 			}
+		case <-outFailed:
+			outFailed = nil
+			spoolStop(pgid, &kill, spec.Grace)
+		case <-errFailed:
+			errFailed = nil
+			spoolStop(pgid, &kill, spec.Grace)
 		case <-timeout:
 			res.TimedOut = true
 			timeout = nil
@@ -289,6 +296,16 @@ loop:
 	errs.close()
 	res.StrayWriter = openForWrite(spec.StdoutPath) || openForWrite(spec.StderrPath)
 	return res, nil
+}
+
+// spoolStop stops the group once its output cannot be kept: a step whose
+// spool file failed is lost, so its agent should spend no more. Run then
+// returns the spool's error.
+func spoolStop(pgid int, kill *<-chan time.Time, grace time.Duration) {
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	if *kill == nil {
+		*kill = time.After(grace)
+	}
 }
 
 // guardTick is how often the idle and after-result guards look: often

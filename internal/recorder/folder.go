@@ -11,6 +11,7 @@ import (
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // LogTailBytes is how much of each stream executor.log and guard.log keep.
@@ -53,8 +54,10 @@ func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.I
 		}
 		err = writeJSON(filepath.Join(dir, OutputFile), map[string]string{"status": metaStatus(it), "summary": summary})
 	}
-	if err := <-trees; err != nil {
-		r.Log.Warn("the iteration's tree and changes were not recorded", "err", err)
+	if terr := <-trees; terr != nil && diskRefused(terr) && err == nil {
+		err = fmt.Errorf("iteration tree: %w", terr) // the disk failing: no commit
+	} else if terr != nil {
+		r.Log.Warn("the iteration's tree and changes were not recorded", "err", terr)
 	}
 	if err != nil {
 		return err
@@ -100,17 +103,32 @@ func placeStreams(r *Recorder, dir string, in *record.Input) error {
 	return nil
 }
 
+// diskRefused: the disk refused a write (EIO, ENOSPC, EDQUOT, EROFS). The
+// iteration's tree is best effort (a repository git cannot read is a
+// warning), but such an error must reach the caller.
+func diskRefused(err error) bool {
+	for _, e := range []syscall.Errno{syscall.EIO, syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
 func syncFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if err := wfile.Check(wfile.Sync, path); err != nil {
+		return err
+	}
 	return f.Sync()
 }
 
 func writeSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, store.FileMode)
+	f, err := wfile.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, store.FileMode)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // spoolRef is a file a record names: which field, the path, and for
@@ -143,11 +144,12 @@ func (r *Recorder) place(src *string, want int64, stray bool, inline, dst string
 // copyN copies the first n bytes of src (copy_file_range where the kernel
 // has it).
 func copyN(src *os.File, dst string, n int64) error {
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, store.FileMode)
+	out, err := wfile.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, store.FileMode)
 	if err != nil {
 		return err
 	}
-	if _, err := src.Seek(0, io.SeekStart); err == nil {
+	// one err throughout: a failed seek or copy must not end as a 0-byte "success"
+	if _, err = src.Seek(0, io.SeekStart); err == nil {
 		_, err = io.CopyN(out, src, n)
 	}
 	if err == nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // WriteFileAtomic writes data to a temporary file in path's directory, syncs
@@ -22,7 +24,7 @@ func ReplaceFile(path string, data []byte, perm os.FileMode) error {
 
 func writeRename(path string, data []byte, perm os.FileMode, sync bool) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := wfile.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
@@ -65,6 +67,9 @@ func SyncDir(dir string) error {
 		return err
 	}
 	defer d.Close()
+	if err := wfile.Check(wfile.Sync, dir); err != nil {
+		return err
+	}
 	if err := d.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}

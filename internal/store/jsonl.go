@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/safefile"
+	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // AppendLine appends one whole line to an append-only NDJSON file and fsyncs
@@ -32,7 +33,7 @@ func AppendLine(path string, line []byte) error {
 		return fmt.Errorf("append %s: %w", filepath.Base(path), err)
 	}
 	defer f.Close()
-	return appendTo(f, path, line, created)
+	return appendTo(&wfile.File{File: f}, path, line, created)
 }
 
 // appendFile is the file an append writes to; tests inject failures through it.

@@ -1,0 +1,101 @@
+// Package wfile is the one seam every write of a record and of a step's
+// spool goes through. In production a File is an *os.File; a test sets a
+// Fault to fail chosen writes and syncs (EIO, ENOSPC) and checks that the
+// error reaches the caller and the store stays as it was.
+package wfile
+
+import (
+	"io"
+	"os"
+	"sync/atomic"
+)
+
+// Op is what a Fault is asked about.
+type Op string
+
+const (
+	Write Op = "write" // a Write, WriteString or ReadFrom of a file
+	Sync  Op = "sync"  // an fsync of a file or a directory
+)
+
+var fault atomic.Pointer[func(Op, string) error]
+
+// SetFault makes f decide every later write and sync (nil: none), and
+// returns a func that restores the previous one. Tests only.
+func SetFault(f func(op Op, path string) error) (restore func()) {
+	var p *func(Op, string) error
+	if f != nil {
+		p = &f
+	}
+	old := fault.Swap(p)
+	return func() { fault.Store(old) }
+}
+
+// Check is the injected error for op on path, or nil: for a write site
+// that does not go through a File (a directory's fsync).
+func Check(op Op, path string) error {
+	if f := fault.Load(); f != nil {
+		if err := (*f)(op, path); err != nil {
+			return &os.PathError{Op: string(op), Path: path, Err: err}
+		}
+	}
+	return nil
+}
+
+// File is an *os.File whose writes and syncs pass the Fault first.
+type File struct{ *os.File }
+
+// OpenFile is os.OpenFile returning a File.
+func OpenFile(name string, flag int, perm os.FileMode) (*File, error) {
+	f, err := os.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &File{f}, nil
+}
+
+// CreateTemp is os.CreateTemp returning a File.
+func CreateTemp(dir, pattern string) (*File, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	return &File{f}, nil
+}
+
+func (f *File) Write(p []byte) (int, error) {
+	if err := Check(Write, f.Name()); err != nil {
+		return 0, err
+	}
+	return f.File.Write(p)
+}
+
+func (f *File) WriteString(s string) (int, error) { return f.Write([]byte(s)) }
+
+// ReadFrom keeps os.File's copy_file_range for io.Copy.
+func (f *File) ReadFrom(r io.Reader) (int64, error) {
+	if err := Check(Write, f.Name()); err != nil {
+		return 0, err
+	}
+	return f.File.ReadFrom(r)
+}
+
+func (f *File) Sync() error {
+	if err := Check(Sync, f.Name()); err != nil {
+		return err
+	}
+	return f.File.Sync()
+}
+
+// WriteFile is os.WriteFile through the seam.
+func WriteFile(name string, data []byte, perm os.FileMode) error {
+	f, err := OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
