@@ -100,6 +100,7 @@ type receiver struct {
 	mu       sync.Mutex
 	srv      *httptest.Server
 	requests int
+	paths    []string
 	fail     int
 	spans    []ptrace.Span
 	got      chan struct{}
@@ -120,10 +121,25 @@ func (r *receiver) count() int {
 }
 
 func newReceiver(t testing.TB, fail int) *receiver {
+	return newReceiverOn(t, fail, nil)
+}
+
+// newReceiverAt is a receiver listening on addr (a collector that comes up
+// at a known address).
+func newReceiverAt(t testing.TB, addr string) *receiver {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newReceiverOn(t, 0, ln)
+}
+
+func newReceiverOn(t testing.TB, fail int, ln net.Listener) *receiver {
 	r := &receiver{fail: fail, got: make(chan struct{}, 100)}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	r.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
+		r.paths = append(r.paths, req.URL.Path)
 		r.requests++
 		if r.requests <= r.fail {
 			r.mu.Unlock()
@@ -156,6 +172,11 @@ func newReceiver(t testing.TB, fail int) *receiver {
 		default:
 		}
 	}))
+	if ln != nil {
+		r.srv.Listener.Close()
+		r.srv.Listener = ln
+	}
+	r.srv.Start()
 	t.Cleanup(r.srv.Close)
 	return r
 }

@@ -2,9 +2,12 @@ package loopexport
 
 import (
 	"context"
+	"errors"
+	"net"
 	"net/url"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
@@ -35,6 +38,9 @@ func newExporter(ctx context.Context, env *cli.Env, opts *Options) (string, sdkt
 		if u, err := url.Parse(endpoint); err != nil || u.Scheme == "" || u.Host == "" {
 			return "", nil, env.UsageError("--endpoint %q: want a URL such as http://localhost:4318", endpoint)
 		}
+	}
+	if endpoint != "" && opts.Protocol != "grpc" {
+		endpoint = tracesURL(endpoint)
 	}
 	dest := opts.Protocol + " " + destination(endpoint, opts.Protocol)
 	var exp sdktrace.SpanExporter
@@ -73,7 +79,54 @@ func newExporter(ctx context.Context, env *cli.Env, opts *Options) (string, sdkt
 	if err != nil {
 		return "", nil, cli.Failf("exporter: %v", err)
 	}
-	return dest, exp, nil
+	return dest, &redialing{SpanExporter: exp, retryFor: opts.RetryFor.D()}, nil
+}
+
+// tracesURL follows the OTLP exporters' convention for a base URL
+// (OTEL_EXPORTER_OTLP_ENDPOINT): a URL without a path gets /v1/traces; a
+// URL with one is kept as given (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).
+func tracesURL(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Path != "" && u.Path != "/") {
+		return endpoint
+	}
+	u.Path = "/v1/traces"
+	return u.String()
+}
+
+// redialing retries a batch the collector could not be reached for (a
+// refused connection, a host that does not answer yet): the HTTP exporter
+// retries refused requests (429, 5xx) but gives up on a connection error at
+// once. It backs off as the exporter does, for retryFor in all.
+type redialing struct {
+	sdktrace.SpanExporter
+	retryFor time.Duration
+}
+
+func (r *redialing) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	deadline := time.Now().Add(r.retryFor)
+	wait := retryFirst
+	for {
+		err := r.SpanExporter.ExportSpans(ctx, spans)
+		if err == nil || !unreachable(err) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		wait = min(2*wait, retryMax)
+	}
+}
+
+// unreachable: the error is the network's (no connection was made or it
+// broke), not the collector's answer.
+func unreachable(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // destination is the endpoint the exporter will use, as the OTLP

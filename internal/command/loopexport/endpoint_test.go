@@ -1,0 +1,74 @@
+package loopexport_test
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestEndpointConvention: --endpoint follows the OTLP exporters' rule: a
+// base URL gets /v1/traces, a URL with a path is kept.
+func TestEndpointConvention(t *testing.T) {
+	for _, tc := range []struct{ suffix, want string }{
+		{"", "/v1/traces"},
+		{"/", "/v1/traces"},
+		{"/custom/traces", "/custom/traces"},
+	} {
+		root, _ := fixture(t)
+		rcv := newReceiver(t, 0)
+		if _, code := run(t, root, "", "loop-export", "fix", "--endpoint", rcv.srv.URL+tc.suffix); code != 0 {
+			t.Fatalf("%q: loop-export: exit %d", tc.suffix, code)
+		}
+		rcv.mu.Lock()
+		paths := slices.Clone(rcv.paths)
+		rcv.mu.Unlock()
+		if len(paths) == 0 || slices.IndexFunc(paths, func(p string) bool { return p != tc.want }) >= 0 {
+			t.Errorf("--endpoint base%s: posted to %v, want %s", tc.suffix, paths, tc.want)
+		}
+	}
+}
+
+// TestRefusedConnectionRetried: a collector not listening yet is retried
+// for --retry-for (the HTTP exporter alone gave up at once), and one that
+// starts listening meanwhile gets the batch.
+func TestRefusedConnectionRetried(t *testing.T) {
+	root, _ := fixture(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // refused from now on
+	start := time.Now()
+	if _, code := run(t, root, "", "loop-export", "fix", "--endpoint", "http://"+addr, "--retry-for", "1500ms"); code != 1 {
+		t.Fatalf("loop-export to a refused port: exit %d, want 1", code)
+	}
+	if took := time.Since(start); took < 1200*time.Millisecond {
+		t.Fatalf("gave up after %v, want about --retry-for 1.5s of retries", took)
+	}
+
+	// the collector comes up while loop-export retries
+	cmd := exec.Command(os.Args[0], "fix", "--endpoint", "http://"+addr, "--retry-for", "60s")
+	cmd.Env = append(os.Environ(), "LOOPKIT_TEST_EXEC=loop-export", "LOOP_STORE="+root)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() { _ = cmd.Process.Kill() }()
+	rcv := newReceiverAt(t, addr)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("loop-export: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("loop-export never delivered")
+	}
+	if len(rcv.take()) == 0 {
+		t.Fatal("no spans reached the collector that came up late")
+	}
+}
