@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/log"
 
 	"github.com/loopkit/loopkit/internal/proc"
+	"github.com/loopkit/loopkit/internal/safefile"
 )
 
 // Version and Commit are set at link time (-X
@@ -50,7 +51,15 @@ type Env struct {
 	Log    *log.Logger
 	// StdoutFile is the real stdout when it is a file (terminal detection).
 	StdoutFile *os.File
+	// ErrorFile, when set, receives the one-line error Finish reports, so
+	// that the driver can mark its run failed with it (ErrorFileEnv).
+	ErrorFile string
 }
+
+// ErrorFileEnv names the file a loopkit command writes its error line to
+// when it fails: the driver's, read when it must fail the run. Main takes
+// it out of the environment, so no agent or validation inherits it.
+const ErrorFileEnv = "LOOPKIT_ERROR_FILE"
 
 // NewEnv builds an Env over the given streams.
 func NewEnv(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) *Env {
@@ -107,6 +116,8 @@ func Main(name string, run func(*Env) error) int {
 	sigpipe := make(chan os.Signal, 1)
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	env := NewEnv(name, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	env.ErrorFile = os.Getenv(ErrorFileEnv)
+	os.Unsetenv(ErrorFileEnv)
 	return env.Finish(run(env))
 }
 
@@ -130,6 +141,12 @@ func (e *Env) Finish(err error) int {
 		return ee.Code // the child's own status: nothing to say
 	}
 	fmt.Fprintf(e.Stderr, "%s: %v\n", e.Name, err)
+	if e.ErrorFile != "" {
+		if f, ferr := safefile.OpenFile(e.ErrorFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); ferr == nil {
+			fmt.Fprintf(f, "%s: %s\n", e.Name, strings.ReplaceAll(err.Error(), "\n", " "))
+			f.Close()
+		}
+	}
 	if errors.As(err, &ee) && ee.Hint != "" {
 		fmt.Fprintf(e.Stderr, "hint: %s\n", ee.Hint)
 	}

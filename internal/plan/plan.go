@@ -5,8 +5,9 @@ package plan
 import (
 	"bufio"
 	"bytes"
-	"os"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/safefile"
 )
 
 // Tasks counts a plan's checkboxes. Every box counts, at any depth: a
@@ -57,9 +58,10 @@ func Count(data []byte) Tasks {
 	return t
 }
 
-// CountFile counts the boxes of a plan file.
+// CountFile counts the boxes of a plan file, read as every file in the
+// agent's reach is (internal/safefile): never a FIFO, never through a link.
 func CountFile(path string) (Tasks, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, safefile.DocMax)
 	if err != nil {
 		return Tasks{}, err
 	}

@@ -9,13 +9,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/agent"
+	"github.com/loopkit/loopkit/internal/safefile"
 )
 
 // MaxLen is the longest label, in ASCII characters.
@@ -69,7 +69,7 @@ func Clean(text string) string {
 // SpecSlug is the spec's label: its first Markdown heading, else its file
 // name without the extension.
 func SpecSlug(specPath string) string {
-	if f, err := os.Open(specPath); err == nil {
+	if f, err := safefile.Open(specPath); err == nil {
 		defer f.Close()
 		sc := bufio.NewScanner(f)
 		for n := 0; sc.Scan() && n < 50; n++ {

@@ -14,6 +14,10 @@ import (
 	"syscall"
 )
 
+// DocMax caps a text document loopkit reads whole: a prompt, a template,
+// a plan, a report. Far above any real one, far below what would hurt.
+const DocMax = 16 << 20
+
 // ErrTooBig is wrapped by ReadFile's error for a file past its cap.
 var ErrTooBig = errors.New("file too big")
 

@@ -131,6 +131,7 @@ next_action() {
 drive() {
   TMP=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-driver.XXXXXX") || die 70 "no temporary directory"
   trap 'rm -rf "$TMP"' EXIT
+  export LOOPKIT_ERROR_FILE=$TMP/error # a failed loopkit command's error line, for die
   # loop-step and loop-validate stop if this driver dies without a trap
   export LOOPKIT_DRIVER_PID=$$
   while :; do

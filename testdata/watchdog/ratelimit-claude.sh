@@ -14,7 +14,7 @@ if [ "$n" -le "${LIMITED_CALLS:-1}" ]; then
   reset=${RESET_AT:-$(( $(date +%s) + 3 ))}
   said="You've hit your session limit · resets 9:50pm (UTC)"
   [ -z "$RESET_AT" ] || said="You've hit your session limit" # no other time
-  echo '{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":'$reset',"rateLimitType":"five_hour","overageStatus":"rejected","overageDisabledReason":"org_level_disabled","isUsingOverage":false},"uuid":"dcce88a7-42ea-4e85-aacc-99dcd8be3ce1","session_id":"'$sid'"}'
+  echo '{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":'"$reset"',"rateLimitType":"five_hour","overageStatus":"rejected","overageDisabledReason":"org_level_disabled","isUsingOverage":false},"uuid":"dcce88a7-42ea-4e85-aacc-99dcd8be3ce1","session_id":"'$sid'"}'
   echo '{"type":"assistant","error":"rate_limit","message":{"id":"msg_01","type":"message","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"'"$said"'"}]},"session_id":"'$sid'"}'
   echo '{"type":"result","subtype":"success","is_error":true,"api_error_status":429,"duration_ms":412,"num_turns":1,"result":"'"$said"'","session_id":"'$sid'","total_cost_usd":0,"usage":{"input_tokens":0,"output_tokens":0}}'
   exit 1

@@ -25,6 +25,7 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/report"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -376,7 +377,7 @@ func (h *holder) startDriving(id string) (*record.Run, error) {
 // followed by what was written in stuck.md's Hypotheses section, and
 // returns its path; "" when nothing was written there.
 func (h *holder) promptWithHypotheses(run *record.Run, n int) (string, error) {
-	doc, err := os.ReadFile(h.st.RunPath(run.RunID, store.StuckFile))
+	doc, err := safefile.ReadFile(h.st.RunPath(run.RunID, store.StuckFile), safefile.DocMax)
 	if err != nil {
 		return "", nil
 	}
@@ -384,7 +385,7 @@ func (h *holder) promptWithHypotheses(run *record.Run, n int) (string, error) {
 	if written == "" {
 		return "", nil
 	}
-	task, err := os.ReadFile(run.Settings[nextaction.KeyPrompt])
+	task, err := safefile.ReadFile(run.Settings[nextaction.KeyPrompt], safefile.DocMax)
 	if err != nil {
 		return "", fmt.Errorf("task prompt: %w", err)
 	}

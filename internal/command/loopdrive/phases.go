@@ -15,6 +15,7 @@ import (
 	"github.com/loopkit/loopkit/internal/queue"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runname"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/slots"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/worktree"
@@ -129,7 +130,7 @@ func (h *holder) name(o *PhaseOptions, run *record.Run, prompt, dir, given strin
 	if o.NameModel == "" {
 		return cli.Usagef("--name-source agent needs --name-model CMD (config run_naming_model)")
 	}
-	spec, _ := os.ReadFile(prompt)
+	spec, _ := safefile.ReadFile(prompt, safefile.DocMax)
 	a, err := runname.Ask(context.Background(), []string{"sh", "-c", o.NameModel}, runname.Prompt(string(spec)), dir, namingTimeout)
 	h.naming = namingStep(o.NameModel, a, err) // recorded once the run exists
 	if err != nil {

@@ -3,13 +3,13 @@ package loopstep
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/plan"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/safefile"
 )
 
 // planSection is what --plan adds to the prompt: where the plan is, how to
@@ -49,7 +49,7 @@ func (s *stepRun) planAfter(rec *record.Step) {
 
 // readHead reads at most planQuoteBytes of the plan for the prompt.
 func readHead(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -28,14 +29,14 @@ func loadPrompt(env *cli.Env, st *store.Store, opts *Options, set map[string]str
 		if opts.Prompt == "-" {
 			data, err = io.ReadAll(env.Stdin)
 		} else {
-			data, err = os.ReadFile(opts.Prompt)
+			data, err = safefile.ReadFile(opts.Prompt, safefile.DocMax)
 		}
 		if err != nil {
 			return "", cli.Failf("read prompt: %v", pathError(err))
 		}
 		return string(data), nil
 	}
-	data, err := os.ReadFile(opts.Template)
+	data, err := safefile.ReadFile(opts.Template, safefile.DocMax)
 	if err != nil {
 		return "", cli.Failf("read template: %v", pathError(err))
 	}
