@@ -104,7 +104,9 @@ func (h *Hooks) run(command, event, runID string, stdin []byte) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Stdin = bytes.NewReader(stdin)
-	var out bytes.Buffer
+	// Only the output's tail is kept: a hook printing without end (yes)
+	// must not grow the recorder's memory until it is killed.
+	var out tailBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.Env = append(os.Environ(), "LOOP_EVENT="+event, "LOOP_RUN_ID="+runID, "LOOP_STORE="+h.Store)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -129,6 +131,24 @@ func (h *Hooks) run(command, event, runID string, stdin []byte) error {
 	}
 	return nil
 }
+
+// tailBuffer keeps the last outputBytes written to it (and a little more,
+// so it copies rarely).
+type tailBuffer struct{ b []byte }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(p) > outputBytes {
+		p = p[len(p)-outputBytes:]
+	}
+	t.b = append(t.b, p...)
+	if len(t.b) > 4*outputBytes {
+		t.b = append(t.b[:0], t.b[len(t.b)-outputBytes:]...)
+	}
+	return n, nil
+}
+
+func (t *tailBuffer) String() string { return string(t.b) }
 
 // Thresholds are the fractions of a budget a cost_threshold hook reports.
 var Thresholds = []int{50, 80, 100}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -77,5 +78,31 @@ func TestCrossed(t *testing.T) {
 		if got := Crossed(c.before, c.after, c.limit); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Crossed(%v, %v, %v) = %v, want %v", c.before, c.after, c.limit, got, c.want)
 		}
+	}
+}
+
+// A hook that floods its output (64 MB here; `yes` for the whole timeout
+// is gigabytes) is kept to its last lines: the recorder's memory does not
+// grow with it, and its failure is one warning.
+func TestFloodingHook(t *testing.T) {
+	var logs bytes.Buffer
+	h, err := FromSettings(map[string]string{
+		SettingCommands: "head -c 67108864 /dev/zero | tr '\\0' y; echo last words; exit 1",
+		SettingTimeout:  "60s",
+	}, "/s/.loop", log.New(&logs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if n := h.Fire(CostThreshold, "r1", map[string]any{"percent": 50}); n != 1 {
+		t.Fatalf("%d failed, want 1", n)
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Errorf("firing the hook allocated %d MB", grew>>20)
+	}
+	if !strings.Contains(logs.String(), "last words") || logs.Len() > 2000 {
+		t.Errorf("log %d bytes: %.300s", logs.Len(), logs.String())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/charmbracelet/log"
+	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -62,13 +63,8 @@ func (h *Hooks) Cost(run *record.Run, it *record.IterationLog) {
 		}
 	}
 	if limit, err := strconv.ParseInt(run.Settings["max_tokens"], 10, 64); err == nil {
-		after := deref(run.TotalInputTokens) + deref(run.TotalOutputTokens)
-		used := int64(0)
-		for _, v := range []*int64{it.LLMInputTokens, it.LLMOutputTokens} {
-			if v != nil {
-				used += *v
-			}
-		}
+		after := agent.SatAdd(deref(run.TotalInputTokens), deref(run.TotalOutputTokens))
+		used := min(agent.SatAdd(deref(it.LLMInputTokens), deref(it.LLMOutputTokens)), after)
 		for _, p := range Crossed(float64(after-used), float64(after), float64(limit)) {
 			h.Fire(CostThreshold, run.RunID, map[string]any{"budget": "max_tokens", "percent": p, "spent": after, "limit": limit, "iteration": it.Iteration})
 		}
