@@ -2,18 +2,13 @@
 # Helpers shared by the driver's subcommands (sourced by scripts/loop).
 
 log() { printf 'loop: %s\n' "$*" >&2; }
-# die CODE MESSAGE: 70 is an internal error of loopkit, 1 a failure. An
-# internal error while driving marks the run failed with it (and the failed
-# command's own error line), never leaves it running.
-die() {
-  local code=$1 err=""; shift; log "$*"
-  if [ "$code" = 70 ] && [ -n "${RUN:-}" ] && [ -z "${FINISHING:-}" ]; then
-    FINISHING=1
+# die CODE MESSAGE: 70 is an internal error of loopkit, 1 a failure; while driving, 70
+# marks the run failed with MESSAGE and the failed command's error line (never left running).
+die() { local code=$1 err=""; shift; log "$*"
+  if [ "$code" = 70 ] && [ -n "${RUN:-}" ] && [ -z "${FINISHING:-}" ]; then FINISHING=1
     [ ! -s "${LOOPKIT_ERROR_FILE:-}" ] || IFS= read -r err <"$LOOPKIT_ERROR_FILE"
     "$LK_RECORD" --run "$RUN" --status failed --message "$*${err:+: $err}" >/dev/null || log "could not mark run $RUN failed"
-  fi
-  exit "$code"
-}
+  fi; exit "$code"; }
 
 # usage_error MESSAGE: one line pointing at the help, exit 2.
 usage_error() { die 2 "$* (see $LOOP_PROG --help)"; }
