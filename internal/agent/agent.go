@@ -83,6 +83,9 @@ type Result struct {
 	// Errors are failures the agent itself reported (Claude's is_error
 	// result, Codex's turn.failed and error events).
 	Errors []string
+	// Notices are the agent's warnings that did not end its turn (Codex's
+	// error items): logged, never the step's error.
+	Notices []string
 	// ErrorKind classifies them (record.ErrorKind*), "" when none.
 	ErrorKind string
 	// RateLimit is set when the agent hit a usage or rate limit.

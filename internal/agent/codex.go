@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/record"
 )
 
 // codexEvent is one line of `codex exec --json`.
@@ -153,8 +156,14 @@ func (c *codex) apply(ev *codexEvent) {
 		msg := "codex turn.failed"
 		if ev.Error != nil && ev.Error.Message != "" {
 			msg += ": " + ev.Error.Message
+			// The error event that said the same first is dropped: the
+			// fatal message leads, once.
+			res.Errors = slices.DeleteFunc(res.Errors, func(e string) bool { return e == "codex error: "+ev.Error.Message })
 		}
+		errs := res.Errors
+		res.Errors = nil
 		res.errorText(msg, "", c.w.now)
+		res.Errors = append(res.Errors, errs...)
 	case "error":
 		if IsRetryNotice(ev.Message) {
 			c.lastNotice = strings.Clone(ev.Message)
@@ -189,10 +198,10 @@ func (c *codex) item(it *codexItem, completed bool) {
 			}
 		}
 	case "error":
-		// A non-fatal warning item ("model not found, falling back"):
-		// the turn goes on, so it is noted without a kind.
+		// A non-fatal warning item ("Model metadata for `x` not found"):
+		// the turn goes on, so it is a notice, never the step's error.
 		if completed && it.Message != "" {
-			res.Errors = append(res.Errors, "codex error: "+it.Message)
+			res.Notices = append(res.Notices, "codex: "+record.HeadChars(it.Message, evidenceChars))
 		}
 	case "collab_tool_call":
 		cs.use(it.ID, typ+":"+it.Tool, it.Prompt, false)

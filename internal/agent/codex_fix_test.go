@@ -27,3 +27,25 @@ func TestCodexNewerFields(t *testing.T) {
 		t.Errorf("tool calls\n got %s\nwant %s", got, want)
 	}
 }
+
+// A warning Codex prints as an error item is a notice: a completed turn has
+// no error, and a failed one is named by its turn.failed, not the warning.
+func TestCodexNoticeIsNoError(t *testing.T) {
+	notice := `{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for ` + "`gpt-fake`" + ` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."}}`
+	res := parseString(t, lines(
+		`{"type":"thread.started","thread_id":"th-1"}`, `{"type":"turn.started"}`, notice,
+		`{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"done"}}`,
+		`{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":2}}`,
+	), FormatAuto)
+	if len(res.Errors) != 0 || res.ErrorKind != "" || len(res.Notices) != 1 {
+		t.Fatalf("errors %q kind %q notices %q", res.Errors, res.ErrorKind, res.Notices)
+	}
+	res = parseString(t, lines(
+		`{"type":"thread.started","thread_id":"th-2"}`, `{"type":"turn.started"}`, notice,
+		`{"type":"error","message":"unexpected status 401 Unauthorized: Incorrect API key provided"}`,
+		`{"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized: Incorrect API key provided"}}`,
+	), FormatAuto)
+	if len(res.Errors) != 1 || res.Errors[0] != "codex turn.failed: unexpected status 401 Unauthorized: Incorrect API key provided" || res.ErrorKind != "authentication" {
+		t.Fatalf("errors %q kind %q", res.Errors, res.ErrorKind)
+	}
+}

@@ -309,6 +309,9 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 			p.res.Stopped(n)
 		}
 		p.res.ScanStderr(res.Stderr, time.Now())
+		for _, n := range p.res.Notices {
+			s.env.Log.Warn("agent notice (not an error): " + n)
+		}
 		s.applyUsageFile(usagePath, &p.res.Usage)
 	}
 	return res, p.res, p.err
