@@ -175,7 +175,7 @@ func ParseOptions(r io.Reader, o Options) (*Result, error) {
 	var err error
 	switch format {
 	case FormatClaude, FormatCursor, FormatAmp:
-		res, err = parseClaude(br, w)
+		res, err = parseClaude(br, w, format)
 	case FormatCodex:
 		res, err = parseCodex(br, w)
 	case FormatGemini:

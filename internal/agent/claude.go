@@ -64,11 +64,24 @@ type claudeUsage struct {
 	OutputTokens        *int64 `json:"output_tokens"`
 	CacheReadTokens     *int64 `json:"cache_read_input_tokens"`
 	CacheCreationTokens *int64 `json:"cache_creation_input_tokens"`
+	// Current cursor-agent puts camelCase figures on its result line
+	// (input without the cache reads and writes, as Claude's).
+	CursorInput      *int64 `json:"inputTokens"`
+	CursorOutput     *int64 `json:"outputTokens"`
+	CursorCacheRead  *int64 `json:"cacheReadTokens"`
+	CursorCacheWrite *int64 `json:"cacheWriteTokens"`
 }
 
 func (u *claudeUsage) usage() Usage {
-	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-		CacheReadTokens: u.CacheReadTokens, CacheCreationTokens: u.CacheCreationTokens}
+	return Usage{InputTokens: either(u.InputTokens, u.CursorInput), OutputTokens: either(u.OutputTokens, u.CursorOutput),
+		CacheReadTokens: either(u.CacheReadTokens, u.CursorCacheRead), CacheCreationTokens: either(u.CacheCreationTokens, u.CursorCacheWrite)}
+}
+
+func either(a, b *int64) *int64 {
+	if a != nil {
+		return a
+	}
+	return b
 }
 
 // claude accumulates a Claude Code transcript, one message at a time.
@@ -80,9 +93,8 @@ type claude struct {
 	// wrapper running the agent twice); their totals add up.
 	sessions []*claudeSession
 	bySID    map[string]*claudeSession
-	// perMessage holds each assistant message's usage once: stream-json
-	// repeats a message over several lines with the same id and usage.
-	perMessage map[string]bool
+	// label names the agent in error messages (claude, cursor, amp).
+	label string
 	lastText   string
 	// limitLine is the rejected rate_limit_event, until a success clears it.
 	limited *RateLimit
@@ -91,7 +103,11 @@ type claude struct {
 // claudeSession is one session's figures: the sum of its messages' usage
 // and what its last result line said.
 type claudeSession struct {
-	messages  Usage
+	// perMessage is each assistant message's usage, by id: stream-json
+	// repeats a message once per content block, and the later copies carry
+	// the fuller usage, so the last copy counts.
+	perMessage map[string]Usage
+	messages   Usage
 	result    Usage // per field: the last result that reported it
 	gotResult bool
 	cost      *float64
@@ -104,8 +120,8 @@ var (
 	streamEventSpaced  = []byte(`{"type": "stream_event"`)
 )
 
-func parseClaude(br *bufio.Reader, w *penv) (*Result, error) {
-	c := &claude{w: w, perMessage: map[string]bool{}, bySID: map[string]*claudeSession{}}
+func parseClaude(br *bufio.Reader, w *penv, label string) (*Result, error) {
+	c := &claude{w: w, label: label, bySID: map[string]*claudeSession{}}
 	c.calls.max = w.maxCalls
 	lr := newLineReader(br, MaxLineBytes)
 	for {
@@ -221,9 +237,16 @@ func (c *claude) message(m *claudeMsg, raw []byte) {
 		if m.Message.Model != "" && !sub && c.res.Model == "" {
 			c.res.Model = strings.Clone(m.Message.Model)
 		}
-		if u := m.Message.Usage; u != nil && m.Message.ID != "" && !c.perMessage[m.Message.ID] {
-			c.perMessage[strings.Clone(m.Message.ID)] = true
-			c.session(m.SessionID).messages.Add(u.usage())
+		if u := m.Message.Usage; u != nil && m.Message.ID != "" {
+			s := c.session(m.SessionID)
+			if s.perMessage == nil {
+				s.perMessage = map[string]Usage{}
+			}
+			id := m.Message.ID
+			if _, seen := s.perMessage[id]; !seen {
+				id = strings.Clone(id)
+			}
+			s.perMessage[id] = u.usage()
 		}
 		text := ""
 		for _, b := range m.Message.Content {
@@ -309,7 +332,7 @@ func (c *claude) rateLimitEvent(m *claudeMsg, raw []byte) {
 // apiError notes a failed API call; the message is the agent's own words.
 func (c *claude) apiError(kind, msg string) {
 	if msg == "" {
-		msg = "claude API error: " + kind
+		msg = c.label + " API error: " + kind
 	}
 	if kind == "" || kind == record.ErrorKindAPI {
 		if k := classify(msg); k != "" {
@@ -341,9 +364,10 @@ func (c *claude) result(m *claudeMsg) {
 	if len(m.Result) > 0 && json.Unmarshal(m.Result, &text) == nil {
 		c.res.FinalMessage = text
 	}
-	if u := m.Usage; u != nil {
+	if m.Usage != nil {
 		// A later result restates the session's totals; one lacking a
 		// field does not blank what an earlier one said.
+		u := m.Usage.usage()
 		setIf(&s.result.InputTokens, u.InputTokens)
 		setIf(&s.result.OutputTokens, u.OutputTokens)
 		setIf(&s.result.CacheReadTokens, u.CacheReadTokens)
@@ -370,7 +394,7 @@ func (c *claude) result(m *claudeMsg) {
 		c.apiError(kind, text)
 		return
 	}
-	msg := "claude result: " + m.Subtype
+	msg := c.label + " result: " + m.Subtype
 	var parts []string
 	for _, e := range m.Errors {
 		if e != "" {
@@ -395,6 +419,9 @@ func setIf(dst **int64, v *int64) {
 
 func (c *claude) finish() *Result {
 	for _, s := range c.sessions {
+		for _, mu := range s.perMessage {
+			s.messages.Add(mu)
+		}
 		u := s.messages
 		if s.gotResult {
 			// Per field: the result's total, else the messages' sum.

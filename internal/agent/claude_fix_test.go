@@ -62,3 +62,81 @@ func TestClaudeErrorsArray(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Claude Code repeats an assistant message once per content block, and
+// the later copies carry the fuller usage: the last copy per id counts. A
+// stream cut before its result read the first copy's 28 output tokens.
+func TestClaudeLastCopyPerMessage(t *testing.T) {
+	copyOf := func(block string, out int) string {
+		return `{"type":"assistant","message":{"id":"msg_01","model":"claude-opus-4-1","role":"assistant","content":[` + block +
+			`],"usage":{"input_tokens":4,"cache_creation_input_tokens":1520,"cache_read_input_tokens":14900,"output_tokens":` + itoa(out) + `}},"parent_tool_use_id":null,"session_id":"s1"}`
+	}
+	res := parseString(t, lines(
+		`{"type":"system","subtype":"init","session_id":"s1","model":"claude-opus-4-1"}`,
+		copyOf(`{"type":"thinking","thinking":"…"}`, 28),
+		copyOf(`{"type":"text","text":"I will edit calc.go."}`, 28),
+		copyOf(`{"type":"tool_use","id":"toolu_1","name":"Edit","input":{"file_path":"calc.go"}}`, 1261),
+	), FormatAuto)
+	wantUsage(t, res.Usage, 4, 1261, 14900, 1520)
+}
+
+// Current cursor-agent ends with a camelCase usage on its result line; its
+// errors are labelled as Cursor's.
+func TestCursorResultUsageAndLabel(t *testing.T) {
+	res := parseString(t, lines(
+		`{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/w","session_id":"c-1","model":"Auto","permissionMode":"default"}`,
+		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"done"}]},"session_id":"c-1"}`,
+		`{"type":"result","subtype":"success","duration_ms":5234,"is_error":false,"result":"done","session_id":"c-1","request_id":"r-1","usage":{"inputTokens":1200,"outputTokens":340,"cacheReadTokens":5000,"cacheWriteTokens":80}}`,
+	), FormatCursor)
+	wantUsage(t, res.Usage, 1200, 340, 5000, 80)
+	res = parseString(t, lines(
+		`{"type":"result","subtype":"error_during_execution","is_error":true,"result":"","session_id":"c-2","errors":["model unavailable"]}`,
+	), FormatCursor)
+	if len(res.Errors) != 1 || res.Errors[0] != "cursor result: error_during_execution: model unavailable" {
+		t.Fatalf("errors %q", res.Errors)
+	}
+}
+
+// A Gemini 429 on stdout (stderr merged into it) is a rate limit with its
+// text; the same lines before a result that succeeded are not.
+func TestGeminiLimitOnStdout(t *testing.T) {
+	init := `{"type":"init","timestamp":"2026-11-26T03:00:00.000Z","session_id":"g-1","model":"gemini-2.5-pro"}`
+	retry := `Attempt 1 failed with status 429. Retrying with backoff... ApiError: {"error":{"code":429,"message":"Resource exhausted. Please try again later.","status":"RESOURCE_EXHAUSTED"}}`
+	res := parseString(t, lines(init, `{"type":"message","timestamp":"2026-11-26T03:00:00.100Z","role":"user","content":"fix it"}`, retry), FormatGemini)
+	if res.RateLimit == nil || res.ErrorKind != "rate_limit" || len(res.Errors) != 1 || !strings.Contains(res.Errors[0], "failed with status 429") {
+		t.Fatalf("rate limit %+v kind %q errors %q", res.RateLimit, res.ErrorKind, res.Errors)
+	}
+	res = parseString(t, lines(init, retry,
+		`{"type":"message","role":"assistant","content":"done","delta":true}`,
+		`{"type":"result","timestamp":"2026-11-26T03:00:09.000Z","status":"success","stats":{"total_tokens":30,"input_tokens":20,"output_tokens":10,"duration_ms":9000,"tool_calls":0}}`), FormatGemini)
+	if res.RateLimit != nil || len(res.Errors) != 0 {
+		t.Fatalf("rate limit %+v errors %q after a success", res.RateLimit, res.Errors)
+	}
+}
+
+// Gemini's --output-format json prints no call of its own, only counts in
+// its stats: the calls are listed from them, by name, failures marked.
+func TestGeminiJSONToolsFromStats(t *testing.T) {
+	res := parseString(t, `{
+  "session_id": "g-2",
+  "response": "Fixed calc.go.",
+  "stats": {
+    "models": {"gemini-2.5-pro": {"api": {"totalRequests": 3}, "tokens": {"prompt": 900, "candidates": 40, "total": 990, "cached": 100, "thoughts": 50, "tool": 0}}},
+    "tools": {"totalCalls": 4, "totalSuccess": 3, "totalFail": 1, "totalDurationMs": 120,
+      "byName": {"run_shell_command": {"count": 1, "success": 0, "fail": 1, "durationMs": 100}, "read_file": {"count": 2, "success": 2, "fail": 0, "durationMs": 20}}},
+    "files": {"totalLinesAdded": 1, "totalLinesRemoved": 1}
+  }
+}
+`, FormatAuto)
+	if res.Format != FormatGemini || len(res.ToolCalls) != 4 {
+		t.Fatalf("format %s calls %+v", res.Format, res.ToolCalls)
+	}
+	got := []string{}
+	for _, c := range res.ToolCalls {
+		got = append(got, c.ToolName+":"+strconv.FormatBool(c.IsError))
+	}
+	if strings.Join(got, " ") != "read_file:false read_file:false run_shell_command:true (unknown):false" {
+		t.Errorf("calls %v", got)
+	}
+	wantUsage(t, res.Usage, 800, 40, 100, -1)
+}

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/record"
 )
 
 // geminiEvent is one line of `gemini -p … --output-format stream-json`, or
@@ -56,6 +59,16 @@ type geminiStats struct {
 		geminiTokens
 		Tokens *geminiTokens `json:"tokens"`
 	} `json:"models"`
+	// Tools counts the calls of --output-format json, which prints no
+	// call of its own: by name, with their failures.
+	Tools *struct {
+		TotalCalls int `json:"totalCalls"`
+		TotalFail  int `json:"totalFail"`
+		ByName     map[string]struct {
+			Count int `json:"count"`
+			Fail  int `json:"fail"`
+		} `json:"byName"`
+	} `json:"tools"`
 }
 
 type gemini struct {
@@ -64,6 +77,10 @@ type gemini struct {
 	w         *penv
 	text      tailText
 	afterTool bool
+	// limitLine is a rate-limit line of stderr merged into stdout ("Attempt
+	// 2 failed with status 429…", RESOURCE_EXHAUSTED), until a result that
+	// succeeded after it says the CLI got through.
+	limitLine string
 }
 
 func parseGemini(br *bufio.Reader, w *penv) (*Result, error) {
@@ -72,6 +89,7 @@ func parseGemini(br *bufio.Reader, w *penv) (*Result, error) {
 	err := eachJSONLine(br, w, func(b []byte) error {
 		var ev geminiEvent
 		if err := decodeLoose(b, &ev); err != nil {
+			g.textLine(b)
 			return err
 		}
 		g.event(&ev)
@@ -94,12 +112,24 @@ func parseGemini(br *bufio.Reader, w *penv) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if g.limitLine != "" && g.res.RateLimit == nil {
+		g.res.errorText("gemini: "+g.limitLine, record.ErrorKindRateLimit, w.now)
+	}
 	if g.res.FinalMessage == "" {
 		g.res.FinalMessage = strings.TrimSpace(g.text.String())
 	}
 	g.res.ToolCalls = g.cs.all()
 	g.res.ToolCallsDropped = g.cs.dropped
 	return &g.res, nil
+}
+
+// textLine notes a line of merged stderr that says the API refused for a
+// rate limit: the CLI's retry notice or its final error text.
+func (g *gemini) textLine(b []byte) {
+	ln := strings.TrimSpace(string(b))
+	if n := LiveNotice(b, g.w.now); (n != nil && n.Kind == record.ErrorKindRateLimit) || limitNotice().MatchString(ln) {
+		g.limitLine = record.HeadChars(ln, evidenceChars)
+	}
 }
 
 func (g *gemini) event(ev *geminiEvent) {
@@ -136,8 +166,12 @@ func (g *gemini) event(ev *geminiEvent) {
 			res.errorText("gemini: "+ev.Message, "", g.w.now)
 		}
 	case "result", "":
+		if ev.Error == nil && (ev.Stats != nil || ev.Response != nil) && ev.Status != "error" {
+			g.limitLine = "" // the CLI got through after its retries
+		}
 		if ev.Stats != nil {
 			res.Usage.Add(ev.Stats.usage(ev.Response != nil))
+			g.statsCalls(ev.Stats)
 		}
 		if ev.Response != nil {
 			res.FinalMessage = strings.TrimSpace(*ev.Response)
@@ -154,6 +188,40 @@ func (g *gemini) event(ev *geminiEvent) {
 		}
 	}
 }
+
+// statsCalls lists the calls only the stats count (json output, where no
+// tool_use event came): one call per count, by name, the failures marked,
+// so that "no tool calls" never stands for "not reported". Calls the stats
+// count but do not name are "(unknown)".
+func (g *gemini) statsCalls(s *geminiStats) {
+	t := s.Tools
+	if t == nil || len(g.cs.all()) > 0 || g.cs.dropped > 0 {
+		return
+	}
+	names := make([]string, 0, len(t.ByName))
+	named := 0
+	for name, n := range t.ByName {
+		names = append(names, name)
+		named += max(n.Count, 0)
+	}
+	slices.Sort(names)
+	n := 0
+	add := func(name string, count, fail int) {
+		for i := 0; i < count && n < maxStatsCalls; i++ {
+			n++
+			id := "stats-" + strconv.Itoa(n)
+			g.cs.use(id, name, "", false)
+			g.cs.result(id, "(counted in gemini's stats)", i < fail, false)
+		}
+	}
+	for _, name := range names {
+		add(name, t.ByName[name].Count, t.ByName[name].Fail)
+	}
+	add(unknownTool, t.TotalCalls-named, 0)
+}
+
+// maxStatsCalls bounds the calls made up from stats counts.
+const maxStatsCalls = 100000
 
 // usage turns Gemini's figures into the record's: its input counts cached
 // tokens, so they come off; Gemini reports no cache writes and no cost.
