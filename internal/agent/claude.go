@@ -94,8 +94,8 @@ type claude struct {
 	sessions []*claudeSession
 	bySID    map[string]*claudeSession
 	// label names the agent in error messages (claude, cursor, amp).
-	label string
-	lastText   string
+	label    string
+	lastText string
 	// limitLine is the rejected rate_limit_event, until a success clears it.
 	limited *RateLimit
 }
@@ -108,9 +108,9 @@ type claudeSession struct {
 	// the fuller usage, so the last copy counts.
 	perMessage map[string]Usage
 	messages   Usage
-	result    Usage // per field: the last result that reported it
-	gotResult bool
-	cost      *float64
+	result     Usage // per field: the last result that reported it
+	gotResult  bool
+	cost       *float64
 }
 
 // Fast paths: stream_event lines (partial messages) are most of a
