@@ -195,3 +195,13 @@ func (s *Store) CheckRun(id string) error {
 	}
 	return nil
 }
+
+// SetNote replaces the lock file's contents with note (who holds it), for
+// the process that finds the lock taken: the lock itself is the flock.
+func (l *Lock) SetNote(note string) error {
+	if err := l.f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := l.f.WriteAt([]byte(note), 0)
+	return err
+}

@@ -122,13 +122,6 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 	if err := drivesettings.Validate(set, agent); err != nil {
 		return "", cli.Usagef("%v", err)
 	}
-	if w := nextaction.StartWarning(set); w != "" && !h.priced() {
-		h.emit("warning", w) // the driver says it before the first step
-		set[nextaction.KeyCostWarned] = "1"
-	}
-	if n := nextaction.StartBounds(set); n != "" {
-		h.emit("note", n)
-	}
 	id := opts.Run
 	if id == "" {
 		label, src := opts.Name, set["prompt"]
@@ -139,6 +132,20 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 			label = strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
 		}
 		id = store.NewRunID(label, time.Now())
+	}
+	// A run in the workspace itself takes its tree before anything is
+	// made or paid for (the naming agent); a worktree run, once made.
+	if set["worktree"] == "" {
+		if err := h.lockTree(set["dir"], id); err != nil {
+			return "", err
+		}
+	}
+	if w := nextaction.StartWarning(set); w != "" && !h.priced() {
+		h.emit("warning", w) // the driver says it before the first step
+		set[nextaction.KeyCostWarned] = "1"
+	}
+	if n := nextaction.StartBounds(set); n != "" {
+		h.emit("note", n)
 	}
 	name := opts.Name
 	if name == "" {
@@ -157,6 +164,11 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 	}
 	if err := h.makeWorktree(&opts.PhaseOptions, set, run.Name); err != nil {
 		return "", err
+	}
+	if set["worktree"] != "" {
+		if err := h.lockTree(set["dir"], id); err != nil {
+			return "", err
+		}
 	}
 	run.Settings = set
 	err := h.st.CreateRunWith(run, func(dir string) error {
@@ -231,6 +243,9 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 		return "", &cli.ExitError{Code: cli.ExitUsage,
 			Err:  fmt.Errorf("run %s is stuck after %d iterations: resuming needs more", id, n),
 			Hint: fmt.Sprintf("%s resume %s --max-iterations %d", driverargs.Prog(), id, n+nextaction.DefaultMaxIterations)}
+	}
+	if err := h.lockTree(run.Settings["dir"], id); err != nil {
+		return "", err
 	}
 	stopLeft(h.env, h.st, id)
 	if err := h.lockLive(id); err != nil {

@@ -1,0 +1,86 @@
+package loopdrive
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// TreesDir holds one lock per work tree a driver edits, named by the
+// SHA-256 of the tree's real path.
+const TreesDir = "trees"
+
+// treeOf is the work tree a run in dir edits: its git top level, else dir
+// itself, with every symlink resolved, so that two spellings of one
+// folder are one tree.
+func treeOf(dir string) string {
+	tree := dir
+	if top := store.GitTop(dir); top != "" {
+		tree = top
+	}
+	if abs, err := filepath.Abs(tree); err == nil {
+		tree = abs
+	}
+	if real, err := filepath.EvalSymlinks(tree); err == nil {
+		tree = real
+	}
+	return tree
+}
+
+// TreeLockPath is the lock of the work tree a run in dir edits.
+func TreeLockPath(st *store.Store, dir string) string {
+	sum := sha256.Sum256([]byte(treeOf(dir)))
+	return filepath.Join(st.Root, TreesDir, hex.EncodeToString(sum[:])+".lock")
+}
+
+// lockTree takes the lock of the work tree run id edits, held like the
+// driver lock: two loops in one tree would each record the other agent's
+// edits as their own. A tree another run holds is exit 75, naming it.
+func (h *holder) lockTree(dir, id string) error {
+	path := TreeLockPath(h.st, dir)
+	if err := os.MkdirAll(filepath.Dir(path), store.DirMode); err != nil {
+		return cli.Failf("work tree lock: %v", err)
+	}
+	l, err := store.LockFile(path, true, false)
+	if errors.Is(err, store.ErrLocked) {
+		who := "another run"
+		if other := treeHolder(path); other != "" {
+			who = "run " + other
+		}
+		return &cli.ExitError{Code: ExitBusy,
+			Err:  fmt.Errorf("%s is already running in %s: two loops in one work tree would mix their changes", who, treeOf(dir)),
+			Hint: "run this one in its own git worktree with --worktree, or wait until the other ends"}
+	}
+	if err != nil {
+		return cli.Failf("work tree lock: %v", err)
+	}
+	h.locks = append(h.locks, l)
+	if err := l.SetNote(id + "\n"); err != nil {
+		h.env.Log.Warn("work tree lock: the run's id not written", "err", err)
+	}
+	return nil
+}
+
+// treeHolder is the run id written in a held tree lock, "" when it says
+// nothing that is a run id (anyone may write there).
+func treeHolder(path string) string {
+	f, err := store.OpenRegular(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 256))
+	id := strings.TrimSpace(string(b))
+	if store.ValidRunID(id) != nil {
+		return ""
+	}
+	return id
+}
