@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -32,7 +33,11 @@ type Tail struct {
 	Header func(source, command string) error
 	// Event, when set, receives the agent's stdout line by line instead of
 	// Out (--json); every other stream goes to it as text lines too.
-	Event    func(ev TailEvent) error
+	Event func(ev TailEvent) error
+	// Notice, when set, receives what the agent's retry notices say, as
+	// they come ("agent retrying: overloaded (529), attempt 3/10, next in
+	// 9 s"): a CLI's own retries read as a line, not a wall of JSON.
+	Notice   func(text string) error
 	Flush    func() error
 	Interval time.Duration
 
@@ -48,7 +53,7 @@ type Tail struct {
 // TailEvent is one line of a streamed source, for --json.
 type TailEvent struct {
 	Source string          `json:"source"` // agent or validation
-	Stream string          `json:"stream"` // stdout or stderr
+	Stream string          `json:"stream"` // stdout, stderr, or notice (what a retry notice says)
 	Event  json.RawMessage `json:"event,omitempty"`
 	Text   *string         `json:"text,omitempty"`
 }
@@ -66,6 +71,8 @@ type tailFile struct {
 	f       *os.File
 	off     int64
 	partial []byte // --json: a line not yet ended
+	scan    []byte // Notice: the agent's line not yet ended (text mode)
+	long    bool   // scan overflowed: the rest of this line is skipped
 	// drained is the poll that read the file to its end after its spool
 	// entry went away (0 while it may grow).
 	drained int
@@ -236,8 +243,10 @@ func (t *Tail) write(source string, f *tailFile, b []byte) error {
 		if f.stream == "stderr" {
 			w = t.Err
 		}
-		_, err := w.Write(b)
-		return err
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		return t.scanNotices(source, f, b)
 	}
 	f.partial = append(f.partial, b...)
 	for {
@@ -262,8 +271,60 @@ func (t *Tail) endLine(source string, f *tailFile) error {
 	return t.event(source, f.stream, line)
 }
 
+// noticeLineMax bounds a line scanned for a retry notice; the notices
+// are short, a longer line is something else.
+const noticeLineMax = 4096
+
+// scanNotices passes the agent's complete lines to notice (text mode).
+func (t *Tail) scanNotices(source string, f *tailFile, b []byte) error {
+	if t.Notice == nil || source != "agent" {
+		return nil
+	}
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		chunk := b
+		if i >= 0 {
+			chunk = b[:i]
+		}
+		if len(f.scan)+len(chunk) > noticeLineMax {
+			f.scan, f.long = f.scan[:0], true
+		} else if !f.long {
+			f.scan = append(f.scan, chunk...)
+		}
+		if i < 0 {
+			return nil
+		}
+		if !f.long {
+			if err := t.notice(f.scan); err != nil {
+				return err
+			}
+		}
+		f.scan, f.long = f.scan[:0], false
+		b = b[i+1:]
+	}
+	return nil
+}
+
+// notice sends what an agent's line says of a retry, if it is a notice.
+func (t *Tail) notice(line []byte) error {
+	if t.Notice == nil {
+		return nil
+	}
+	if n := agent.LiveNotice(line, time.Now()); n != nil {
+		return t.Notice(n.String())
+	}
+	return nil
+}
+
 // event sends one line: the agent's JSON events as objects, the rest as text.
 func (t *Tail) event(source, stream string, line []byte) error {
+	if err := t.event1(source, stream, line); err != nil || source != "agent" {
+		return err
+	}
+	return t.notice(bytes.TrimRight(line, "\r"))
+}
+
+func (t *Tail) event1(source, stream string, line []byte) error {
 	line = bytes.TrimRight(line, "\r")
 	ev := TailEvent{Source: source, Stream: stream}
 	trimmed := bytes.TrimSpace(line)

@@ -45,8 +45,23 @@ func (o *tailCmd) run(c *ctx, args []string) error {
 			return err
 		}
 	}
+	t.Notice = func(text string) error {
+		if err := c.env.Stdout.Flush(); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(c.env.Stderr, "==> %s <==\n", text)
+		return err
+	}
 	if o.JSON {
 		t.Header = nil
+		t.Notice = func(text string) error {
+			line, err := json.Marshal(view.TailEvent{Source: "agent", Stream: "notice", Text: &text})
+			if err != nil {
+				return err
+			}
+			_, err = c.env.Stdout.Write(append(line, '\n'))
+			return err
+		}
 		t.Event = func(ev view.TailEvent) error {
 			line, err := json.Marshal(ev)
 			if err != nil {
