@@ -18,7 +18,8 @@ func Prog() string {
 const helpHead = `usage: scripts/loop run (SPEC [PLAN] | --prompt FILE) --validate CMD [OPTIONS]
          -- AGENT ARGS...
        scripts/loop resume RUN [--max-iterations N] [--max-duration D]
-       scripts/loop init [--force] | cancel RUN | pause RUN | list | --version
+       scripts/loop init [--force] | trust [FILE...] | cancel RUN | pause RUN
+       scripts/loop list | --version
 
 Examples:
   $ scripts/loop init           # .loop/config, TASK.md, the line to start
@@ -29,7 +30,9 @@ Examples:
 Runs the agent, then the validation, again and again until the validation
 passes (completed), --max-iterations pass without it (stuck) or a limit
 fails the run; every iteration is recorded in the store. Installed by
-` + "`make install`" + ` as ` + "`loop`" + `.
+` + "`make install`" + ` as ` + "`loop`" + `. A config file (.loop/config, LOOP_CONFIG) naming
+commands (verify_cmds, reviewer, on_event, ...) is obeyed only once
+accepted as it is: trust shows and accepts it, as does run --trust-config.
 
 run options:
 `

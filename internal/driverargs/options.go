@@ -55,6 +55,7 @@ var Options = []Option{
 	{"merge-strategy", "S", "merge_strategy", "", "merge_strategy", "", "squash (default), merge or none (merge_strategy)", false},
 	{"stuck-agent", "", "stuck_agent", "", "", "", "when stuck, ask the agent for hypotheses", false},
 	{"dir", "DIR", "dir", "", "", ".", "workspace (default: the current directory)", false},
+	{"trust-config", "", "trust_config", "", "", "", "accept the commands the config files name (see loop trust)", false},
 	{"artifact-mode", "M", "artifact_mode", "LOOP_ARTIFACT_MODE", "artifact_mode", "workspace", "workspace (default) or mirror: also copy the finished run to the global store", false},
 	{"global-log-dir", "DIR", "global_log_dir", "LOOP_GLOBAL_LOG_DIR", "global_log_dir", "", "the global store (default $XDG_DATA_HOME/loopkit)", false},
 	{"on-event", "CMD", "on_event", "", "on_event", "", "run CMD (sh -c, event JSON on stdin) on completed, failed, stuck, canceled, paused, rate_limited, watchdog, cost_threshold (repeatable; on_event)", true},

@@ -28,7 +28,21 @@ type holdOptions struct {
 // (PhaseOptions, its name, its queue) rather than being stored settings.
 var phaseKeys = []string{"name", "max_concurrency", "specs_dir", "plans_dir", "reviewer", "review_marker",
 	"final_verify", "final_verify_cmds", "run_naming_mode", "run_naming_model", "max_runs_per_workspace",
-	"queue_policy", "base_branch", "run_branch_prefix", "worktree_path_template"}
+	"queue_policy", "base_branch", "run_branch_prefix", "worktree_path_template", "trust_config"}
+
+// trustFlag: the driver's own flags (before the agent's argv) hold
+// --trust-config.
+func trustFlag(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--trust-config" {
+			return true
+		}
+	}
+	return false
+}
 
 // driverLine runs --new or --resume on the arguments of `scripts/loop run`
 // or `resume`, with the environment and config files read here. Its
@@ -43,9 +57,11 @@ func driverLine(env *cli.Env, mode string, args []string) error {
 	if err != nil {
 		return exitRecord(env, cli.Failf("%v", err))
 	}
-	cfg, err := cli.LoadConfig(st.ConfigFile(), os.Getenv("LOOP_CONFIG"))
+	// a new run obeys the commands of a config file only when the person
+	// accepted it as it is (--trust-config accepts it now)
+	cfg, err := loadConfig(env, st, mode == "--new", mode == "--new" && trustFlag(args))
 	if err != nil {
-		return exitRecord(env, cli.WithCode(cli.ExitUsage, err))
+		return exitRecord(env, err)
 	}
 	src := driverargs.Sources{Getenv: os.Getenv, Config: map[string]string{}}
 	for k, s := range cfg {

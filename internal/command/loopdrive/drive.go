@@ -22,6 +22,7 @@ const usage = `MODE [OPTIONS]
   loop-drive --mirror --run ID [--global-log-dir DIR]
   loop-drive --merge --run ID
   loop-drive --init [--force]  (loop init)
+  loop-drive --trust [FILE...]  (loop trust)
   loop-drive --usage
 
 Examples:
@@ -45,6 +46,12 @@ stdin (as loop-record --iteration N), prints its loop-view logs line as
 summary=LINE, then the next action as --next. --attempt keeps a step that
 could not work (its record says cannot_work) as an attempt, with no
 validation, and prints the next action: the stop that fails the run.
+
+--trust (scripts/loop trust) shows the commands a config file names
+(default: the store's and LOOP_CONFIG's) and accepts it as it is: --new
+refuses a config that names commands (verify_cmds, final_verify_cmds,
+reviewer, run_naming_model, on_event) unless its content was accepted,
+recorded in $XDG_STATE_HOME/loopkit/trusted.
 
 --merge merges a completed worktree run's branch into its merge target in
 the primary worktree (never pushed) and prints the target's new commit; a
@@ -84,6 +91,9 @@ func run(env *cli.Env) error {
 	}
 	if len(env.Args) > 0 && env.Args[0] == "--init" {
 		return initProject(env, env.Args[1:])
+	}
+	if len(env.Args) > 0 && env.Args[0] == "--trust" {
+		return acceptConfig(env, env.Args[1:])
 	}
 	opts := &Options{InlineCap: recorder.DefaultInlineCap, MaxPatchBytes: recorder.DefaultMaxPatchBytes}
 	p := cli.NewParser(env, opts, usage)

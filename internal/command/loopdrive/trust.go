@@ -1,0 +1,123 @@
+package loopdrive
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/driverargs"
+	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/trust"
+)
+
+// configFiles are the driver's config files, later ones winning: the
+// store's and LOOP_CONFIG's (which must exist when named).
+func configFiles(st *store.Store) [][2]string {
+	fs := [][2]string{{st.ConfigFile(), ""}}
+	if named := os.Getenv("LOOP_CONFIG"); named != "" {
+		fs = append(fs, [2]string{named, "must"})
+	}
+	return fs
+}
+
+// loadConfig reads the driver's config files once each, and with check
+// refuses one that names commands to run whose content the person never
+// accepted (exit 2, the commands shown); accept records them instead.
+func loadConfig(env *cli.Env, st *store.Store, check, accept bool) (cli.Config, error) {
+	cfg := cli.Config{}
+	for _, f := range configFiles(st) {
+		data, err := trust.Read(f[0])
+		if errors.Is(err, fs.ErrNotExist) && f[1] == "" {
+			continue
+		}
+		if err != nil {
+			return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("config: %w", err))
+		}
+		if err := cli.ParseConfig(f[0], data, cfg); err != nil {
+			return nil, cli.WithCode(cli.ExitUsage, err)
+		}
+		if check {
+			if err := trusted(env, f[0], data, accept); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return cfg, nil
+}
+
+// trusted lets a config file's commands run only when its content was
+// accepted; accept accepts it now.
+func trusted(env *cli.Env, path string, data []byte, accept bool) error {
+	cs, err := trust.Commands(path, data)
+	if err != nil || len(cs) == 0 {
+		return err
+	}
+	ok, err := trust.Accepted(data)
+	if err != nil {
+		return cli.Failf("config %s: the record of accepted configs: %v", path, err)
+	}
+	if ok {
+		return nil
+	}
+	if accept {
+		if err := trust.AcceptData(path, data); err != nil {
+			return cli.Failf("config %s: %v", path, err)
+		}
+		env.Log.Info(fmt.Sprintf("accepted %s: its %d commands run from now on", path, len(cs)))
+		return nil
+	}
+	show(env, path, cs)
+	return cli.Usagef("%s names commands to run and was never accepted as it is (shown above): "+
+		"read them, then accept with '%s run --trust-config ...' or '%s trust'", path, driverargs.Prog(), driverargs.Prog())
+}
+
+// show lists what a config file would run, quoted as the file may hold
+// any byte (a terminal escape written by the agent, say).
+func show(env *cli.Env, path string, cs []trust.Command) {
+	for _, c := range cs {
+		fmt.Fprintf(env.Stderr, "  %s:%d: %s=%q\n", path, c.Line, c.Key, c.Value)
+	}
+}
+
+// acceptConfig is `loop trust [FILE...]`: shows what each config file
+// (default: the driver's) would run, and accepts it as it is now.
+func acceptConfig(env *cli.Env, args []string) error {
+	files := slices.Clone(args)
+	if len(files) == 0 {
+		cwd, err := os.Getwd()
+		if err != nil {
+			return cli.Failf("current directory: %v", err)
+		}
+		st, err := store.Resolve(os.Getenv("LOOP_STORE"), cwd)
+		if err != nil {
+			return cli.Failf("%v", err)
+		}
+		for _, f := range configFiles(st) {
+			if _, err := os.Lstat(f[0]); err == nil || f[1] != "" {
+				files = append(files, f[0])
+			}
+		}
+	}
+	if len(files) == 0 {
+		return cli.Usagef("no config file to accept (the store has none and LOOP_CONFIG is unset)")
+	}
+	for _, f := range files {
+		data, err := trust.Read(f)
+		if err != nil {
+			return cli.Failf("%v", err)
+		}
+		cs, err := trust.Commands(f, data)
+		if err != nil {
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+		show(env, f, cs)
+		if err := trust.AcceptData(f, data); err != nil {
+			return cli.Failf("config %s: %v", f, err)
+		}
+		fmt.Fprintf(env.Stdout, "accepted %s (%d commands)\n", f, len(cs))
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package trust
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+func TestAcceptIsByContent(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config")
+	os.WriteFile(cfg, []byte("iterations=2\n# a hook\non_event=\"touch x\"\nverify_cmds=go test ./...\n"), 0o600)
+	data, err := Read(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := Commands(cfg, data)
+	if err != nil || len(cs) != 2 || cs[0].Key != "on_event" || cs[0].Line != 3 || cs[1].Value != "go test ./..." {
+		t.Fatalf("Commands = %+v, %v", cs, err)
+	}
+	if ok, err := Accepted(data); ok || err != nil {
+		t.Fatalf("accepted before Accept: %v %v", ok, err)
+	}
+	if err := Accept(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := Accepted(data); !ok {
+		t.Error("not accepted after Accept")
+	}
+	if ok, _ := Accepted(append(data, '\n')); ok {
+		t.Error("a changed file is accepted")
+	}
+	fi, err := os.Stat(filepath.Join(os.Getenv("XDG_STATE_HOME"), "loopkit", "trusted"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("trusted: %v %v", fi, err)
+	}
+	// a FIFO where the config was is refused, never waited on
+	fifo := filepath.Join(dir, "fifo")
+	if err := mkfifo(fifo); err == nil {
+		if _, err := Read(fifo); err == nil {
+			t.Error("a FIFO read as a config")
+		}
+	}
+}
+func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }
