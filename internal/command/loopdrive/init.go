@@ -11,6 +11,7 @@ import (
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/initproject"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/trust"
 )
 
 const initHelp = `usage: %[1]s init [--force]
@@ -53,6 +54,11 @@ func initProject(env *cli.Env, args []string) error {
 		return cli.Failf("%v", err)
 	} else if err != nil {
 		return cli.Failf("init: %v", err)
+	}
+	// the person ran init: the config it wrote is theirs, its commands
+	// run without a --trust-config (a later change of it is refused)
+	if err := trust.Accept(r.Config); err != nil {
+		return cli.Failf("init: accept %s: %v", r.Config, err)
 	}
 	say := func(format string, a ...any) { fmt.Fprintf(env.Stderr, "loop: "+format+"\n", a...) }
 	if r.Verify != "" {
