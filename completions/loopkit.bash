@@ -11,7 +11,7 @@ _loopkit_complete() {
   # loop-view's RUN argument (right after its command, or --run): run ids
   if [ "${COMP_WORDS[0]##*/}" = loop-view ] && [ "$COMP_CWORD" -ge 2 ] && [[ $cur != -* ]]; then
     case $prev in
-      logs|output|show|describe|tail|diff|report|tui|checkout|--run)
+      logs|output|show|describe|tail|diff|report|tui|checkout|events|--run)
         # shellcheck disable=SC2207
         COMPREPLY=($(compgen -W "$(_loopkit_runs)" -- "$cur"))
         return ;;

@@ -11,7 +11,7 @@ end
 # loop-view's RUN argument: right after its command, or after --run
 function __loopkit_view_run
     set -l words (commandline -opc)
-    contains -- $words[-1] logs output show describe tail diff report tui checkout --run
+    contains -- $words[-1] logs output show describe tail diff report tui checkout events --run
 end
 
 for c in loop-validate loop-record loop-step loop-progress loop-clean loop-drive loop-tui loop-export

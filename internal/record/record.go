@@ -3,7 +3,10 @@
 // imports nothing of ours so every other package can depend on it.
 package record
 
-import "strconv"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // Record types carried in the "type" field of stdin/stdout records.
 const (
@@ -145,6 +148,9 @@ type Step struct {
 	// UsageIgnored names the usage figures loop-step dropped: out of range
 	// (negative, absurdly large) or from a usage file it would not read.
 	UsageIgnored []string `json:"usage_ignored,omitempty"`
+	// StepID is the run's id for this agent step (<run_id>-step-<n>), given
+	// when loop-step --run wrote its STEP_STARTED event.
+	StepID string `json:"step_id,omitempty"`
 }
 
 // Agent is the step's part of an IterationLog.
@@ -173,6 +179,8 @@ type Agent struct {
 	EndedAt   int64  `json:"ended_at,omitempty"`
 	// UsageIgnored: the step's usage_ignored.
 	UsageIgnored []string `json:"usage_ignored,omitempty"`
+	// StepID names the step's STEP_STARTED and STEP_FINISHED events.
+	StepID string `json:"step_id,omitempty"`
 }
 
 // IterationLog is one line of iterations.jsonl: the durable record of an iteration.
@@ -513,6 +521,59 @@ type Event struct {
 	PromptAfter       string `json:"prompt_after,omitempty"`
 	RateLimitResetsAt *int64 `json:"rate_limit_resets_at,omitempty"`
 	WaitMs            *int64 `json:"wait_ms,omitempty"`
+	// Seed 003's payloads (see PayloadKeys): RUN_CREATED's run,
+	// RUN_STARTED's driver, STEP_STARTED/STEP_FINISHED's agent step,
+	// RUN_COMPLETED's completion mode, RUN_FAILED's reason.
+	Name       string  `json:"name,omitempty"`
+	NameSource *string `json:"name_source,omitempty"`
+	SpecPath   *string `json:"spec_path,omitempty"`
+	PlanPath   *string `json:"plan_path,omitempty"`
+	WorkerID   *string `json:"worker_id,omitempty"`
+	StepID     string  `json:"step_id,omitempty"`
+	Phase      string  `json:"phase,omitempty"`
+	Attempt    *int    `json:"attempt,omitempty"`
+	DurationMs *int64  `json:"duration_ms,omitempty"`
+	OutputPath *string `json:"output_path,omitempty"`
+	Mode       *string `json:"mode,omitempty"`
+	Reason     *string `json:"reason,omitempty"`
+}
+
+// PayloadKeys are the keys an event of a type always carries (seed 003's
+// payloads): a key with no value is written as null, never left out.
+var PayloadKeys = map[string][]string{
+	EventRunCreated:      {"name", "name_source", "spec_path", "plan_path"},
+	EventRunStarted:      {"worker_id"},
+	EventStepStarted:     {"step_id", "phase", "attempt"},
+	EventStepFinished:    {"step_id", "exit_code", "duration_ms", "output_path"},
+	EventWatchdogRewrite: {"step_id", "signal", "prompt_before", "prompt_after"},
+	EventRunCompleted:    {"mode"},
+	EventRunFailed:       {"reason"},
+}
+
+// MarshalJSON writes the event's fields flat, and every key PayloadKeys
+// lists for its type, null when it has no value.
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain Event // without this method
+	b, err := Marshal(plain(e))
+	if err != nil || len(PayloadKeys[e.Type]) == 0 {
+		return b, err
+	}
+	var have map[string]json.RawMessage
+	if err := json.Unmarshal(b, &have); err != nil {
+		return nil, err
+	}
+	b = b[:len(b)-1] // the closing brace
+	for _, k := range PayloadKeys[e.Type] {
+		if _, ok := have[k]; !ok {
+			b = append(b, `,"`+k+`":null`...)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// StepID is the id of the run's n-th agent step: <run_id>-step-<n>.
+func StepID(runID string, n int) string {
+	return runID + "-step-" + strconv.Itoa(n)
 }
 
 // IterationID is the id of iteration n of a run: <run_id>-iter-<n>.

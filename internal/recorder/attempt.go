@@ -107,6 +107,12 @@ func (r *Recorder) appendAttempt(st *repaired, s *record.Step, digest, kind stri
 	// Past the commit point: a failure here is repaired by the next writer.
 	res.Warning = st.stale
 	if st.stale == nil {
+		if fin := r.stepFinished(id, a.Agent, dir, a.CreatedAt); fin != nil {
+			if err := r.St.AppendEvent(*fin); err != nil {
+				res.Warning = err // run.json stays behind: the next writer appends it
+				return res, nil
+			}
+		}
 		addAttemptToRun(run, a)
 		run.UpdatedAt = max(run.UpdatedAt, a.CreatedAt)
 		if writeRun {
@@ -201,6 +207,7 @@ func agentOf(s *record.Step) *record.Agent {
 		StartedAt:           s.StartedAt,
 		EndedAt:             s.EndedAt,
 		UsageIgnored:        s.UsageIgnored,
+		StepID:              s.StepID,
 	}
 }
 

@@ -117,7 +117,7 @@ func (r *Recorder) catchUp(run *record.Run) error {
 			return err
 		}
 	}
-	evSeen, err := r.recordedEvents(id)
+	evSeen, finished, err := r.recordedEvents(id)
 	if err != nil {
 		return err
 	}
@@ -134,6 +134,11 @@ func (r *Recorder) catchUp(run *record.Run) error {
 			return fmt.Errorf("%s line %d: %w", store.IterationsFile, lineNo, err)
 		}
 		if !evSeen[it.Iteration] {
+			if fin := r.stepFinished(id, it.Agent, r.St.IterationDir(id, it.Iteration), it.CreatedAt); fin != nil && !finished[fin.StepID] {
+				if err := r.St.AppendEvent(*fin); err != nil {
+					return err
+				}
+			}
 			n, code := it.Iteration, it.ExitCode
 			if err := r.St.AppendEvent(record.Event{TS: it.CreatedAt, RunID: id, Type: record.EventIterationRecorded, Iteration: &n, ExitCode: &code}); err != nil {
 				return err
@@ -160,6 +165,11 @@ func (r *Recorder) catchUp(run *record.Run) error {
 		if err := json.Unmarshal(line, a); err != nil {
 			return fmt.Errorf("%s line %d: %w", store.AttemptsFile, lineNo, err)
 		}
+		if fin := r.stepFinished(id, a.Agent, r.St.AttemptDir(id, a.Attempt), a.CreatedAt); fin != nil && !finished[fin.StepID] {
+			if err := r.St.AppendEvent(*fin); err != nil {
+				return err
+			}
+		}
 		addAttemptToRun(run, a)
 		run.UpdatedAt = max(run.UpdatedAt, a.CreatedAt)
 		return nil
@@ -175,16 +185,24 @@ func (r *Recorder) catchUp(run *record.Run) error {
 	return r.St.WriteRun(run)
 }
 
-func (r *Recorder) recordedEvents(id string) (map[int]bool, error) {
-	seen := map[int]bool{}
+// recordedEvents lists the iterations events.jsonl has recorded, and the
+// steps it has finished.
+func (r *Recorder) recordedEvents(id string) (map[int]bool, map[string]bool, error) {
+	seen, finished := map[int]bool{}, map[string]bool{}
 	err := store.ScanFile(r.St.RunPath(id, store.EventsFile), func(_ int, line []byte) error {
 		var e record.Event
-		if json.Unmarshal(line, &e) == nil && e.Type == record.EventIterationRecorded && e.Iteration != nil {
+		if json.Unmarshal(line, &e) != nil {
+			return nil
+		}
+		switch {
+		case e.Type == record.EventIterationRecorded && e.Iteration != nil:
 			seen[*e.Iteration] = true
+		case e.Type == record.EventStepFinished:
+			finished[e.StepID] = true
 		}
 		return nil
 	})
-	return seen, err
+	return seen, finished, err
 }
 
 func (r *Recorder) reportedRows(id string) (map[int]bool, error) {

@@ -57,8 +57,33 @@ func (r *Recorder) SetStatus(id, status, message string) (*record.Run, error) {
 				return fmt.Errorf("stuck report: %w", err)
 			}
 		}
-		return r.AppendEvent(record.Event{TS: now, RunID: id, Type: record.StatusEvent(status), Status: status, Message: message})
+		ev := record.Event{TS: now, RunID: id, Type: record.StatusEvent(status), Status: status, Message: message}
+		switch status {
+		case record.RunCompleted:
+			mode := CompletionMode(run.Settings)
+			ev.Mode = &mode
+		case record.RunFailed:
+			if message != "" {
+				ev.Reason = &message
+			}
+		}
+		return r.AppendEvent(ev)
 	})
+}
+
+// CompletionMode is what decided a run's completion (RUN_COMPLETED's
+// mode): the agent's marker, read exact or trailing, when the run required
+// it, else the validation alone.
+func CompletionMode(settings map[string]string) string {
+	switch settings["require_completion"] { // as the driver reads the flag
+	case "1", "true", "yes", "on":
+	default:
+		return "validation"
+	}
+	if m := settings["completion_mode"]; m != "" {
+		return m
+	}
+	return "trailing"
 }
 
 // AppendEvent appends a run event to events.jsonl and its row to report.tsv

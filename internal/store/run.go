@@ -222,7 +222,11 @@ func (s *Store) CreateRunWith(r *record.Run, prepare func(dir string) error) err
 	if err := WriteFileAtomic(filepath.Join(tmp, RunFile), data, FileMode); err != nil {
 		return err
 	}
-	line, err := record.Marshal(record.Event{TS: r.CreatedAt, RunID: r.RunID, Type: record.EventRunCreated})
+	ev := record.Event{TS: r.CreatedAt, RunID: r.RunID, Type: record.EventRunCreated, Name: r.Name, SpecPath: r.SpecPath, PlanPath: r.PlanPath}
+	if r.NameSource != "" {
+		ev.NameSource = &r.NameSource
+	}
+	line, err := record.Marshal(ev)
 	if err != nil {
 		return err
 	}

@@ -147,7 +147,8 @@ func Check(r *recorder.Recorder, id string, set Settings) (*Action, error) {
 			return err
 		}
 		if err := r.AppendEvent(record.Event{TS: now, RunID: id, Type: record.EventWatchdogRewrite, Iteration: &n,
-			Signal: Names(act.Signals), Evidence: act.Signals[0].Evidence, PromptBefore: before, PromptAfter: after}); err != nil {
+			Signal: Names(act.Signals), Evidence: act.Signals[0].Evidence, PromptBefore: before, PromptAfter: after,
+			StepID: r.LastStepID(id, "implementation")}); err != nil {
 			return err
 		}
 		wd.Rewrites, wd.Since, wd.Prompt = k, n, after

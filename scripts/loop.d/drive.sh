@@ -243,7 +243,7 @@ ask_hypotheses() {
   log "asking the agent for hypotheses on the stuck report"
   FINISHING=""
   run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "$LOOP_STORE/runs/$RUN/stuck.md" \
-    --phase review --timeout "${S[timeout]:-30m}" --exit-zero -- "${AGENT[@]}" >"$TMP/stuck-step.json"
+    --phase stuck_report --timeout "${S[timeout]:-30m}" --exit-zero -- "${AGENT[@]}" >"$TMP/stuck-step.json"
   FINISHING=1
   # a call like any other: its tokens and cost count in the run's totals
   "$LK_RECORD" --run "$RUN" --attempt --kind stuck_report <"$TMP/stuck-step.json" >/dev/null ||

@@ -104,6 +104,9 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 	if err := h.queueSlot(&opts.PhaseOptions, opts.MaxConcurrency, id); err != nil {
 		return h.fail(err)
 	}
+	if err := h.started(id); err != nil {
+		return h.fail(err)
+	}
 	run, err := h.startDriving(id)
 	if err != nil {
 		return h.fail(cli.Failf("%v", err))

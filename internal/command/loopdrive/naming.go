@@ -34,7 +34,14 @@ func (h *holder) recordNaming(id string) {
 	if h.naming == nil {
 		return
 	}
-	line, err := record.Marshal(h.naming)
+	// the call ran before the run existed: its STEP_STARTED comes now,
+	// with the time it started
+	stepID, err := h.rec.StartStep(id, record.AttemptNaming, h.naming.StartedAt)
+	h.naming.StepID = stepID
+	line, err2 := record.Marshal(h.naming)
+	if err == nil && err2 != nil {
+		err = err2
+	}
 	if err == nil {
 		_, err = h.rec.RecordAttempt(id, &record.Input{Step: h.naming, Lines: [][]byte{line}}, record.AttemptNaming)
 	}

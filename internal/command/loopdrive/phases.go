@@ -201,10 +201,7 @@ func (h *holder) queueSlot(o *PhaseOptions, max int, id string) error {
 	}
 	h.held = held
 	if queued {
-		h.env.Log.Info("got a slot")
-		if _, err := h.rec.SetStatus(id, record.RunRunning, ""); err != nil {
-			return cli.Failf("%v", err)
-		}
+		h.env.Log.Info("got a slot") // started marks the run running again
 	}
 	return nil
 }

@@ -87,6 +87,7 @@ func run(env *cli.Env) error {
 		"report":   &reportCmd{},
 		"tui":      &tuiCmd{},
 		"checkout": &checkoutCmd{},
+		"events":   &eventsCmd{},
 	}
 	for _, c := range []struct{ name, short, long string }{
 		{"runs", "list runs, newest first", runsHelp},
@@ -99,6 +100,7 @@ func run(env *cli.Env) error {
 		{"report", "a run as one HTML page to share", reportHelp},
 		{"tui", "the full-screen view (also: loop-view alone on a terminal)", tuiHelp},
 		{"checkout", "write the work tree after an iteration into a directory", checkoutHelp},
+		{"events", "a run's events (RUN_STARTED, STEP_STARTED, ...), live with --follow", eventsHelp},
 	} {
 		if _, err := p.AddCommand(c.name, c.short, c.long, cmds[c.name]); err != nil {
 			panic(err)
@@ -115,7 +117,7 @@ func run(env *cli.Env) error {
 				}
 				return execTUI(env, st, "")
 			}
-			return env.UsageError("no subcommand: give one of runs, logs, output, show, describe, tail, diff, report, tui, checkout")
+			return env.UsageError("no subcommand: give one of runs, logs, output, show, describe, tail, diff, report, tui, checkout, events")
 		}
 		return err
 	}

@@ -1,0 +1,39 @@
+package loopdrive
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// started marks the run running once this driver holds it (its locks and
+// slot) and appends RUN_STARTED with the driver's worker id: each time a
+// driver takes the run, new, resumed or out of the queue.
+func (h *holder) started(id string) error {
+	worker := WorkerID(h.parent)
+	_, err := h.rec.Update(id, func(run *record.Run) error {
+		run.Status = record.RunRunning
+		return h.rec.AppendEvent(record.Event{TS: time.Now().UnixMilli(), RunID: id, Type: record.EventRunStarted,
+			Status: record.RunRunning, WorkerID: &worker})
+	})
+	if err != nil {
+		return cli.Failf("%v", err)
+	}
+	return nil
+}
+
+// WorkerID names a driver: LOOP_WORKER_ID (a fleet worker's id) when set,
+// else <host>:<pid> of the driver.
+func WorkerID(pid int) string {
+	if w := os.Getenv("LOOP_WORKER_ID"); w != "" {
+		return w
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return fmt.Sprintf("%s:%d", host, pid)
+}

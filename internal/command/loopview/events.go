@@ -1,0 +1,138 @@
+package loopview
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/view"
+	"github.com/loopkit/loopkit/internal/view/jsonobj"
+)
+
+const eventsHelp = `[OPTIONS] [RUN]
+
+Examples:
+  $ loop-view events RUN
+  $ loop-view events RUN --follow --json
+
+One line per event of events.jsonl: time, type, then the event's fields as
+key=value. --follow prints new events as they are appended and stops once
+the run has ended; with --json it is the run's live event stream.`
+
+type eventsCmd struct {
+	runOpt
+	jsonOpts
+	Follow   bool         `short:"f" long:"follow" description:"keep printing events as they are appended, until the run ends"`
+	Interval cli.Duration `long:"interval" value-name:"D" default:"100ms" description:"with --follow, how often to look for new events"`
+}
+
+func (o *eventsCmd) run(c *ctx, args []string) error {
+	runArg, _, err := c.positional(args, 1)
+	if err != nil {
+		return err
+	}
+	if o.Interval.D() <= 0 {
+		return c.env.UsageError("--interval must be more than 0")
+	}
+	_, jq, err := compile(nil, "", &o.jsonOpts)
+	if err != nil {
+		return err
+	}
+	id, err := c.resolveRun(runArg, o.Run, false)
+	if err != nil {
+		return err
+	}
+	path := c.st.RunPath(id, store.EventsFile)
+	emit := func(n int, line []byte) error {
+		if !json.Valid(line) || !strings.HasPrefix(strings.TrimSpace(string(line)), "{") {
+			c.fail("%s line %d: not a JSON object", path, n)
+			return nil
+		}
+		if o.JSON || jq != nil {
+			var v any
+			if jq != nil {
+				if v, err = jsonobj.Full(line); err != nil {
+					c.fail("%s line %d: %v", path, n, err)
+					return nil
+				}
+			}
+			return c.writeJSON(line, v, jq, o.Raw, func() string { return "run " + id + " event" })
+		}
+		return c.writeEvent(line)
+	}
+	var off int64
+	var lineNo int
+	read := func() error {
+		off, lineNo, err = store.ScanFrom(path, off, lineNo, func(n int, _ int64, line []byte) error { return emit(n, line) })
+		if err != nil {
+			return failure(err)
+		}
+		return c.env.Stdout.Flush()
+	}
+	if !o.Follow {
+		return read()
+	}
+	sigCtx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	for {
+		// the status first: every event appended before the end is read below
+		run, err := c.st.ReadRunHead(id)
+		if err != nil {
+			return cli.Failf("%v", err)
+		}
+		if err := read(); err != nil {
+			return err
+		}
+		if record.Terminal(run.Status) {
+			return nil
+		}
+		select {
+		case <-sigCtx.Done():
+			return cli.Silent(cli.ExitInterrupt)
+		case <-time.After(o.Interval.D()):
+		}
+	}
+}
+
+// writeEvent prints one event as text: time, type, then its other fields
+// in the order they were written, control characters escaped.
+func (c *ctx) writeEvent(line []byte) error {
+	var b strings.Builder
+	var ts int64
+	var typ string
+	err := jsonobj.Scan(line, func(key string, raw []byte) error {
+		switch key {
+		case "ts":
+			json.Unmarshal(raw, &ts)
+		case "type":
+			json.Unmarshal(raw, &typ)
+		case "run_id":
+		default:
+			val := string(raw)
+			var s string
+			if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+				val = s
+			}
+			b.WriteString(" " + key + "=" + view.Escape(val, false))
+		}
+		return nil
+	})
+	if err != nil {
+		var se *jsonobj.SyntaxError
+		if errors.As(err, &se) {
+			c.fail("event: %v", err)
+			return nil
+		}
+		return err
+	}
+	stamp := time.UnixMilli(ts).UTC().Format("2006-01-02T15:04:05.000Z")
+	_, err = c.env.Stdout.WriteString(stamp + " " + view.Escape(typ, false) + b.String() + "\n")
+	return err
+}
