@@ -38,11 +38,8 @@ func TestNeverImportsTheWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range strings.Fields(string(out)) {
-		if strings.HasPrefix(p, "github.com/loopkit/loopkit/internal/") &&
-			p != "github.com/loopkit/loopkit/internal/store" &&
-			p != "github.com/loopkit/loopkit/internal/record" &&
-			p != "github.com/loopkit/loopkit/internal/proc" &&
-			p != "github.com/loopkit/loopkit/internal/procid" {
+		if p == "github.com/loopkit/loopkit/internal/recorder" ||
+			strings.HasPrefix(p, "github.com/loopkit/loopkit/internal/command/") {
 			t.Errorf("pkg/loopkit depends on %s: only the store's reader and records belong here", p)
 		}
 	}
