@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/log"
 	"github.com/muesli/termenv"
+	"golang.org/x/sys/unix"
 )
 
 // IsTerminal reports whether f is a terminal (nil is not).
@@ -52,4 +53,16 @@ func NewLogger(w io.Writer, name string) *log.Logger {
 		l.SetColorProfile(termenv.Ascii)
 	}
 	return l
+}
+
+// TerminalWidth is the width of the terminal f is, 0 when f is none.
+func TerminalWidth(f *os.File) int {
+	if f == nil {
+		return 0
+	}
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	if err != nil {
+		return 0
+	}
+	return int(ws.Col)
 }

@@ -8,13 +8,14 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/view"
 )
 
 type tailCmd struct {
 	runOpt
-	JSON     bool         `long:"json" description:"print the agent's output as parsed NDJSON events (other streams as text lines)"`
+	JSON     bool         `long:"json" description:"print the agent's raw output lines as NDJSON events (other streams as text lines)"`
 	Quiet    bool         `short:"q" long:"quiet" description:"no '==> agent: CMD <==' headers on stderr"`
 	Interval cli.Duration `long:"interval" value-name:"D" default:"100ms" description:"how often to look for new output"`
 }
@@ -52,7 +53,34 @@ func (o *tailCmd) run(c *ctx, args []string) error {
 		_, err := fmt.Fprintf(c.env.Stderr, "==> %s <==\n", text)
 		return err
 	}
-	if o.JSON {
+	if !o.JSON {
+		// for people: the agent's JSON stream as its text and tool calls,
+		// one line each; every other line as written
+		width := 0
+		if c.env.IsTerminal() {
+			width = cli.TerminalWidth(c.env.StdoutFile)
+		}
+		t.Event = func(ev view.TailEvent) error {
+			w := c.env.Stdout
+			if ev.Stream == "stderr" {
+				if err := c.env.Stdout.Flush(); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintln(c.env.Stderr, view.Escape(*ev.Text, false))
+				return err
+			}
+			if ev.Event == nil {
+				_, err := fmt.Fprintln(w, view.Escape(*ev.Text, false))
+				return err
+			}
+			for _, l := range agent.Describe(ev.Event, width) {
+				if _, err := fmt.Fprintln(w, view.Escape(l, false)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	} else {
 		t.Header = nil
 		t.Notice = func(text string) error {
 			line, err := json.Marshal(view.TailEvent{Source: "agent", Stream: "notice", Text: &text})
