@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -146,4 +147,33 @@ func pluralS(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// NumStat reads git's --numstat ("added<TAB>removed<TAB>path", "-" for a
+// binary file) into the counts WriteStat prints.
+func NumStat(out []byte) []FileStat {
+	var stats []FileStat
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) != 3 {
+			continue
+		}
+		s := FileStat{Path: f[2], Binary: f[0] == "-"}
+		s.Added, _ = strconv.Atoi(f[0])
+		s.Removed, _ = strconv.Atoi(f[1])
+		stats = append(stats, s)
+	}
+	return stats
+}
+
+// SummaryStat is the --stat part of a summarized changes.patch: its lines
+// after the "# " note.
+func SummaryStat(summary []byte) []byte {
+	var b bytes.Buffer
+	for _, line := range bytes.SplitAfter(summary, []byte("\n")) {
+		if !bytes.HasPrefix(line, []byte("#")) {
+			b.Write(line)
+		}
+	}
+	return b.Bytes()
 }

@@ -1,11 +1,14 @@
 package loopview
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/gitstore"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
 )
@@ -60,14 +63,68 @@ func (o *diffCmd) run(c *ctx, args []string) error {
 		}
 		return o.between(c, id, iter, to)
 	}
-	patch, err := os.ReadFile(filepath.Join(c.st.IterationDir(id, iter), store.ChangesPatch))
+	patch, err := safefile.ReadFile(filepath.Join(c.st.IterationDir(id, iter), store.ChangesPatch), patchViewMax)
 	if errors.Is(err, os.ErrNotExist) {
 		return cli.Failf("iteration %d of run %s has no %s (its step had no git base to diff from)", iter, id, store.ChangesPatch)
 	}
 	if err != nil {
 		return cli.Failf("%v", err)
 	}
+	if bytes.HasPrefix(patch, []byte(summaryNote)) {
+		return o.whole(c, id, iter, patch)
+	}
 	return o.print(c, patch)
+}
+
+// patchViewMax caps the changes.patch read whole (--max-patch-bytes is
+// 10 MiB by default): the file is in the agent's reach, and read as
+// safefile reads.
+const patchViewMax = 256 << 20
+
+// summaryNote starts a changes.patch that holds only a note and git's
+// --stat (the diff was too big to keep).
+const summaryNote = "# The diff of this iteration is over "
+
+// whole prints what a summarized changes.patch stands for, from the run's
+// trees: the whole diff, or with --stat every file's counts (git's
+// --numstat, never the whole diff in memory). Without the trees, the
+// summary as stored, and for --stat its own stat lines.
+func (o *diffCmd) whole(c *ctx, id string, iter int, summary []byte) error {
+	repo, to, from, err := summaryTrees(c, id, iter)
+	if err != nil {
+		c.env.Log.Warn("only a summary of this diff was kept, and its trees are gone", "err", err)
+		if o.Stat {
+			_, err := c.env.Stdout.Write(view.SummaryStat(summary))
+			return failure(err)
+		}
+		return failure(view.Patch(c.env.Stdout, c.style, summary))
+	}
+	if o.Stat {
+		var num bytes.Buffer
+		if err := repo.Diff(&num, from, to, "--numstat"); err != nil {
+			return cli.Failf("diff of run %s, iteration %d: %v", id, iter, err)
+		}
+		return failure(view.WriteStat(c.env.Stdout, c.style, view.NumStat(num.Bytes())))
+	}
+	var patch bytes.Buffer
+	if err := repo.Diff(&patch, from, to, "--binary"); err != nil {
+		return cli.Failf("diff of run %s, iteration %d: %v", id, iter, err)
+	}
+	return o.print(c, patch.Bytes())
+}
+
+// summaryTrees are the trees before iteration iter's step and after it.
+func summaryTrees(c *ctx, id string, iter int) (*gitstore.Repo, string, string, error) {
+	repo, err := gitstore.Open(c.st.RunDir(id))
+	if err != nil {
+		return nil, "", "", err
+	}
+	to, err := repo.Tree(iter)
+	if err != nil {
+		return nil, "", "", err
+	}
+	from, err := repo.Base(iter)
+	return repo, to, from, err
 }
 
 func (o *diffCmd) print(c *ctx, patch []byte) error {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
 )
@@ -78,7 +79,9 @@ func (o *showCmd) run(c *ctx, args []string) error {
 		return cli.Failf("run %s has no iteration %d", id, iter)
 	}
 	path := filepath.Join(c.st.IterationDir(id, iter), name)
-	f, err := os.Open(path)
+	// The iteration folder is in the agent's reach: a link planted there
+	// (to a file outside the store) is refused, a FIFO never waited on.
+	f, err := safefile.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return cli.Failf("iteration %d of run %s has no %s", iter, id, name)
 	}
@@ -86,9 +89,6 @@ func (o *showCmd) run(c *ctx, args []string) error {
 		return cli.Failf("%v", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		return cli.Failf("%s is not a regular file", path)
-	}
 	var src io.Reader = f
 	if n := c.recordedBytes(id, iter, name); n > 0 {
 		src = io.LimitReader(f, n) // never past what the record describes
