@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -56,6 +57,8 @@ type TailEvent struct {
 	Stream string          `json:"stream"` // stdout, stderr, or notice (what a retry notice says)
 	Event  json.RawMessage `json:"event,omitempty"`
 	Text   *string         `json:"text,omitempty"`
+	// Cut says the line was longer than TailLineMax: Text is its start.
+	Cut bool `json:"cut,omitempty"`
 }
 
 type tailEntry struct {
@@ -73,6 +76,8 @@ type tailFile struct {
 	partial []byte // --json: a line not yet ended
 	scan    []byte // Notice: the agent's line not yet ended (text mode)
 	long    bool   // scan overflowed: the rest of this line is skipped
+	// skipping: --json is past TailLineMax of a line, up to its newline
+	skipping bool
 	// drained is the poll that read the file to its end after its spool
 	// entry went away (0 while it may grow).
 	drained int
@@ -157,9 +162,9 @@ func (t *Tail) pollSpool() error {
 		default:
 			continue
 		}
-		data, err := os.ReadFile(m)
+		data, err := safefile.ReadFile(m, spoolMetaMax)
 		if err != nil {
-			continue // recorded and removed meanwhile
+			continue // recorded and removed meanwhile, or planted: not a meta
 		}
 		var meta store.SpoolMeta
 		if json.Unmarshal(data, &meta) != nil || meta.RunID != t.RunID {
@@ -206,7 +211,8 @@ func (t *Tail) pollSpool() error {
 // copy writes what f gained; last flushes a line without its newline.
 func (t *Tail) copy(source string, f *tailFile, last bool) error {
 	if f.f == nil {
-		fh, err := os.Open(f.path)
+		// a link or a FIFO planted in the spool or a folder is never read
+		fh, err := safefile.Open(f.path)
 		if err != nil {
 			return nil // not created yet, or already moved: the folder has it
 		}
@@ -248,27 +254,59 @@ func (t *Tail) write(source string, f *tailFile, b []byte) error {
 		}
 		return t.scanNotices(source, f, b)
 	}
-	f.partial = append(f.partial, b...)
-	for {
-		i := bytes.IndexByte(f.partial, '\n')
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		chunk := b
+		if i >= 0 {
+			chunk = b[:i]
+		}
+		switch {
+		case f.skipping: // the rest of a line past TailLineMax: dropped
+		case len(f.partial)+len(chunk) > TailLineMax:
+			f.partial = append(f.partial, chunk[:TailLineMax-len(f.partial)]...)
+			if err := t.event(source, f.stream, f.partial, true); err != nil {
+				return err
+			}
+			f.partial, f.skipping = nil, true
+		default:
+			f.partial = append(f.partial, chunk...)
+		}
 		if i < 0 {
 			return nil
 		}
-		line := f.partial[:i]
-		f.partial = f.partial[i+1:]
-		if err := t.event(source, f.stream, line); err != nil {
+		b = b[i+1:]
+		if f.skipping {
+			f.skipping = false
+			continue
+		}
+		line := f.partial
+		f.partial = nil
+		if err := t.event(source, f.stream, line, false); err != nil {
 			return err
 		}
 	}
+	return nil
 }
 
+// TailLineMax caps a line --json holds: a longer one is sent cut (its
+// first TailLineMax bytes as text, "cut": true) and the rest skipped, so
+// a 600 MB line costs no more memory than a short one.
+const TailLineMax = 1 << 20
+
+// spoolMetaMax caps a spool meta read: a few hundred bytes when real.
+const spoolMetaMax = 1 << 20
+
 func (t *Tail) endLine(source string, f *tailFile) error {
+	if f.skipping {
+		f.skipping = false
+		return nil
+	}
 	if t.Event == nil || len(f.partial) == 0 {
 		return nil
 	}
 	line := f.partial
 	f.partial = nil
-	return t.event(source, f.stream, line)
+	return t.event(source, f.stream, line, false)
 }
 
 // noticeLineMax bounds a line scanned for a retry notice; the notices
@@ -317,16 +355,16 @@ func (t *Tail) notice(line []byte) error {
 }
 
 // event sends one line: the agent's JSON events as objects, the rest as text.
-func (t *Tail) event(source, stream string, line []byte) error {
-	if err := t.event1(source, stream, line); err != nil || source != "agent" {
+func (t *Tail) event(source, stream string, line []byte, cut bool) error {
+	if err := t.event1(source, stream, line, cut); err != nil || source != "agent" || cut {
 		return err
 	}
-	return t.notice(bytes.TrimRight(line, "\r"))
+	return t.notice(bytes.TrimRight(line, ""))
 }
 
-func (t *Tail) event1(source, stream string, line []byte) error {
+func (t *Tail) event1(source, stream string, line []byte, cut bool) error {
 	line = bytes.TrimRight(line, "\r")
-	ev := TailEvent{Source: source, Stream: stream}
+	ev := TailEvent{Source: source, Stream: stream, Cut: cut}
 	trimmed := bytes.TrimSpace(line)
 	if source == "agent" && stream == "stdout" && len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(trimmed) {
 		ev.Event = json.RawMessage(trimmed)
@@ -345,8 +383,8 @@ func (t *Tail) recorded(n int) error {
 		{"validation.stdout", "validation", "stdout"}, {"validation.stderr", "validation", "stderr"},
 	} {
 		path := filepath.Join(dir, s.name)
-		fi, err := os.Stat(path)
-		if err != nil || fi.Size() == 0 || t.printed(s.source, s.stream, path, fi) {
+		fi, err := os.Lstat(path)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 || t.printed(s.source, s.stream, path, fi) {
 			continue
 		}
 		if t.Header != nil && s.stream == "stdout" {
@@ -387,7 +425,7 @@ func (t *Tail) printed(source, stream, path string, fi os.FileInfo) bool {
 // prefixOf reports whether the n bytes of the file at path are the first
 // n bytes of spool (which may hold more: a stray writer's).
 func prefixOf(path string, spool *os.File, n int64) bool {
-	rec, err := os.Open(path)
+	rec, err := safefile.Open(path)
 	if err != nil {
 		return false
 	}
