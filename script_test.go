@@ -2,6 +2,8 @@ package loopkit_test
 
 import (
 	"os"
+	"os/signal"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -37,6 +39,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs testdata/script/*.txtar. UPDATE_SCRIPTS=1 rewrites golden
 // output in place.
 func TestScripts(t *testing.T) {
+	defaultSignals()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -44,4 +47,17 @@ func TestScripts(t *testing.T) {
 		Setup:               setupScript,
 		Cmds:                scriptCmds,
 	})
+}
+
+// defaultSignals gives the specs' children the default action of a signal
+// this test was started with ignored (SIGHUP under nohup, SIGINT in a
+// script's background job): a shell cannot trap a signal ignored on entry,
+// so the driver's signal specs would wait for nothing. Caught here (and
+// dropped, as ignored), the signal is reset to its default at exec.
+func defaultSignals() {
+	for _, s := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE} {
+		if signal.Ignored(s) {
+			signal.Notify(make(chan os.Signal, 1), s)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -45,7 +46,34 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("CRASH_ROUNDS", rounds)
 	env.Setenv("GOTOOLCHAIN", "local")
 	env.Setenv("GOFLAGS", "")
+	// Whatever the script started dies with it, passed or failed: a failed
+	// spec's background loop must not hold the suite until go test's
+	// timeout (testscript interrupts only its direct child, then waits).
+	work := env.WorkDir
+	env.Defer(func() { killMine(work) })
 	return nil
+}
+
+// Deadline is how long a spec waits for an event (waitfor, alive, the
+// shell polls): generous, since a loaded machine (a load of 30 on 2 cores)
+// starts a driver in seconds; a passing spec never waits it out.
+const Deadline = 60 * time.Second
+
+// killMine SIGKILLs every process that carries the script's WORK=work (all
+// it started, setsid daemons included), until none is left.
+func killMine(work string) {
+	for deadline := time.Now().Add(Deadline); time.Now().Before(deadline); {
+		pids := findMine(work, "")
+		if len(pids) == 0 {
+			return
+		}
+		for _, p := range pids {
+			if pid, err := strconv.Atoi(filepath.Base(p)); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 var goEnv = sync.OnceValue(func() map[string]string {
@@ -130,25 +158,27 @@ func cmdBigFile(ts *testscript.TestScript, neg bool, args []string) {
 // in its command line. A process is the script's when its environment holds
 // the script's own WORK=$WORK (every command it starts inherits it): the
 // same command line in another test or build running at once is not ours.
-// `! alive` gives a process a SIGKILL already reached up to 5 s to be gone:
-// the kernel ends it asynchronously, slower on a loaded machine.
+// Both wait up to Deadline for the answer they look for: `alive` for a
+// process just started in the background to exec, `! alive` for one a
+// SIGKILL already reached to be gone (the kernel ends it asynchronously,
+// slower on a loaded machine).
 func cmdAlive(ts *testscript.TestScript, neg bool, args []string) {
 	found := findMine(ts.Getenv("WORK"), args[0])
-	for deadline := time.Now().Add(5 * time.Second); neg && found != "" && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(Deadline); (len(found) > 0) == neg && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 		found = findMine(ts.Getenv("WORK"), args[0])
 	}
-	if (found != "") == neg {
+	if (len(found) > 0) == neg {
 		ts.Fatalf("alive %q: found=%q", args[0], found)
 	}
 }
 
-// findMine returns the /proc entry of a live process whose command line has
-// pattern and whose environment has WORK=work, or "".
-func findMine(work, pattern string) string {
+// findMine returns the /proc entries of the live processes whose command
+// line has pattern and whose environment has WORK=work.
+func findMine(work, pattern string) []string {
 	mine := []byte("WORK=" + work)
 	procs, _ := filepath.Glob("/proc/[0-9]*")
-	found := ""
+	var found []string
 	for _, p := range procs {
 		cmdline, err := os.ReadFile(filepath.Join(p, "cmdline"))
 		if err != nil || !bytes.Contains(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}), []byte(pattern)) {
@@ -164,7 +194,7 @@ func findMine(work, pattern string) string {
 		if err != nil || i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' {
 			continue
 		}
-		found = p
+		found = append(found, p)
 	}
 	return found
 }
@@ -199,13 +229,14 @@ func fnv(data []byte) uint64 {
 	return h
 }
 
-// waitfor FILE [SECONDS]: waits until FILE exists (default 10 s).
+// waitfor FILE [SECONDS]: waits until FILE exists, SECONDS or Deadline,
+// whichever is longer.
 func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
-	limit := 10 * time.Second
+	limit := Deadline
 	if len(args) > 1 {
 		s, err := strconv.Atoi(args[1])
 		ts.Check(err)
-		limit = time.Duration(s) * time.Second
+		limit = max(limit, time.Duration(s)*time.Second)
 	}
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
