@@ -69,6 +69,8 @@ type page struct {
 	Skipped    int // iterations without a detailed section
 	Generated  string
 	Settings   [][2]string
+	// Attempts totals the paid calls that are not iterations ("" when none).
+	Attempts string
 }
 
 // load reads the run: run.json, every iteration (one line at a time, only
@@ -100,6 +102,9 @@ func load(st *store.Store, id string) (*page, error) {
 		}
 	}
 	p.Signals, _ = view.Signals(st, id) // the page is still worth having without them
+	if atts, err := view.LoadAttempts(st, id); err == nil && len(atts) > 0 {
+		p.Attempts = view.AttemptsTotal(atts)
+	}
 	for k, v := range ri.Run.Settings {
 		p.Settings = append(p.Settings, [2]string{k, v})
 	}

@@ -98,6 +98,7 @@ func Describe(w io.Writer, style Style, ri RunInfo, p Paths, live bool) error {
 		{"tokens", fmt.Sprintf("in %s, out %s, cache read %s, cache write %s", tokens(r.TotalInputTokens), tokens(r.TotalOutputTokens), tokens(r.TotalCacheReadTokens), tokens(r.TotalCacheCreationTokens))},
 		{"duration", fmt.Sprintf("%s (%dms)", Millis(r.TotalDurationMs), r.TotalDurationMs)},
 		{"cost", Cost(r.TotalCostUSD)},
+		{"attempts", attemptsRow(ri.Attempts)},
 		{"last error", lastErr},
 		{"created", Stamp(&r.CreatedAt)},
 		{"updated", Stamp(&r.UpdatedAt)},
@@ -173,4 +174,13 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// attemptsRow totals the calls that are not iterations ("-" when none): in
+// the run's totals, so a person can see what they cost.
+func attemptsRow(atts []record.Attempt) string {
+	if len(atts) == 0 {
+		return "-"
+	}
+	return AttemptsTotal(atts)
 }

@@ -62,6 +62,9 @@ type Logs struct {
 	Width int
 	// Signals are the watchdog signals that fired, by iteration (-v marks them).
 	Signals map[int][]record.Signal
+	// Attempts are the run's paid calls that are not iterations, by the
+	// iteration they belong to (AttemptsByIteration).
+	Attempts map[int][]record.Attempt
 }
 
 // Write renders one stored IterationLog.
@@ -94,6 +97,9 @@ func (v *Logs) Write(rec *Record) error {
 	}
 	if len(it.Failures) > 0 {
 		line += " — " + Escape(FailingSummary(it.Failures, 3), false)
+	}
+	if atts := v.Attempts[it.Iteration]; len(atts) > 0 {
+		line += " — attempts: " + AttemptsLine(atts)
 	}
 	sigs := v.Signals[it.Iteration]
 	if v.Verbose && len(sigs) > 0 {

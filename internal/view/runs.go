@@ -26,6 +26,9 @@ type RunInfo struct {
 	// Review is the reviewer's verdict on the last iteration (describe
 	// fills it; nil when that iteration was not reviewed).
 	Review *IterationReview
+	// Attempts are the run's paid calls that are not iterations (describe
+	// fills them).
+	Attempts []record.Attempt
 }
 
 // IterationReview is an iteration's review, with its number.

@@ -32,6 +32,9 @@ func (o *describeCmd) run(c *ctx, args []string) error {
 	if err := view.LoadReview(c.st, &ri); err != nil {
 		c.env.Log.Warn("the last iteration's review is unknown", "run", id, "err", err)
 	}
+	if ri.Attempts, err = view.LoadAttempts(c.st, id); err != nil {
+		c.env.Log.Warn("the run's attempts are unknown", "run", id, "err", err)
+	}
 	live, err := c.st.IsLive(id)
 	if err != nil {
 		c.env.Log.Warn("cannot tell whether the run is live", "run", id, "err", err)

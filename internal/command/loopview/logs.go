@@ -44,6 +44,9 @@ func (o *logsCmd) run(c *ctx, args []string) error {
 	logs := &view.Logs{W: c.env.Stdout, Style: c.style, Verbose: o.Verbose}
 	return c.iterations(args, &o.runOpt, &o.filterOpts, &o.jsonOpts, o, logs.Write, func(id string, last int) {
 		logs.Width = len(strconv.Itoa(last))
+		if atts, err := view.LoadAttempts(c.st, id); err == nil {
+			logs.Attempts = view.AttemptsByIteration(atts)
+		}
 		if o.Verbose {
 			if run, err := c.st.ReadRun(id); err == nil {
 				logs.Signals = view.SignalsByIteration(run)
