@@ -272,7 +272,8 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 			// recorded before the meta names it: a cancel signals a group
 			// only when loopkit's own record has it
 			group.pid, group.start = pid, meta.PGIDStart
-			if err := procrec.Add(pid, meta.PGIDStart, procrec.Group, s.runDir()); err != nil {
+			// a start time unknown: the child is gone already, nothing to stop
+			if err := procrec.Add(pid, meta.PGIDStart, procrec.Group, s.runDir()); err != nil && meta.PGIDStart != 0 {
 				s.env.Log.Warn("the agent's process group is not recorded: a cancel will not stop what it leaves", "err", err)
 			}
 			if err := store.WriteSpoolMeta(s.spool, meta); err != nil {

@@ -126,7 +126,8 @@ func run(env *cli.Env) error {
 			if opts.Run != "" {
 				runDir = st.RunDir(opts.Run)
 			}
-			if err := procrec.Add(pid, meta.PGIDStart, procrec.Group, runDir); err != nil {
+			// a start time unknown: the child is gone already, nothing to stop
+			if err := procrec.Add(pid, meta.PGIDStart, procrec.Group, runDir); err != nil && meta.PGIDStart != 0 {
 				env.Log.Warn("the validation's process group is not recorded: a cancel will not stop what it leaves", "err", err)
 			}
 			if err := store.WriteSpoolMeta(base, meta); err != nil {
