@@ -31,6 +31,7 @@ func (r *Recorder) applyIteration(run *record.Run, it *record.IterationLog, in *
 	if err := r.sayNeutralised(run); err != nil {
 		return err
 	}
+	r.saveProgress(run)
 	return r.St.WriteRun(run)
 }
 

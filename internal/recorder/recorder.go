@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
+	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -35,7 +36,10 @@ type Recorder struct {
 	InlineCap int
 	// MaxPatchBytes caps changes.patch (0: DefaultMaxPatchBytes).
 	MaxPatchBytes int64
-	now           func() time.Time
+	// Progress renders run.json's progress block (nil: DefaultProgress);
+	// the driver gives the limits its prompts use.
+	Progress *progress.Limits
+	now      func() time.Time
 	// head is HEAD of the work tree the last iteration's trees were taken
 	// in, which manifest.json names.
 	head *knownHead

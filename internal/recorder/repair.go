@@ -181,6 +181,7 @@ func (r *Recorder) catchUp(run *record.Run) error {
 		if err := r.writeManifest(run, last); err != nil {
 			return err
 		}
+		r.saveProgress(run)
 	}
 	return r.St.WriteRun(run)
 }

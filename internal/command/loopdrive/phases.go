@@ -83,6 +83,10 @@ func (h *holder) phases(o *PhaseOptions, set map[string]string, run *record.Run,
 		}
 		run.PlanPath, set["plan"] = &p, p
 	}
+	// the run's artifact (seed 003): the plan it works through, else its spec
+	if run.ArtifactPath = run.PlanPath; run.ArtifactPath == nil {
+		run.ArtifactPath = run.SpecPath
+	}
 	if o.Reviewer != "" {
 		set["reviewer"] = o.Reviewer
 	}

@@ -37,7 +37,7 @@ func recordNext(env *cli.Env, st *store.Store, cwd string, opts *Options) error 
 		return cli.Failf("read stdin: %v", err)
 	}
 	r := &recorder.Recorder{St: st, Log: env.Log, Workspace: cwd, Trees: true,
-		MaxPatchBytes: opts.MaxPatchBytes, InlineCap: opts.InlineCap}
+		MaxPatchBytes: opts.MaxPatchBytes, InlineCap: opts.InlineCap, Progress: promptProgress(st)}
 	if opts.InlineCap == 0 {
 		r.InlineCap = -1 // 0 keeps nothing inline, as loop-record's --inline-cap 0
 	}

@@ -3,10 +3,13 @@ package loopdrive
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
 )
 
 // started marks the run running once this driver holds it (its locks and
@@ -36,4 +39,22 @@ func WorkerID(pid int) string {
 		host = "localhost"
 	}
 	return fmt.Sprintf("%s:%d", host, pid)
+}
+
+// promptProgress is the progress block the driver's prompts carry
+// (loop-step --append-progress --excerpt failures --agent-summary, with
+// the config's limits): run.json keeps the same block.
+func promptProgress(st *store.Store) *progress.Limits {
+	l := progress.Limits{MaxEntries: 5, MaxChars: 500, Excerpt: progress.ExcerptFailures, AgentSummary: true}
+	cfg, err := cli.LoadConfig(st.ConfigFile(), os.Getenv("LOOP_CONFIG"))
+	if err != nil {
+		return &l // loop-step has said what is wrong with the file
+	}
+	if n, err := strconv.Atoi(cfg["progress_max_entries"].Value); err == nil && n >= 0 {
+		l.MaxEntries = n
+	}
+	if n, err := strconv.Atoi(cfg["progress_max_chars"].Value); err == nil && n >= 0 {
+		l.MaxChars = n
+	}
+	return &l
 }
