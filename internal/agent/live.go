@@ -90,6 +90,7 @@ func (n *Notice) Why() string {
 var (
 	codexRetry   = lazyRegexp(`^Reconnecting\.\.\.\s*(\d+)/(\d+)\s*(?:\((.*)\))?`)
 	statusInText = lazyRegexp(`(?i)(?:status:?|status code:?|HTTP)\s*(\d{3})\b|\b(\d{3}) (?:Unauthorized|Forbidden|Too Many Requests|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)`)
+	retryAfter   = lazyRegexp(`(?i)retry[-_ ]after(?:[-_ ]ms)?["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)`)
 	geminiRetry  = lazyRegexp(`Attempt (\d+) failed with status (\d{3})\. Retrying with backoff`)
 	geminiRetry2 = lazyRegexp(`Attempt (\d+) failed(?::| with)? (.*?)\.? Retrying (?:with backoff|after (\d+)ms)`)
 )
@@ -174,9 +175,31 @@ func codexNotice(msg, line string, now time.Time) *Notice {
 	n.Max, _ = strconv.Atoi(m[2])
 	n.kindFromText(m[3])
 	if n.Kind == record.ErrorKindRateLimit {
-		n.ResetsAt = resetTime(msg, now)
+		n.ResetsAt = limitReset(msg, now)
 	}
 	return n
+}
+
+// limitReset is when a limit named in text lifts: a reset in its words
+// ("try again in 34s", an ISO time), else its retry-after (seconds, or ms
+// for retry-after-ms) counted from now; 0 when it says neither.
+func limitReset(msg string, now time.Time) int64 {
+	if at := resetTime(msg, now); at != 0 {
+		return at
+	}
+	m := retryAfter().FindStringSubmatch(msg)
+	if m == nil {
+		return 0
+	}
+	f, _ := strconv.ParseFloat(m[1], 64)
+	unit := time.Second
+	if strings.Contains(strings.ToLower(m[0]), "ms") {
+		unit = time.Millisecond
+	}
+	if f <= 0 || f > 366*24*3600*1000 {
+		return 0
+	}
+	return now.Add(time.Duration(f * float64(unit))).UnixMilli()
 }
 
 // kindFromText sets the status and kind a message names: its HTTP status
@@ -201,7 +224,7 @@ func textNotice(s string, now time.Time) *Notice {
 		n.Status, _ = strconv.Atoi(m[2])
 		n.Kind = kindOfCode(m[2])
 		if n.Kind == record.ErrorKindRateLimit {
-			n.ResetsAt = resetTime(s, now)
+			n.ResetsAt = limitReset(s, now)
 		}
 		return n
 	}
@@ -213,7 +236,7 @@ func textNotice(s string, now time.Time) *Notice {
 			n.Delay = time.Duration(ms) * time.Millisecond
 		}
 		if n.Kind == record.ErrorKindRateLimit {
-			if n.ResetsAt = resetTime(s, now); n.ResetsAt == 0 && n.Delay > 0 {
+			if n.ResetsAt = limitReset(s, now); n.ResetsAt == 0 && n.Delay > 0 {
 				n.ResetsAt = now.Add(n.Delay).UnixMilli()
 			}
 		}
@@ -228,7 +251,7 @@ func textNotice(s string, now time.Time) *Notice {
 			return nil // an API error opencode reports itself, not a retry
 		}
 		if n.Kind == record.ErrorKindRateLimit {
-			n.ResetsAt = resetTime(words, now)
+			n.ResetsAt = limitReset(words, now)
 		}
 		return n
 	}

@@ -76,3 +76,18 @@ func TestResultStopped(t *testing.T) {
 		t.Errorf("errors %q", r.Errors)
 	}
 }
+
+// A reset the CLI's words give: "try again in", or a retry-after.
+func TestLiveNoticeReset(t *testing.T) {
+	now := time.UnixMilli(1_700_000_000_000)
+	for line, in := range map[string]time.Duration{
+		`{"type":"error","message":"Reconnecting... 1/5 (exceeded retry limit, last status: 429 Too Many Requests, Please try again in 20s)"}`: 20 * time.Second,
+		`ERROR service=llm stream error AI_APICallError: Rate limit reached responseHeaders={"retry-after":"45"}`:                              45 * time.Second,
+		`Attempt 3 failed with status 429. Retrying with backoff... retry-after-ms: 1500`:                                                      1500 * time.Millisecond,
+	} {
+		n := LiveNotice([]byte(line), now)
+		if n == nil || n.ResetsAt != now.Add(in).UnixMilli() {
+			t.Errorf("%s: %+v, want a reset in %s", line, n, in)
+		}
+	}
+}
