@@ -87,6 +87,9 @@ func create(runDir, userObjects, format string) (*Repo, error) {
 			return nil, err
 		}
 	}
+	if userObjects == "" {
+		return &Repo{GitDir: d}, nil // a plain folder: no objects to borrow
+	}
 	alt := filepath.Join(d, "objects", "info", "alternates")
 	data, err := os.ReadFile(alt)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -207,7 +210,7 @@ func (r *Repo) Snapshot(w *Where) (string, error) {
 	if err := seedIndex(w.Index, index); err != nil {
 		return "", err
 	}
-	return snapshot(writer(w.Top, filepath.Join(r.GitDir, "objects"), []string{w.Objects}, index))
+	return snapshot(writer(w, r.GitDir, filepath.Join(r.GitDir, "objects"), []string{w.Objects}, index), addArgs(w))
 }
 
 // SetIteration records tree as iteration n's: a commit (parent base, when

@@ -23,7 +23,50 @@ type Where struct {
 	Head, HeadTree string
 	// Format is the repository's object format (sha1, sha256; "" unknown).
 	Format string
+	// Plain is set for a folder outside git (LocateAny): no repository,
+	// objects, index or HEAD of the user's; the snapshot runs in a git
+	// directory of loopkit's with the folder as its work tree.
+	Plain bool
 }
+
+// LocateAny is Locate, or for a folder that is in no git work tree (no
+// .git above it) that folder itself, Plain: its snapshots go through an
+// index of loopkit's own, so its changes are recorded as a repository's.
+func LocateAny(dir string) (*Where, error) {
+	w, err := Locate(dir)
+	if err == nil {
+		return w, nil
+	}
+	top, aerr := filepath.Abs(dir)
+	if aerr != nil {
+		return nil, err
+	}
+	if real, rerr := filepath.EvalSymlinks(top); rerr == nil {
+		top = real
+	}
+	if fi, serr := os.Stat(top); serr != nil || !fi.IsDir() || inGit(top) {
+		return nil, err // a repository git refused (ownership, say) is no plain folder
+	}
+	return &Where{Top: top, Plain: true}, nil
+}
+
+// inGit says whether dir or a folder above it has a .git entry.
+func inGit(dir string) bool {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
+}
+
+// StoreName is the store's folder in a workspace, never part of a plain
+// folder's snapshot (in git, its own .gitignore keeps it out).
+const StoreName = ".loop"
 
 // Locate asks git, in one call, where the work tree around dir is; an
 // error outside a work tree.
@@ -128,11 +171,16 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 	}
 	objects := filepath.Join(odb, "objects")
 	index := filepath.Join(odb, "index")
-	wr := writer(w.Top, objects, alts, index)
+	if w.Plain { // git needs a repository to run in: odb becomes one
+		if err := gitDirAt(odb); err != nil {
+			return "", true, true, err
+		}
+	}
+	wr := writer(w, odb, objects, alts, index)
 	if err := seedIndex(seed, index); err != nil {
 		return "", true, true, err
 	}
-	if _, err := wr.run("add", "-A", "--", "."); err != nil {
+	if _, err := wr.run(addArgs(w)...); err != nil {
 		return "", true, true, err
 	}
 	ready()
@@ -178,9 +226,18 @@ func locateForBase(dir, runDir string) (w *Where, seed string, alts []string, he
 			return k, filepath.Join(runDir, Dir, "index"), []string{k.Objects, objects}, ch
 		}
 	}
-	w, err := Locate(dir)
+	w, err := LocateAny(dir)
 	if err != nil {
 		return nil, "", nil, nil
+	}
+	if w.Plain {
+		// no index of the user's: the run's own, a stat cache of the
+		// same folder since the last iteration, when there is one
+		// (whose entries' objects are the run's)
+		if runDir == "" {
+			return w, "", nil, nil
+		}
+		return w, filepath.Join(runDir, Dir, "index"), []string{filepath.Join(runDir, Dir, "objects")}, nil
 	}
 	return w, w.Index, []string{w.Objects}, nil
 }
@@ -198,15 +255,45 @@ func cleanHead(w *Where) (string, bool, bool, error) {
 	return w.Head, false, true, nil
 }
 
-// writer is git in the user's work tree whose object writes go to objects
-// (the user's own, and alts, are read as alternates) and whose index is
-// index.
-func writer(top, objects string, alts []string, index string) gitCmd {
-	return gitCmd{dir: top, env: []string{
+// writer is git in the user's work tree w.Top whose object writes go to
+// objects (the user's own, and alts, are read as alternates) and whose
+// index is index. A plain folder has no repository: git runs in gitDir,
+// one of loopkit's, with the folder as its work tree.
+func writer(w *Where, gitDir, objects string, alts []string, index string) gitCmd {
+	g := gitCmd{dir: w.Top, env: []string{
 		"GIT_OBJECT_DIRECTORY=" + objects,
 		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + alternates(alts),
 		"GIT_INDEX_FILE=" + index,
 	}}
+	if w.Plain {
+		g.env = append(g.env, "GIT_DIR="+gitDir, "GIT_WORK_TREE="+w.Top)
+	}
+	return g
+}
+
+// addArgs stages the whole work tree, untracked files included; a plain
+// folder's store is left out.
+func addArgs(w *Where) []string {
+	args := []string{"add", "-A", "--", "."}
+	if w.Plain {
+		args = append(args, ":(exclude,top)"+StoreName)
+	}
+	return args
+}
+
+// gitDirAt makes dir a git directory git accepts (HEAD, objects, refs),
+// for a plain folder's snapshot; what is there is kept.
+func gitDirAt(dir string) error {
+	for _, sub := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			return err
+		}
+	}
+	head := filepath.Join(dir, "HEAD")
+	if _, err := os.Lstat(head); errors.Is(err, os.ErrNotExist) {
+		return wfile.WriteFile(head, []byte("ref: refs/heads/main\n"), 0o600)
+	}
+	return nil
 }
 
 // alternates joins directories for GIT_ALTERNATE_OBJECT_DIRECTORIES: by
@@ -214,8 +301,11 @@ func writer(top, objects string, alts []string, index string) gitCmd {
 // it.
 func alternates(dirs []string) string {
 	var b strings.Builder
-	for i, d := range dirs {
-		if i > 0 {
+	for _, d := range dirs {
+		if d == "" {
+			continue // a plain folder has no objects of its own
+		}
+		if b.Len() > 0 {
 			b.WriteByte(':')
 		}
 		if !strings.ContainsAny(d, ":\"\n") {
@@ -241,8 +331,8 @@ func alternates(dirs []string) string {
 
 // snapshot writes the work tree as it is (untracked files included, ignored
 // ones not) as a tree object through the writer's private index.
-func snapshot(w gitCmd) (string, error) {
-	if _, err := w.run("add", "-A", "--", "."); err != nil {
+func snapshot(w gitCmd, add []string) (string, error) {
+	if _, err := w.run(add...); err != nil {
 		return "", err
 	}
 	out, err := w.run("write-tree")
@@ -256,7 +346,7 @@ func snapshot(w gitCmd) (string, error) {
 // none yet) so git's stat cache spares hashing unchanged files; the user's
 // index is only read.
 func seedIndex(userIndex, path string) error {
-	if _, err := os.Lstat(path); err == nil {
+	if _, err := os.Lstat(path); err == nil || userIndex == "" || userIndex == path {
 		return nil
 	}
 	src, err := os.Open(userIndex)

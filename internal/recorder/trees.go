@@ -20,7 +20,7 @@ const DefaultMaxPatchBytes = 10 << 20
 // trees records the work tree after the iteration in the run's private git
 // directory and, from the step's git_base, narrows files_changed to what
 // the iteration changed and writes changes.patch (bounded, streamed).
-// Outside git it does nothing.
+// A folder outside git is snapshotted as well (gitstore.LocateAny).
 func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) error {
 	if !r.Trees {
 		return nil
@@ -44,8 +44,8 @@ func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) 
 		r.head = askHead(where.Top)
 	} else {
 		var err error
-		if where, err = gitstore.Locate(work); err != nil {
-			return nil // not in git: nothing to record
+		if where, err = gitstore.LocateAny(work); err != nil {
+			return nil // no folder to record
 		}
 		if top := store.GitTop(work); top != "" {
 			r.head = &knownHead{top: top, sha: where.Head, done: closed}

@@ -173,6 +173,9 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 			return "", err
 		}
 	}
+	if store.GitTop(set["dir"]) == "" {
+		h.emit("note", notGit(set["dir"]))
+	}
 	run.Settings = set
 	err := h.st.CreateRunWith(run, func(dir string) error {
 		l, err := store.LockFile(filepath.Join(dir, store.DriverLock), true, false)

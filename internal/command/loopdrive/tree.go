@@ -84,3 +84,11 @@ func treeHolder(path string) string {
 	}
 	return id
 }
+
+// notGit is what the driver says once at the start of a run in a folder
+// that is in no git repository: what works there and what does not.
+func notGit(dir string) string {
+	return treeOf(dir) + " is not a git repository: each iteration's changes are kept in the run's own git" +
+		" directory (files changed, changes.patch, loop-view diff and checkout work); there is no --worktree" +
+		" and no merge here (git init makes it one)"
+}

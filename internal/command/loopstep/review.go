@@ -49,7 +49,7 @@ func reviewDiff(st *store.Store, run, file string) (diff string, n int, err erro
 		objects = *s.GitObjects
 	}
 	gitrun.TrustRun(st.RunDir(run))
-	where, err := gitstore.Locate(s.Dir)
+	where, err := gitstore.LocateAny(s.Dir)
 	if err != nil {
 		return "", n, nil // no longer in git: the change is unknown
 	}
