@@ -132,3 +132,27 @@ func TestExecutableKeys(t *testing.T) {
 		}
 	}
 }
+
+// With extensions.worktreeConfig set by the person, a fsmonitor planted
+// in config.worktree changes the hash and is neutralised too.
+func TestWorktreeConfigCounts(t *testing.T) {
+	defer reset()
+	dir, log := repo(t)
+	script := filepath.Join(filepath.Dir(log), "cmd.sh")
+	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "extensions.worktreeConfig", "true")
+	hash, _ := ConfigHash(dir)
+	Trust(hash)
+	setConfig(t, "-f", filepath.Join(dir, ".git", "config.worktree"), "core.fsmonitor", "sh "+script+" fsmonitor")
+	if again, _ := ConfigHash(dir); again == hash {
+		t.Fatal("config.worktree is not in the hash")
+	}
+	if _, err := Git(dir, "status", "--porcelain"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ran(log); len(got) > 0 {
+		t.Errorf("planted fsmonitor ran: %v", got)
+	}
+	if got := Neutralised(); !slices.Equal(got, []string{"core.fsmonitor"}) {
+		t.Errorf("neutralised %v", got)
+	}
+}

@@ -196,10 +196,15 @@ func ConfigHash(dir string) (string, error) {
 	if common == "" {
 		return "", nil
 	}
-	files := []string{filepath.Join(common, "config"), filepath.Join(common, "config.worktree")}
-	if ents, err := os.ReadDir(filepath.Join(common, "worktrees")); err == nil {
-		for _, e := range ents {
-			files = append(files, filepath.Join(common, "worktrees", e.Name(), "config.worktree"))
+	files := []string{filepath.Join(common, "config")}
+	// git reads config.worktree only with extensions.worktreeConfig, which
+	// the common config sets: its hash covers turning it on
+	if data, err := readSmall(files[0]); err == nil && bytes.Contains(bytes.ToLower(data), []byte("worktreeconfig")) {
+		files = append(files, filepath.Join(common, "config.worktree"))
+		if ents, err := os.ReadDir(filepath.Join(common, "worktrees")); err == nil {
+			for _, e := range ents {
+				files = append(files, filepath.Join(common, "worktrees", e.Name(), "config.worktree"))
+			}
 		}
 	}
 	h := sha256.New()
