@@ -122,3 +122,28 @@ func readmeBlocks(t *testing.T, path string) []readmeBlock {
 	}
 	return blocks
 }
+
+// TestReadmeHooksQuiet: the README's --on-event examples that act on one
+// event exit 0 on every other event, so the driver does not warn of a
+// failed hook on each of them.
+func TestReadmeHooksQuiet(t *testing.T) {
+	doc, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook := regexp.MustCompile(`--on-event '(\[ "\$LOOP_EVENT"[^']*)'`)
+	found := hook.FindAllStringSubmatch(string(doc), -1)
+	if len(found) == 0 {
+		t.Fatal("no --on-event example on one event in README.md")
+	}
+	for _, m := range found {
+		for _, ev := range []string{"stuck", "failed", "rate_limited", "watchdog"} {
+			c := exec.Command("sh", "-c", m[1])
+			c.Dir = t.TempDir()
+			c.Env = append(os.Environ(), "LOOP_EVENT="+ev, "LOOP_RUN_ID=r1")
+			if out, err := c.CombinedOutput(); err != nil {
+				t.Errorf("on %s, %q: %v %s", ev, m[1], err, out)
+			}
+		}
+	}
+}

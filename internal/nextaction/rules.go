@@ -245,7 +245,7 @@ func agentFailing(in *Input) (Action, bool) {
 	if n < limit {
 		return Action{}, false
 	}
-	return stop(record.RunFailed, fmt.Sprintf("agent failed %d times in a row: %s", n, AgentError(last))), true
+	return stop(record.RunFailed, "agent failed "+Count(n, "time")+" in a row: "+AgentError(last)), true
 }
 
 // AgentError describes what went wrong with an iteration's agent step.
@@ -286,7 +286,7 @@ func outOfIterations(in *Input) (Action, bool) {
 	if in.LastNumber() < max {
 		return Action{}, false
 	}
-	a := stop(record.RunStuck, fmt.Sprintf("no success after %d iterations", in.LastNumber()))
+	a := stop(record.RunStuck, "no success after "+Count(in.LastNumber(), "iteration"))
 	if in.Flag(KeyStuckAgent) {
 		a.Extra = map[string]string{"ask_hypotheses": "1"}
 	}
@@ -305,4 +305,12 @@ func val(p *int64) int64 {
 		return 0
 	}
 	return *p
+}
+
+// Count is "1 iteration", "2 iterations": messages read by people.
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -116,7 +116,7 @@ func TestDecide(t *testing.T) {
 			[]*record.IterationLog{with(iter(1, "fail", 0, false), func(it *record.IterationLog) {
 				it.Agent.ExitCode, it.Agent.TimedOut, it.Agent.DurationMs = nil, true, 2500
 			})},
-			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "agent failed 1 times in a row: timed out after 2.5s", Rule: "agent-failing"}},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "agent failed 1 time in a row: timed out after 2.5s", Rule: "agent-failing"}},
 		{"over the cost cap", &record.Run{Status: "running", TotalCostUSD: ptr(1.25), Settings: map[string]string{KeyMaxCost: "1"}},
 			[]*record.IterationLog{iter(1, "fail", 0, true)},
 			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "cost cap reached: $1.25 spent, cap $1", Rule: "over-budget"}},
@@ -143,7 +143,7 @@ func TestDecide(t *testing.T) {
 			Action{Kind: Stop, Status: "stuck", Exit: 1, Reason: "no success after 2 iterations", Rule: "out-of-iterations"}},
 		{"stuck agent asked", run("running", map[string]string{KeyMaxIterations: "1", KeyStuckAgent: "1"}),
 			[]*record.IterationLog{iter(1, "fail", 0, true)},
-			Action{Kind: Stop, Status: "stuck", Exit: 1, Reason: "no success after 1 iterations", Rule: "out-of-iterations", Extra: map[string]string{"ask_hypotheses": "1"}}},
+			Action{Kind: Stop, Status: "stuck", Exit: 1, Reason: "no success after 1 iteration", Rule: "out-of-iterations", Extra: map[string]string{"ask_hypotheses": "1"}}},
 		{"resumed with more iterations", run("running", map[string]string{KeyMaxIterations: "4", KeyResumedAfter: "2"}),
 			[]*record.IterationLog{iter(1, "fail", 0, true), iter(2, "fail", 0, true)},
 			Action{Kind: Iterate, Iteration: 3, Prompt: "/p/TASK.md", Rule: "next"}},

@@ -6,9 +6,7 @@
 # holds the run (it prints the help for --help, and a usage error itself).
 cmd_run() {
   trap_signals
-  hold --new "$@"
-  [ -z "${S[worktree]:-}" ] || log "working in worktree ${S[dir]} (branch ${S[run_branch]:-})" # made by loop-drive
-  log "run $RUN: ${S[max_iterations]} iterations at most, validating with: ${S[validate]} (store: $LOOP_STORE)"
+  hold --new "$@" # which says where the run works and what bounds it
   "$LK_RECORD" --run "$RUN" --snapshot start >/dev/null
   drive
 }

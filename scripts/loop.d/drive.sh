@@ -16,12 +16,12 @@ TMP=""
 REC="" # what slurp read
 
 # on_signal NAME CODE: INT, TERM, HUP and PIPE end the run as canceled.
-# A running child (loop-step, loop-validate) gets TERM and stops its
-# process group; the run is marked once it has returned.
+# A running child (loop-step, loop-validate) gets the same signal (TERM
+# for PIPE) and stops its process group; the run is marked once it has returned.
 on_signal() {
   [ -n "$SIGNALED" ] || { SIGNALED=$1; SIGCODE=$2; }
   if [ -n "$CHILD" ]; then
-    kill -TERM "$CHILD" 2>/dev/null
+    kill -"${1/PIPE/TERM}" "$CHILD" 2>/dev/null
   elif [ -z "$FINISHING" ]; then
     canceled
   fi
@@ -220,6 +220,7 @@ act_stop() {
   for hook in "${ON_STOP[@]}"; do "$hook" "$status"; done
   echo "$status" 2>/dev/null
   log "run $RUN $status${reason:+: $reason}"
+  [ -z "${S[worktree]:-}" ] || log "the work is in worktree ${S[dir]} (branch ${S[run_branch]:-})"
   [ "$status" != stuck ] || log "report: $LOOP_STORE/runs/$RUN/stuck.md"
   exit "${A[exit]}"
 }

@@ -112,6 +112,9 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 		return h.fail(cli.Failf("%v", err))
 	}
 	h.emitSettings(run)
+	if opts.New {
+		h.startNotes(run)
+	}
 	h.emit("ready", "1")
 	h.wait(id)
 	return nil
@@ -244,10 +247,10 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 	}
 	switch {
 	case opts.MaxIterations > 0 && opts.MaxIterations <= n:
-		return "", cli.Usagef("run %s has run %d iterations: --max-iterations must be more than that", id, n)
+		return "", cli.Usagef("run %s has run %s: --max-iterations must be more than that", id, nextaction.Count(n, "iteration"))
 	case opts.MaxIterations == 0 && run.Status == record.RunStuck:
 		return "", &cli.ExitError{Code: cli.ExitUsage,
-			Err:  fmt.Errorf("run %s is stuck after %d iterations: resuming needs more", id, n),
+			Err:  fmt.Errorf("run %s is stuck after %s: resuming needs more", id, nextaction.Count(n, "iteration")),
 			Hint: fmt.Sprintf("%s resume %s --max-iterations %d", driverargs.Prog(), id, n+nextaction.DefaultMaxIterations)}
 	}
 	if err := h.lockTree(run.Settings["dir"], id); err != nil {
@@ -414,4 +417,19 @@ func (h *holder) promptWithHypotheses(run *record.Run, n int) (string, error) {
 		"The loop was stuck before; this is what was concluded about why. Use it.\n\n" + written + "\n"
 	path := h.st.RunPath(run.RunID, fmt.Sprintf("prompt.resume.%d.md", n))
 	return path, store.WriteFileAtomic(path, []byte(text), store.FileMode)
+}
+
+// startNotes say where a new run works and what ends it, before its first
+// step.
+func (h *holder) startNotes(run *record.Run) {
+	set := run.Settings
+	if set["worktree"] != "" {
+		h.emit("note", fmt.Sprintf("working in worktree %s (branch %s)", set["dir"], set["run_branch"]))
+	}
+	n, _ := strconv.Atoi(set[nextaction.KeyMaxIterations])
+	if n <= 0 {
+		n = nextaction.DefaultMaxIterations
+	}
+	h.emit("note", fmt.Sprintf("run %s: %s at most, validating with: %s (store: %s)",
+		run.RunID, nextaction.Count(n, "iteration"), set["validate"], h.st.Root))
 }

@@ -36,7 +36,8 @@ Examples:
 Reads a validation record (from loop-validate) and optionally a step record
 (from loop-step) on stdin, merges them into one IterationLog, appends it to
 the run's iterations.jsonl (the commit point), writes the iteration folder
-and prints the IterationLog. The run and the store are created on first use.
+and prints the IterationLog (with --finish or --summary, one line on
+stderr instead). The run and the store are created on first use.
 --attempt records an agent call that is not an iteration (an interrupted
 step, a rate-limited try, a stuck-report agent, a reviewer, a naming call)
 in attempts.jsonl and prints it; its tokens and cost count in the totals.
@@ -47,7 +48,7 @@ Exit status: 0 recorded (a derived file that failed after the commit is a
 warning: the next writer repairs it); 1 not recorded: an I/O failure or an
 --iteration conflict; 2 usage; 65 bad input on stdin. With --exit-status,
 the recorded validation's exit code (124 when it timed out, 1 when it could
-not run): whatever it is, the record printed on stdout was stored.`
+not run): whatever it is, the record was stored.`
 
 // Options are loop-record's flags.
 type Options struct {
@@ -64,7 +65,7 @@ type Options struct {
 	Setting    []string `long:"setting" value-name:"KEY=VALUE" description:"store a setting in the run (repeatable); with --new-run or --run alone" unquote:"false"`
 	ExitStatus bool     `long:"exit-status" description:"exit with the recorded validation exit code"`
 	Finish     bool     `long:"finish" description:"after recording, end the run: completed when the validation passed, else failed"`
-	Summary    bool     `long:"summary" description:"say what was recorded in one line on stderr (also with --exit-status and --finish)"`
+	Summary    bool     `long:"summary" description:"say what was recorded in one line on stderr instead of the record on stdout (also with --exit-status and --finish)"`
 	Snapshot   string   `long:"snapshot" value-name:"MILESTONE" description:"write a context snapshot (context/context_NNN.md, context_latest.md) for this milestone and print its path" unquote:"false"`
 	PID        int      `long:"pid" value-name:"PID" range:"2," description:"record the driver's pid in run.json (with --run; cleared when the run ends)"`
 	PGID       int      `long:"pgid" value-name:"PGID" range:"2," description:"record the driver's process group in run.json"`
@@ -258,8 +259,12 @@ func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 	if res.Warning != nil {
 		env.Log.Warn("iteration stored; events, report.tsv, manifest.json and run.json will be repaired by the next writer", "run", opts.Run, "err", res.Warning)
 	}
-	if _, err := env.Stdout.Write(append(res.Line, '\n')); err != nil {
-		return err
+	// --finish and --summary say it in one line on stderr: a CI log gets
+	// that line, not a kilobyte of JSON (loop-view logs --json has it)
+	if !opts.Finish && !opts.Summary {
+		if _, err := env.Stdout.Write(append(res.Line, '\n')); err != nil {
+			return err
+		}
 	}
 	status := ""
 	if opts.Finish {
