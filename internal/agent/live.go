@@ -3,6 +3,8 @@ package agent
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -281,4 +283,14 @@ func (r *Result) Stopped(n *Notice) {
 func noticeProgress(line []byte) bool {
 	n := LiveNotice(line, time.Time{})
 	return n != nil && n.Counted()
+}
+
+// BlindSpot is a warning for an agent command whose rate limits loop-step
+// cannot see while it runs, "" when there is none: opencode prints them
+// only in its log, which --print-logs puts on stderr.
+func BlindSpot(argv []string) string {
+	if len(argv) == 0 || filepath.Base(argv[0]) != "opencode" || slices.Contains(argv, "--print-logs") {
+		return ""
+	}
+	return "opencode without --print-logs: its rate limits stay in its log, unseen until it gives up; add --print-logs"
 }

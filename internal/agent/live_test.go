@@ -91,3 +91,16 @@ func TestLiveNoticeReset(t *testing.T) {
 		}
 	}
 }
+
+// opencode shows its rate limits only in its log: without --print-logs the
+// driver warns before the first step.
+func TestBlindSpot(t *testing.T) {
+	if BlindSpot([]string{"/usr/bin/opencode", "run", "--format", "json"}) == "" {
+		t.Error("opencode without --print-logs: no warning")
+	}
+	for _, argv := range [][]string{{"opencode", "run", "--print-logs", "--format", "json"}, {"claude", "-p"}, nil} {
+		if w := BlindSpot(argv); w != "" {
+			t.Errorf("%q: warned %q", argv, w)
+		}
+	}
+}

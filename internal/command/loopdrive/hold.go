@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	agentout "github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/drivesettings"
@@ -149,6 +150,11 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 	if w := nextaction.StartWarning(set); w != "" && !h.priced() {
 		h.emit("warning", w) // the driver says it before the first step
 		set[nextaction.KeyCostWarned] = "1"
+	}
+	if argv, err := drivesettings.DecodeAgent(set[drivesettings.AgentKey]); err == nil {
+		if w := agentout.BlindSpot(argv); w != "" {
+			h.emit("warning", w)
+		}
 	}
 	if n := nextaction.StartBounds(set); n != "" {
 		h.emit("note", n)
