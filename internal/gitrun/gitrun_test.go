@@ -156,3 +156,19 @@ func TestWorktreeConfigCounts(t *testing.T) {
 		t.Errorf("neutralised %v", got)
 	}
 }
+
+func TestRecorded(t *testing.T) {
+	defer reset()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir, _ := repo(t)
+	run := filepath.Join(t.TempDir(), "r1")
+	if TrustRun(run); Recorded() {
+		t.Error("a run never remembered is recorded")
+	}
+	if err := Remember(run, dir); err != nil {
+		t.Fatal(err)
+	}
+	if TrustRun(run); !Recorded() {
+		t.Error("a remembered run is not recorded")
+	}
+}

@@ -33,6 +33,14 @@ func Trust(hash string) {
 	trust.on, trust.hash = true, hash
 }
 
+// Recorded tells whether Trust was given the hash of a config (false:
+// the run's was never kept, so no repository's own commands run).
+func Recorded() bool {
+	trust.Lock()
+	defer trust.Unlock()
+	return trust.hash != ""
+}
+
 // Neutralised lists the settings of a repository's own config that this
 // process's git calls have overridden, nil when none.
 func Neutralised() []string {

@@ -45,6 +45,10 @@ func (r *Recorder) sayNeutralised(run *record.Run) error {
 	run.GitConfigNeutralised = keys
 	msg := fmt.Sprintf("the repository's git config changed during the run: loopkit's git no longer runs what it names (%s)",
 		strings.Join(keys, ", "))
+	if !gitrun.Recorded() {
+		msg = fmt.Sprintf("the repository's git config was not recorded as the run started: loopkit's git runs none of what it names (%s)",
+			strings.Join(keys, ", "))
+	}
 	if r.Log != nil {
 		r.Log.Warn(msg)
 	}
