@@ -41,6 +41,10 @@ const dayMs = 24 * 60 * 60 * 1000
 type Policy struct {
 	KeepLast int
 	KeepDays int
+	// Ended is the run whose end triggers an automatic clean: its driver
+	// may still hold it live, yet it counts among the KeepLast kept (it
+	// is the newest), so the store settles at KeepLast runs, not one more.
+	Ended string
 }
 
 // Summary is what the policy knows of a run: run.json's few fields and
@@ -85,7 +89,7 @@ func Decide(p Policy, now int64, runs []Summary) []Decision {
 			d.Action, d.Reason = Exempt, ReasonStuck
 		case s.Err == nil && s.Status == record.RunPaused:
 			d.Action, d.Reason = Exempt, ReasonPaused
-		case s.Live:
+		case s.Live && !(s.RunID == p.Ended && s.Err == nil && record.Terminal(s.Status)):
 			d.Action, d.Reason = Exempt, ReasonActive
 		case s.Err != nil:
 			d.Action, d.Reason, d.Error = Exempt, ReasonUnreadable, s.Err.Error()

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/loopkit/loopkit/internal/record"
 )
 
 const now = int64(1_800_000_000_000)
@@ -183,4 +185,36 @@ func TestDecidePausedIsExempt(t *testing.T) {
 	paused.Status = "paused"
 	got := sets(Decide(Policy{KeepLast: 1, KeepDays: 14}, now, []Summary{paused, old}))
 	check(t, got, map[string][]string{"exempt/paused": {"paused"}, "delete/older-than-days": {"old"}})
+}
+
+// The run whose end triggers the automatic clean is still live (its driver
+// holds it) but counts among the kept: 20 runs stay, not 21.
+func TestDecideCountsTheEndedRun(t *testing.T) {
+	var runs []Summary
+	for i := range 21 {
+		runs = append(runs, Summary{RunID: fmt.Sprintf("r%02d", i), Status: record.RunCompleted, UpdatedAt: int64(1000 + i)})
+	}
+	runs[20].Live = true // the run that just ended
+	count := func(ds []Decision) (keep, del int) {
+		for _, d := range ds {
+			switch d.Action {
+			case Keep, Exempt:
+				keep++
+			case Delete:
+				del++
+			}
+		}
+		return
+	}
+	if k, d := count(Decide(Policy{KeepLast: 20}, 2000, runs)); k != 21 || d != 0 {
+		t.Errorf("without Ended: kept %d, deleted %d; want 21, 0 (a live run is exempt)", k, d)
+	}
+	ds := Decide(Policy{KeepLast: 20, Ended: "r20"}, 2000, runs)
+	if k, d := count(ds); k != 20 || d != 1 || ds[0].Action != Delete || ds[20].Action != Keep {
+		t.Errorf("with Ended: kept %d, deleted %d (%v, %v); want 20, 1: the oldest goes", k, d, ds[0], ds[20])
+	}
+	runs[20].Status = record.RunRunning // a live run that has not ended is never counted
+	if k, _ := count(Decide(Policy{KeepLast: 20, Ended: "r20"}, 2000, runs)); k != 21 {
+		t.Errorf("a running run named Ended was counted")
+	}
 }

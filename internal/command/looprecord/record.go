@@ -153,7 +153,7 @@ func run(env *cli.Env) error {
 		}
 		hooks.ForRun(st, run, env.Log).Status(st, run, opts.Message)
 		if rec.Terminal(opts.Status) && opts.AutoClean && !opts.NoClean {
-			retention.AutoClean(st, retention.Policy{KeepLast: opts.KeepLast, KeepDays: opts.KeepDays}, env.Log)
+			retention.AutoClean(st, retention.Policy{KeepLast: opts.KeepLast, KeepDays: opts.KeepDays, Ended: opts.Run}, env.Log)
 		}
 		return printJSON(env, run)
 	case opts.Attempt:
@@ -280,7 +280,7 @@ func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 			return failure(err)
 		}
 		if opts.AutoClean && !opts.NoClean {
-			retention.AutoClean(r.St, retention.Policy{KeepLast: opts.KeepLast, KeepDays: opts.KeepDays}, env.Log)
+			retention.AutoClean(r.St, retention.Policy{KeepLast: opts.KeepLast, KeepDays: opts.KeepDays, Ended: opts.Run}, env.Log)
 		}
 	}
 	if opts.ExitStatus || opts.Finish || opts.Summary {
