@@ -5,9 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -37,7 +39,10 @@ func LoadCheckpoint(root, destination string) (*Checkpoint, error) {
 	sum := sha256.Sum256([]byte(destination))
 	path := filepath.Join(root, CheckpointDir, hex.EncodeToString(sum[:8])+".json")
 	cp := &Checkpoint{Destination: destination, Runs: map[string]*RunMarks{}, path: path}
-	data, err := os.ReadFile(path)
+	if err := checkpointDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	data, err := safefile.ReadFile(path, checkpointMax)
 	if errors.Is(err, os.ErrNotExist) {
 		return cp, nil
 	}
@@ -64,9 +69,33 @@ func (c *Checkpoint) Marks(id string, createdAt int64) *RunMarks {
 	return m
 }
 
+// checkpointMax caps a checkpoint read: a few dozen bytes a run.
+const checkpointMax = 64 << 20
+
+// checkpointDir refuses an export/ that is not a real directory: the store
+// is in the agent's reach, and a link there would have checkpoints read
+// from, and written to, anywhere.
+func checkpointDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err == nil && !fi.IsDir() {
+		err = fmt.Errorf("%s is not a directory (a link?): move it away", dir)
+	}
+	return err
+}
+
 // Save writes the checkpoint atomically, private to the user.
 func (c *Checkpoint) Save() error {
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
+	dir := filepath.Dir(c.path)
+	if err := checkpointDir(dir); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	if err := checkpointDir(dir); err != nil { // made a link meanwhile
 		return err
 	}
 	data, err := json.Marshal(c)
