@@ -90,6 +90,9 @@ func load(st *store.Store, id string) (*page, error) {
 		if err := json.Unmarshal(line, it); err != nil {
 			return fmt.Errorf("%s line %d: %w", store.IterationsFile, lineNo, err)
 		}
+		if err := store.OutOfSequence(store.IterationsFile, lineNo, it.Iteration); err != nil {
+			return err
+		}
 		p.Iterations = append(p.Iterations, newIteration(st, id, it, it.Iteration > last-MaxDetailed))
 		return nil
 	})

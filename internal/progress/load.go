@@ -30,6 +30,10 @@ func Load(st *store.Store, runID string, n int) ([]record.IterationLog, error) {
 		if err := json.Unmarshal(line, &logs[i]); err != nil {
 			return nil, fmt.Errorf("%s: line %d from the end: %w", path, len(lines)-i, err)
 		}
+		// a line copied by hand must not feed the prompt twice
+		if i > 0 && logs[i].Iteration != logs[i-1].Iteration+1 {
+			return nil, fmt.Errorf("%s: iteration %d follows %d: the log was edited by hand (a line copied, moved or removed); move the run aside", path, logs[i].Iteration, logs[i-1].Iteration)
+		}
 	}
 	return logs, nil
 }

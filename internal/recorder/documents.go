@@ -28,6 +28,9 @@ func (r *Recorder) collect(id string) (*report.Collector, error) {
 		if err := json.Unmarshal(line, it); err != nil {
 			return fmt.Errorf("%s line %d: %w", store.IterationsFile, lineNo, err)
 		}
+		if err := store.OutOfSequence(store.IterationsFile, lineNo, it.Iteration); err != nil {
+			return err
+		}
 		c.Add(it, r.St.IterationDir(id, it.Iteration))
 		return nil
 	})

@@ -133,6 +133,9 @@ func (r *Recorder) catchUp(run *record.Run) error {
 		if err := json.Unmarshal(line, it); err != nil {
 			return fmt.Errorf("%s line %d: %w", store.IterationsFile, lineNo, err)
 		}
+		if err := store.OutOfSequence(store.IterationsFile, lineNo, it.Iteration); err != nil {
+			return err
+		}
 		if !evSeen[it.Iteration] {
 			if fin := r.stepFinished(id, it.Agent, r.St.IterationDir(id, it.Iteration), it.CreatedAt); fin != nil && !finished[fin.StepID] {
 				if err := r.St.AppendEvent(*fin); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 )
@@ -183,4 +184,15 @@ func LineOf(path string, off int64) int {
 			return 0
 		}
 	}
+}
+
+// OutOfSequence is the error for line lineNo of a numbered log (iterations,
+// attempts: line k holds number k) holding number n instead, nil when it
+// holds k. Only a hand edit (a committed line copied, moved or removed)
+// puts a line out of sequence: no writer holding the lock ever does.
+func OutOfSequence(file string, lineNo, n int) error {
+	if n == lineNo {
+		return nil
+	}
+	return fmt.Errorf("%s line %d: number %d where %d belongs: the log was edited by hand (a line copied, moved or removed); move the run aside", file, lineNo, n, lineNo)
 }

@@ -40,7 +40,12 @@ type Query struct {
 	// Valid passes on only lines that are whole JSON objects (for output
 	// that copies them: --json); others go to OnError.
 	Valid bool
+	// Numbered: the log's iterations go up line by line (iterations.jsonl);
+	// a line that repeats or goes back (copied or moved by hand) goes to
+	// OnError.
+	Numbered bool
 
+	prevN    int             // Numbered: the last iteration passed on
 	fields   map[string]bool // what decode reads, worked out once
 	all, set bool
 }
@@ -75,6 +80,15 @@ func (q *Query) match(rec *Record) (bool, error) {
 	err := q.decode(rec)
 	if err == nil && q.Valid && !isObject(rec.Raw) {
 		err = errors.New("not a JSON object")
+	}
+	if err == nil && q.Numbered && rec.Line > 0 {
+		// forward: each iteration after the one before (a damaged line
+		// between them may leave a gap, never a step back or a repeat)
+		if n := Iteration(rec.Raw); n <= q.prevN {
+			err = fmt.Errorf("iteration %d after iteration %d: the log was edited by hand (a line copied or moved)", n, q.prevN)
+		} else {
+			q.prevN = n
+		}
 	}
 	if err != nil {
 		if q.OnError != nil {

@@ -83,7 +83,7 @@ func (c *ctx) iterations(args []string, ro *runOpt, fo *filterOpts, jo *jsonOpts
 		return err
 	}
 	path := c.st.RunPath(id, store.IterationsFile)
-	q := &view.Query{Filters: filters, Last: fo.Last, Iteration: iter}
+	q := &view.Query{Filters: filters, Last: fo.Last, Iteration: iter, Numbered: true}
 	q.OnError = func(rec *view.Record, err error) {
 		var le *view.LineError
 		if errors.As(err, &le) && le.Line == 0 {
