@@ -98,6 +98,17 @@ func TestAnthropicStreamAndPlain(t *testing.T) {
 	}
 }
 
+// A request that offers no tools (opencode's session title) gets text,
+// not the turn's tool calls.
+func TestSideRequestGetsText(t *testing.T) {
+	s, url := start(t, &Scenario{Turns: twoTurns.Turns, TextWithoutTools: true})
+	c := openai.NewClient(ooption.WithBaseURL(url+"/v1"), ooption.WithAPIKey("k"), ooption.WithMaxRetries(0))
+	r, err := c.Chat.Completions.New(ctx(t), openai.ChatCompletionNewParams{Model: "m", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("title?")}})
+	if err != nil || r.Choices[0].Message.Content != "Scripted answer." || len(r.Choices[0].Message.ToolCalls) != 0 || !s.Requests()[0].Side {
+		t.Fatalf("%+v %v", r, err)
+	}
+}
+
 func TestResponsesStream(t *testing.T) {
 	_, url := start(t, twoTurns)
 	c := openai.NewClient(ooption.WithBaseURL(url+"/v1"), ooption.WithAPIKey("k"), ooption.WithMaxRetries(0))

@@ -16,6 +16,9 @@ type Scenario struct {
 	Model string `json:"model,omitempty"`
 	Turns []Turn `json:"turns"`
 	Fault *Fault `json:"fault,omitempty"`
+	// TextWithoutTools answers a request that offers no tools (a CLI's
+	// session title or check) with text instead of the turn's tool calls.
+	TextWithoutTools bool `json:"text_without_tools,omitempty"`
 }
 
 // Turn is one model response: text, tool calls, and the usage reported.

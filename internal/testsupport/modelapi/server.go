@@ -27,6 +27,7 @@ type Request struct {
 	Turn   int       `json:"turn"`            // 0-based turn answered, -1 for none
 	Fault  string    `json:"fault,omitempty"` // the fault answered instead
 	Stream bool      `json:"stream,omitempty"`
+	Side   bool      `json:"side,omitempty"` // offered no tools: a title or a check, answered with text
 	Model  string    `json:"model,omitempty"`
 }
 
@@ -136,6 +137,17 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, rec Request, b
 	}
 	model = s.sc.model(model)
 	rec.Model, rec.Stream, rec.Turn = model, stream, turns
+	t := s.sc.turn(turns)
+	// every wire offers tools in a top-level "tools": a request without
+	// them (opencode's session title) cannot take the turn's tool calls
+	var probe struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	json.Unmarshal(body, &probe)
+	if s.sc.TextWithoutTools && len(probe.Tools) == 0 && len(t.ToolCalls) > 0 {
+		rec.Side = true
+		t = Turn{Text: "Scripted answer.", Usage: Usage{Input: 10, Output: 3}}
+	}
 	s.mu.Lock()
 	f := s.sc.Fault
 	if f != nil && (f.Times == 0 || s.faulted < f.Times) {
@@ -149,7 +161,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, rec Request, b
 	s.log(rec, body)
 	id := fmt.Sprintf("%d", n+1)
 	if f == nil {
-		wi.writeTurn(w, model, stream, s.sc.turn(turns), id)
+		wi.writeTurn(w, model, stream, t, id)
 		return
 	}
 	switch f.Kind {
@@ -159,7 +171,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, rec Request, b
 		case <-s.hangs:
 		}
 	case FaultStall:
-		wi.writeStall(w, model, s.sc.turn(turns), id)
+		wi.writeStall(w, model, t, id)
 		flush(w)
 		select {
 		case <-r.Context().Done():
