@@ -29,7 +29,7 @@ type Agent struct {
 // the printed `loop run` line uses.
 var Agents = []Agent{
 	{"claude", "claude -p --output-format stream-json --verbose --permission-mode acceptEdits"},
-	{"codex", "codex exec --json --full-auto -"},
+	{"codex", "codex exec --json -s workspace-write -"},
 	{"gemini", "gemini -p {prompt} --output-format stream-json --yolo"},
 	{"cursor-agent", "cursor-agent -p --output-format stream-json --force"},
 	{"amp", "amp -x --stream-json"},
