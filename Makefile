@@ -9,7 +9,7 @@ CMDS    := loop-validate loop-record loop-progress loop-view loop-clean loop-ste
 DEMO_CMDS := loop-validate loop-record loop-progress loop-view loop-clean loop-step loop-drive
 PREFIX  ?= $(HOME)/.local
 
-.PHONY: all build tui export test test-load test-long install lint demo bench fuzz crash clean dist
+.PHONY: all build tui export test test-agents test-load test-long install lint demo bench fuzz crash clean dist
 
 all: build
 
@@ -53,6 +53,14 @@ test-long: build
 # The commands, the driver as `loop`, man pages and bash/zsh/fish completions.
 install: build tui export
 	BIN=$(BIN) PREFIX=$(PREFIX) bash scripts/install $(CMDS) loop-tui loop-export
+
+# The real agent CLIs (Claude Code, Codex, Gemini CLI, opencode: pinned
+# versions installed from npm into a cache by .ci/agent-clis) under the
+# driver, against the scripted model API: success, max turns and every
+# fault. Needs node and npm, so it is not part of test.
+test-agents: build
+	@clis=$$(bash .ci/agent-clis) || { echo "test-agents: needs node and npm to install the agent CLIs"; exit 1; }; \
+	LOOPKIT_AGENT_CLIS=$$clis $(GO) test -count=1 -timeout 45m -parallel 4 -v -run TestAgentMatrix ./internal/testsupport/agentmatrix
 
 # Versioned archives for linux and darwin, amd64 and arm64, with SHA256SUMS;
 # the same commit gives the same bytes.

@@ -35,9 +35,8 @@ func TestErrorKinds(t *testing.T) {
 			`{"type":"assistant","message":{"id":"m","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"Not logged in · Please run /login"}]},"parent_tool_use_id":null,"session_id":"s","error":"authentication_failed","is_api_error_message":true}`,
 			`{"type":"result","subtype":"success","is_error":true,"result":"Not logged in · Please run /login","session_id":"s","total_cost_usd":0,"terminal_reason":"api_error"}`),
 			"authentication", "Not logged in · Please run /login", false, 0},
-		{"claude overloaded", FormatClaude, lines(
-			`{"type":"result","subtype":"success","is_error":true,"api_error_status":529,"result":"API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}","session_id":"s"}`),
-			"overloaded", "API Error: 529", false, 0},
+		// Claude's overload: the real capture claude-2.1.330-matrix-overloaded
+		// (testdata/agents) covers it.
 		{"claude rate_limit_event allowed is information", FormatClaude, lines(
 			`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1784238600,"rateLimitType":"five_hour"},"session_id":"s"}`,
 			`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","resetsAt":1784238600,"utilization":0.91},"session_id":"s"}`,

@@ -1,0 +1,259 @@
+package agentmatrix
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/testsupport/modelapi"
+)
+
+// matrixCase is one outcome every CLI is run through.
+type matrixCase struct {
+	name     string
+	fault    string // a modelapi fault kind, "" for none
+	kind     string // the error_kind loopkit must record, a|b for either ("" for none)
+	validate string
+	timeout  string // loop run --timeout
+	capture  bool   // kept under testdata/agents with LOOPKIT_AGENTS_CAPTURE
+}
+
+const validateNotes = "grep -qx hello notes.txt && grep -qx world notes.txt"
+
+var cases = []matrixCase{
+	{name: "success", validate: validateNotes, timeout: "3m", capture: true},
+	{name: "max_turns", validate: validateNotes, timeout: "3m"},
+	{name: "auth", fault: modelapi.FaultAuth, kind: "authentication", validate: validateNotes, timeout: "60s", capture: true},
+	{name: "permission", fault: modelapi.FaultPermission, kind: "permission|authentication", validate: validateNotes, timeout: "60s"},
+	{name: "rate_limit", fault: modelapi.FaultRateLimit, kind: "rate_limit", validate: validateNotes, timeout: "60s", capture: true},
+	{name: "server", fault: modelapi.FaultServer, kind: "overloaded", validate: validateNotes, timeout: "60s"}, // loopkit's kind for any 5xx
+	{name: "overloaded", fault: modelapi.FaultOverloaded, kind: "overloaded", validate: validateNotes, timeout: "60s", capture: true},
+	{name: "context", fault: modelapi.FaultContext, kind: "invalid_request", validate: validateNotes, timeout: "60s"},
+	{name: "stall", fault: modelapi.FaultStall, validate: validateNotes, timeout: "60s"},
+	{name: "hang", fault: modelapi.FaultHang, validate: validateNotes, timeout: "60s"},
+}
+
+// scenario: three turns that write notes.txt, append to it through the
+// shell, and say so; usage with cache reads and writes and reasoning.
+func (tc matrixCase) scenario(h *harness) *modelapi.Scenario {
+	sc := &modelapi.Scenario{Model: h.cli.model, TextWithoutTools: true, Turns: []modelapi.Turn{
+		{Text: "I will write notes.txt.", ToolCalls: []modelapi.ToolCall{h.cli.write(h)},
+			Usage: modelapi.Usage{Input: 120, Output: 40, CacheRead: 1000, CacheCreation: 200, Reasoning: 8}},
+		{ToolCalls: []modelapi.ToolCall{h.cli.shell(h)}, Usage: modelapi.Usage{Input: 150, Output: 30, CacheRead: 1200}},
+		{Text: "Done: notes.txt has hello and world.", Usage: modelapi.Usage{Input: 160, Output: 12, CacheRead: 1300}},
+	}}
+	if tc.fault != "" {
+		// short waits, so the CLIs' own retries end in seconds
+		sc.Fault = &modelapi.Fault{Kind: tc.fault, RetryAfter: 2}
+	}
+	return sc
+}
+
+// pending marks what loopkit does not do yet, per "cli/case/check" (a *
+// matches any): the check is still made and logged as XFAIL, and an XPASS
+// says the mark can go. The reasons name the work that makes them hold.
+var pending = map[string]string{
+	"codex/success/notice-not-error":  "Codex's non-fatal item.completed error notice still becomes a completed step's error (issue 23, item 3)",
+	"gemini/success/notice-not-error": "Gemini CLI stays up 15-30 s after its result when its shell tool ran; loop-step's after-result kill is kept as the step's error (issue 23, item 3)",
+	"*/rate_limit/rate-limit-reset":   "the reset the CLI gives (Claude's retry_delay_ms, Codex's and Gemini's retry-after in words) is not recorded with the rate limit (issue 23, item 3)",
+	"claude/rate_limit/own-words":     "a rate limit stopped at Claude's api_retry notice is shown as loopkit's summary of it, not the CLI's words (issue 23, item 3)",
+	"codex/permission/kind":           "Codex's 403 words (\"does not have permission\") are not read as a permission error, and its notices are joined in front (issue 23, item 3)",
+	"codex/server/kind":               "Codex's 500 words (\"We're currently experiencing high demand\") are not read as a server error (issue 23, item 3)",
+	"codex/context/kind":              "Codex's context words (\"ran out of room in the model's context window\") are not read as a context limit (issue 23, item 3)",
+	"gemini/context/kind":             "Gemini's quoted 400 error body is not read as an invalid request (issue 23, item 3)",
+	"gemini/rate_limit/rate-limited":  "Gemini's 429 retries are on stderr only (\"Attempt 1 failed: You exceeded your current quota …\"); the rate limit is seen when it gives up, not within 5 s (issue 23, item 3)",
+}
+
+func (h *harness) expect(check string, ok bool, format string, args ...any) {
+	key := h.cli.name + "/" + strings.TrimPrefix(h.t.Name()[strings.LastIndex(h.t.Name(), "/")+1:], "") + "/" + check
+	reason := ""
+	caseName := key[len(h.cli.name)+1 : len(key)-len(check)-1]
+	for _, k := range []string{key, "*/" + caseName + "/" + check, h.cli.name + "/*/" + check, h.cli.name + "/" + caseName + "/*", "*/*/" + check} {
+		if r, ok := pending[k]; ok {
+			reason = r
+			break
+		}
+	}
+	msg := fmt.Sprintf(format, args...)
+	switch {
+	case ok && reason != "":
+		h.t.Logf("XPASS %s: holds now; drop its pending mark (%s)", check, reason)
+	case !ok && reason != "":
+		h.t.Logf("XFAIL %s (%s): %s", check, reason, msg)
+	case !ok:
+		h.t.Errorf("%s: %s", check, msg)
+	}
+}
+
+// num reads a number from encoding/json (float64) or gojq (int too).
+func num(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+func same(a, b any) bool {
+	x, xok := num(a)
+	y, yok := num(b)
+	if xok && yok {
+		d := x - y
+		return d < 1e-9 && d > -1e-9
+	}
+	return a == nil && b == nil
+}
+
+// check asserts what the issue asks of every case: loopkit's figures equal
+// the CLI's own, the outcome is classified, in the CLI's words.
+func (tc matrixCase) check(h *harness) {
+	t := h.t
+	if h.run == "" {
+		t.Fatalf("loop run printed no run id (exit %d): %s", h.exit, h.stderr)
+	}
+	stdout, stderr := h.agentStream()
+	own := h.ownTotals(stdout)
+	step := h.step()
+	for _, f := range [][2]string{{"input", "llm_input_tokens"}, {"output", "llm_output_tokens"}, {"cache_read", "llm_cache_read_tokens"},
+		{"cache_creation", "llm_cache_creation_tokens"}, {"cost", "cost_usd"}} {
+		if !same(own[f[0]], step[f[1]]) {
+			t.Errorf("%s: loopkit recorded %v, the CLI reported %v", f[1], step[f[1]], own[f[0]])
+		}
+	}
+	calls, _ := step["tool_calls"].([]any)
+	dropped, _ := num(step["tool_calls_dropped"])
+	if n, _ := num(own["tool_calls"]); float64(len(calls))+dropped != n {
+		t.Errorf("tool calls: loopkit recorded %d (+%v dropped), the CLI made %v", len(calls), dropped, n)
+	}
+	errText, _ := step["error"].(string)
+	kind, _ := step["error_kind"].(string)
+	switch tc.name {
+	case "success":
+		if h.exit != 0 {
+			t.Errorf("exit %d, want 0 (completed)", h.exit)
+		}
+		notes, _ := os.ReadFile(filepath.Join(h.ws, "notes.txt"))
+		if string(notes) != "hello\nworld\n" {
+			t.Errorf("notes.txt = %q, want the CLI's tools to have written hello and world", notes)
+		}
+		if len(calls) != 2 {
+			t.Errorf("%d tool calls recorded, want the 2 the model made", len(calls))
+		}
+		h.expect("notice-not-error", errText == "" && kind == "", "a step that completed has error %q (%s)", errText, kind)
+		want := map[string]string{"claude": "reported", "opencode": "reported", "codex": "unknown", "gemini": "unknown"}[h.cli.name]
+		h.expect("cost-source", step["cost_source"] == want, "cost_source %v, want %q", step["cost_source"], want)
+	case "max_turns":
+		if h.exit == 0 {
+			t.Errorf("exit 0: a run cut at one model turn cannot have passed")
+		}
+	default:
+		if h.exit == 0 {
+			t.Fatalf("exit 0 under fault %s", tc.fault)
+		}
+		if tc.kind != "" {
+			h.expect("kind", kind != "" && strings.Contains("|"+tc.kind+"|", "|"+kind+"|"), "error_kind %q, want %q (error %q)", kind, tc.kind, errText)
+		} else {
+			timedOut := step["timed_out"] == true || step["idle_timeout"] == true
+			h.expect("hang-classified", timedOut || kind != "", "a %s step ended neither timed out nor with an error kind: %q", tc.fault, errText)
+		}
+		if step["timed_out"] != true { // a timeout is loopkit's words: the CLI said nothing
+			h.expect("own-words", errText != "" && inWords(errText, stdout, stderr), "error %q is not in the CLI's output", errText)
+		}
+		h.timingTargets(tc, step)
+	}
+}
+
+// inWords: the error loopkit shows is made of the CLI's own words: 30
+// characters of it, taken after a label loopkit or the CLI put in front
+// ("gemini: ", "codex error: "), appear in what the CLI printed.
+func inWords(errText string, outs ...[]byte) bool {
+	s := errText
+	for {
+		w := s
+		if len(w) > 30 {
+			w = w[:30]
+		}
+		for _, o := range outs {
+			if len(w) >= 8 && (bytes.Contains(o, []byte(w)) || bytes.Contains(o, []byte(jsonQuoted(w)))) {
+				return true
+			}
+		}
+		i := strings.Index(s, ": ")
+		if i < 0 {
+			return false
+		}
+		s = s[i+2:]
+	}
+}
+
+func jsonQuoted(s string) string {
+	b, _ := json.Marshal(s)
+	return strings.Trim(string(b), `"`)
+}
+
+// timingTargets: an auth failure ends the step within 10 s of the first
+// refused request, a rate limit is recorded within 5 s and the run waits
+// or pauses (exit 75) without counting the iteration, an overload retry
+// shows in the driver's log.
+func (h *harness) timingTargets(tc matrixCase, step map[string]any) {
+	var first time.Time
+	for _, r := range h.srv.Requests() {
+		if r.Fault != "" {
+			first = r.At
+			break
+		}
+	}
+	if first.IsZero() {
+		h.t.Errorf("the CLI never reached the faulted API")
+		return
+	}
+	ended, _ := num(step["ended_at"])
+	endedAt := time.UnixMilli(int64(ended))
+	switch tc.fault {
+	case modelapi.FaultAuth, modelapi.FaultPermission:
+		h.expect("auth-10s", ended > 0 && endedAt.Sub(first) <= 10*time.Second, "the step ended %s after the first refused request", endedAt.Sub(first).Round(100*time.Millisecond))
+		h.expect("auth-exit-3", h.exit == 3, "exit %d, want 3 (failed)", h.exit)
+	case modelapi.FaultRateLimit:
+		var ev map[string]any
+		for _, e := range h.records("events.jsonl") {
+			if e["type"] == "RATE_LIMITED" {
+				ev = e
+				break
+			}
+		}
+		if ev == nil {
+			h.expect("rate-limited", false, "no RATE_LIMITED event (step rate_limited=%v)", step["rate_limited"])
+			return
+		}
+		ts, _ := num(ev["ts"])
+		h.expect("rate-limited", time.UnixMilli(int64(ts)).Sub(first) <= 5*time.Second, "RATE_LIMITED %s after the first 429", time.UnixMilli(int64(ts)).Sub(first).Round(100*time.Millisecond))
+		h.expect("rate-limit-reset", step["rate_limit_resets_at"] != nil, "no reset recorded: %v", step["rate_limit_resets_at"])
+		h.expect("rate-limit-paused", h.exit == 75 && len(h.records("iterations.jsonl")) == 0, "exit %d with %d iterations, want 75 (paused under --max-wait) and none counted", h.exit, len(h.records("iterations.jsonl")))
+	case modelapi.FaultOverloaded:
+		h.expect("retry-live", strings.Contains(h.stderr, "agent retrying"), "the driver's log does not show the CLI's retries: %s", tail(h.stderr, 400))
+	}
+}
+
+// capture keeps the case's real stream under testdata/agents (or dir),
+// named CLI-VERSION-matrix-CASE, with its .jqfile and .expect.json.
+func (h *harness) capture(dir, version, name string) {
+	if dir == "1" {
+		dir = agentsDir
+	}
+	stdout, _ := h.agentStream()
+	base := filepath.Join(dir, fmt.Sprintf("%s-%s-matrix-%s", h.cli.name, version, strings.ReplaceAll(name, "_", "-")))
+	writeFile(base+"."+h.cli.ext, string(stdout))
+	jq := h.cli.jq
+	writeFile(base+".jqfile", jq+"\n")
+	exp, _ := json.MarshalIndent(jqTotals(h.t, jq, stdout), "", "  ")
+	writeFile(base+".expect.json", string(exp)+"\n")
+	h.t.Logf("captured %s.%s", base, h.cli.ext)
+}
