@@ -188,13 +188,15 @@ func (h *holder) queueSlot(o *PhaseOptions, max int, id string) error {
 		Dir: dir, MaxConcurrency: max, MaxPerWorkspace: o.MaxPerWorkspace,
 		Workspace: run.WorkspaceRoot, Policy: o.QueuePolicy, RunID: id, Enqueued: run.CreatedAt,
 		Waiting: func(runs []string, why string) {
-			h.env.Log.Info(fmt.Sprintf("waiting for a free slot: run %s holds it; %s", strings.Join(runs, ", "), why))
+			// marked before it says so: whoever reads the message and then
+			// the run's status sees it queued
 			if !queued {
 				queued = true
 				if _, err := h.rec.SetStatus(id, record.RunQueued, "waiting for "+strings.Join(runs, ", ")); err != nil {
 					h.env.Log.Warn("run not marked queued", "err", err)
 				}
 			}
+			h.env.Log.Info(fmt.Sprintf("waiting for a free slot: run %s holds it; %s", strings.Join(runs, ", "), why))
 		},
 	})
 	switch {
