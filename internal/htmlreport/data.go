@@ -10,12 +10,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/failure"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
 )
@@ -183,7 +183,7 @@ type file struct {
 
 // readHead reads at most max bytes of a file and its size.
 func readHead(path string, limit int64) (file, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return file{}, err
 	}

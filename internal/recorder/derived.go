@@ -14,6 +14,7 @@ import (
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/gitstate"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -192,7 +193,7 @@ func eventRow(e record.Event) []string {
 }
 
 func countLines(path string) int64 {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path) // under the append lock: a FIFO must not block it
 	if err != nil {
 		return 0
 	}

@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/report"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -40,7 +40,7 @@ func (r *Recorder) collect(id string) (*report.Collector, error) {
 // readHead reads at most max bytes of a file; a missing file reads as "".
 func readHead(path string, max int64) string {
 	// a FIFO named here would block the writer, holding the append lock
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return ""
 	}
@@ -62,7 +62,7 @@ func (r *Recorder) writeStuckReport(run *record.Run) error {
 	doc := report.Stuck(run, task, c)
 	// what a person (or an earlier stuck agent) wrote survives the rewrite
 	path := r.St.RunPath(run.RunID, store.StuckFile)
-	if old, err := os.ReadFile(path); err == nil {
+	if old, err := safefile.ReadFile(path, safefile.DocMax); err == nil {
 		if kept := report.WrittenHypotheses(string(old)); kept != "" {
 			doc, _ = report.ReplaceSection(doc, "Hypotheses", kept)
 		}
@@ -142,7 +142,7 @@ const StuckAgentHeading = "### From the stuck agent"
 func (r *Recorder) FillHypotheses(id, text string) error {
 	_, err := r.Update(id, func(run *record.Run) error {
 		path := r.St.RunPath(id, store.StuckFile)
-		doc, err := os.ReadFile(path)
+		doc, err := safefile.ReadFile(path, safefile.DocMax)
 		if err != nil {
 			return fmt.Errorf("no stuck report to fill in: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -125,7 +126,7 @@ func ReadVerifications(path string) ([]*record.Verification, error) {
 func (r *Recorder) verifyManifest(run *record.Run, before []*record.Verification, v *record.Verification) error {
 	path := r.St.RunPath(run.RunID, store.ManifestFile)
 	var m manifest
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := safefile.ReadFile(path, safefile.DocMax); err == nil {
 		if json.Unmarshal(data, &m) != nil {
 			m = manifest{}
 		}

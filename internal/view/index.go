@@ -3,10 +3,10 @@ package view
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/loopkit/loopkit/internal/jqfilter"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -58,7 +58,7 @@ func (x *Index) Raw(i int) ([]byte, error) {
 	if i < 0 || i >= len(x.spans) {
 		return nil, fmt.Errorf("record %d of %d", i, len(x.spans))
 	}
-	f, err := os.Open(x.path)
+	f, err := safefile.Open(x.path)
 	if err != nil {
 		return nil, err
 	}

@@ -3,13 +3,13 @@ package watchdog
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -137,7 +137,7 @@ func Check(r *recorder.Recorder, id string, set Settings) (*Action, error) {
 			return nil
 		}
 		before = currentPrompt(run)
-		text, err := os.ReadFile(before)
+		text, err := safefile.ReadFile(before, safefile.DocMax)
 		if err != nil {
 			return fmt.Errorf("watchdog: read the prompt to rewrite: %w", err)
 		}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/safefile"
 )
 
 // blobChange is what a diff did to one file: the blob before and after
@@ -18,7 +20,7 @@ type blobChange struct{ before, after string }
 // prints full ids on its "index" lines), streaming, so a large patch costs
 // no memory. A missing patch has no changes.
 func patchChanges(path string) (map[string]blobChange, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
