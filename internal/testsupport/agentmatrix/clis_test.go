@@ -26,8 +26,8 @@ type cli struct {
 	// maxTurns limits the CLI to one model turn: extra args, or nil when
 	// the CLI has no such limit
 	maxTurns func(h *harness) []string
-	// startup is added to each case's timeout: opencode takes up to two
-	// minutes from its start to its first request on a loaded machine
+	// startup is added to each case's timeout: on a loaded machine Gemini
+	// CLI took a minute from its start to its first request, opencode two
 	startup time.Duration
 }
 
@@ -92,7 +92,7 @@ stream_idle_timeout_ms = 15000
 		},
 	},
 	"gemini": {
-		name: "gemini", ext: "jsonl", jq: "gemini-stream-errors.jq", model: "gemini-2.5-flash",
+		name: "gemini", ext: "jsonl", jq: "gemini-stream-errors.jq", model: "gemini-2.5-flash", startup: 45 * time.Second,
 		config: func(h *harness) []string {
 			// general.maxAttempts: its retries (10 by default, 10 at most)
 			writeFile(filepath.Join(h.home, ".gemini", "settings.json"), `{"security":{"auth":{"selectedType":"gemini-api-key"}},
@@ -115,14 +115,14 @@ stream_idle_timeout_ms = 15000
 		},
 	},
 	"opencode": {
-		name: "opencode", ext: "jsonl", jq: "opencode.jq", model: "scripted-model", startup: 90 * time.Second,
+		name: "opencode", ext: "jsonl", jq: "opencode-errors.jq", model: "scripted-model", startup: 90 * time.Second,
 		config: func(h *harness) []string {
 			h.opencodeConfig(nil)
 			return []string{"OPENCODE_CONFIG=" + filepath.Join(h.home, "opencode.json"), "OPENCODE_DISABLE_MODELS_FETCH=1",
 				"OPENCODE_DISABLE_AUTOUPDATE=1", "SCRIPTED_API_KEY=sk-scripted"}
 		},
 		args: func(h *harness) []string {
-			return []string{"opencode", "run", "--format", "json", "{prompt}"}
+			return []string{"opencode", "run", "--print-logs", "--format", "json", "{prompt}"}
 		},
 		write: func(h *harness) modelapi.ToolCall {
 			return modelapi.ToolCall{Name: "write", Args: raw(map[string]string{"filePath": filepath.Join(h.ws, "notes.txt"), "content": "hello\n"})}

@@ -1,0 +1,20 @@
+# opencode run --format json: every step_finish reports its own tokens and
+# cost, so they add up; tool calls are the distinct tool_use callIDs; the
+# final message is the text of the last step that had any. The error kind
+# is that of the last error event's HTTP statusCode.
+def steps(f): [.[] | select(.type == "step_finish") | .part | f | select(. != null)] | if length == 0 then null else add end;
+def kind(s): if s == null then null elif s == 401 then "authentication" elif s == 403 then "permission"
+  elif s == 429 then "rate_limit" elif s == 400 or s == 404 or s == 413 then "invalid_request"
+  elif s >= 500 then "overloaded" else "api_error" end;
+{format: "opencode",
+ input: steps(.tokens.input), output: steps(.tokens.output),
+ cache_read: steps(.tokens.cache.read), cache_creation: steps(.tokens.cache.write),
+ cost: steps(.cost),
+ tool_calls: ([.[] | select(.type == "tool_use") | .part.callID] | unique | length),
+ final_message: (reduce .[] as $e ({cur: "", last: ""};
+   if $e.type == "step_start" then .cur = ""
+   elif $e.type == "text" then .cur = (if .cur == "" then $e.part.text else .cur + "\n" + $e.part.text end)
+   elif $e.type == "step_finish" then (if .cur != "" then .last = .cur else . end) | .cur = ""
+   else . end) | .last),
+ session_id: ([.[] | .sessionID | select(. != null)] | first),
+ error_kind: ([.[] | select(.type == "error") | .error.data.statusCode] | last | kind(.))}
