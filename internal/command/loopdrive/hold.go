@@ -228,6 +228,32 @@ func (h *holder) lockLive(id string) error {
 
 // resume takes an existing run's driver lock, or says who holds it. It
 // returns "" when there is nothing to drive (the run is completed).
+// workTreeThere refuses to resume a run whose work tree is gone (a
+// worktree removed) or is now a link (the agent may have made it one):
+// one line and exit 1, the run left as it was, never an internal error.
+func workTreeThere(id string, set map[string]string) error {
+	dir := set["dir"]
+	if dir == "" {
+		return nil
+	}
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		hint := "start a new run"
+		if b := set["run_branch"]; b != "" {
+			hint = fmt.Sprintf("git worktree add %s %s, then resume; or start a new run", dir, b)
+		}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("run %s works in %s, which is gone", id, dir), Hint: hint}
+	case err != nil:
+		return cli.Failf("run %s: %v", id, err)
+	case fi.Mode()&os.ModeSymlink != 0:
+		return cli.Failf("run %s works in %s, which is now a symlink: loopkit follows none there; move it away", id, dir)
+	case !fi.IsDir():
+		return cli.Failf("run %s works in %s, which is not a directory now; move it away", id, dir)
+	}
+	return nil
+}
+
 func (h *holder) resume(opts *holdOptions) (string, error) {
 	id := opts.Run
 	if !h.st.RunExists(id) {
@@ -258,6 +284,9 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 		return "", &cli.ExitError{Code: cli.ExitUsage,
 			Err:  fmt.Errorf("run %s is stuck after %s: resuming needs more", id, nextaction.Count(n, "iteration")),
 			Hint: fmt.Sprintf("%s resume %s --max-iterations %d", driverargs.Prog(), id, n+nextaction.DefaultMaxIterations)}
+	}
+	if err := workTreeThere(id, run.Settings); err != nil {
+		return "", err
 	}
 	if err := h.lockTree(run.Settings["dir"], id); err != nil {
 		return "", err
