@@ -35,9 +35,10 @@ export:
 # The everyday suite: unit tests, testscript specs, fuzz seed corpora, and
 # -short crash and concurrency runs (under 3 minutes on an idle 2-core
 # machine). The storms at full length are test-long and crash; CI runs
-# test, test-load and test-long.
+# test, test-load and test-long. The timeout is only a bound: no spec
+# hangs, and at a load of 60 on 2 cores the specs alone took over 15m.
 test: build lint
-	$(GO) test -short -count=1 -timeout 15m ./...
+	$(GO) test -short -count=1 -timeout 30m ./...
 
 # make test beside eight CPU-bound processes per core (a busy shared CI
 # machine): it must pass, within 9 minutes (scripts/test-load).

@@ -115,10 +115,14 @@ func TestLiveRateLimit(t *testing.T) {
 
 // Overload retries are shown as they come, are no idle time, and are no
 // failure when the CLI then succeeds.
+// A line every 0.3 s for 4.5 s against a 3 s idle timeout: the run outlasts
+// the timeout, and a loaded machine (a load of 60 on 2 cores) still writes
+// each line well within it (a 0.1 s pace against 700 ms did not).
 func TestLiveOverloadRetries(t *testing.T) {
 	c := newCase(t)
+	t.Setenv("FAKE_EVERY", "0.3")
 	r, _ := c.retrying(claudeInit, `{"type":"system","subtype":"api_retry","attempt":{n},"max_retries":20,"retry_delay_ms":9100,"error_status":529,"error":"overloaded"}`,
-		"stdout", 15, claudeSuccess, "--idle-timeout", "700ms")
+		"stdout", 15, claudeSuccess, "--idle-timeout", "3s")
 	rec := r.rec
 	if r.code != 0 || rec.IdleTimeout || rec.Error != nil || rec.ErrorKind != nil || rec.Stopped || rec.FinalMessage != "done" {
 		t.Fatalf("exit %d idle %v error %v kind %v\n%s", r.code, rec.IdleTimeout, str(rec.Error), str(rec.ErrorKind), r.stderr)
