@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -137,7 +138,7 @@ func (c Config) ahead(qdir string, me ticket) []string {
 			l.Unlock()
 			continue
 		}
-		data, err := os.ReadFile(n)
+		data, err := safefile.ReadFile(n, 1<<20)
 		var t ticket
 		if err != nil || json.Unmarshal(data, &t) != nil {
 			continue // being written: seen next time
@@ -201,7 +202,7 @@ func (c Config) first(path func(int) string, n int) (*store.Lock, []string, erro
 		p := path(i)
 		l, err := store.LockFile(p, true, false)
 		if errors.Is(err, store.ErrLocked) {
-			if data, err := os.ReadFile(p); err == nil && len(data) > 0 {
+			if data, err := safefile.ReadFile(p, 1<<10); err == nil && len(data) > 0 {
 				holders = append(holders, strings.TrimSpace(string(data)))
 			}
 			continue

@@ -20,6 +20,7 @@ import (
 	"github.com/loopkit/loopkit/internal/procrec"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -144,7 +145,7 @@ func stopLeft(env *cli.Env, st *store.Store, id string) {
 		if !ok || strings.HasPrefix(filepath.Base(f), ".") {
 			continue
 		}
-		data, err := os.ReadFile(f)
+		data, err := safefile.ReadFile(f, 1<<20) // a planted FIFO must not hang a cancel
 		if err != nil {
 			continue
 		}

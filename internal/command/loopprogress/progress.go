@@ -10,6 +10,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/settings"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -136,7 +137,7 @@ func checkOptions(env *cli.Env, opts *Options) (map[string]string, error) {
 }
 
 func fill(env *cli.Env, opts *Options, block string, set map[string]string) error {
-	data, err := os.ReadFile(opts.Template)
+	data, err := safefile.ReadFile(opts.Template, safefile.DocMax)
 	if err != nil {
 		return cli.Failf("read template: %v", unwrapPath(err))
 	}
