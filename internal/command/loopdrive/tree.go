@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/store"
@@ -49,10 +50,21 @@ func (h *holder) lockTree(dir, id string) error {
 	if err := os.MkdirAll(filepath.Dir(path), store.DirMode); err != nil {
 		return cli.Failf("work tree lock: %v", err)
 	}
+	// A run that has just ended keeps its lock until its holder sees the
+	// driver gone: a lock whose run has no live driver is waited for.
+	deadline := time.Now().Add(treeLockGrace)
 	l, err := store.LockFile(path, true, false)
-	if errors.Is(err, store.ErrLocked) {
+	for errors.Is(err, store.ErrLocked) {
+		other := treeHolder(path)
+		if other != "" && time.Now().Before(deadline) {
+			if pid := driverPID(h.st, other); pid <= 0 || !processAlive(pid) {
+				time.Sleep(50 * time.Millisecond)
+				l, err = store.LockFile(path, true, false)
+				continue
+			}
+		}
 		who := "another run"
-		if other := treeHolder(path); other != "" {
+		if other != "" {
 			who = "run " + other
 		}
 		return &cli.ExitError{Code: ExitBusy,
@@ -68,6 +80,11 @@ func (h *holder) lockTree(dir, id string) error {
 	}
 	return nil
 }
+
+// treeLockGrace is how long a lock left by a driver that has exited is
+// waited for: its holder polls for the driver every 100 ms, slower on a
+// loaded machine.
+const treeLockGrace = 15 * time.Second
 
 // treeHolder is the run id written in a held tree lock, "" when it says
 // nothing that is a run id (anyone may write there).
