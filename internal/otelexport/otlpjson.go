@@ -108,7 +108,7 @@ func putAttrs(m pcommon.Map, kvs []attribute.KeyValue) {
 				s.AppendEmpty().SetInt(v)
 			}
 		default:
-			m.PutStr(k, kv.Value.Emit())
+			m.PutStr(k, kv.Value.String())
 		}
 	}
 }

@@ -225,9 +225,7 @@ func (m *Model) view() string {
 	default:
 		var rows []row
 		for i := m.top; i < m.idx.Len() && len(rows) < h+m.skip; i++ {
-			for _, r := range m.item(i) {
-				rows = append(rows, r)
-			}
+			rows = append(rows, m.item(i)...)
 		}
 		rows = rows[min(m.skip, len(rows)):]
 		if m.idx.Len() == 0 {

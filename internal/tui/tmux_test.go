@@ -113,14 +113,14 @@ func TestTerminal(t *testing.T) {
 
 	// The Output view: headings, the first 200 characters; enter expands.
 	keys("o")
-	screen = waitFor("Output view", has("*[o]utput*", "## Iteration 4 — Exit 2 —", "./calc.go:3:1: syntax error"))
+	waitFor("Output view", has("*[o]utput*", "## Iteration 4 — Exit 2 —", "./calc.go:3:1: syntax error"))
 	keys("g")
 	screen = waitFor("top of the Output view", has("> ## Iteration 1 — Exit 1 —", "--- FAIL: TestFormat (0.00s)"))
 	if strings.Contains(screen, "calc/util") {
 		t.Fatalf("collapsed iteration shows more than its first 200 characters:\n%s", screen)
 	}
 	keys("Enter")
-	screen = waitFor("expanded iteration", has("### stdout", "RoundTripHour(19)"))
+	waitFor("expanded iteration", has("### stdout", "RoundTripHour(19)"))
 	keys("space")
 	waitFor("the end of the output, scrolled to", has("example.com/calc/util"))
 
