@@ -162,24 +162,10 @@ func openaiError(w http.ResponseWriter, kind string, retryAfter int) {
 // and ChatCompletionChunk.
 type chatWire struct{}
 
+// parse reads a Chat Completions request as a Messages one: the same
+// model, stream and messages fields.
 func (chatWire) parse(body []byte) (string, bool, int, error) {
-	var req struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
-		Messages []struct {
-			Role string `json:"role"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		return "", false, 0, err
-	}
-	n := 0
-	for _, m := range req.Messages {
-		if m.Role == "assistant" {
-			n++
-		}
-	}
-	return req.Model, req.Stream, n, nil
+	return anthropicWire{}.parse(body)
 }
 
 func chatUsage(u Usage) map[string]any {
