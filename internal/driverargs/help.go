@@ -69,7 +69,7 @@ func Help() string {
 	b.WriteByte('\n')
 	settings := "Settings: flags > environment (" + strings.Join(envs, ", ") +
 		") > config files (the store's config, then LOOP_CONFIG) > defaults."
-	for _, l := range wrap(settings, width-2) {
+	for _, l := range Wrap(settings, width-2) {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString(helpTail)
@@ -81,7 +81,7 @@ func Help() string {
 // A name too long for its column gets the description on the next line,
 // so every description starts at the same column.
 func writeEntry(b *strings.Builder, name, desc string) {
-	lines := wrap(desc, width-descCol)
+	lines := Wrap(desc, width-descCol)
 	if len(name)+2 > descCol {
 		b.WriteString(name + "\n")
 	} else {
@@ -93,7 +93,9 @@ func writeEntry(b *strings.Builder, name, desc string) {
 	}
 }
 
-func wrap(text string, w int) []string {
+// Wrap folds text into lines of at most w columns, breaking between words;
+// an empty text gives one empty line.
+func Wrap(text string, w int) []string {
 	var lines []string
 	line := ""
 	for _, word := range strings.Fields(text) {

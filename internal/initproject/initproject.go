@@ -120,8 +120,10 @@ func Config(verify, from string) string {
 		if help == "" {
 			help = hidden[o.Config]
 		}
-		for _, l := range wrap(help, 76) {
-			fmt.Fprintf(&b, "# %s\n", l)
+		for _, l := range driverargs.Wrap(help, 76) {
+			if l != "" {
+				fmt.Fprintf(&b, "# %s\n", l)
+			}
 		}
 		if o.Flag != "" {
 			fmt.Fprintf(&b, "# (flag --%s", o.Flag)
@@ -227,23 +229,4 @@ func (r *Result) RunLine(prog string) string {
 		line += " --validate 'YOUR TEST COMMAND'"
 	}
 	return line + " -- " + a.Argv
-}
-
-func wrap(text string, w int) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(text) {
-		if line != "" && len(line)+1+len(word) > w {
-			lines = append(lines, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += word
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
 }
