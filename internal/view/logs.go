@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/record"
@@ -65,6 +66,7 @@ type Logs struct {
 	// Attempts are the run's paid calls that are not iterations, by the
 	// iteration they belong to (AttemptsByIteration).
 	Attempts map[int][]record.Attempt
+	last     int // the highest iteration written
 }
 
 // Write renders one stored IterationLog.
@@ -77,6 +79,7 @@ func (v *Logs) Write(rec *Record) error {
 	if err != nil {
 		return &LineError{Line: rec.Line, Offset: rec.Offset, Err: err}
 	}
+	v.last = max(v.last, it.Iteration)
 	num := fmt.Sprintf("[%d]", it.Iteration)
 	if v.Style.Align && len(num) < v.Width+2 {
 		num += strings.Repeat(" ", v.Width+2-len(num))
@@ -119,6 +122,35 @@ func (v *Logs) Write(rec *Record) error {
 			}
 		}
 		return v.details(it)
+	}
+	return nil
+}
+
+// Trailing writes the attempts that came after the last iteration written
+// (a step that could not work, a call interrupted at the end): no iteration
+// line carries them, and they are often why the run ended.
+func (v *Logs) Trailing() error {
+	var keys []int
+	for n := range v.Attempts {
+		if n > v.last {
+			keys = append(keys, n)
+		}
+	}
+	sort.Ints(keys)
+	for _, n := range keys {
+		for _, a := range v.Attempts[n] {
+			line := fmt.Sprintf("attempt %d: %s %s", a.Attempt, Escape(a.Kind, false), Cost(a.CostUSD))
+			if ag := agentLine(a.Agent); ag != "" {
+				line += " — " + ag
+			}
+			color := ""
+			if a.Agent != nil {
+				color = agentColor(a.Agent)
+			}
+			if _, err := fmt.Fprintln(v.W, v.Style.paint(color, line)); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The driver against the real Claude Code CLI, without credentials: the run
-# must end failed after one attempt, with the CLI's own "Not logged in" in
+# must end failed after one attempt (kept as an attempt that could not work,
+# not an iteration: no validation ran), with the CLI's own "Not logged in" in
 # `loop-view logs -v`, `describe` and the driver's exit message. Run by
 # .ci/run (beside make test, not in it) with CLAUDE set to the CLI to use.
 set -uo pipefail
@@ -25,8 +26,10 @@ run=$(head -n 1 out)
 grep -q '^failed$' out || fail "no 'failed' on stdout: $(cat out)"
 grep -q 'failed: .*Not logged in' err || fail "exit message without 'Not logged in': $(cat err)"
 iters=$("$root/bin/loop-view" logs "$run" --json --jq .iteration -r | wc -l)
-[ "$iters" -eq 1 ] || fail "$iters iterations, want 1"
-"$root/bin/loop-view" logs -v "$run" | grep -q 'agent: exit 1 — Not logged in.*(authentication)' ||
+[ "$iters" -eq 0 ] || fail "$iters iterations, want 0"
+atts=$(wc -l <.loop/runs/"$run"/attempts.jsonl)
+[ "$atts" -eq 1 ] || fail "$atts attempts, want 1"
+"$root/bin/loop-view" logs -v "$run" | grep -q '^attempt 1: cannot_work .*agent: exit 1 — Not logged in.*(authentication)' ||
   fail "logs -v: $("$root/bin/loop-view" logs -v "$run")"
 "$root/bin/loop-view" describe "$run" | grep -q 'last error: *agent cannot work: Not logged in' ||
   fail "describe: $("$root/bin/loop-view" describe "$run")"

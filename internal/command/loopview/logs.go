@@ -42,7 +42,10 @@ func (o *logsCmd) run(c *ctx, args []string) error {
 		return c.env.UsageError("--interval must be more than 0")
 	}
 	logs := &view.Logs{W: c.env.Stdout, Style: c.style, Verbose: o.Verbose}
-	return c.iterations(args, &o.runOpt, &o.filterOpts, &o.jsonOpts, o, logs.Write, func(id string, last int) {
+	// attempts after the last iteration close the whole listing, not a
+	// selection of it (ITER, --failed, --where) or one being followed
+	trailing := !o.JSON && o.JQ == "" && !o.Follow && len(args) < 2 && !o.Failed && o.Where == ""
+	err := c.iterations(args, &o.runOpt, &o.filterOpts, &o.jsonOpts, o, logs.Write, func(id string, last int) {
 		logs.Width = len(strconv.Itoa(last))
 		if atts, err := view.LoadAttempts(c.st, id); err == nil {
 			logs.Attempts = view.AttemptsByIteration(atts)
@@ -53,6 +56,10 @@ func (o *logsCmd) run(c *ctx, args []string) error {
 			}
 		}
 	})
+	if err != nil || !trailing {
+		return err
+	}
+	return logs.Trailing()
 }
 
 func (o *outputCmd) run(c *ctx, args []string) error {
