@@ -117,6 +117,7 @@ func (r *Recorder) appendAttempt(st *repaired, s *record.Step, digest, kind stri
 		run.UpdatedAt = max(run.UpdatedAt, a.CreatedAt)
 		if writeRun {
 			res.Warning = r.St.WriteRun(run)
+			r.copyOut(run)
 		}
 	}
 	return res, nil

@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -209,7 +210,9 @@ func countLines(path string) int64 {
 	}
 }
 
-// manifest is the run manifest, for the latest verification.
+// manifest is the run manifest: the latest verification at the top (as
+// the artifacts specification's manifest has it), and every verification
+// of the run, oldest first, in verifications.
 type manifest struct {
 	RunID            string         `json:"run_id"`
 	Iteration        int            `json:"iteration"`
@@ -219,6 +222,45 @@ type manifest struct {
 	Status           string         `json:"status"`
 	CommandsExecuted []manifestStep `json:"commands_executed"`
 	Platform         map[string]any `json:"platform"`
+	Verifications    []verification `json:"verifications"`
+}
+
+// verification is one entry of the manifest: an iteration's validation
+// (and the final verification of that iteration, when one ran).
+type verification struct {
+	Iteration        int            `json:"iteration"`
+	TimestampStart   string         `json:"timestamp_start"`
+	TimestampEnd     string         `json:"timestamp_end"`
+	CommitSHA        *string        `json:"commit_sha"`
+	Status           string         `json:"status"`
+	CommandsExecuted []manifestStep `json:"commands_executed"`
+}
+
+func (m *manifest) latest() verification {
+	return verification{m.Iteration, m.TimestampStart, m.TimestampEnd, m.CommitSHA, m.Status, m.CommandsExecuted}
+}
+
+// readManifest reads the run's manifest.json; an unreadable one is empty.
+func (r *Recorder) readManifest(id string) manifest {
+	var m manifest
+	if data, err := safefile.ReadFile(r.St.RunPath(id, store.ManifestFile), safefile.DocMax); err == nil {
+		if json.Unmarshal(data, &m) != nil {
+			m = manifest{}
+		}
+	}
+	return m
+}
+
+// setLatest makes the top of m the entry of its iteration in the list: the
+// entries of earlier iterations are kept, a later or equal one replaced.
+func (m *manifest) setLatest() {
+	var keep []verification
+	for _, v := range m.Verifications {
+		if v.Iteration < m.Iteration {
+			keep = append(keep, v)
+		}
+	}
+	m.Verifications = append(keep, m.latest())
 }
 
 type manifestStep struct {
@@ -247,6 +289,7 @@ func (r *Recorder) writeManifest(run *record.Run, it *record.IterationLog) error
 		m.CommandsExecuted = append(m.CommandsExecuted, manifestStep{"validate", it.ValidationCommand, &code, it.DurationMs})
 	}
 	m.TimestampStart, m.TimestampEnd = iso(it.CreatedAt-total), iso(it.CreatedAt)
+	m.Verifications = r.readManifest(run.RunID).Verifications
 	// HEAD of the work tree the iteration ran in (its trees were taken
 	// there), not of wherever the recording command was started
 	if h := r.head; h != nil {
@@ -259,6 +302,7 @@ func (r *Recorder) writeManifest(run *record.Run, it *record.IterationLog) error
 			m.CommitSHA = &sha
 		}
 	}
+	m.setLatest()
 	data, err := record.MarshalIndent(m)
 	if err != nil {
 		return err

@@ -224,6 +224,7 @@ func (r *Recorder) commit(st *repaired, n int, in *record.Input, digest string, 
 	if st.stale == nil {
 		res.Warning = r.applyIteration(run, it, in)
 	}
+	r.copyOut(run)
 	return res, nil
 }
 

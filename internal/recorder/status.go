@@ -3,6 +3,7 @@ package recorder
 import (
 	"fmt"
 
+	"github.com/loopkit/loopkit/internal/artifacts"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -25,7 +26,17 @@ func (r *Recorder) Update(id string, change func(run *record.Run) error) (*recor
 	if err := r.St.WriteRun(run); err != nil {
 		return nil, err
 	}
+	r.copyOut(run)
 	return run, nil
+}
+
+// copyOut brings the run's copies outside the store (log_dir, the global
+// mirror, the artifact directory) up to date with it. They are derived:
+// a failure is a warning, and the next recording writes them again.
+func (r *Recorder) copyOut(run *record.Run) {
+	if err := artifacts.Write(r.St, run); err != nil && r.Log != nil {
+		r.Log.Warn(fmt.Sprintf("run %s: copy not up to date: %v", run.RunID, err))
+	}
 }
 
 // SetStatus changes the run's status and appends the matching event and
@@ -114,6 +125,9 @@ func (r *Recorder) Repair(id string) error {
 	st, err := r.repair(id)
 	if err != nil {
 		return err
+	}
+	if st.stale == nil {
+		r.copyOut(st.run) // derived copies too: a lost one is written again
 	}
 	return st.stale
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -83,7 +82,9 @@ func (r *Recorder) RecordVerification(id string, in *record.Input) (*record.Veri
 	if err := r.AppendEvent(record.Event{TS: v.CreatedAt, RunID: id, Type: record.EventFinalVerify, Iteration: &n, ExitCode: &code, Message: msg}); err != nil {
 		return v, line, err
 	}
-	return v, line, r.verifyManifest(run, vs, v)
+	err = r.verifyManifest(run, vs, v)
+	r.copyOut(run)
+	return v, line, err
 }
 
 // ticked reports whether the run's last iteration ticked plan boxes: more
@@ -125,12 +126,7 @@ func ReadVerifications(path string) ([]*record.Verification, error) {
 // own exit code; the manifest's status is FAIL while any of them failed.
 func (r *Recorder) verifyManifest(run *record.Run, before []*record.Verification, v *record.Verification) error {
 	path := r.St.RunPath(run.RunID, store.ManifestFile)
-	var m manifest
-	if data, err := safefile.ReadFile(path, safefile.DocMax); err == nil {
-		if json.Unmarshal(data, &m) != nil {
-			m = manifest{}
-		}
-	}
+	m := r.readManifest(run.RunID)
 	m.RunID = run.RunID
 	var cmds []manifestStep
 	for _, c := range m.CommandsExecuted {
@@ -152,6 +148,7 @@ func (r *Recorder) verifyManifest(run *record.Run, before []*record.Verification
 		}
 	}
 	m.CommandsExecuted = cmds
+	m.setLatest()
 	data, err := record.MarshalIndent(m)
 	if err != nil {
 		return err

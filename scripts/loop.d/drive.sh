@@ -227,15 +227,7 @@ act_stop() {
 
 # ON_STOP are functions called with the final status, last thing before
 # the driver exits (a merge, a copy); loop.d files append to it.
-ON_STOP=(mirror_run)
-
-# mirror_run: with artifact_mode=mirror, the run's directory is copied to
-# the global store as well.
-mirror_run() {
-  [ "${S[artifact_mode]:-}" = mirror ] || return 0
-  "$LK_DRIVE" --mirror --run "$RUN" ${S[global_log_dir]:+--global-log-dir "${S[global_log_dir]}"} >/dev/null ||
-    log "run $RUN was not copied to the global store"
-}
+ON_STOP=()
 
 # ask_hypotheses: with --stuck-agent, the agent reads stuck.md once and its
 # answer is kept in the report's Hypotheses section.

@@ -19,7 +19,6 @@ const usage = `MODE [OPTIONS]
   loop-drive --record --run ID --iteration N < STEP_AND_VALIDATION
   loop-drive --attempt --run ID < STEP
   loop-drive --cancel --run ID | --pause --run ID
-  loop-drive --mirror --run ID [--global-log-dir DIR]
   loop-drive --merge --run ID
   loop-drive --init [--force]  (loop init)
   loop-drive --trust [FILE...]  (loop trust)
@@ -71,10 +70,8 @@ type Options struct {
 	Attempt      bool   `long:"attempt" description:"keep the step on stdin, which could not work, as an attempt; print the next action"`
 	Cancel       bool   `long:"cancel" description:"stop the run's driver and mark the run canceled"`
 	Pause        bool   `long:"pause" description:"let the current step finish, then stop the driver; the run is paused"`
-	Mirror       bool   `long:"mirror" description:"copy the run's directory into the global store and print its path"`
 	Merge        bool   `long:"merge" description:"merge the completed run's branch into its merge target"`
 	Usage        bool   `long:"usage" description:"print the help of scripts/loop"`
-	GlobalLogDir string `long:"global-log-dir" value-name:"DIR" config:"global_log_dir" description:"the global store --mirror copies to (default: $XDG_DATA_HOME/loopkit)" unquote:"false"`
 	// --record keeps what loop-record would, by the same config keys.
 	InlineCap     int   `config:"inline_cap_bytes"`
 	MaxPatchBytes int64 `config:"max_patch_bytes"`
@@ -106,13 +103,13 @@ func run(env *cli.Env) error {
 		return err
 	}
 	modes := 0
-	for _, on := range []bool{opts.Next, opts.Record, opts.Attempt, opts.Cancel, opts.Pause, opts.Mirror, opts.Merge} {
+	for _, on := range []bool{opts.Next, opts.Record, opts.Attempt, opts.Cancel, opts.Pause, opts.Merge} {
 		if on {
 			modes++
 		}
 	}
 	if modes != 1 {
-		return env.UsageError("give one of --new, --resume, --next, --record, --attempt, --cancel, --pause, --mirror, --merge, --usage")
+		return env.UsageError("give one of --new, --resume, --next, --record, --attempt, --cancel, --pause, --merge, --usage")
 	}
 	if opts.Record != (opts.Iteration > 0) {
 		return env.UsageError("--record goes with --iteration N (1 or more)")
@@ -142,8 +139,6 @@ func run(env *cli.Env) error {
 		return attemptNext(env, st, opts.Run)
 	case opts.Cancel:
 		return cancel(env, st, opts.Run)
-	case opts.Mirror:
-		return mirror(env, st, opts.Run, opts.GlobalLogDir)
 	case opts.Merge:
 		return mergeBranch(env, st, opts.Run)
 	}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	agentout "github.com/loopkit/loopkit/internal/agent"
+	"github.com/loopkit/loopkit/internal/artifacts"
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/drivesettings"
@@ -168,6 +169,7 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 	if top := store.GitTop(set["dir"]); top != "" {
 		run.WorkspaceRoot = top
 	}
+	artifacts.Resolve(set, run.WorkspaceRoot)
 	if err := h.phases(&opts.PhaseOptions, set, run, opts.Name); err != nil {
 		return "", err
 	}

@@ -1,0 +1,89 @@
+package artifacts
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// The settings (run.json's settings) that say where a run's copies go.
+const (
+	KeyLogDir       = "log_dir"        // the bin/loop layout, <log_dir>/run-<id>/
+	KeyArtifactMode = "artifact_mode"  // workspace (default) or mirror
+	KeyGlobalLogDir = "global_log_dir" // the mirror's directory
+	KeyArtifactDir  = "artifact_dir"   // <artifact_dir>/runs/<id>/
+)
+
+// Mirror is the artifact_mode that mirrors the run to global_log_dir.
+const Mirror = "mirror"
+
+// DefaultGlobalLogDir is $XDG_DATA_HOME/loopkit/runs, else
+// ~/.local/share/loopkit/runs.
+func DefaultGlobalLogDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "loopkit", "runs")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".local", "share", "loopkit", "runs")
+}
+
+// Resolve makes the copy settings of a new run absolute, once, so that
+// every writer of the run copies to the same place: a relative log_dir or
+// artifact_dir starts at the workspace root; with artifact_mode=mirror an
+// empty global_log_dir is the default one.
+func Resolve(set map[string]string, workspace string) {
+	for _, k := range []string{KeyLogDir, KeyArtifactDir, KeyGlobalLogDir} {
+		if v := set[k]; v != "" && !filepath.IsAbs(v) {
+			set[k] = filepath.Join(workspace, v)
+		}
+	}
+	if set[KeyArtifactMode] == Mirror && set[KeyGlobalLogDir] == "" {
+		set[KeyGlobalLogDir] = DefaultGlobalLogDir()
+	}
+}
+
+// Wanted reports whether the run asks for any copy.
+func Wanted(run *record.Run) bool {
+	s := run.Settings
+	return s[KeyLogDir] != "" || s[KeyArtifactDir] != "" || s[KeyArtifactMode] == Mirror
+}
+
+// Write brings every copy the run's settings ask for up to date with the
+// store. The caller holds the run's append lock, so one writer at a time
+// copies a run. Each copy is tried; the errors are joined.
+func Write(st *store.Store, run *record.Run) error {
+	if !Wanted(run) {
+		return nil
+	}
+	s, err := load(st, run)
+	if err != nil {
+		return err
+	}
+	set := run.Settings
+	var errs []error
+	try := func(what, base string, write func(string, *source) error) {
+		if base == "" {
+			return
+		}
+		if err := write(base, s); err != nil {
+			errs = append(errs, fmt.Errorf("%s %s: %w", what, base, err))
+		}
+	}
+	try("log_dir", set[KeyLogDir], writeLogDir)
+	if set[KeyArtifactMode] == Mirror {
+		g := set[KeyGlobalLogDir]
+		if g == "" {
+			g = DefaultGlobalLogDir()
+		}
+		try("global_log_dir", g, writeLogDir)
+	}
+	try("artifact_dir", set[KeyArtifactDir], writeArtifactDir)
+	return errors.Join(errs...)
+}
