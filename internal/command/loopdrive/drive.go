@@ -63,15 +63,15 @@ held by another driver.`
 // flags instead: internal/driverargs).
 type Options struct {
 	cli.Common
-	Run          string `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"the run" unquote:"false"`
-	Next         bool   `long:"next" description:"print the next action"`
-	Record       bool   `long:"record" description:"record iteration --iteration from stdin, print its summary line and the next action"`
-	Iteration    int    `long:"iteration" value-name:"N" description:"with --record: the iteration's number"`
-	Attempt      bool   `long:"attempt" description:"keep the step on stdin, which could not work, as an attempt; print the next action"`
-	Cancel       bool   `long:"cancel" description:"stop the run's driver and mark the run canceled"`
-	Pause        bool   `long:"pause" description:"let the current step finish, then stop the driver; the run is paused"`
-	Merge        bool   `long:"merge" description:"merge the completed run's branch into its merge target"`
-	Usage        bool   `long:"usage" description:"print the help of scripts/loop"`
+	Run       string `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"the run" unquote:"false"`
+	Next      bool   `long:"next" description:"print the next action"`
+	Record    bool   `long:"record" description:"record iteration --iteration from stdin, print its summary line and the next action"`
+	Iteration int    `long:"iteration" value-name:"N" description:"with --record: the iteration's number"`
+	Attempt   bool   `long:"attempt" description:"keep the step on stdin, which could not work, as an attempt; print the next action"`
+	Cancel    bool   `long:"cancel" description:"stop the run's driver and mark the run canceled"`
+	Pause     bool   `long:"pause" description:"let the current step finish, then stop the driver; the run is paused"`
+	Merge     bool   `long:"merge" description:"merge the completed run's branch into its merge target"`
+	Usage     bool   `long:"usage" description:"print the help of scripts/loop"`
 	// --record keeps what loop-record would, by the same config keys.
 	InlineCap     int   `config:"inline_cap_bytes"`
 	MaxPatchBytes int64 `config:"max_patch_bytes"`
