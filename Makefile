@@ -10,7 +10,7 @@ DEMO_CMDS := loop-validate loop-record loop-progress loop-view loop-clean loop-s
 PREFIX  ?= $(HOME)/.local
 STATICCHECK ?= v0.8.2
 
-.PHONY: all build tui export test test-agents test-load test-long install vet lint demo bench fuzz crash clean dist
+.PHONY: all build tui export export-grpc test test-agents test-load test-long install vet lint demo bench fuzz crash clean dist
 
 all: build
 
@@ -27,11 +27,16 @@ tui:
 	@mkdir -p $(BIN)
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/loop-tui
 
-# loop-export carries the OpenTelemetry SDK: its own target, like tui, so
-# that build and demo stay light.
+# loop-export (OTLP data and an HTTP client, no tracing SDK) is its own
+# target, like tui, so that build and demo stay light. export-grpc adds
+# OTLP over gRPC (--protocol grpc), which doubles the binary.
 export:
 	@mkdir -p $(BIN)
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/loop-export
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/loop-export
+
+export-grpc:
+	@mkdir -p $(BIN)
+	CGO_ENABLED=0 $(GO) build -tags grpc -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/loop-export
 
 # The everyday suite: unit tests, testscript specs, fuzz seed corpora, and
 # -short crash and concurrency runs (under 3 minutes on an idle 2-core

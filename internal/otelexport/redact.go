@@ -2,6 +2,7 @@ package otelexport
 
 import (
 	"regexp"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -50,7 +51,12 @@ func NewContent(extra []string) (*Content, error) {
 	return c, nil
 }
 
-var defaultRedactor, _ = NewContent(nil)
+// defaultRedactor is compiled on first use, not at start: most commands
+// that link this package never redact.
+var defaultRedactor = sync.OnceValue(func() *Content {
+	c, _ := NewContent(nil)
+	return c
+})
 
 // Redacted replaces each match of a secret pattern.
 const Redacted = "[REDACTED]"

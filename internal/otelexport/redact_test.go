@@ -69,7 +69,7 @@ func TestNothingSecretIsSent(t *testing.T) {
 	for _, content := range []bool{false, true} {
 		for _, p := range planted {
 			var out bytes.Buffer
-			s, err := NewSession(&JSONExporter{W: &out}, defaultRedactor, content, "test")
+			s, err := NewSession(&JSONExporter{W: &out}, defaultRedactor(), content, "test")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,10 +83,10 @@ func TestNothingSecretIsSent(t *testing.T) {
 			it.Iteration, at.Attempt, meta.Status = 1, 1, record.RunFailed
 			r := Run{ID: p.text, CreatedAt: 1, Meta: &meta, Events: []record.Event{ev, ev}}
 			ctx := context.Background()
-			s.Mapper.RunSpan(ctx, r, 5)
-			s.Mapper.IterationSpans(ctx, r, &it)
-			s.Mapper.AttemptSpan(ctx, r, &at)
-			if err := s.Shutdown(ctx); err != nil {
+			s.Mapper.RunSpan(r, 5)
+			s.Mapper.IterationSpans(r, &it)
+			s.Mapper.AttemptSpan(r, &at)
+			if err := s.Flush(ctx); err != nil {
 				t.Fatal(err)
 			}
 			if out.Len() < 1000 {
@@ -106,7 +106,7 @@ func TestRedactKeepsText(t *testing.T) {
 		`{"password": "a b", "user": "x"}`:        `{[REDACTED], "user": "x"}`,
 		"the key is sk-ant-api03-abc":             "the key is [REDACTED]",
 	} {
-		if got := defaultRedactor.Redact(in); got != want {
+		if got := defaultRedactor().Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
 		}
 	}

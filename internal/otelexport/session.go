@@ -2,108 +2,86 @@ package otelexport
 
 import (
 	"context"
-	"sync"
+	"os"
 
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
 // batchSpans is how many spans one export request carries at most.
 const batchSpans = 512
 
-// Session maps runs to spans and sends them. Spans are collected, not
-// batched in the background, so that Flush returns the exporter's own
-// error and a checkpoint is written only after a delivery.
-type Session struct {
-	Mapper   *Mapper
-	provider *sdktrace.TracerProvider
-	spans    *collector
-	exporter sdktrace.SpanExporter
+// Sender delivers one export request (OTLP/HTTP, gRPC, OTLP/JSON lines).
+type Sender interface {
+	Send(ctx context.Context, td ptrace.Traces) error
+	Close() error
 }
 
-// NewSession builds a session sending to exp, with the service resource
+// Session maps runs to spans and sends them. Spans wait in batches until
+// Flush, so that Flush returns the sender's own error and a checkpoint is
+// written only after a delivery.
+type Session struct {
+	Mapper *Mapper
+	sender Sender
+	out    *pending
+}
+
+// NewSession builds a session sending to sender, with the service resource
 // (OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over "loopkit").
-func NewSession(exp sdktrace.SpanExporter, redactor *Content, includeContent bool, version string) (*Session, error) {
-	res, err := resource.Merge(
-		resource.NewWithAttributes(semconv.SchemaURL, semconv.ServiceName("loopkit"), semconv.ServiceVersion(version)),
-		resource.Environment())
-	if err != nil {
-		return nil, err
-	}
-	c := &collector{}
-	tp := sdktrace.NewTracerProvider(
-		sdktrace.WithIDGenerator(idGenerator{}),
-		sdktrace.WithSampler(sdktrace.AlwaysSample()),
-		sdktrace.WithResource(res),
-		sdktrace.WithSpanProcessor(c),
-		sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{
-			AttributeValueLengthLimit: -1, AttributeCountLimit: 256,
-			EventCountLimit: 4096, LinkCountLimit: 0,
-			AttributePerEventCountLimit: 32, AttributePerLinkCountLimit: 0,
-		}),
-	)
-	tracer := tp.Tracer("github.com/loopkit/loopkit/loop-export")
-	return &Session{Mapper: &Mapper{Tracer: tracer, Redactor: redactor, IncludeContent: includeContent}, provider: tp, spans: c, exporter: exp}, nil
+func NewSession(sender Sender, redactor *Content, includeContent bool, version string) (*Session, error) {
+	m := &Mapper{Redactor: redactor, IncludeContent: includeContent}
+	tmpl := ptrace.NewTraces()
+	rs := tmpl.ResourceSpans().AppendEmpty()
+	rs.SetSchemaUrl(schemaURL)
+	m.put(rs.Resource().Attributes(), resourceAttrs(version, os.Getenv))
+	rs.ScopeSpans().AppendEmpty().Scope().SetName(scopeName)
+	m.out = &pending{tmpl: tmpl}
+	return &Session{Mapper: m, sender: sender, out: m.out}, nil
 }
 
 // Pending is how many spans wait for the next Flush.
-func (s *Session) Pending() int { return s.spans.len() }
+func (s *Session) Pending() int { return s.out.n }
 
-// Flush sends the spans made since the last Flush. On an error the spans
-// are kept, so the next Flush sends them again (ids make that idempotent).
+// Flush sends the spans made since the last Flush, a request per batch.
+// On an error the batches not sent are kept, so the next Flush sends them
+// again (ids make that idempotent).
 func (s *Session) Flush(ctx context.Context) error {
-	spans := s.spans.peek()
-	for len(spans) > 0 {
-		n := min(len(spans), batchSpans)
-		if err := s.exporter.ExportSpans(ctx, spans[:n]); err != nil {
+	for len(s.out.batches) > 0 {
+		td := s.out.batches[0]
+		if err := s.sender.Send(ctx, td); err != nil {
 			return err
 		}
-		s.spans.drop(n)
-		spans = spans[n:]
+		s.out.n -= td.SpanCount()
+		s.out.batches[0] = ptrace.Traces{}
+		s.out.batches = s.out.batches[1:]
 	}
 	return nil
 }
 
-// Shutdown flushes and releases the exporter.
-func (s *Session) Shutdown(ctx context.Context) error {
-	err := s.Flush(ctx)
-	_ = s.provider.Shutdown(ctx)
-	if e := s.exporter.Shutdown(ctx); err == nil {
-		err = e
+// Close releases the sender. It does not flush: after a failed Flush,
+// sending again would retry for another --retry-for.
+func (s *Session) Close() error { return s.sender.Close() }
+
+// pending holds the spans not sent yet, as requests of at most batchSpans
+// spans under the one resource and scope.
+type pending struct {
+	tmpl    ptrace.Traces // the resource and scope, no spans
+	batches []ptrace.Traces
+	n       int
+}
+
+// span appends an empty span to the last batch, opening one when full.
+func (p *pending) span() ptrace.Span {
+	last := len(p.batches) - 1
+	if last < 0 || p.spans(last).Len() >= batchSpans {
+		td := ptrace.NewTraces()
+		p.tmpl.CopyTo(td)
+		p.batches = append(p.batches, td)
+		last++
 	}
-	return err
+	p.n++
+	return p.spans(last).AppendEmpty()
 }
 
-// collector is a span processor that keeps ended spans until Flush.
-type collector struct {
-	mu    sync.Mutex
-	spans []sdktrace.ReadOnlySpan
-}
-
-func (c *collector) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
-func (c *collector) OnEnd(s sdktrace.ReadOnlySpan) {
-	c.mu.Lock()
-	c.spans = append(c.spans, s)
-	c.mu.Unlock()
-}
-func (c *collector) Shutdown(context.Context) error   { return nil }
-func (c *collector) ForceFlush(context.Context) error { return nil }
-
-func (c *collector) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.spans)
-}
-
-func (c *collector) peek() []sdktrace.ReadOnlySpan {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]sdktrace.ReadOnlySpan(nil), c.spans...)
-}
-
-func (c *collector) drop(n int) {
-	c.mu.Lock()
-	c.spans = append(c.spans[:0:0], c.spans[n:]...)
-	c.mu.Unlock()
+func (p *pending) spans(i int) ptrace.SpanSlice {
+	return p.batches[i].ResourceSpans().At(0).ScopeSpans().At(0).Spans()
 }

@@ -47,7 +47,7 @@ func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m Ru
 		}
 		last = max(last, it.CreatedAt)
 		if it.Iteration > m.Iteration {
-			s.Mapper.IterationSpans(ctx, r, &it)
+			s.Mapper.IterationSpans(r, &it)
 			m.Iteration = it.Iteration
 			if s.Pending() >= flushAt {
 				return s.deliver(ctx, m, sent)
@@ -64,7 +64,7 @@ func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m Ru
 			return err
 		}
 		if at.Attempt > m.Attempt {
-			s.Mapper.AttemptSpan(ctx, r, &at)
+			s.Mapper.AttemptSpan(r, &at)
 			m.Attempt = at.Attempt
 			if s.Pending() >= flushAt {
 				return s.deliver(ctx, m, sent)
@@ -87,7 +87,7 @@ func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m Ru
 		if err != nil {
 			return m, fmt.Errorf("%s: %w", store.EventsFile, err)
 		}
-		s.Mapper.RunSpan(ctx, r, last)
+		s.Mapper.RunSpan(r, last)
 		m.Root = meta.Status
 	}
 	return m, nil
@@ -135,7 +135,7 @@ type probe struct {
 }
 
 // Add maps one record; a line that is none of the three is an error.
-func (st *Stream) Add(ctx context.Context, line []byte) error {
+func (st *Stream) Add(line []byte) error {
 	var p probe
 	if err := json.Unmarshal(line, &p); err != nil {
 		return err
@@ -150,7 +150,7 @@ func (st *Stream) Add(ctx context.Context, line []byte) error {
 		if err := json.Unmarshal(line, &at); err != nil {
 			return err
 		}
-		st.s.Mapper.AttemptSpan(ctx, *r, &at)
+		st.s.Mapper.AttemptSpan(*r, &at)
 	case p.Validation != nil && p.Iteration != nil:
 		var it record.IterationLog
 		if err := json.Unmarshal(line, &it); err != nil {
@@ -160,7 +160,7 @@ func (st *Stream) Add(ctx context.Context, line []byte) error {
 			r.CreatedAt = it.RunCreatedAt
 		}
 		st.last[p.RunID] = max(st.last[p.RunID], it.CreatedAt)
-		st.s.Mapper.IterationSpans(ctx, *r, &it)
+		st.s.Mapper.IterationSpans(*r, &it)
 	case p.Type != nil && p.TS != nil:
 		var e record.Event
 		if err := json.Unmarshal(line, &e); err != nil {
@@ -188,9 +188,9 @@ func (st *Stream) run(id string) *Run {
 }
 
 // End maps the root span of every run seen, with the events read.
-func (st *Stream) End(ctx context.Context) {
+func (st *Stream) End() {
 	for _, id := range st.ids {
 		r := st.runs[id]
-		st.s.Mapper.RunSpan(ctx, *r, st.last[id])
+		st.s.Mapper.RunSpan(*r, st.last[id])
 	}
 }

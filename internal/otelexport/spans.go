@@ -1,16 +1,13 @@
 package otelexport
 
 import (
-	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
-	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/loopkit/loopkit/internal/record"
 )
@@ -28,75 +25,68 @@ type Run struct {
 	Events    []record.Event
 }
 
-// Mapper starts the spans of runs on a tracer whose provider uses the
-// package's id generator (see NewProvider).
+// Mapper builds the spans of runs as OTLP data, straight from the
+// records, into its session's pending batches.
 type Mapper struct {
-	Tracer trace.Tracer
 	// Redactor is applied to everything textual that is sent; content
 	// (messages, outputs, tool arguments) is sent only with IncludeContent.
 	Redactor       *Content
 	IncludeContent bool
+	out            *pending
 }
 
-func ms(t int64) time.Time { return time.UnixMilli(t) }
-
-// runParent is the context of a span under the run's root span, which may
-// be exported by another call or process.
-func runParent(ctx context.Context, tid trace.TraceID) context.Context {
-	sc := trace.NewSpanContext(trace.SpanContextConfig{
-		TraceID: tid, SpanID: SpanID(tid, 0, "run"), TraceFlags: trace.FlagsSampled, Remote: true,
-	})
-	return trace.ContextWithRemoteSpanContext(ctx, sc)
-}
-
-// start starts a span; its name and every text it carries go through the
-// redactor here, content or not (a run's name can hold a key).
-func (m *Mapper) start(ctx context.Context, tid trace.TraceID, n int, part, name string, start time.Time, kind trace.SpanKind, attrs []attribute.KeyValue) (context.Context, trace.Span) {
-	ctx = withIDs(ctx, tid, SpanID(tid, n, part))
-	return m.Tracer.Start(ctx, m.redact(name), trace.WithTimestamp(start), trace.WithSpanKind(kind), trace.WithAttributes(m.clean(attrs)...))
-}
-
-// clean redacts the text of attributes: their string values and the
-// strings of their slices (keys too, which hold setting names).
-func (m *Mapper) clean(attrs []attribute.KeyValue) []attribute.KeyValue {
-	out := make([]attribute.KeyValue, 0, len(attrs))
-	for _, a := range attrs {
-		k := attribute.Key(m.redact(string(a.Key)))
-		switch a.Value.Type() {
-		case attribute.STRING:
-			a = k.String(m.redact(a.Value.AsString()))
-		case attribute.STRINGSLICE:
-			ss := a.Value.AsStringSlice()
-			for i := range ss {
-				ss[i] = m.redact(ss[i])
-			}
-			a = k.StringSlice(ss)
-		default:
-			a.Key = k
+// start appends a span; its name and every text it carries go through the
+// redactor here, content or not (a run's name can hold a key). A parent
+// under the run's root is remote: another request may carry the root.
+func (m *Mapper) start(tid pcommon.TraceID, n int, part string, parent pcommon.SpanID, remote bool, name string, start int64, kind ptrace.SpanKind, attrs []kv) ptrace.Span {
+	sp := m.out.span()
+	sp.SetTraceID(tid)
+	sp.SetSpanID(SpanID(tid, n, part))
+	flags := uint32(flagSampled | flagHasIsRemote)
+	if !parent.IsEmpty() {
+		sp.SetParentSpanID(parent)
+		if remote {
+			flags |= flagParentRemote
 		}
-		out = append(out, a)
 	}
-	return out
+	sp.SetFlags(flags)
+	sp.SetName(m.redact(name))
+	sp.SetKind(kind)
+	sp.SetStartTimestamp(ts(start))
+	m.addAttrs(sp, attrs...)
+	return sp
 }
 
-// RunSpan exports the root span of a run: status, totals and settings.
-// The run's events become its span events: they are exported with the
-// root, when the run has ended, so none is lost to an iteration span that
-// was sent before the event was written.
-func (m *Mapper) RunSpan(ctx context.Context, r Run, lastTS int64) {
+// addAttrs adds attributes to a span, counting those over the limit.
+func (m *Mapper) addAttrs(sp ptrace.Span, attrs ...kv) {
+	if d := m.put(sp.Attributes(), attrs); d > 0 {
+		sp.SetDroppedAttributesCount(sp.DroppedAttributesCount() + d)
+	}
+}
+
+func setError(sp ptrace.Span, msg string) {
+	sp.Status().SetCode(ptrace.StatusCodeError)
+	sp.Status().SetMessage(msg)
+}
+
+// RunSpan maps the root span of a run: status, totals and settings.
+// The run's events become its span events: they are sent with the root,
+// when the run has ended, so none is lost to an iteration span that was
+// sent before the event was written.
+func (m *Mapper) RunSpan(r Run, lastTS int64) {
 	tid := TraceID(r.ID, r.CreatedAt)
-	attrs := []attribute.KeyValue{attribute.String("loopkit.run.id", r.ID)}
+	attrs := []kv{str("loopkit.run.id", r.ID)}
 	end := max(lastTS, r.CreatedAt)
 	status := ""
 	if meta := r.Meta; meta != nil {
 		status = meta.Status
 		attrs = append(attrs,
-			attribute.String("loopkit.run.status", meta.Status),
-			attribute.Int("loopkit.run.iterations", meta.Iteration),
-			attribute.Int("loopkit.run.passed", meta.Passed),
-			attribute.Int("loopkit.run.failed", meta.Failed),
-			attribute.String("loopkit.validation.command", m.redact(meta.ValidationCommand)),
-			attribute.Int64("loopkit.total_duration_ms", meta.TotalDurationMs),
+			str("loopkit.run.status", meta.Status),
+			num("loopkit.run.iterations", int64(meta.Iteration)),
+			num("loopkit.run.passed", int64(meta.Passed)),
+			num("loopkit.run.failed", int64(meta.Failed)),
+			str("loopkit.validation.command", m.redact(meta.ValidationCommand)),
+			num("loopkit.total_duration_ms", meta.TotalDurationMs),
 		)
 		for _, t := range []struct {
 			key string
@@ -108,39 +98,50 @@ func (m *Mapper) RunSpan(ctx context.Context, r Run, lastTS int64) {
 			{"loopkit.total_cache_creation_tokens", meta.TotalCacheCreationTokens},
 		} {
 			if t.v != nil { // null: the agent reported none
-				attrs = append(attrs, attribute.Int64(t.key, *t.v))
+				attrs = append(attrs, num(t.key, *t.v))
 			}
 		}
 		if meta.Name != "" {
-			attrs = append(attrs, attribute.String("loopkit.run.name", meta.Name))
+			attrs = append(attrs, str("loopkit.run.name", meta.Name))
 		}
 		if meta.TotalCostUSD != nil {
-			attrs = append(attrs, attribute.Float64("loopkit.total_cost_usd", *meta.TotalCostUSD))
+			attrs = append(attrs, float("loopkit.total_cost_usd", *meta.TotalCostUSD))
 		}
-		for k, v := range meta.Settings {
+		keys := make([]string, 0, len(meta.Settings))
+		for k := range meta.Settings {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // the same order on every export
+		for _, k := range keys {
 			if secretKey(k) {
 				continue
 			}
-			attrs = append(attrs, attribute.String("loopkit.setting."+k, m.redact(v)))
+			attrs = append(attrs, str("loopkit.setting."+k, m.redact(meta.Settings[k])))
 		}
 		end = max(end, meta.UpdatedAt)
 	}
-	_, span := m.start(ctx, tid, 0, "run", "loop.run", ms(r.CreatedAt), trace.SpanKindInternal, attrs)
-	for _, e := range r.Events {
+	span := m.start(tid, 0, "run", pcommon.SpanID{}, false, "loop.run", r.CreatedAt, kindInternal, attrs)
+	events := r.Events
+	if len(events) > maxEvents { // the SDK kept the newest
+		span.SetDroppedEventsCount(uint32(len(events) - maxEvents))
+		events = events[len(events)-maxEvents:]
+	}
+	span.Events().EnsureCapacity(len(events))
+	for _, e := range events {
 		m.addEvent(span, e)
 	}
 	switch status {
 	case record.RunFailed, record.RunStuck:
-		span.SetStatus(codes.Error, "run "+status)
+		setError(span, "run "+status)
 	case record.RunCompleted:
-		span.SetStatus(codes.Ok, "")
+		span.Status().SetCode(ptrace.StatusCodeOk)
 	}
-	span.End(trace.WithTimestamp(ms(end)))
+	span.SetEndTimestamp(ts(end))
 }
 
-// IterationSpans exports iteration it of run r: the iteration span, the
+// IterationSpans maps iteration it of run r: the iteration span, the
 // agent step with its tool calls, and the validation.
-func (m *Mapper) IterationSpans(ctx context.Context, r Run, it *record.IterationLog) {
+func (m *Mapper) IterationSpans(r Run, it *record.IterationLog) {
 	tid := TraceID(r.ID, r.CreatedAt)
 	n := it.Iteration
 	vStart, vEnd := it.ValidationStartedAt, it.ValidationEndedAt
@@ -158,41 +159,42 @@ func (m *Mapper) IterationSpans(ctx context.Context, r Run, it *record.Iteration
 		}
 		start = min(start, aStart)
 	}
-	attrs := []attribute.KeyValue{
-		attribute.String("loopkit.run.id", r.ID),
-		attribute.Int("loopkit.iteration", n),
-		attribute.String("loopkit.status", it.Status),
-		attribute.Int("loopkit.exit_code", it.ExitCode),
-		attribute.Int("loopkit.files_changed.count", len(it.FilesChanged)),
+	attrs := []kv{
+		str("loopkit.run.id", r.ID),
+		num("loopkit.iteration", int64(n)),
+		str("loopkit.status", it.Status),
+		num("loopkit.exit_code", int64(it.ExitCode)),
+		num("loopkit.files_changed.count", int64(len(it.FilesChanged))),
 	}
 	var failing []string
 	for _, f := range it.Failures {
 		failing = append(failing, f.Test)
 	}
 	if len(failing) > 0 {
-		attrs = append(attrs, attribute.StringSlice("loopkit.failures", failing))
+		attrs = append(attrs, strs("loopkit.failures", failing))
 	}
 	if it.TasksDone != nil && it.TasksTotal != nil {
-		attrs = append(attrs, attribute.Int("loopkit.tasks_done", *it.TasksDone), attribute.Int("loopkit.tasks_total", *it.TasksTotal))
+		attrs = append(attrs, num("loopkit.tasks_done", int64(*it.TasksDone)), num("loopkit.tasks_total", int64(*it.TasksTotal)))
 	}
-	ictx, span := m.start(runParent(ctx, tid), tid, n, "iteration", "loop.iteration", ms(start), trace.SpanKindInternal, attrs)
+	span := m.start(tid, n, "iteration", SpanID(tid, 0, "run"), true, "loop.iteration", start, kindInternal, attrs)
 	if it.Status != record.StatusPass {
 		desc := m.redact(it.Status) + ": exit " + strconv.Itoa(it.ExitCode)
 		if len(failing) > 0 {
 			desc += fmt.Sprintf(", %d failing", len(failing))
 		}
-		span.SetStatus(codes.Error, m.redact(desc))
+		setError(span, m.redact(desc))
 	}
+	span.SetEndTimestamp(ts(end))
+	iter := span.SpanID()
 	if a := it.Agent; a != nil {
-		m.agentSpan(ictx, tid, n, "agent", a, usage{it.LLMInputTokens, it.LLMOutputTokens, it.LLMCacheReadTokens, it.LLMCacheCreationTokens, it.CostUSD}, it.ToolCalls, aStart, aEnd)
+		m.agentSpan(tid, n, "agent", iter, false, a, usage{it.LLMInputTokens, it.LLMOutputTokens, it.LLMCacheReadTokens, it.LLMCacheCreationTokens, it.CostUSD}, it.ToolCalls, aStart, aEnd)
 	}
-	m.validationSpan(ictx, tid, n, it, vStart, vEnd)
-	span.End(trace.WithTimestamp(ms(end)))
+	m.validationSpan(tid, n, iter, it, vStart, vEnd)
 }
 
-// AttemptSpan exports an agent call that is not an iteration (an
+// AttemptSpan maps an agent call that is not an iteration (an
 // interrupted or rate-limited step, a reviewer, a stuck report).
-func (m *Mapper) AttemptSpan(ctx context.Context, r Run, at *record.Attempt) {
+func (m *Mapper) AttemptSpan(r Run, at *record.Attempt) {
 	if at.Agent == nil {
 		return
 	}
@@ -204,8 +206,8 @@ func (m *Mapper) AttemptSpan(ctx context.Context, r Run, at *record.Attempt) {
 		start = end - a.DurationMs
 	}
 	part := "attempt-" + strconv.Itoa(at.Attempt)
-	m.agentSpan(runParent(ctx, tid), tid, 0, part, a, usage{at.LLMInputTokens, at.LLMOutputTokens, at.LLMCacheReadTokens, at.LLMCacheCreationTokens, at.CostUSD}, at.ToolCalls, start, end,
-		attribute.String("loopkit.attempt.kind", at.Kind), attribute.Int("loopkit.attempt", at.Attempt))
+	m.agentSpan(tid, 0, part, SpanID(tid, 0, "run"), true, a, usage{at.LLMInputTokens, at.LLMOutputTokens, at.LLMCacheReadTokens, at.LLMCacheCreationTokens, at.CostUSD}, at.ToolCalls, start, end,
+		str("loopkit.attempt.kind", at.Kind), num("loopkit.attempt", int64(at.Attempt)))
 }
 
 type usage struct {
@@ -214,65 +216,67 @@ type usage struct {
 }
 
 // providers maps the agent output formats to GenAI provider names.
-var providers = map[string]attribute.KeyValue{
-	"claude": semconv.GenAIProviderNameAnthropic,
-	"codex":  semconv.GenAIProviderNameOpenAI,
-	"gemini": semconv.GenAIProviderNameGCPGemini,
+var providers = map[string]string{
+	"claude": "anthropic",
+	"codex":  "openai",
+	"gemini": "gcp.gemini",
 }
 
-func (m *Mapper) agentSpan(ctx context.Context, tid trace.TraceID, n int, part string, a *record.Agent, u usage, calls []record.ToolCall, start, end int64, extra ...attribute.KeyValue) {
+func (m *Mapper) agentSpan(tid pcommon.TraceID, n int, part string, parent pcommon.SpanID, remote bool, a *record.Agent, u usage, calls []record.ToolCall, start, end int64, extra ...kv) {
 	name := "invoke_agent"
 	if a.Format != "" {
 		name += " " + m.redact(a.Format)
 	}
-	attrs := append([]attribute.KeyValue{
-		semconv.GenAIOperationNameInvokeAgent,
-		attribute.String("loopkit.agent.phase", a.Phase),
-		attribute.String("loopkit.agent.command", m.redact(a.Command)),
-		attribute.Bool("loopkit.agent.timed_out", a.TimedOut),
-		attribute.Bool("loopkit.agent.completed", a.Completed),
+	attrs := append([]kv{
+		str(keyOperation, opInvokeAgent),
+		str("loopkit.agent.phase", a.Phase),
+		str("loopkit.agent.command", m.redact(a.Command)),
+		boolean("loopkit.agent.timed_out", a.TimedOut),
+		boolean("loopkit.agent.completed", a.Completed),
 	}, extra...)
 	if p, ok := providers[a.Format]; ok {
-		attrs = append(attrs, p)
+		attrs = append(attrs, str(keyProvider, p))
 	}
 	if a.Format != "" {
-		attrs = append(attrs, semconv.GenAIAgentName(a.Format))
+		attrs = append(attrs, str(keyAgentName, a.Format))
 	}
 	if a.Model != "" {
-		attrs = append(attrs, semconv.GenAIRequestModel(a.Model))
+		attrs = append(attrs, str(keyModel, a.Model))
 	}
 	if a.SessionID != nil {
-		attrs = append(attrs, semconv.GenAIConversationID(*a.SessionID))
+		attrs = append(attrs, str(keySessionID, *a.SessionID))
 	}
 	if a.ExitCode != nil {
-		attrs = append(attrs, attribute.Int("loopkit.agent.exit_code", *a.ExitCode))
+		attrs = append(attrs, num("loopkit.agent.exit_code", int64(*a.ExitCode)))
 	}
 	attrs = append(attrs, usageAttrs(u)...)
 	if m.IncludeContent && a.FinalMessage != "" {
-		attrs = append(attrs, attribute.String("loopkit.agent.final_message", m.Redactor.Redact(a.FinalMessage)))
+		attrs = append(attrs, str("loopkit.agent.final_message", m.Redactor.Redact(a.FinalMessage)))
 	}
-	actx, span := m.start(ctx, tid, n, part, name, ms(start), trace.SpanKindClient, attrs)
+	span := m.start(tid, n, part, parent, remote, name, start, kindClient, attrs)
 	switch {
 	case a.ErrorKind != nil:
-		span.SetAttributes(semconv.ErrorTypeKey.String(m.redact(*a.ErrorKind)))
-		span.SetStatus(codes.Error, m.redact(*a.ErrorKind))
+		m.addAttrs(span, str(keyErrorType, m.redact(*a.ErrorKind)))
+		setError(span, m.redact(*a.ErrorKind))
 	case a.TimedOut:
-		span.SetAttributes(semconv.ErrorTypeKey.String("timeout"))
-		span.SetStatus(codes.Error, "timed out")
+		m.addAttrs(span, str(keyErrorType, "timeout"))
+		setError(span, "timed out")
 	case a.ExitCode != nil && *a.ExitCode != 0:
-		span.SetStatus(codes.Error, "exit "+strconv.Itoa(*a.ExitCode))
+		setError(span, "exit "+strconv.Itoa(*a.ExitCode))
 	}
 	if a.RateLimited {
-		span.AddEvent("rate_limited", trace.WithTimestamp(ms(end)))
+		e := span.Events().AppendEmpty()
+		e.SetName("rate_limited")
+		e.SetTimestamp(ts(end))
 	}
-	m.toolSpans(actx, tid, n, part, calls, start, end)
-	span.End(trace.WithTimestamp(ms(end)))
+	span.SetEndTimestamp(ts(end))
+	m.toolSpans(tid, n, part, span.SpanID(), calls, start, end)
 }
 
 // usageAttrs carries the four token figures both ways: the GenAI
 // conventions count cached tokens inside input_tokens, loopkit does not.
-func usageAttrs(u usage) []attribute.KeyValue {
-	var attrs []attribute.KeyValue
+func usageAttrs(u usage) []kv {
+	var attrs []kv
 	val := func(p *int64) int64 {
 		if p == nil {
 			return 0
@@ -280,125 +284,128 @@ func usageAttrs(u usage) []attribute.KeyValue {
 		return *p
 	}
 	if u.in != nil {
-		attrs = append(attrs, semconv.GenAIUsageInputTokens(int(val(u.in)+val(u.cacheRead)+val(u.cacheCreate))),
-			attribute.Int64("loopkit.llm_input_tokens", *u.in))
+		attrs = append(attrs, num(keyInputTokens, val(u.in)+val(u.cacheRead)+val(u.cacheCreate)),
+			num("loopkit.llm_input_tokens", *u.in))
 	}
 	if u.out != nil {
-		attrs = append(attrs, semconv.GenAIUsageOutputTokens(int(*u.out)), attribute.Int64("loopkit.llm_output_tokens", *u.out))
+		attrs = append(attrs, num("gen_ai.usage.output_tokens", *u.out), num("loopkit.llm_output_tokens", *u.out))
 	}
 	if u.cacheRead != nil {
-		attrs = append(attrs, semconv.GenAIUsageCacheReadInputTokens(int(*u.cacheRead)), attribute.Int64("loopkit.llm_cache_read_tokens", *u.cacheRead))
+		attrs = append(attrs, num("gen_ai.usage.cache_read.input_tokens", *u.cacheRead), num("loopkit.llm_cache_read_tokens", *u.cacheRead))
 	}
 	if u.cacheCreate != nil {
-		attrs = append(attrs, semconv.GenAIUsageCacheCreationInputTokens(int(*u.cacheCreate)), attribute.Int64("loopkit.llm_cache_creation_tokens", *u.cacheCreate))
+		attrs = append(attrs, num("gen_ai.usage.cache_creation.input_tokens", *u.cacheCreate), num("loopkit.llm_cache_creation_tokens", *u.cacheCreate))
 	}
 	if u.cost != nil {
-		attrs = append(attrs, attribute.Float64("loopkit.cost_usd", *u.cost))
+		attrs = append(attrs, float("loopkit.cost_usd", *u.cost))
 	}
 	return attrs
 }
 
-// toolSpans exports the step's tool calls. The record keeps their order
-// but not their times, so they divide the step's time in order; the spans
-// say so with loopkit.tool.timing=estimated.
-func (m *Mapper) toolSpans(ctx context.Context, tid trace.TraceID, n int, part string, calls []record.ToolCall, start, end int64) {
+// toolSpans maps the step's tool calls. The record keeps their order but
+// not their times, so they divide the step's time in order; the spans say
+// so with loopkit.tool.timing=estimated.
+func (m *Mapper) toolSpans(tid pcommon.TraceID, n int, part string, parent pcommon.SpanID, calls []record.ToolCall, start, end int64) {
 	if len(calls) == 0 {
 		return
 	}
 	step := max(end-start, 0) / int64(len(calls))
 	for i, c := range calls {
-		attrs := []attribute.KeyValue{
-			semconv.GenAIOperationNameExecuteTool,
-			semconv.GenAIToolName(c.ToolName),
-			attribute.Int("loopkit.tool.index", i),
-			attribute.String("loopkit.tool.timing", "estimated"),
+		attrs := []kv{
+			str(keyOperation, opExecuteTool),
+			str(keyToolName, c.ToolName),
+			num("loopkit.tool.index", int64(i)),
+			str("loopkit.tool.timing", "estimated"),
 		}
 		if c.Subagent {
-			attrs = append(attrs, attribute.Bool("loopkit.tool.subagent", true))
+			attrs = append(attrs, boolean("loopkit.tool.subagent", true))
 		}
 		if m.IncludeContent {
 			attrs = append(attrs,
-				attribute.String("loopkit.tool.arguments_summary", m.Redactor.Redact(c.ArgumentsSummary)),
-				attribute.String("loopkit.tool.result_summary", m.Redactor.Redact(c.ResultSummary)))
+				str("loopkit.tool.arguments_summary", m.Redactor.Redact(c.ArgumentsSummary)),
+				str("loopkit.tool.result_summary", m.Redactor.Redact(c.ResultSummary)))
 		}
 		s := start + int64(i)*step
-		_, span := m.start(ctx, tid, n, part+"/tool-"+strconv.Itoa(i), "execute_tool "+m.redact(c.ToolName), ms(s), trace.SpanKindInternal, attrs)
+		span := m.start(tid, n, part+"/tool-"+strconv.Itoa(i), parent, false, "execute_tool "+m.redact(c.ToolName), s, kindInternal, attrs)
 		if c.IsError {
-			span.SetAttributes(semconv.ErrorTypeKey.String("tool_error"))
-			span.SetStatus(codes.Error, "tool error")
+			m.addAttrs(span, str(keyErrorType, "tool_error"))
+			setError(span, "tool error")
 		}
-		span.End(trace.WithTimestamp(ms(s + step)))
+		span.SetEndTimestamp(ts(s + step))
 	}
 }
 
-func (m *Mapper) validationSpan(ctx context.Context, tid trace.TraceID, n int, it *record.IterationLog, start, end int64) {
-	attrs := []attribute.KeyValue{
-		attribute.String("loopkit.validation.command", m.redact(it.ValidationCommand)),
-		attribute.Int("loopkit.exit_code", it.ExitCode),
-		attribute.Bool("loopkit.timed_out", it.TimedOut),
-		attribute.Int64("loopkit.stdout_bytes", it.StdoutBytes),
-		attribute.Int64("loopkit.stderr_bytes", it.StderrBytes),
+func (m *Mapper) validationSpan(tid pcommon.TraceID, n int, parent pcommon.SpanID, it *record.IterationLog, start, end int64) {
+	attrs := []kv{
+		str("loopkit.validation.command", m.redact(it.ValidationCommand)),
+		num("loopkit.exit_code", int64(it.ExitCode)),
+		boolean("loopkit.timed_out", it.TimedOut),
+		num("loopkit.stdout_bytes", it.StdoutBytes),
+		num("loopkit.stderr_bytes", it.StderrBytes),
 	}
 	if it.Signal != nil {
-		attrs = append(attrs, attribute.String("loopkit.signal", *it.Signal))
+		attrs = append(attrs, str("loopkit.signal", *it.Signal))
 	}
 	if m.IncludeContent {
 		attrs = append(attrs,
-			attribute.String("loopkit.stdout_tail", m.Redactor.Redact(tailString(it.Stdout, contentChars))),
-			attribute.String("loopkit.stderr_tail", m.Redactor.Redact(tailString(it.Stderr, contentChars))))
+			str("loopkit.stdout_tail", m.Redactor.Redact(tailString(it.Stdout, contentChars))),
+			str("loopkit.stderr_tail", m.Redactor.Redact(tailString(it.Stderr, contentChars))))
 		if len(it.Failures) > 0 {
 			msgs := make([]string, len(it.Failures))
 			for i, f := range it.Failures {
 				msgs[i] = m.Redactor.Redact(f.Message)
 			}
-			attrs = append(attrs, attribute.StringSlice("loopkit.failure_messages", msgs))
+			attrs = append(attrs, strs("loopkit.failure_messages", msgs))
 		}
 	}
-	_, span := m.start(ctx, tid, n, "validation", "loop.validation", ms(start), trace.SpanKindInternal, attrs)
+	span := m.start(tid, n, "validation", parent, false, "loop.validation", start, kindInternal, attrs)
 	if it.Status != record.StatusPass {
-		span.SetStatus(codes.Error, m.redact(it.Status)+": exit "+strconv.Itoa(it.ExitCode))
+		setError(span, m.redact(it.Status)+": exit "+strconv.Itoa(it.ExitCode))
 	}
-	span.End(trace.WithTimestamp(ms(end)))
+	span.SetEndTimestamp(ts(end))
 }
 
 // addEvent records a store event (status change, rate limit, watchdog
 // signal) as a span event. Messages and evidence are content.
-func (m *Mapper) addEvent(span trace.Span, e record.Event) {
-	attrs := []attribute.KeyValue{}
+func (m *Mapper) addEvent(span ptrace.Span, e record.Event) {
+	attrs := []kv{}
 	if e.Status != "" {
-		attrs = append(attrs, attribute.String("loopkit.status", e.Status))
+		attrs = append(attrs, str("loopkit.status", e.Status))
 	}
 	if e.ExitCode != nil {
-		attrs = append(attrs, attribute.Int("loopkit.exit_code", *e.ExitCode))
+		attrs = append(attrs, num("loopkit.exit_code", int64(*e.ExitCode)))
 	}
 	if e.Iteration != nil {
-		attrs = append(attrs, attribute.Int("loopkit.iteration", *e.Iteration))
+		attrs = append(attrs, num("loopkit.iteration", int64(*e.Iteration)))
 	}
 	if e.Signal != "" {
-		attrs = append(attrs, attribute.String("loopkit.signal", e.Signal))
+		attrs = append(attrs, str("loopkit.signal", e.Signal))
 	}
 	if e.RateLimitResetsAt != nil {
-		attrs = append(attrs, attribute.Int64("loopkit.rate_limit_resets_at", *e.RateLimitResetsAt))
+		attrs = append(attrs, num("loopkit.rate_limit_resets_at", *e.RateLimitResetsAt))
 	}
 	if e.WaitMs != nil {
-		attrs = append(attrs, attribute.Int64("loopkit.wait_ms", *e.WaitMs))
+		attrs = append(attrs, num("loopkit.wait_ms", *e.WaitMs))
 	}
 	if m.IncludeContent {
 		if e.Message != "" {
-			attrs = append(attrs, attribute.String("loopkit.message", m.Redactor.Redact(e.Message)))
+			attrs = append(attrs, str("loopkit.message", m.Redactor.Redact(e.Message)))
 		}
 		if e.Evidence != "" {
-			attrs = append(attrs, attribute.String("loopkit.evidence", m.Redactor.Redact(e.Evidence)))
+			attrs = append(attrs, str("loopkit.evidence", m.Redactor.Redact(e.Evidence)))
 		}
 	}
-	span.AddEvent(m.redact(e.Type), trace.WithTimestamp(ms(e.TS)), trace.WithAttributes(m.clean(attrs)...))
+	ev := span.Events().AppendEmpty()
+	ev.SetName(m.redact(e.Type))
+	ev.SetTimestamp(ts(e.TS))
+	ev.SetDroppedAttributesCount(m.put(ev.Attributes(), attrs))
 }
 
 // redact applies the secret patterns to text that is always sent (commands,
 // settings) and to content.
 func (m *Mapper) redact(s string) string {
 	if m.Redactor == nil {
-		return defaultRedactor.Redact(s)
+		return defaultRedactor().Redact(s)
 	}
 	return m.Redactor.Redact(s)
 }

@@ -92,7 +92,7 @@ func run(env *cli.Env) error {
 		<-ctx.Done()
 		time.AfterFunc(stopGrace, cancelSend)
 	}()
-	dest, exp, err := newExporter(sendCtx, env, opts)
+	dest, exp, err := newExporter(env, opts)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return cli.Failf("%v", err)
 	}
-	defer func() { _ = sess.Shutdown(sendCtx) }()
+	defer sess.Close()
 	if opts.From != "" {
 		return fromRecords(ctx, sendCtx, env, sess, opts.From)
 	}
@@ -154,7 +154,7 @@ func fromRecords(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Se
 	for n := 1; ; n++ {
 		line, err := r.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			if e := stream.Add(sendCtx, line); e != nil {
+			if e := stream.Add(line); e != nil {
 				return cli.BadInput(fmt.Errorf("%s: line %d: %v", from, n, e))
 			}
 			if err := sess.Flush(sendCtx); err != nil {
@@ -171,7 +171,7 @@ func fromRecords(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Se
 			break
 		}
 	}
-	stream.End(sendCtx)
+	stream.End()
 	if err := sess.Flush(sendCtx); err != nil {
 		return cli.Failf("export: %v", err)
 	}

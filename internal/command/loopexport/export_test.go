@@ -3,7 +3,10 @@ package loopexport_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
+	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -46,8 +49,19 @@ const secret = "sk-ant-abcdefghijklmnopqrstuvwxyz012345"
 // run runs one of the commands with the store in root and returns stdout.
 func run(t *testing.T, root, stdin string, name string, args ...string) (string, int) {
 	t.Helper()
+	out, errs, code := runEnv(t, root, stdin, nil, name, args...)
+	if errs != "" {
+		t.Logf("%s %v: %s", name, args, errs)
+	}
+	return out, code
+}
+
+// runEnv is run with variables added to the environment, returning stderr
+// too.
+func runEnv(t *testing.T, root, stdin string, env []string, name string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "LOOPKIT_TEST_EXEC="+name, "LOOP_STORE="+root, "NO_COLOR=1")
+	cmd.Env = append(append(os.Environ(), "LOOPKIT_TEST_EXEC="+name, "LOOP_STORE="+root, "NO_COLOR=1"), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -58,10 +72,7 @@ func run(t *testing.T, root, stdin string, name string, args ...string) (string,
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	if errb.Len() > 0 {
-		t.Logf("%s %v: %s", name, args, errb.String())
-	}
-	return out.String(), code
+	return out.String(), errb.String(), code
 }
 
 // iteration records one iteration of run id through the real loop-record.
@@ -101,9 +112,15 @@ type receiver struct {
 	srv      *httptest.Server
 	requests int
 	paths    []string
+	headers  []http.Header
+	times    []time.Time
 	fail     int
-	spans    []ptrace.Span
-	got      chan struct{}
+	// failCode and retryAfter answer the first fail requests (503 and no
+	// Retry-After by default).
+	failCode   int
+	retryAfter string
+	spans      []ptrace.Span
+	got        chan struct{}
 	// discard counts iteration spans instead of keeping spans (benchmarks).
 	discard bool
 	iters   int
@@ -137,13 +154,30 @@ func newReceiverAt(t testing.TB, addr string) *receiver {
 func newReceiverOn(t testing.TB, fail int, ln net.Listener) *receiver {
 	r := &receiver{fail: fail, got: make(chan struct{}, 100)}
 	r.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
+		var in io.Reader = req.Body
+		if req.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(req.Body)
+			if err != nil {
+				t.Errorf("receiver: %v", err)
+				return
+			}
+			in = zr
+		}
+		body, _ := io.ReadAll(in)
 		r.mu.Lock()
 		r.paths = append(r.paths, req.URL.Path)
+		r.headers = append(r.headers, req.Header.Clone())
+		r.times = append(r.times, time.Now())
 		r.requests++
 		if r.requests <= r.fail {
+			code, after := cmp.Or(r.failCode, http.StatusServiceUnavailable), r.retryAfter
 			r.mu.Unlock()
-			w.WriteHeader(http.StatusServiceUnavailable)
+			if after != "" {
+				w.Header().Set("Retry-After", after)
+			}
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(code)
+			fmt.Fprintln(w, "refused by the test receiver")
 			return
 		}
 		if r.drain {

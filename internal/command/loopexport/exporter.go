@@ -1,31 +1,27 @@
 package loopexport
 
 import (
-	"context"
-	"errors"
-	"net"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"strings"
-	"syscall"
-	"time"
-
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/otelexport"
 )
 
-// newExporter builds the OTLP exporter the options and the standard
+// newExporter builds the OTLP sender the options and the standard
 // variables describe, and names its destination for the checkpoint ("" for
 // --stdout, which keeps none).
-func newExporter(ctx context.Context, env *cli.Env, opts *Options) (string, sdktrace.SpanExporter, error) {
+func newExporter(env *cli.Env, opts *Options) (string, otelexport.Sender, error) {
 	if opts.Stdout {
 		return "", &otelexport.JSONExporter{W: env.Stdout}, nil
 	}
-	headers := map[string]string{}
+	headers := envHeaders()
 	for _, h := range opts.Header {
 		k, v, ok := strings.Cut(h, "=")
 		if !ok || k == "" {
@@ -43,43 +39,41 @@ func newExporter(ctx context.Context, env *cli.Env, opts *Options) (string, sdkt
 		endpoint = tracesURL(endpoint)
 	}
 	dest := opts.Protocol + " " + destination(endpoint, opts.Protocol)
-	var exp sdktrace.SpanExporter
-	var err error
-	if opts.Protocol == "grpc" {
-		o := []otlptracegrpc.Option{
-			otlptracegrpc.WithTimeout(opts.Timeout.D()),
-			otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: opts.RetryFor > 0, InitialInterval: retryFirst, MaxInterval: retryMax, MaxElapsedTime: opts.RetryFor.D()}),
-		}
-		if endpoint != "" {
-			o = append(o, otlptracegrpc.WithEndpointURL(endpoint))
-		}
-		if opts.Insecure {
-			o = append(o, otlptracegrpc.WithInsecure())
-		}
-		if len(headers) > 0 {
-			o = append(o, otlptracegrpc.WithHeaders(headers))
-		}
-		exp, err = otlptracegrpc.New(ctx, o...)
-	} else {
-		o := []otlptracehttp.Option{
-			otlptracehttp.WithTimeout(opts.Timeout.D()),
-			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: opts.RetryFor > 0, InitialInterval: retryFirst, MaxInterval: retryMax, MaxElapsedTime: opts.RetryFor.D()}),
-		}
-		if endpoint != "" {
-			o = append(o, otlptracehttp.WithEndpointURL(endpoint))
-		}
-		if opts.Insecure {
-			o = append(o, otlptracehttp.WithInsecure())
-		}
-		if len(headers) > 0 {
-			o = append(o, otlptracehttp.WithHeaders(headers))
-		}
-		exp, err = otlptracehttp.New(ctx, o...)
-	}
+	insecure := opts.Insecure || envBool("INSECURE")
+	tlsConf, err := envTLS()
 	if err != nil {
-		return "", nil, cli.Failf("exporter: %v", err)
+		return "", nil, env.UsageError("%v", err)
 	}
-	return dest, &redialing{SpanExporter: exp, retryFor: opts.RetryFor.D()}, nil
+	if opts.Protocol == "grpc" {
+		s, err := newGRPCSender(grpcConfig{endpoint: endpoint, headers: headers, insecure: insecure, tls: tlsConf, opts: opts})
+		return dest, s, err
+	}
+	target, err := httpURL(endpoint, insecure)
+	if err != nil {
+		return "", nil, env.UsageError("%v", err)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if tlsConf != nil {
+		tr.TLSClientConfig = tlsConf
+	}
+	return dest, &otelexport.HTTPSender{
+		URL:       target,
+		Headers:   headers,
+		Gzip:      strings.EqualFold(envVar("COMPRESSION"), "gzip"),
+		Client:    &http.Client{Transport: tr},
+		Timeout:   opts.Timeout.D(),
+		RetryFor:  opts.RetryFor.D(),
+		UserAgent: "loop-export/" + cli.VersionString(),
+	}, nil
+}
+
+// grpcConfig is what a gRPC sender is built from (grpc.go).
+type grpcConfig struct {
+	endpoint string // --endpoint as given, or ""
+	headers  map[string]string
+	insecure bool
+	tls      *tls.Config // nil: the system's roots
+	opts     *Options
 }
 
 // tracesURL follows the OTLP exporters' convention for a base URL
@@ -94,39 +88,35 @@ func tracesURL(endpoint string) string {
 	return u.String()
 }
 
-// redialing retries a batch the collector could not be reached for (a
-// refused connection, a host that does not answer yet): the HTTP exporter
-// retries refused requests (429, 5xx) but gives up on a connection error at
-// once. It backs off as the exporter does, for retryFor in all.
-type redialing struct {
-	sdktrace.SpanExporter
-	retryFor time.Duration
-}
-
-func (r *redialing) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	deadline := time.Now().Add(r.retryFor)
-	wait := retryFirst
-	for {
-		err := r.SpanExporter.ExportSpans(ctx, spans)
-		if err == nil || !unreachable(err) || time.Now().Add(wait).After(deadline) {
-			return err
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return err
-		case <-t.C:
-		}
-		wait = min(2*wait, retryMax)
+// httpURL is where the spans are posted: --endpoint (already resolved),
+// else OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else
+// OTEL_EXPORTER_OTLP_ENDPOINT with /v1/traces joined to its path, else
+// localhost:4318 (https unless insecure), as the SDK's exporter chose.
+func httpURL(flag string, insecure bool) (string, error) {
+	if flag != "" {
+		return flag, nil
 	}
-}
-
-// unreachable: the error is the network's (no connection was made or it
-// broke), not the collector's answer.
-func unreachable(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"} {
+		v := os.Getenv(name)
+		if v == "" {
+			continue
+		}
+		u, err := url.Parse(v)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return "", fmt.Errorf("%s=%q: want a URL such as http://localhost:4318", name, v)
+		}
+		switch {
+		case name == "OTEL_EXPORTER_OTLP_ENDPOINT":
+			u.Path = path.Join("/", u.Path, "v1/traces")
+		case u.Path == "":
+			u.Path = "/"
+		}
+		return u.String(), nil
+	}
+	if insecure {
+		return "http://localhost:4318/v1/traces", nil
+	}
+	return "https://localhost:4318/v1/traces", nil
 }
 
 // destination is the endpoint the exporter will use, as the OTLP
@@ -143,8 +133,59 @@ func destination(flag, protocol string) string {
 	return "localhost:4318"
 }
 
-// Retries back off from retryFirst to retryMax between attempts.
-const (
-	retryFirst = 200 * time.Millisecond
-	retryMax   = 5 * time.Second
-)
+// envVar reads OTEL_EXPORTER_OTLP_TRACES_<name>, else
+// OTEL_EXPORTER_OTLP_<name>: the signal's own variable wins.
+func envVar(name string) string {
+	if v := os.Getenv("OTEL_EXPORTER_OTLP_TRACES_" + name); v != "" {
+		return v
+	}
+	return os.Getenv("OTEL_EXPORTER_OTLP_" + name)
+}
+
+func envBool(name string) bool { return strings.EqualFold(strings.TrimSpace(envVar(name)), "true") }
+
+// envHeaders reads the headers variable: k=v pairs, comma-separated,
+// percent-encoded; a malformed pair is skipped, as the SDK did.
+func envHeaders() map[string]string {
+	h := map[string]string{}
+	for _, pair := range strings.Split(envVar("HEADERS"), ",") {
+		k, v, ok := strings.Cut(pair, "=")
+		if !ok {
+			continue
+		}
+		k, err1 := url.PathUnescape(strings.TrimSpace(k))
+		v, err2 := url.PathUnescape(strings.TrimSpace(v))
+		if err1 == nil && err2 == nil && k != "" {
+			h[k] = v
+		}
+	}
+	return h
+}
+
+// envTLS reads the certificate variables: a CA bundle for the collector,
+// a client certificate and key for mutual TLS (nil: the system's roots).
+func envTLS() (*tls.Config, error) {
+	ca, cert, key := envVar("CERTIFICATE"), envVar("CLIENT_CERTIFICATE"), envVar("CLIENT_KEY")
+	if ca == "" && cert == "" && key == "" {
+		return nil, nil
+	}
+	conf := &tls.Config{MinVersion: tls.VersionTLS12}
+	if ca != "" {
+		pem, err := os.ReadFile(ca)
+		if err != nil {
+			return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_CERTIFICATE: %v", err)
+		}
+		conf.RootCAs = x509.NewCertPool()
+		if !conf.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_CERTIFICATE %s: no PEM certificate in it", ca)
+		}
+	}
+	if cert != "" || key != "" {
+		c, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and _CLIENT_KEY: %v", err)
+		}
+		conf.Certificates = []tls.Certificate{c}
+	}
+	return conf, nil
+}

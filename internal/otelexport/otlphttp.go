@@ -1,0 +1,170 @@
+package otelexport
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// HTTPSender posts OTLP/HTTP protobuf requests (the Collector's
+// /v1/traces) and retries what the protocol says to retry: 429, 502, 503
+// and 504 (after Retry-After when the answer gives one), a connection that
+// failed or broke, and a request that timed out.
+type HTTPSender struct {
+	URL       string
+	Headers   map[string]string
+	Gzip      bool
+	Client    *http.Client
+	Timeout   time.Duration // one request
+	RetryFor  time.Duration // all tries of one batch; 0: no retry
+	UserAgent string
+}
+
+// Retries back off from RetryFirst to RetryMax between tries (see Retry).
+const (
+	RetryFirst = 200 * time.Millisecond
+	RetryMax   = 5 * time.Second
+)
+
+// Send marshals td once and posts it until it is taken, refused for good,
+// or RetryFor has passed.
+func (h *HTTPSender) Send(ctx context.Context, td ptrace.Traces) error {
+	body, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+	if err != nil {
+		return err
+	}
+	if h.Gzip {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		_, _ = zw.Write(body)
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		body = b.Bytes()
+	}
+	return Retry(ctx, h.RetryFor, func() (time.Duration, error) { return h.post(ctx, body) })
+}
+
+// Retry calls try until it succeeds, fails for good (a wait below 0), or
+// retryFor has passed (the last try at that deadline); between tries it backs off from RetryFirst to
+// RetryMax with jitter as the SDK's exporters did, and never waits less
+// than the wait try returned (the collector's Retry-After).
+func Retry(ctx context.Context, retryFor time.Duration, try func() (time.Duration, error)) error {
+	deadline := time.Now().Add(retryFor)
+	wait := RetryFirst
+	for {
+		after, err := try()
+		if err == nil || after < 0 || ctx.Err() != nil {
+			return err
+		}
+		// the last try comes at the deadline; a Retry-After past it ends now
+		left := time.Until(deadline)
+		if left <= 0 || after > left {
+			return err
+		}
+		d := min(max(wait/2+rand.N(wait), after), left)
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		wait = min(2*wait, RetryMax)
+	}
+}
+
+// post sends one request. A retryable failure comes with the wait the
+// answer asked for (0 if none); one not to retry with -1.
+func (h *HTTPSender) post(ctx context.Context, body []byte) (time.Duration, error) {
+	rctx, cancel := context.WithTimeout(ctx, h.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, h.URL, bytes.NewReader(body))
+	if err != nil {
+		return -1, err
+	}
+	for k, v := range h.Headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	if h.UserAgent != "" {
+		req.Header.Set("User-Agent", h.UserAgent)
+	}
+	if h.Gzip {
+		req.Header.Set("Content-Encoding", "gzip")
+	}
+	resp, err := h.Client.Do(req)
+	if err != nil {
+		if unreachable(err) || (errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil) {
+			return 0, err
+		}
+		return -1, err
+	}
+	defer resp.Body.Close()
+	// the answer (an ExportTraceServiceResponse, or the error's text) is
+	// read so the connection can be used again; only errors show it
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode/100 == 2 {
+		return 0, nil
+	}
+	err = fmt.Errorf("%s: %s%s", h.URL, resp.Status, answer(resp.Header, msg))
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return retryAfter(resp.Header.Get("Retry-After")), err
+	}
+	return -1, err
+}
+
+// answer is the start of a text answer, for the error message.
+func answer(hdr http.Header, msg []byte) string {
+	if !strings.HasPrefix(hdr.Get("Content-Type"), "text/") && !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
+		return ""
+	}
+	s := strings.Join(strings.Fields(string(msg)), " ")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}
+
+// retryAfter reads Retry-After: seconds or an HTTP date (0 if neither).
+func retryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+		return time.Duration(min(n, 3600)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}
+
+// unreachable: the error is the network's (no connection was made or it
+// broke), not the collector's answer.
+func unreachable(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+}
+
+// Close drops the idle connections.
+func (h *HTTPSender) Close() error {
+	h.Client.CloseIdleConnections()
+	return nil
+}
