@@ -46,10 +46,11 @@ func TestMemoryFollowsScreen(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	m, err := New(st, "big", false)
+	m, err := New(st, "big", false, Tools{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.key("L") // a running run opens on its live step
 	last := m.view()
 	m.key("g")
 	first := m.view()

@@ -1,7 +1,9 @@
 // Package tui is loop-view's full-screen view (loop-tui): the runs list
-// and, per run, the Logs, Output and Describe views, following a running
-// run as it records iterations. It reads the store through package view
-// only, never writes, and reads only the records on screen.
+// and, per run, the live step, the Logs, Output and Describe views and an
+// iteration's page (final message and diff), following a running run as
+// it records iterations. It reads the store through package view, only
+// the records on screen; pause, resume and cancel run loop-drive and the
+// driver, as the command line does.
 package tui
 
 import (
@@ -27,6 +29,8 @@ const (
 	logsScreen
 	outputScreen
 	describeScreen
+	liveScreen
+	pageScreen
 )
 
 // Model is the full-screen view's state. Only the records on screen are
@@ -53,14 +57,23 @@ type Model struct {
 	input     textinput.Model
 	filter    string
 	msg       string // one line for errors and notices
+
+	tools    Tools
+	confirm  *pending // an action asked, waiting for y
+	help     bool     // the key list is shown
+	live     *live    // the running step followed (live screen)
+	page     []row    // the iteration page
+	pageSkip int
+	pageFrom screen
 }
 
-// New starts on the runs list, or on run id's Logs view when id is set.
-func New(st *store.Store, id string, color bool) (*Model, error) {
+// New starts on the runs list, or on run id's view when id is set (its
+// live step when it is running, else its Logs); tools change runs.
+func New(st *store.Store, id string, color bool, tools Tools) (*Model, error) {
 	in := textinput.New()
 	in.Prompt = "jq filter: "
 	in.Placeholder = ".exit_code != 0"
-	m := &Model{st: st, color: color, w: 80, h: 24, now: time.Now, expanded: map[int64]bool{}, input: in}
+	m := &Model{st: st, color: color, w: 80, h: 24, now: time.Now, expanded: map[int64]bool{}, input: in, tools: tools}
 	if err := m.loadRuns(); err != nil {
 		return nil, err
 	}
@@ -89,7 +102,7 @@ func (m *Model) loadRuns() error {
 	return nil
 }
 
-// open shows a run's Logs view; a running run is followed.
+// open shows a run: its live step when it is running, else its Logs view.
 func (m *Model) open(id string) error {
 	ri, err := view.LoadRun(m.st, id)
 	if err != nil {
@@ -111,8 +124,39 @@ func (m *Model) open(id string) error {
 	m.cur, m.top, m.skip = 0, 0, 0
 	if m.follow {
 		m.end()
+		m.showLive()
 	}
 	return nil
+}
+
+// showLive switches to the live step, following the run's spool.
+func (m *Model) showLive() {
+	if m.live == nil {
+		m.live = startLive(m.st, m.run.RunID)
+	}
+	m.screen = liveScreen
+}
+
+// close leaves the run for the runs list.
+func (m *Model) close() {
+	if m.live != nil {
+		m.live.stop()
+		m.live = nil
+	}
+	m.screen, m.run, m.idx, m.page = runsScreen, nil, nil, nil
+	_ = m.loadRuns()
+}
+
+// selected is the run the action keys act on: the one open, else the
+// one under the cursor.
+func (m *Model) selected() string {
+	if m.run != nil {
+		return m.run.RunID
+	}
+	if m.runCur < len(m.runs) {
+		return m.runs[m.runCur].Run.RunID
+	}
+	return ""
 }
 
 // refresh picks up new runs, a run's new status and its new iterations.

@@ -16,6 +16,8 @@ var (
 		"green":  lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
 		"red":    lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
 		"yellow": lipgloss.NewStyle().Foreground(lipgloss.Color("3")),
+		"cyan":   lipgloss.NewStyle().Foreground(lipgloss.Color("6")),
+		"bold":   lipgloss.NewStyle().Bold(true),
 	}
 	barStyle = lipgloss.NewStyle().Reverse(true)
 	selStyle = lipgloss.NewStyle().Bold(true)
@@ -217,10 +219,16 @@ func (m *Model) view() string {
 	var lines []string
 	lines = append(lines, m.bar(m.title()))
 	h := m.bodyHeight()
-	switch m.screen {
-	case runsScreen:
+	switch {
+	case m.help:
+		lines = append(lines, m.helpBody(h)...)
+	case m.screen == liveScreen:
+		lines = append(lines, m.liveBody(h)...)
+	case m.screen == pageScreen:
+		lines = append(lines, m.pageBody(h)...)
+	case m.screen == runsScreen:
 		lines = append(lines, m.runsBody(h)...)
-	case describeScreen:
+	case m.screen == describeScreen:
 		lines = append(lines, m.describeBody(h)...)
 	default:
 		var rows []row
@@ -253,15 +261,11 @@ func (m *Model) title() string {
 	if m.screen == runsScreen {
 		return fmt.Sprintf("loopkit · %d runs · store %s", len(m.runs), m.st.Root)
 	}
-	tabs := map[screen]string{logsScreen: "[L]ogs", outputScreen: "[o]utput", describeScreen: "[d]escribe"}
-	var names []string
-	for _, s := range []screen{logsScreen, outputScreen, describeScreen} {
-		n := tabs[s]
-		if s == m.screen {
-			n = "*" + n + "*"
-		}
-		names = append(names, n)
-	}
+	// only the view shown is named: the status line lists the others'
+	// keys, and the title must fit 80 columns with a long run id
+	tabs := map[screen]string{liveScreen: "*[s]tep*", logsScreen: "*[L]ogs*", outputScreen: "*[o]utput*",
+		describeScreen: "*[d]escribe*", pageScreen: "iteration"}
+	names := []string{tabs[m.screen]}
 	follow := ""
 	if m.follow {
 		follow = " · following"
@@ -271,16 +275,24 @@ func (m *Model) title() string {
 
 func (m *Model) status() string {
 	switch {
+	case m.confirm != nil:
+		return truncate(fmt.Sprintf("%s run %s? y: yes, any other key: no", m.confirm.verb, m.confirm.run), m.w)
 	case m.filtering:
 		return m.input.View()
 	case m.msg != "":
 		return truncate(m.msg, m.w)
+	case m.help:
+		return truncate("any key closes the help", m.w)
 	case m.screen == runsScreen:
-		return truncate("↑/↓ j/k move · enter open · q quit", m.w)
+		return truncate("j/k move · enter open · p pause · r resume · C cancel · ? help · q quit", m.w)
 	case m.screen == describeScreen:
-		return truncate("L logs · o output · ↑/↓ scroll · esc runs · q quit", m.w)
+		return truncate("j/k scroll · s L o · p r C · esc runs · ? help · q quit", m.w)
+	case m.screen == liveScreen:
+		return truncate("L logs · o output · d describe · p r C · esc runs · ? help · q quit", m.w)
+	case m.screen == pageScreen:
+		return truncate("j/k line · space/b page · g/G ends · esc back · ? help · q quit", m.w)
 	}
-	return truncate("j/k move · enter expand · space/b page · / filter · f follow · L o d · esc · q", m.w)
+	return truncate("j/k · enter open · tab expand · / filter · f follow · s L o d · ? help", m.w)
 }
 
 func (m *Model) bar(s string) string {
@@ -304,16 +316,22 @@ func truncate(s string, w int) string {
 
 func (m *Model) runsBody(h int) []string {
 	var b bytes.Buffer
-	if err := view.Runs(&b, view.Style{Align: true}, m.runs, m.now()); err != nil {
+	if err := view.Runs(&b, view.Style{}, m.runs, m.now()); err != nil {
 		return []string{err.Error()}
 	}
-	all := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-	out := []string{"  " + truncate(all[0], m.w-2)}
+	rows := [][]string{runsHeader}
+	for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		if l != "" {
+			rows = append(rows, strings.Split(l, "\t"))
+		}
+	}
+	all := fitColumns(rows, m.w-2, runsDrop)
+	out := []string{"  " + all[0]}
 	if len(m.runs) == 0 {
 		return append(out, "  (no runs yet: start one with loop run)")
 	}
 	first := max(0, m.runCur-(h-2))
-	for i := first; i < len(m.runs) && len(out) < h; i++ {
+	for i := first; i < len(m.runs) && i+1 < len(all) && len(out) < h; i++ {
 		prefix := "  "
 		if i == m.runCur {
 			prefix = "> "
@@ -330,6 +348,54 @@ func (m *Model) runsBody(h int) []string {
 		out = append(out, m.paint(row{text: truncate(prefix+all[i+1], m.w), color: c}, i == m.runCur))
 	}
 	return out
+}
+
+// runsHeader names loop-view runs' columns; runsDrop is the order they
+// go in when the screen is too narrow (the run id, status and cost stay).
+var (
+	runsHeader = []string{"RUN", "NAME", "STATUS", "ITER (PASS/FAIL)", "TOKENS IN/OUT", "DURATION", "COST", "AGE"}
+	runsDrop   = []int{4, 5, 1, 3, 7}
+)
+
+// fitColumns lays rows out in columns two spaces apart, dropping columns
+// in the order drop names until the widest line fits width: a value is
+// never cut (only the last resort, a line still too wide, is).
+func fitColumns(rows [][]string, width int, drop []int) []string {
+	gone := map[int]bool{}
+	for k := 0; ; k++ {
+		widths := map[int]int{}
+		total := 0
+		for _, r := range rows {
+			for i, c := range r {
+				widths[i] = max(widths[i], utf8.RuneCountInString(c))
+			}
+		}
+		n := 0
+		for i := range len(rows[0]) {
+			if !gone[i] {
+				total += widths[i] + 2
+				n++
+			}
+		}
+		if total-2 <= width || k == len(drop) {
+			out := make([]string, len(rows))
+			for j, r := range rows {
+				var b strings.Builder
+				for i, c := range r {
+					if gone[i] {
+						continue
+					}
+					if b.Len() > 0 {
+						b.WriteString("  ")
+					}
+					b.WriteString(c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)))
+				}
+				out[j] = strings.TrimRight(b.String(), " ")
+			}
+			return out
+		}
+		gone[drop[k]] = true
+	}
 }
 
 func (m *Model) describeBody(h int) []string {

@@ -53,52 +53,18 @@ func TestTerminal(t *testing.T) {
 	record([]string{"--run", "r-done"}, validation("make test", 0, "all good\n"))
 	record([]string{"--run", "r-done", "--status", "completed"}, "")
 
-	session := fmt.Sprintf("loopkit-tui-%d", os.Getpid())
 	script := fmt.Sprintf("env NO_COLOR=1 LOOP_STORE=%q %q; echo VIEW-EXITED-$?; sleep 60", storeDir, filepath.Join(bin, "loop-view"))
-	if out, err := exec.Command(tmux, "new-session", "-d", "-s", session, "-x", "80", "-y", "24", script).CombinedOutput(); err != nil {
-		t.Fatalf("tmux: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { exec.Command(tmux, "kill-session", "-t", session).Run() })
-	capture := func() string {
-		out, _ := exec.Command(tmux, "capture-pane", "-t", session, "-p").Output()
-		return string(out)
-	}
-	keys := func(k ...string) {
-		t.Helper()
-		if out, err := exec.Command(tmux, append([]string{"send-keys", "-t", session}, k...)...).CombinedOutput(); err != nil {
-			t.Fatalf("send-keys %v: %v\n%s", k, err, out)
-		}
-	}
-	waitFor := func(what string, ok func(string) bool) string {
-		t.Helper()
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			s := capture()
-			if ok(s) {
-				return s
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no %s on the screen:\n%s", what, s)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	has := func(subs ...string) func(string) bool {
-		return func(s string) bool {
-			for _, sub := range subs {
-				if !strings.Contains(s, sub) {
-					return false
-				}
-			}
-			return true
-		}
-	}
+	tm := startTmux(t, tmux, script)
+	capture, keys, waitFor := tm.capture, tm.keys, tm.waitFor
 
 	screen := waitFor("runs list", has("r-done", "r-live", "> r-done"))
 	checkScreen(t, screen)
 	keys("j")
 	waitFor("cursor on r-live", has("> r-live"))
 	keys("Enter")
+	// a running run opens on its live step; no driver runs this one
+	waitFor("live step", has("*[s]tep*", "no step has started"))
+	keys("L")
 	screen = waitFor("Logs view", has("*[L]ogs*", "following", "[1] go test ./... — exit 1", "2 failing: TestFormat", "> [3] go test ./... — exit 0"))
 	checkScreen(t, screen)
 
@@ -119,7 +85,7 @@ func TestTerminal(t *testing.T) {
 	if strings.Contains(screen, "calc/util") {
 		t.Fatalf("collapsed iteration shows more than its first 200 characters:\n%s", screen)
 	}
-	keys("Enter")
+	keys("Tab")
 	waitFor("expanded iteration", has("### stdout", "RoundTripHour(19)"))
 	keys("space")
 	waitFor("the end of the output, scrolled to", has("example.com/calc/util"))
@@ -140,6 +106,66 @@ func TestTerminal(t *testing.T) {
 
 	keys("q")
 	waitFor("the view to quit", has("VIEW-EXITED-0"))
+}
+
+// term is a tmux server of the test's own (its own -L socket, killed at
+// the end) running one program at 80x24.
+type term struct {
+	t              *testing.T
+	tmux, sock, id string
+}
+
+func startTmux(t *testing.T, tmux, script string) *term {
+	t.Helper()
+	tm := &term{t: t, tmux: tmux, sock: fmt.Sprintf("loopkit-test-%d-%d", os.Getpid(), time.Now().UnixNano()), id: "tui"}
+	if out, err := tm.cmd("new-session", "-d", "-s", tm.id, "-x", "80", "-y", "24", script).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { tm.cmd("kill-server").Run() })
+	return tm
+}
+
+func (tm *term) cmd(args ...string) *exec.Cmd {
+	return exec.Command(tm.tmux, append([]string{"-L", tm.sock}, args...)...)
+}
+
+func (tm *term) capture() string {
+	out, _ := tm.cmd("capture-pane", "-t", tm.id, "-p").Output()
+	return string(out)
+}
+
+func (tm *term) keys(k ...string) {
+	tm.t.Helper()
+	if out, err := tm.cmd(append([]string{"send-keys", "-t", tm.id}, k...)...).CombinedOutput(); err != nil {
+		tm.t.Fatalf("send-keys %v: %v\n%s", k, err, out)
+	}
+}
+
+// waitFor polls the screen until ok says yes, for at most 30 s.
+func (tm *term) waitFor(what string, ok func(string) bool) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := tm.capture()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("no %s on the screen:\n%s", what, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func has(subs ...string) func(string) bool {
+	return func(s string) bool {
+		for _, sub := range subs {
+			if !strings.Contains(s, sub) {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // checkScreen: nothing wider than 80 columns.

@@ -16,7 +16,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		m.refresh()
 		return m, tick()
+	case doneMsg:
+		m.msg = msg.text
+		m.refresh()
 	case tea.KeyPressMsg:
+		if m.confirm != nil {
+			return m, m.answer(msg.String())
+		}
+		if m.help {
+			m.help = false
+			return m, nil
+		}
 		if m.filtering {
 			return m, m.filterKey(msg)
 		}
@@ -51,8 +61,32 @@ func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 
 func (m *Model) key(k string) tea.Cmd {
 	m.msg = ""
-	if k == "q" || k == "ctrl+c" {
+	switch k {
+	case "q", "ctrl+c":
+		if m.live != nil {
+			m.live.stop()
+		}
 		return tea.Quit
+	case "?":
+		m.help = true
+		return nil
+	case "p":
+		m.ask("pause", m.selected())
+		return nil
+	case "r":
+		m.ask("resume", m.selected())
+		return nil
+	case "C":
+		m.ask("cancel", m.selected())
+		return nil
+	}
+	if m.screen == pageScreen {
+		if k == "esc" || k == "left" || k == "backspace" {
+			m.screen, m.page = m.pageFrom, nil
+			return nil
+		}
+		m.pageKey(k)
+		return nil
 	}
 	if m.screen == runsScreen {
 		switch k {
@@ -75,8 +109,10 @@ func (m *Model) key(k string) tea.Cmd {
 	}
 	switch k {
 	case "esc", "left", "backspace":
-		m.screen, m.run, m.idx = runsScreen, nil, nil
-		_ = m.loadRuns()
+		m.close()
+		return nil
+	case "s":
+		m.showLive()
 		return nil
 	case "L":
 		m.show(logsScreen)
@@ -96,6 +132,9 @@ func (m *Model) key(k string) tea.Cmd {
 			m.input.CursorEnd()
 			return m.input.Focus()
 		}
+	}
+	if m.screen == liveScreen {
+		return nil
 	}
 	if m.screen == describeScreen {
 		switch k {
@@ -124,6 +163,10 @@ func (m *Model) key(k string) tea.Cmd {
 	case "end", "G":
 		m.end()
 	case "enter", "tab":
+		if k == "enter" && m.screen == logsScreen {
+			m.openPage()
+			return nil
+		}
 		off := m.idx.Offset(m.cur)
 		m.expanded[off] = !m.expanded[off]
 		if !m.expanded[off] {
@@ -142,7 +185,7 @@ func (m *Model) key(k string) tea.Cmd {
 
 // show switches between the Logs and Output views, keeping the selection.
 func (m *Model) show(s screen) {
-	if m.screen == describeScreen {
+	if m.screen == describeScreen || m.screen == liveScreen {
 		m.skip = 0
 	}
 	m.screen = s

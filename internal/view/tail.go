@@ -32,6 +32,9 @@ type Tail struct {
 	Out, Err io.Writer
 	// Header announces a new source ("agent: CMD"); nil prints none.
 	Header func(source, command string) error
+	// Started, when set, learns of each new spool entry of the run: its
+	// source and meta (command, start time), for an elapsed-time display.
+	Started func(source string, meta store.SpoolMeta)
 	// Event, when set, receives the agent's stdout line by line instead of
 	// Out (--json); every other stream goes to it as text lines too.
 	Event func(ev TailEvent) error
@@ -174,6 +177,9 @@ func (t *Tail) pollSpool() error {
 		e.files[0] = &tailFile{path: base + ".stdout", source: source, stream: "stdout"}
 		e.files[1] = &tailFile{path: base + ".stderr", source: source, stream: "stderr"}
 		t.entries[base] = e
+		if t.Started != nil {
+			t.Started(source, meta)
+		}
 		if t.Header != nil {
 			if err := t.Header(source, meta.Command); err != nil {
 				return err

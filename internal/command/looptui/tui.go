@@ -20,13 +20,15 @@ Examples:
   $ loop-view tui
   $ loop-tui RUN
 
-The full-screen view of a store: the runs list, and per run the Logs view
-(L: one line per iteration, coloured by exit code), the Output view (o:
-each iteration's validation output, first 200 characters, enter for all)
-and Describe (d). A running run is followed: new iterations show within a
-second (f toggles). / filters iterations with a jq expression (e.g.
-.exit_code != 0); esc goes back; q quits. Reads the store, never writes.
-Colour follows NO_COLOR and the terminal; works from 80x24.`
+The full-screen view of a store: the runs list; per run its live step
+(s: the agent's messages, tool calls and retry notices as they come, the
+validation's output, elapsed time), the Logs view (L: one line per
+iteration; enter opens its final message and diff), the Output view (o)
+and Describe (d). p pauses, r resumes and C cancels the selected run, each
+after y, through loop-drive and the driver as 'loop pause|resume|cancel'
+do. / filters iterations with a jq expression; ? lists every key; esc
+goes back; q quits. Colour follows NO_COLOR and the terminal; works from
+80x24.`
 
 // Options are loop-tui's flags.
 type Options struct {
@@ -67,7 +69,7 @@ func run(env *cli.Env) error {
 	if !cli.IsTerminal(os.Stdin) || !cli.IsTerminal(env.StdoutFile) {
 		return cli.Usagef("loop-tui needs a terminal; for scripts use loop-view logs, output or describe")
 	}
-	m, err := tui.New(st, opts.Run, cli.ColorFor(env.StdoutFile))
+	m, err := tui.New(st, opts.Run, cli.ColorFor(env.StdoutFile), tui.FindTools())
 	if err != nil {
 		return cli.Failf("%v", err)
 	}

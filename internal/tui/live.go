@@ -1,0 +1,166 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/agent"
+	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/view"
+)
+
+// liveMax is how many lines of the running step the view keeps: the last
+// screens, so memory stays flat however long the agent talks.
+const liveMax = 500
+
+// liveLineMax caps one kept line (in characters): it is drawn on one row.
+const liveLineMax = 1000
+
+// live follows a running run's steps as loop-view tail does (package
+// view's Tail reading the spool), in a goroutine, keeping the last lines
+// as text for people: the agent's messages and tool calls, the
+// validation's output, and the agent's retry notices.
+type live struct {
+	mu      sync.Mutex
+	lines   []liveLine // a ring of at most liveMax
+	first   int        // index of the oldest line in lines
+	source  string     // agent or validation: the step running now
+	command string
+	started time.Time
+	notice  string // the latest retry notice
+	err     error
+	ended   bool
+	cancel  context.CancelFunc
+}
+
+type liveLine struct {
+	text  string
+	color string
+}
+
+// startLive follows run id until it ends or stop is called.
+func startLive(st *store.Store, id string) *live {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &live{cancel: cancel}
+	t := &view.Tail{St: st, RunID: id, Interval: 200 * time.Millisecond,
+		Flush: func() error { return nil }}
+	t.Started = func(source string, meta store.SpoolMeta) {
+		l.mu.Lock()
+		l.source, l.command, l.notice = source, meta.Command, ""
+		l.started = time.UnixMilli(meta.StartedAt)
+		l.mu.Unlock()
+	}
+	t.Header = func(source, command string) error {
+		l.add(fmt.Sprintf("── %s: %s", source, view.Escape(command, false)), "bold")
+		return nil
+	}
+	t.Notice = func(text string) error {
+		l.mu.Lock()
+		l.notice = text
+		l.mu.Unlock()
+		l.add("⟳ "+text, "yellow")
+		return nil
+	}
+	t.Event = func(ev view.TailEvent) error {
+		if ev.Event == nil {
+			c := ""
+			if ev.Stream == "stderr" {
+				c = "red"
+			}
+			l.add(view.Escape(*ev.Text, false), c)
+			return nil
+		}
+		for _, s := range agent.Describe(ev.Event, liveLineMax) {
+			l.add(view.Escape(s, false), "")
+		}
+		return nil
+	}
+	go func() {
+		err := t.Run(ctx)
+		l.mu.Lock()
+		l.ended = true
+		if err != nil && ctx.Err() == nil {
+			l.err = err
+		}
+		l.mu.Unlock()
+	}()
+	return l
+}
+
+func (l *live) stop() { l.cancel() }
+
+func (l *live) add(text, color string) {
+	text = strings.TrimRight(expandTabs(text), " \r")
+	if r := []rune(text); len(r) > liveLineMax {
+		text = string(r[:liveLineMax-1]) + "…"
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lines) < liveMax {
+		l.lines = append(l.lines, liveLine{text, color})
+		return
+	}
+	l.lines[l.first] = liveLine{text, color}
+	l.first = (l.first + 1) % liveMax
+}
+
+// snapshot copies the last n lines (oldest first) and the step's state.
+func (l *live) snapshot(n int) (lines []liveLine, source, command string, started time.Time, notice string, ended bool, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := len(l.lines)
+	for i := max(k-n, 0); i < k; i++ {
+		lines = append(lines, l.lines[(l.first+i)%k])
+	}
+	return lines, l.source, l.command, l.started, l.notice, l.ended, l.err
+}
+
+// liveBody draws the step: a line saying what runs and for how long (and
+// the latest retry notice), then its newest lines, each cut to the width.
+func (m *Model) liveBody(h int) []string {
+	if m.live == nil {
+		return []string{"  (not following this run)"}
+	}
+	lines, source, command, started, notice, ended, err := m.live.snapshot(h - 2)
+	var head string
+	switch {
+	case err != nil:
+		head = "live view stopped: " + err.Error()
+	case source == "":
+		head = "no step has started since the view opened (" + m.run.Status + ")"
+	default:
+		head = fmt.Sprintf("%s: %s", source, view.Escape(command, false))
+		if !ended && m.run.Status == "running" {
+			head = fmt.Sprintf("%s running %s · %s", source, elapsed(m.now().Sub(started)), view.Escape(command, false))
+		}
+	}
+	out := []string{m.paint(row{text: truncate("  "+head, m.w), color: "bold"}, false)}
+	if notice != "" {
+		out = append(out, m.paint(row{text: truncate("  "+notice, m.w), color: "yellow"}, false))
+	} else {
+		out = append(out, "")
+	}
+	if len(lines) == 0 {
+		out = append(out, "  (no output yet)")
+	}
+	for _, l := range lines {
+		out = append(out, m.paint(row{text: truncate("  "+l.text, m.w), color: l.color}, false))
+	}
+	return out[:min(h, len(out))]
+}
+
+// elapsed is a duration as 1h02m03s, 2m03s or 3s.
+func elapsed(d time.Duration) string {
+	d = max(d, 0).Round(time.Second)
+	h, mnt, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	switch {
+	case h > 0:
+		return fmt.Sprintf("%dh%02dm%02ds", h, mnt, s)
+	case mnt > 0:
+		return fmt.Sprintf("%dm%02ds", mnt, s)
+	}
+	return fmt.Sprintf("%ds", s)
+}
