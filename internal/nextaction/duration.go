@@ -58,6 +58,26 @@ func overDuration(in *Input) (Action, bool) {
 		used.Round(time.Second), in.Setting(KeyMaxDuration))), true
 }
 
+// deadline is when the step and its validation must end under
+// --max-duration (Unix ms): what is left of it plus the grace, from now;
+// "" without a cap. The validation, which starts after the step, is cut
+// there too instead of running to its own timeout.
+func deadline(in *Input) string {
+	limit := in.duration(KeyMaxDuration)
+	if limit <= 0 || in.Now.IsZero() {
+		return ""
+	}
+	cut := max(limit-in.Driven(), 0) + in.grace()
+	return strconv.FormatInt(in.Now.Add(cut).UnixMilli(), 10)
+}
+
+func (in *Input) grace() time.Duration {
+	if in.Setting(KeyDurationGrace) != "" {
+		return in.duration(KeyDurationGrace)
+	}
+	return DefaultDurationGrace
+}
+
 // stepTimeout is the next step's timeout when --max-duration comes first:
 // what is left of it plus the grace; "" when the step's own timeout does.
 func stepTimeout(in *Input) string {
@@ -65,11 +85,7 @@ func stepTimeout(in *Input) string {
 	if limit <= 0 {
 		return ""
 	}
-	grace := DefaultDurationGrace
-	if in.Setting(KeyDurationGrace) != "" {
-		grace = in.duration(KeyDurationGrace)
-	}
-	cut := max(limit-in.Driven(), 0) + grace
+	cut := max(limit-in.Driven(), 0) + in.grace()
 	t := 30 * time.Minute // the driver's default
 	if in.Setting(KeyTimeout) != "" {
 		t = in.duration(KeyTimeout)

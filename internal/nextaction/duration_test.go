@@ -1,6 +1,7 @@
 package nextaction
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -30,10 +31,24 @@ func TestOverDuration(t *testing.T) {
 			if a.Rule != tt.wantRule || a.Extra["step_timeout"] != tt.wantTO {
 				t.Fatalf("got rule %s, step_timeout %q; want %s, %q", a.Rule, a.Extra["step_timeout"], tt.wantRule, tt.wantTO)
 			}
+			if want := tt.set[KeyMaxDuration] != "" && a.Rule == "next"; (a.Extra["deadline_ms"] != "") != want {
+				t.Fatalf("deadline_ms %q with max_duration %q", a.Extra["deadline_ms"], tt.set[KeyMaxDuration])
+			}
 			if a.Rule == "over_duration" && (a.Status != "failed" || a.Exit != 3 || a.Reason[:13] != "over duration") {
 				t.Fatalf("got %+v", a)
 			}
 		})
+	}
+}
+
+// TestDeadline: the validation's deadline is now plus what is left of
+// --max-duration plus the grace, as the step's timeout.
+func TestDeadline(t *testing.T) {
+	now := time.UnixMilli(10_000_000)
+	run := &record.Run{Status: "running", Settings: map[string]string{KeyMaxDuration: "30m", KeyDrivenMS: "600000", KeyDrivenAt: "9400000"}}
+	a := Decide(&Input{Run: run, Recent: []*record.IterationLog{iter(1, "fail", 0, true)}, Now: now}, Rules)
+	if want := strconv.FormatInt(now.Add(11*time.Minute).UnixMilli(), 10); a.Extra["deadline_ms"] != want {
+		t.Fatalf("deadline_ms %q, want %s (now + 10m left + 1m grace)", a.Extra["deadline_ms"], want)
 	}
 }
 

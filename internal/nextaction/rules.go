@@ -55,6 +55,9 @@ func Decide(in *Input, rules []Rule) Action {
 	if t := stepTimeout(in); t != "" {
 		extra["step_timeout"] = t // the driver keeps a step cut by it as an attempt
 	}
+	if d := deadline(in); d != "" {
+		extra["deadline_ms"] = d // loop-validate --deadline
+	}
 	if len(extra) > 0 {
 		a.Extra = extra
 	}

@@ -185,7 +185,7 @@ act_iterate() {
   fi
   [ -z "${A[review]:-}" ] || review_step "$i/$max" # before the validation: the step's change alone
   log "iteration $i/$max: validate"
-  run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]:-10m}" \
+  run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]:-10m}" ${A[deadline_ms]:+--deadline "${A[deadline_ms]}"} \
     --exit-zero --no-files-changed --shell "${S[validate]}" >"$TMP/validate.json"
   checked loop-validate $?
   # one call records the iteration and decides the next action

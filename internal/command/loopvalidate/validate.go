@@ -3,6 +3,7 @@
 package loopvalidate
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -40,6 +41,7 @@ type Options struct {
 	Dir      string       `long:"dir" value-name:"DIR" description:"directory to run the command in (default: the current directory)" unquote:"false"`
 	Shell    string       `long:"shell" value-name:"STRING" description:"run this command string with sh -c instead of COMMAND ARGS" unquote:"false"`
 	Timeout  cli.Duration `long:"timeout" value-name:"D" config:"verify_timeout_sec" description:"kill the command's process group after D (90s, 5m, or seconds; 0: none)"`
+	Deadline int64        `long:"deadline" value-name:"MS" description:"also stop the command at this time (Unix ms; the driver's --max-duration)"`
 	Grace    cli.Duration `long:"grace" value-name:"D" default:"1s" description:"time between SIGTERM and SIGKILL when stopping the group"`
 	Tee      bool         `long:"tee" description:"also stream the command's output live to stderr"`
 	NoStore  bool         `long:"no-store" description:"write nothing: keep the output inline in the record only"`
@@ -98,6 +100,15 @@ func run(env *cli.Env) error {
 	}
 
 	spec := proc.Spec{Args: args, Dir: dir, Timeout: opts.Timeout.D(), Grace: opts.Grace.D(), InlineCap: opts.InlineCap, ParentDeath: true}
+	// the run's --max-duration comes before the validation's own timeout:
+	// the command is cut there, and its record says so
+	cutByDeadline := false
+	if opts.Deadline > 0 {
+		left := max(time.Until(time.UnixMilli(opts.Deadline)), time.Millisecond)
+		if spec.Timeout <= 0 || left < spec.Timeout {
+			spec.Timeout, cutByDeadline = left, true
+		}
+	}
 	if opts.Tee {
 		spec.Tee = env.Stderr
 	}
@@ -151,6 +162,10 @@ func run(env *cli.Env) error {
 		return cli.Failf("%v", err)
 	}
 	rec := toRecord(res, command, dir, outPath, errPath)
+	if cutByDeadline && res.TimedOut {
+		msg := fmt.Sprintf("stopped at the run's --max-duration (after %s)", res.Duration().Round(time.Millisecond))
+		rec.Error = &msg
+	}
 	if opts.NoFilesChanged {
 		rec.FilesChanged = nil // null: left to loop-record
 	} else if top := store.GitTop(dir); top != "" {
