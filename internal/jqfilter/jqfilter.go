@@ -91,6 +91,13 @@ func (f *Filter) Each(v any, fn func(any) error) error {
 	}
 }
 
+// Needs are the top-level fields the expression reads; all: it may read
+// any (view.Filter).
+func (f *Filter) Needs() (fields map[string]bool, all bool) { return f.Fields, f.All }
+
+// String names the filter in messages: its option and expression.
+func (f *Filter) String() string { return fmt.Sprintf("%s %q", f.Flag, f.Expr) }
+
 // Match reports whether any result of the expression on v is truthy (jq's
 // select(): neither false nor null).
 func (f *Filter) Match(v any) (bool, error) {

@@ -108,10 +108,12 @@ func (m *Model) open(id string) error {
 	if err != nil {
 		return err
 	}
-	var f *jqfilter.Filter
+	var f view.Filter // a nil *jqfilter.Filter in it would not be nil
 	if m.filter != "" {
-		if f, err = jqfilter.Compile("/", m.filter, jqfilter.Where); err != nil {
+		if jf, err := jqfilter.Compile("/", m.filter, jqfilter.Where); err != nil {
 			m.filter = ""
+		} else {
+			f = jf
 		}
 	}
 	idx, err := view.NewIndex(m.st, id, f)
@@ -179,13 +181,14 @@ func (m *Model) refresh() {
 
 // setFilter applies a jq expression to the iterations ("" shows all).
 func (m *Model) setFilter(expr string) {
-	var f *jqfilter.Filter
+	var f view.Filter
 	if expr != "" {
-		var err error
-		if f, err = jqfilter.Compile("/", expr, jqfilter.Where); err != nil {
+		jf, err := jqfilter.Compile("/", expr, jqfilter.Where)
+		if err != nil {
 			m.msg = err.Error()
 			return
 		}
+		f = jf
 	}
 	idx, err := view.NewIndex(m.st, m.run.RunID, f)
 	if err != nil {

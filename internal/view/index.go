@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/loopkit/loopkit/internal/jqfilter"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
@@ -29,10 +28,10 @@ type span struct {
 
 // NewIndex indexes the run's log, keeping the lines filter passes (nil:
 // all). A filter's runtime error on a record leaves that record out.
-func NewIndex(st *store.Store, id string, filter *jqfilter.Filter) (*Index, error) {
+func NewIndex(st *store.Store, id string, filter Filter) (*Index, error) {
 	x := &Index{path: st.RunPath(id, store.IterationsFile), q: &Query{OnError: func(*Record, error) {}}}
 	if filter != nil {
-		x.q.Filters = []*jqfilter.Filter{filter}
+		x.q.Filters = []Filter{filter}
 	}
 	_, err := x.Refresh()
 	return x, err

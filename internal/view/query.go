@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/loopkit/loopkit/internal/jqfilter"
 	"github.com/loopkit/loopkit/internal/view/jsonobj"
 )
 
@@ -23,10 +22,20 @@ type Record struct {
 	Value  any
 }
 
+// Filter is a compiled --where expression (a jqfilter.Filter). The views
+// ask no more of it than this, so the commands that only format records
+// (loop-record, loop-drive, loop-step) link no jq.
+type Filter interface {
+	Match(v any) (bool, error)
+	// Needs are the top-level fields the filter reads; all: any of them.
+	Needs() (fields map[string]bool, all bool)
+	String() string // the option and expression, for messages
+}
+
 // Query selects the records of a log: all of them, one iteration, or the
 // last N that pass every filter.
 type Query struct {
-	Filters []*jqfilter.Filter
+	Filters []Filter
 	// Need names fields the consumer wants decoded in Value (jq transform);
 	// NeedAll decodes the whole record.
 	Need    map[string]bool
@@ -58,8 +67,9 @@ func (q *Query) decode(rec *Record) error {
 			q.fields[k] = true
 		}
 		for _, f := range q.Filters {
-			q.all = q.all || f.All
-			for k := range f.Fields {
+			fields, all := f.Needs()
+			q.all = q.all || all
+			for k := range fields {
 				q.fields[k] = true
 			}
 		}
@@ -101,7 +111,7 @@ func (q *Query) match(rec *Record) (bool, error) {
 		ok, err := f.Match(rec.Value)
 		if err != nil {
 			if q.OnError != nil {
-				q.OnError(rec, fmt.Errorf("%s %q: %w", f.Flag, f.Expr, err))
+				q.OnError(rec, fmt.Errorf("%s: %w", f, err))
 			}
 			return false, nil
 		}

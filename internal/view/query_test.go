@@ -41,11 +41,11 @@ func TestQuerySelects(t *testing.T) {
 		want string
 	}{
 		{Query{}, "1,2,3,4,5,6,7,8,9"},
-		{Query{Filters: []*jqfilter.Filter{where}}, "1,3,5,7,9"},
-		{Query{Filters: []*jqfilter.Filter{where}, Last: 2}, "7,9"},
+		{Query{Filters: []Filter{where}}, "1,3,5,7,9"},
+		{Query{Filters: []Filter{where}, Last: 2}, "7,9"},
 		{Query{Last: 3}, "7,8,9"},
 		{Query{Iteration: 4}, "4"},
-		{Query{Iteration: 4, Filters: []*jqfilter.Filter{where}}, ""},
+		{Query{Iteration: 4, Filters: []Filter{where}}, ""},
 	} {
 		got, err := iterations(t, &c.q, path)
 		if err != nil || got != c.want {
@@ -63,7 +63,7 @@ func TestQueryReportsBadRecords(t *testing.T) {
 	path := writeLog(t, `{"iteration":1,"stdout":"a"}`, `{"iteration":2,"std`, `{"iteration":3,"stdout":5}`, `{"iteration":4,"stdout":"b"}`, "")
 	f, _ := jqfilter.Compile("--where", `.stdout | test("a|b")`, jqfilter.Where)
 	var errs []string
-	q := &Query{Filters: []*jqfilter.Filter{f}, OnError: func(rec *Record, err error) {
+	q := &Query{Filters: []Filter{f}, OnError: func(rec *Record, err error) {
 		errs = append(errs, fmt.Sprintf("%d/%d: %v", rec.Line, Iteration(rec.Raw), err))
 	}}
 	got, err := iterations(t, q, path)

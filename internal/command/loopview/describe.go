@@ -2,7 +2,6 @@ package loopview
 
 import (
 	"github.com/loopkit/loopkit/internal/cli"
-	"github.com/loopkit/loopkit/internal/jqfilter"
 	"github.com/loopkit/loopkit/internal/view"
 	"github.com/loopkit/loopkit/internal/view/jsonobj"
 )
@@ -57,7 +56,7 @@ func (o *describeCmd) run(c *ctx, args []string) error {
 }
 
 // matchAll reports whether v passes every filter.
-func matchAll(filters []*jqfilter.Filter, v any) (bool, error) {
+func matchAll(filters []view.Filter, v any) (bool, error) {
 	for _, f := range filters {
 		ok, err := f.Match(v)
 		if err != nil {

@@ -191,8 +191,8 @@ func (c *ctx) positional(args []string, max int) (runArg string, iter int, err e
 
 // compile builds the filters of --failed (as failedExpr) and --where, and
 // the --jq transform; a bad expression is a usage error (exit 2).
-func compile(f *filterOpts, failedExpr string, j *jsonOpts) ([]*jqfilter.Filter, *jqfilter.Filter, error) {
-	var filters []*jqfilter.Filter
+func compile(f *filterOpts, failedExpr string, j *jsonOpts) ([]view.Filter, *jqfilter.Filter, error) {
+	var filters []view.Filter
 	if f != nil && f.Failed {
 		filters = append(filters, mustCompile("--failed", failedExpr))
 	}
