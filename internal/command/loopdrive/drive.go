@@ -92,6 +92,9 @@ func run(env *cli.Env) error {
 	if len(env.Args) > 0 && env.Args[0] == "--trust" {
 		return acceptConfig(env, env.Args[1:])
 	}
+	if len(env.Args) > 0 && env.Args[0] == "--resume-all" {
+		return resumeAll(env, env.Args[1:])
+	}
 	opts := &Options{InlineCap: recorder.DefaultInlineCap, MaxPatchBytes: recorder.DefaultMaxPatchBytes}
 	p := cli.NewParser(env, opts, usage)
 	args, err := cli.Parse(env, p, &opts.Common, env.Args)

@@ -29,6 +29,7 @@ import (
 	"github.com/loopkit/loopkit/internal/report"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/userdir"
 )
 
 // ExitBusy is the status for a run another driver holds.
@@ -201,6 +202,10 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 	}
 	if err != nil {
 		return "", cli.Failf("%v", err)
+	}
+	// for `loop resume --interrupted --all-stores` after a restart
+	if err := userdir.RememberStore(h.st.Root); err != nil {
+		h.emit("warning", fmt.Sprintf("store %s not remembered for loop resume --all-stores: %v", h.st.Root, err))
 	}
 	h.recordNaming(id)
 	// the repository's config as the person left it: the run's git honours

@@ -1,0 +1,255 @@
+package loopdrive
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/userdir"
+	"github.com/loopkit/loopkit/internal/view"
+)
+
+const resumeAllUsage = `Usage: loop resume --interrupted [--store DIR]... [--all-stores]
+       loop resume --print-unit systemd|launchd
+
+Resumes every interrupted run (running, with no driver alive) of the
+stores given (default: the current one; --all-stores: every store a loop
+was started in, remembered in $XDG_STATE_HOME/loopkit/stores), each in a
+driver of its own, under the concurrency limits. Waits for every driver,
+prints "RUN STATUS" as each ends, and exits 0 when every run completed,
+else with the worst driver exit status.
+
+--print-unit prints a systemd user unit or a launchd agent that runs
+"loop resume --interrupted --all-stores" at login.
+`
+
+// resumeArgs are the arguments of `loop resume --interrupted`.
+type resumeArgs struct {
+	interrupted, all bool
+	stores           []string
+	unit, driver     string
+}
+
+func parseResumeAll(args []string) (*resumeArgs, error) {
+	a := &resumeArgs{}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		val := func() (string, error) {
+			if k, v, ok := strings.Cut(arg, "="); ok {
+				arg = k
+				return v, nil
+			}
+			if i+1 >= len(args) {
+				return "", cli.Usagef("%s needs a value (see loop resume --help)", arg)
+			}
+			i++
+			return args[i], nil
+		}
+		var err error
+		switch name, _, _ := strings.Cut(arg, "="); name {
+		case "--interrupted":
+			a.interrupted = true
+		case "--all-stores":
+			a.all = true
+		case "--store":
+			var s string
+			s, err = val()
+			a.stores = append(a.stores, s)
+		case "--print-unit":
+			a.unit, err = val()
+		case "--driver":
+			a.driver, err = val()
+		default:
+			return nil, cli.Usagef("loop resume --interrupted: unknown argument %q (see loop resume --help)", arg)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case a.unit != "" && a.unit != "systemd" && a.unit != "launchd":
+		return nil, cli.Usagef("--print-unit %q: give systemd or launchd", a.unit)
+	case a.unit == "" && !a.interrupted:
+		return nil, cli.Usagef("give --interrupted or --print-unit (see loop resume --help)")
+	}
+	return a, nil
+}
+
+// resumeAll is `loop resume --interrupted` and `--print-unit`: bash hands
+// over its arguments and its own path (--driver), which each resumed run
+// is driven by.
+func resumeAll(env *cli.Env, args []string) error {
+	for _, a := range args {
+		if a == "-h" || a == "--help" {
+			_, err := env.Stdout.WriteString(resumeAllUsage)
+			return err
+		}
+	}
+	a, err := parseResumeAll(args)
+	if err != nil {
+		return err
+	}
+	driver := a.driver
+	if driver == "" {
+		return cli.Usagef("--driver: the path of scripts/loop is needed")
+	}
+	if driver, err = filepath.Abs(driver); err != nil {
+		return cli.Failf("driver path: %v", err)
+	}
+	if a.unit != "" {
+		return printUnit(env, a.unit, driver)
+	}
+	roots, err := resumeStores(a)
+	if err != nil {
+		return err
+	}
+	var jobs []resumeJob
+	for _, root := range roots {
+		js, err := interruptedRuns(root)
+		if err != nil {
+			env.Log.Warn(fmt.Sprintf("store %s skipped: %v", root, err))
+			continue
+		}
+		jobs = append(jobs, js...)
+	}
+	return runResumes(env, driver, jobs)
+}
+
+// resumeStores are the stores --store, --all-stores or the current
+// directory name, each once.
+func resumeStores(a *resumeArgs) ([]string, error) {
+	roots := a.stores
+	if a.all {
+		rs, err := userdir.Stores()
+		if err != nil {
+			return nil, cli.Failf("remembered stores: %v", err)
+		}
+		roots = append(roots, rs...)
+	}
+	if len(roots) == 0 {
+		cwd, err := os.Getwd()
+		if err != nil {
+			return nil, cli.Failf("current directory: %v", err)
+		}
+		st, err := store.Resolve(os.Getenv("LOOP_STORE"), cwd)
+		if err != nil {
+			return nil, cli.Failf("%v", err)
+		}
+		roots = []string{st.Root}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range roots {
+		if abs, err := filepath.Abs(r); err == nil && !seen[abs] {
+			seen[abs] = true
+			out = append(out, abs)
+		}
+	}
+	return out, nil
+}
+
+type resumeJob struct{ root, run string }
+
+// interruptedRuns are the store's runs the views call interrupted: running,
+// driven by a driver, and no driver holding them now. A store that is gone
+// has none.
+func interruptedRuns(root string) ([]resumeJob, error) {
+	if fi, err := os.Stat(filepath.Join(root, "runs")); err != nil || !fi.IsDir() {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("no store here")
+	}
+	st, err := store.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := view.LoadRuns(st, func(string, error) {})
+	if err != nil {
+		return nil, err
+	}
+	var out []resumeJob
+	for i := len(runs) - 1; i >= 0; i-- { // oldest first: the longest waiting
+		if runs[i].Interrupted {
+			out = append(out, resumeJob{st.Root, runs[i].Run.RunID})
+		}
+	}
+	return out, nil
+}
+
+// runResumes starts one driver per run, all at once (each waits for its
+// concurrency slot itself), prints "RUN STATUS" as each ends and returns
+// the worst exit status. A signal is passed on to every driver, which
+// marks its run as it does for a Ctrl-C; this process waits for them.
+func runResumes(env *cli.Env, driver string, jobs []resumeJob) error {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	var mu sync.Mutex
+	var procs []*os.Process
+	worst := 0
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		cmd := exec.Command(driver, "resume", j.run)
+		cmd.Dir = filepath.Dir(j.root)
+		cmd.Env = append(os.Environ(), "LOOP_STORE="+j.root)
+		cmd.Stderr = env.Stderr
+		if err := cmd.Start(); err != nil {
+			return cli.Failf("start the driver of run %s: %v", j.run, err)
+		}
+		procs = append(procs, cmd.Process)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code := 0
+			if err := cmd.Wait(); err != nil {
+				code = 1
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					code = ee.ExitCode()
+					if code < 0 {
+						code = 128 + int(ee.Sys().(syscall.WaitStatus).Signal())
+					}
+				}
+			}
+			status := "unknown"
+			if st, err := store.Open(j.root); err == nil {
+				if r, err := st.ReadRun(j.run); err == nil {
+					status = r.Status
+				}
+			}
+			if status != record.RunCompleted && code == 0 {
+				code = 1 // a run that ended otherwise is no success
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(env.Stdout, "%s %s\n", j.run, status)
+			env.Stdout.Flush()
+			worst = max(worst, code)
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for {
+		select {
+		case s := <-sigs:
+			for _, p := range procs {
+				p.Signal(s)
+			}
+		case <-done:
+			if worst != 0 {
+				return cli.Silent(worst)
+			}
+			return nil
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package loopdrive
+
+import (
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The unit runs `loop resume --interrupted --all-stores`; systemd itself
+// checks it where it is installed (system mode: a user manager needs a
+// session, and the syntax is the same).
+func TestSystemdUnitVerifies(t *testing.T) {
+	dir := t.TempDir()
+	driver := filepath.Join(dir, "loop with space")
+	os.WriteFile(driver, []byte("#!/bin/sh\n"), 0o755)
+	unit := systemdUnit([]string{driver, "resume", "--interrupted", "--all-stores"}, "/usr/bin:/a%b")
+	if !strings.Contains(unit, `ExecStart="`+driver+`" "resume" "--interrupted" "--all-stores"`) ||
+		!strings.Contains(unit, `Environment="PATH=/usr/bin:/a%%b"`) {
+		t.Fatalf("unit:\n%s", unit)
+	}
+	if _, err := exec.LookPath("systemd-analyze"); err != nil {
+		t.Skip("no systemd-analyze here")
+	}
+	path := filepath.Join(dir, "loopkit-resume.service")
+	os.WriteFile(path, []byte(unit), 0o600)
+	out, err := exec.Command("systemd-analyze", "verify", path).CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Fatalf("systemd-analyze verify: %v\n%s", err, out)
+	}
+}
+
+// The launchd agent is a property list whose ProgramArguments are the
+// command, each word one string, escaped.
+func TestLaunchdPlistParses(t *testing.T) {
+	args := []string{"/opt/loop & <co>", "resume", "--interrupted", "--all-stores"}
+	data := launchdPlist(args, "/usr/bin")
+	var plist struct {
+		XMLName xml.Name `xml:"plist"`
+		Dict    struct {
+			Inner []byte `xml:",innerxml"`
+		} `xml:"dict"`
+	}
+	if err := xml.Unmarshal([]byte(data), &plist); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, data)
+	}
+	// walk the dict: key, value pairs
+	dec := xml.NewDecoder(strings.NewReader(string(plist.Dict.Inner)))
+	got := map[string][]string{}
+	var key string
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			depth++
+			if tok.Name.Local == "key" && depth == 1 {
+				var k string
+				dec.DecodeElement(&k, &tok)
+				depth--
+				key = k
+			} else if tok.Name.Local == "string" && depth <= 2 {
+				var s string
+				dec.DecodeElement(&s, &tok)
+				depth--
+				got[key] = append(got[key], s)
+			} else if tok.Name.Local == "true" {
+				got[key] = append(got[key], "true")
+			}
+		case xml.EndElement:
+			depth--
+		}
+	}
+	if !reflect.DeepEqual(got["ProgramArguments"], args) || got["Label"][0] != "dev.loopkit.resume" || got["RunAtLoad"][0] != "true" {
+		t.Fatalf("plist read back as %v\n%s", got, data)
+	}
+	if p, err := exec.LookPath("plutil"); err == nil {
+		path := filepath.Join(t.TempDir(), "a.plist")
+		os.WriteFile(path, []byte(data), 0o600)
+		if out, err := exec.Command(p, "-lint", path).CombinedOutput(); err != nil {
+			t.Fatalf("plutil -lint: %v\n%s", err, out)
+		}
+	}
+}
