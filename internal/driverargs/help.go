@@ -18,6 +18,8 @@ func Prog() string {
 const helpHead = `usage: scripts/loop run (SPEC [PLAN] | --prompt FILE) --validate CMD [OPTIONS]
          -- AGENT ARGS...
        scripts/loop resume RUN [--max-iterations N] [--max-duration D]
+       scripts/loop resume --interrupted [--store DIR]... [--all-stores]
+       scripts/loop resume --print-unit systemd|launchd
        scripts/loop init [--force] | trust [FILE...] | cancel RUN | pause RUN
        scripts/loop list | --version
 
