@@ -95,6 +95,8 @@ var (
 	retryAfter   = lazyRegexp(`(?i)retry[-_ ]after(?:[-_ ]ms)?["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)`)
 	geminiRetry  = lazyRegexp(`Attempt (\d+) failed with status (\d{3})\. Retrying with backoff`)
 	geminiRetry2 = lazyRegexp(`Attempt (\d+) failed(?::| with)? (.*?)\.? Retrying (?:with backoff|after (\d+)ms)`)
+	// geminiAttempt: the first line of a notice Gemini CLI split in two.
+	geminiAttempt = lazyRegexp(`^Attempt (\d+) failed: (.+)`)
 )
 
 // noticeHints are the bytes a notice line holds; the others are not decoded.
@@ -148,13 +150,7 @@ func jsonNotice(b []byte, now time.Time) *Notice {
 		if ev.RetryDelayMs != nil && *ev.RetryDelayMs > 0 {
 			n.Delay = time.Duration(*ev.RetryDelayMs) * time.Millisecond
 		}
-		n.Words = "API error"
-		if n.Status != 0 {
-			n.Words += " " + strconv.Itoa(n.Status)
-		}
-		if code != "" {
-			n.Words += " " + code
-		}
+		n.Words = claudeWords(b, n.Status, code)
 		if n.Kind == record.ErrorKindRateLimit && n.Delay > 0 {
 			n.ResetsAt = now.Add(n.Delay).UnixMilli()
 		}
@@ -163,6 +159,26 @@ func jsonNotice(b []byte, now time.Time) *Notice {
 		return codexNotice(ev.Message, string(b), now)
 	}
 	return nil
+}
+
+// claudeRetryFields is the part of an api_retry line that says what
+// failed, as Claude Code wrote it: it has no prose, its fields are its words.
+var claudeRetryFields = lazyRegexp(`"error_status":\s*\d+\s*,\s*"error":\s*"[^"]*"|"error_status":\s*\d+|"error":\s*"[^"]*"`)
+
+// claudeWords are an api_retry line's own words, `"error_status":429,
+// "error":"rate_limit"` as the line has them, else a summary of them.
+func claudeWords(line []byte, status int, code string) string {
+	if m := claudeRetryFields().Find(line); m != nil {
+		return string(m)
+	}
+	w := "api_retry"
+	if status != 0 {
+		w += " " + strconv.Itoa(status)
+	}
+	if code != "" {
+		w += " " + code
+	}
+	return w
 }
 
 // codexNotice reads "Reconnecting... 1/5 (exceeded retry limit, last
@@ -241,6 +257,21 @@ func textNotice(s string, now time.Time) *Notice {
 			if n.ResetsAt = limitReset(s, now); n.ResetsAt == 0 && n.Delay > 0 {
 				n.ResetsAt = now.Add(n.Delay).UnixMilli()
 			}
+		}
+		return n
+	}
+	if m := geminiAttempt().FindStringSubmatch(s); m != nil {
+		// Gemini CLI 0.61 breaks the line after the API's message ("Please
+		// retry in 2s."), its "Retrying after 5173ms" on the next line: the
+		// first line is the notice, read when its words name a cause.
+		n := &Notice{Agent: "gemini", Line: s, Words: record.HeadChars(s, evidenceChars)}
+		n.Attempt, _ = strconv.Atoi(m[1])
+		n.kindFromText(m[2])
+		if n.Kind == "" {
+			return nil
+		}
+		if n.Kind == record.ErrorKindRateLimit {
+			n.ResetsAt = limitReset(s, now)
 		}
 		return n
 	}

@@ -31,6 +31,10 @@ func TestLiveNotice(t *testing.T) {
 		{`Attempt 2 failed with status 429. Retrying with backoff... ApiError: {"error":{"code":429,"status":"RESOURCE_EXHAUSTED"}}`,
 			"gemini", "rate_limit", 429, 2, 0, "agent retrying: rate_limit (429), attempt 2"},
 		{`Attempt 1 failed with status 503. Retrying with backoff...`, "gemini", "overloaded", 503, 1, 0, ""},
+		// Gemini CLI 0.61.0 against the matrix's 429 (its next line says
+		// "Suggested retry after 2s.. Retrying after 5173ms...")
+		{`Attempt 1 failed: You exceeded your current quota, please check your plan and billing details. Please retry in 2s.`,
+			"gemini", "rate_limit", 0, 1, 2 * time.Second, ""},
 		{`ERROR 2026-11-26T02:00:00 +70ms service=session.processor error=Rate limit reached stream error AI_APICallError: Rate limit reached`,
 			"opencode", "rate_limit", 0, 0, 0, ""},
 	} {
@@ -55,6 +59,7 @@ func TestLiveNotice(t *testing.T) {
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"Attempt 2 failed, I will retry"}]}}`,
 		`compiling...`,
 		`AI_APICallError: tool call failed`,
+		`Attempt 1 failed: the tests did not build`,
 	} {
 		if n := LiveNotice([]byte(line), now); n != nil {
 			t.Errorf("%s: a notice %+v", line, n)
@@ -72,7 +77,7 @@ func TestResultStopped(t *testing.T) {
 	if r.ErrorKind != "rate_limit" || r.RateLimit == nil || r.RateLimit.ResetsAt != now.Add(30*time.Second).UnixMilli() {
 		t.Fatalf("%+v %+v", r, r.RateLimit)
 	}
-	if r.Errors[0] != "claude: API error 429 rate_limit (retry 1/10)" {
+	if r.Errors[0] != `claude: "error_status":429,"error":"rate_limit" (retry 1/10)` {
 		t.Errorf("errors %q", r.Errors)
 	}
 }

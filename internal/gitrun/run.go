@@ -32,6 +32,24 @@ func Remember(runDir, dir string) error {
 	return os.Rename(tmp, path)
 }
 
+// Forget removes the hash kept for the run at runDir, once the run is
+// deleted: nothing is left of it in the state directory. No hash is fine.
+func Forget(runDir string) error {
+	state, err := userdir.State()
+	if err != nil {
+		return err
+	}
+	name, err := stateName(runDir)
+	if err != nil {
+		return err
+	}
+	err = os.Remove(filepath.Join(state, "git-config", name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
 // TrustRun guards this process's git calls with the config hash kept for
 // the run at runDir (see Trust); without one nothing of a repository's
 // own config is run.
@@ -56,10 +74,19 @@ func statePath(runDir string) (string, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", err
 	}
+	name, err := stateName(runDir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// stateName names the hash file of the run at runDir: its path, hashed.
+func stateName(runDir string) (string, error) {
 	abs, err := filepath.Abs(runDir)
 	if err != nil {
 		return "", err
 	}
 	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(dir, hex.EncodeToString(sum[:16])), nil
+	return hex.EncodeToString(sum[:16]), nil
 }

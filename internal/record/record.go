@@ -169,6 +169,9 @@ type Agent struct {
 	ErrorKind   *string `json:"error_kind,omitempty"`
 	SessionID   *string `json:"session_id,omitempty"`
 	RateLimited bool    `json:"rate_limited,omitempty"`
+	// RateLimitResetsAt: when the limit the step hit lifts (Unix ms), as
+	// the agent said it; kept so the attempt shows why the run waited.
+	RateLimitResetsAt *int64 `json:"rate_limit_resets_at,omitempty"`
 
 	// Format names the agent's output format (claude, codex, ...), Model
 	// the model its stream named, and

@@ -39,3 +39,17 @@ func TestCostSourceStored(t *testing.T) {
 		t.Fatalf("attempt cost_source %v", a.CostSource)
 	}
 }
+
+// A rate-limited attempt keeps the reset the agent gave: the matrix's real
+// Claude 429 (retry_delay_ms) reached the RATE_LIMITED event but not the
+// attempt, which had rate_limited and no time.
+func TestAttemptKeepsRateLimitReset(t *testing.T) {
+	in, err := record.DecodeInput([]byte(`{"type":"step","command":"claude -p","phase":"implementation","exit_code":-1,"error_kind":"rate_limit","rate_limited":true,"rate_limit_resets_at":1795671313853}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := attemptOf("run1", 1, record.AttemptRateLimited, in.Step, 1)
+	if a.Agent == nil || a.Agent.RateLimitResetsAt == nil || *a.Agent.RateLimitResetsAt != 1795671313853 {
+		t.Fatalf("attempt agent %+v", a.Agent)
+	}
+}

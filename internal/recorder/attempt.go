@@ -203,6 +203,7 @@ func agentOf(s *record.Step) *record.Agent {
 		ErrorKind:           s.ErrorKind,
 		SessionID:           s.SessionID,
 		RateLimited:         s.RateLimited,
+		RateLimitResetsAt:   s.RateLimitResetsAt,
 		Format:              s.Format,
 		Model:               s.Model,
 		StartedAt:           s.StartedAt,

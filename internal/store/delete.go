@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/proc"
 )
 
@@ -76,6 +77,7 @@ func (d *Deleter) Delete(id string, updatedAt int64) (int64, error) {
 	if err := d.syncRuns(); err != nil {
 		return 0, err
 	}
+	d.forget(tomb)
 	n := d.Bytes(tomb)
 	if err := d.root.RemoveAll(tomb); err != nil {
 		return n, fmt.Errorf("remove tombstone %s: %w", tomb, err)
@@ -167,6 +169,7 @@ func (d *Deleter) FinishTombstones() (int, int64, error) {
 	}
 	var freed int64
 	for i, t := range tombs {
+		d.forget(t)
 		n := d.Bytes(t)
 		if err := d.root.RemoveAll(t); err != nil {
 			return i, freed, fmt.Errorf("remove tombstone %s: %w", t, err)
@@ -174,6 +177,18 @@ func (d *Deleter) FinishTombstones() (int, int64, error) {
 		freed += n
 	}
 	return len(tombs), freed, nil
+}
+
+// forget removes what the state directory keeps of the run a tombstone
+// held (its git config hash): a deleted run leaves nothing behind. A
+// failure leaves one small file named by a hash, so it is not an error.
+func (d *Deleter) forget(tomb string) {
+	rest, ok := strings.CutPrefix(tomb, TombPrefix)
+	i := strings.LastIndexByte(rest, '-')
+	if !ok || i <= 0 {
+		return
+	}
+	_ = gitrun.Forget(d.st.RunDir(rest[:i]))
 }
 
 // deadCreator reports a ".new-<id>-<pid>-<hex>" directory whose creator is gone.

@@ -46,8 +46,8 @@ func (c *stepCase) retrying(first, retry, stream string, times int, last string,
 // notice: the step fails in the CLI's words, as an authentication error.
 func TestLiveAuthStops(t *testing.T) {
 	for _, tc := range []struct{ name, first, retry, stream, words string }{
-		{"claude", claudeInit, `{"type":"system","subtype":"api_retry","attempt":{n},"max_retries":10,"retry_delay_ms":600,"error_status":401,"error":"authentication_failed","session_id":"s-1"}`, "stdout", "claude: API error 401 authentication_failed (retry 1/10)"},
-		{"claude-403", claudeInit, `{"type":"system","subtype":"api_retry","attempt":{n},"max_retries":10,"retry_delay_ms":600,"error_status":403,"error":"unknown"}`, "stdout", "claude: API error 403 unknown (retry 1/10)"},
+		{"claude", claudeInit, `{"type":"system","subtype":"api_retry","attempt":{n},"max_retries":10,"retry_delay_ms":600,"error_status":401,"error":"authentication_failed","session_id":"s-1"}`, "stdout", `claude: "error_status":401,"error":"authentication_failed" (retry 1/10)`},
+		{"claude-403", claudeInit, `{"type":"system","subtype":"api_retry","attempt":{n},"max_retries":10,"retry_delay_ms":600,"error_status":403,"error":"unknown"}`, "stdout", `claude: "error_status":403,"error":"unknown" (retry 1/10)`},
 		{"codex", codexStart, `{"type":"error","message":"Reconnecting... {n}/5 (unexpected status 401 Unauthorized: Incorrect API key provided)"}`, "stdout", "codex: Reconnecting... 1/5 (unexpected status 401 Unauthorized"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -204,12 +204,21 @@ func jsonQuoted(s string) string {
 // or pauses (exit 75) without counting the iteration, an overload retry
 // shows in the driver's log.
 func (h *harness) timingTargets(tc matrixCase, step map[string]any) {
-	var first time.Time
+	// Timed from the first refused request for the work itself: a side
+	// request (opencode's session title, offered no tools) that fails is
+	// dropped by the CLI without a word, so nothing can be seen of it.
+	var first, side time.Time
 	for _, r := range h.srv.Requests() {
-		if r.Fault != "" {
+		if r.Fault != "" && r.Side && side.IsZero() {
+			side = r.At
+		}
+		if r.Fault != "" && !r.Side {
 			first = r.At
 			break
 		}
+	}
+	if first.IsZero() {
+		first = side
 	}
 	if first.IsZero() {
 		h.expect("reached-api", false, "the CLI never reached the faulted API")

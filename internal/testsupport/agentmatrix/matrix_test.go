@@ -94,6 +94,10 @@ func TestAgentMatrix(t *testing.T) {
 						writeFile(base+".driver", h.stderr)
 						reqs, _ := json.Marshal(h.srv.Requests())
 						writeFile(base+".requests", string(reqs))
+						for _, f := range []string{"iterations.jsonl", "attempts.jsonl", "events.jsonl"} {
+							data, _ := os.ReadFile(filepath.Join(h.runDir(), f))
+							writeFile(base+"."+f, string(data))
+						}
 					}
 					if dir := os.Getenv("LOOPKIT_AGENTS_CAPTURE"); dir != "" && tc.capture {
 						h.capture(dir, version, tc.name)
