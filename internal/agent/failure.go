@@ -74,9 +74,14 @@ func kindOfCode(code string) string {
 }
 
 var (
-	authText = lazyRegexp(`(?i)not logged in|please run /login|invalid api key|invalid x-api-key|authentication[_ ](failed|error)|unauthori[sz]ed|\b401\b|please (log ?in|sign in)|login required|api key not valid|OAuth token (has )?expired`)
-	permText = lazyRegexp(`(?i)permission[_ ]denied|\bforbidden\b|\b403\b|credit balance is too low|billing`)
-	overText = lazyRegexp(`(?i)overloaded|\b529\b|\b50[0234]\b|service unavailable|internal server error|bad gateway|\bUNAVAILABLE\b`)
+	authText = lazyRegexp(`(?i)not logged in|please run /login|invalid api key|incorrect api key|invalid x-api-key|authentication[_ ](failed|error)|unauthori[sz]ed|\b401\b|please (log ?in|sign in)|login required|api key not valid|OAuth token (has )?expired`)
+	permText = lazyRegexp(`(?i)permission[_ ]denied|\bforbidden\b|\b403\b|credit balance is too low|billing|does not have permission`)
+	// Codex 0.169 says "We're currently experiencing high demand" for a 500.
+	overText = lazyRegexp(`(?i)overloaded|\b529\b|\b50[0234]\b|service unavailable|internal server error|bad gateway|\bUNAVAILABLE\b|experiencing high demand`)
+	// reqText: a request the API refused as it stands, mostly a context
+	// too long (Codex's "ran out of room in the model's context window",
+	// Gemini's quoted 400 body, opencode's ContextOverflowError).
+	reqText = lazyRegexp(`(?i)context window|context[_ ]length|maximum context|ContextOverflow|prompt is too long|exceeds the maximum number of tokens|\bINVALID_ARGUMENT\b|"code":\s*400\b`)
 	limText  = lazyRegexp(`(?i)usage limit|(session|weekly|daily|usage|rate|5-hour|five[_ -]hour|opus|sonnet) limit (reached|exceeded|hit)|hit your [\w -]{0,20}limit|reached your [\w -]{0,20}limit|rate[_ ]limit(ed| exceeded|_error)|too many requests|\b429\b|RESOURCE_EXHAUSTED|quota exceeded|exceeded your current quota|out of (credits|quota)`)
 )
 
@@ -92,6 +97,8 @@ func classify(msg string) string {
 		return record.ErrorKindPermission
 	case overText().MatchString(msg):
 		return record.ErrorKindOverloaded
+	case reqText().MatchString(msg):
+		return record.ErrorKindInvalidRequest
 	}
 	return ""
 }

@@ -86,6 +86,33 @@ func TestErrorKinds(t *testing.T) {
 		{"opencode auth", FormatAuto, lines(
 			`{"type":"error","timestamp":1,"sessionID":"ses_1","error":{"name":"ProviderAuthError","data":{"providerID":"anthropic","message":"Invalid API key"}}}`),
 			"authentication", "Invalid API key", false, 0},
+		// The real Codex 0.169.0 and Gemini CLI 0.61.0 against the agent
+		// matrix's 403, 500 and 400 context-too-long (the model API's
+		// message is not in Codex's words: it says its own).
+		{"codex 0.169 403", FormatCodex, lines(
+			`{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `+"`gpt-scripted`"+` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."}}`,
+			`{"type":"turn.started"}`,
+			`{"type":"error","message":"Your API key does not have permission to use the specified resource."}`,
+			`{"type":"turn.failed","error":{"message":"Your API key does not have permission to use the specified resource."}}`),
+			"permission", "does not have permission", false, 0},
+		{"codex 0.169 500", FormatCodex, lines(
+			`{"type":"turn.started"}`,
+			`{"type":"error","message":"Reconnecting... 1/1 (We’re currently experiencing high demand, which may cause temporary errors.)"}`,
+			`{"type":"error","message":"We’re currently experiencing high demand, which may cause temporary errors."}`,
+			`{"type":"turn.failed","error":{"message":"We’re currently experiencing high demand, which may cause temporary errors."}}`),
+			"overloaded", "high demand", false, 0},
+		{"codex 0.169 context too long", FormatCodex, lines(
+			`{"type":"turn.started"}`,
+			`{"type":"error","message":"Codex ran out of room in the model's context window. Start a new thread or clear earlier history before retrying."}`,
+			`{"type":"turn.failed","error":{"message":"Codex ran out of room in the model's context window. Start a new thread or clear earlier history before retrying."}}`),
+			"invalid_request", "context window", false, 0},
+		{"gemini 0.61 context too long: the quoted 400 body", FormatGemini, lines(
+			`{"type":"init","timestamp":"2026-11-26T05:40:20.000Z","session_id":"g","model":"gemini-2.5-flash"}`,
+			`{"type":"result","timestamp":"2026-11-26T05:40:24.666Z","status":"error","error":{"type":"unknown","message":"[API Error: {\"error\":{\"code\":400,\"message\":\"The input token count (1212345) exceeds the maximum number of tokens allowed (1048576).\",\"status\":\"INVALID_ARGUMENT\"}}]"},"stats":{"total_tokens":0,"input_tokens":0,"output_tokens":0,"cached":0,"input":0,"duration_ms":0,"tool_calls":0}}`),
+			"invalid_request", "exceeds the maximum number of tokens", false, 0},
+		{"opencode 1.18.33 context too long", FormatOpencode, lines(
+			`{"type":"error","timestamp":1795671781042,"sessionID":"ses_1","error":{"name":"ContextOverflowError","data":{"message":"Your input exceeds the context window of this model. Please adjust your input and try again.","responseBody":"{\"error\":{\"code\":\"context_length_exceeded\",\"message\":\"Your input exceeds the context window of this model. Please adjust your input and try again.\",\"param\":null,\"type\":\"invalid_request_error\"}}\n"}}}`),
+			"invalid_request", "ContextOverflowError", false, 0},
 		{"text: a discussion of rate limits earlier is no limit", FormatText, "I added a rate limit exceeded check to the API.\nAll tests pass.\nmore\nlines\nhere\nand\nmore\n",
 			"", "", false, 0},
 	} {

@@ -35,6 +35,10 @@ func TestLiveNotice(t *testing.T) {
 		// "Suggested retry after 2s.. Retrying after 5173ms...")
 		{`Attempt 1 failed: You exceeded your current quota, please check your plan and billing details. Please retry in 2s.`,
 			"gemini", "rate_limit", 0, 1, 2 * time.Second, ""},
+		// opencode 1.18.33 --print-logs: its title request's refused key,
+		// logged 9 s before the work request's on a loaded machine
+		{`timestamp=2026-11-26T05:38:31.481Z level=ERROR run=18a1d1b2 message="stream error" providerID=scripted modelID=scripted-model small=true agent=title mode=primary error.error="AI_APICallError: Incorrect API key provided: sk-scrip***. You can find your API key at https://platform.openai.com/account/api-keys."`,
+			"opencode", "authentication", 0, 0, 0, ""},
 		{`ERROR 2026-11-26T02:00:00 +70ms service=session.processor error=Rate limit reached stream error AI_APICallError: Rate limit reached`,
 			"opencode", "rate_limit", 0, 0, 0, ""},
 	} {

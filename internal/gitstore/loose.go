@@ -8,10 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/safefile"
 )
 
 // EmptyTree is git's tree with nothing in it (SHA-1), which every
@@ -48,7 +49,7 @@ func (r *Repo) looseObjects() *looseDB {
 		if depth == 5 {
 			return
 		}
-		data, err := os.ReadFile(filepath.Join(dir, "info", "alternates"))
+		data, err := safefile.ReadFile(filepath.Join(dir, "info", "alternates"), maxAlternates)
 		if err != nil {
 			return
 		}
@@ -72,7 +73,7 @@ func (db *looseDB) open(id string) (kind string, size int64, body io.Reader, don
 		return "", 0, nil, nil, errNotLoose
 	}
 	for _, dir := range db.dirs {
-		f, err := os.Open(filepath.Join(dir, id[:2], id[2:]))
+		f, err := safefile.Open(filepath.Join(dir, id[:2], id[2:]))
 		if err != nil {
 			continue
 		}

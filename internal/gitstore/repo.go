@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/wfile"
 )
 
@@ -91,7 +92,7 @@ func create(runDir, userObjects, format string) (*Repo, error) {
 		return &Repo{GitDir: d}, nil // a plain folder: no objects to borrow
 	}
 	alt := filepath.Join(d, "objects", "info", "alternates")
-	data, err := os.ReadFile(alt)
+	data, err := safefile.ReadFile(alt, maxAlternates)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -131,12 +132,19 @@ func (r *Repo) checkConfig() error {
 		return nil
 	}
 	if err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(sha256Config)) {
-		if data, err := os.ReadFile(path); err == nil && string(data) == sha256Config {
+		if data, err := safefile.ReadFile(path, int64(len(sha256Config))); err == nil && string(data) == sha256Config {
 			return nil
 		}
 	}
 	return fmt.Errorf("%s was not written by loopkit (only loopkit writes there): remove it, or move the run's git directory away", path)
 }
+
+// Caps on what is read of the private git directory, which the agent can
+// reach: far above what loopkit writes there (one line, one object path).
+const (
+	maxRef        = 256
+	maxAlternates = 64 << 10
+)
 
 func iterRef(n int) string { return "refs/iterations/" + strconv.Itoa(n) }
 
@@ -180,7 +188,7 @@ func isFanout(rel string) bool {
 }
 
 func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+	in, err := safefile.Open(src)
 	if err != nil {
 		return err
 	}
@@ -257,7 +265,7 @@ func (r *Repo) setRef(name, id string) error {
 // Commit is iteration n's commit, read from its ref without git (the refs
 // are ours, loose, never packed).
 func (r *Repo) Commit(n int) (string, error) {
-	data, err := os.ReadFile(filepath.Join(r.GitDir, filepath.FromSlash(iterRef(n))))
+	data, err := safefile.ReadFile(filepath.Join(r.GitDir, filepath.FromSlash(iterRef(n))), maxRef)
 	if id := strings.TrimSpace(string(data)); err == nil && isObjectID(id) {
 		return id, nil
 	}

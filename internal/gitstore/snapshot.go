@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/wfile"
 )
 
@@ -342,6 +343,10 @@ func snapshot(w gitCmd, add []string) (string, error) {
 	return trim(out), nil
 }
 
+// maxSeedIndex caps the user's index seedIndex copies: an index of a
+// million files is about 100 MB.
+const maxSeedIndex = 1 << 30
+
 // seedIndex copies the user's index (userIndex) to path (when path has
 // none yet) so git's stat cache spares hashing unchanged files; the user's
 // index is only read.
@@ -349,7 +354,7 @@ func seedIndex(userIndex, path string) error {
 	if _, err := os.Lstat(path); err == nil || userIndex == "" || userIndex == path {
 		return nil
 	}
-	src, err := os.Open(userIndex)
+	src, err := safefile.Open(userIndex) // the agent can put a FIFO there
 	if errors.Is(err, os.ErrNotExist) {
 		return nil // no index yet: start empty
 	}
@@ -357,14 +362,22 @@ func seedIndex(userIndex, path string) error {
 		return err
 	}
 	defer src.Close()
+	if fi, err := src.Stat(); err != nil {
+		return err
+	} else if fi.Size() > maxSeedIndex {
+		return fmt.Errorf("%s: more than %d bytes; move it away", userIndex, int64(maxSeedIndex))
+	}
 	tmp := path + ".seed"
 	dst, err := wfile.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(dst, src)
+	n, err := io.Copy(dst, io.LimitReader(src, maxSeedIndex+1))
 	if cerr := dst.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil && n > maxSeedIndex {
+		err = fmt.Errorf("%s: more than %d bytes", userIndex, int64(maxSeedIndex))
 	}
 	if err != nil || n == 0 { // git refuses an empty file as an index
 		os.Remove(tmp)
@@ -393,7 +406,7 @@ func seedIndex(userIndex, path string) error {
 // empty. ok is false when that is not certain (no git directory yet,
 // several alternates, a missing one): then ask Locate.
 func Known(runDir, dir string) (w *Where, ok bool) {
-	data, err := os.ReadFile(filepath.Join(runDir, Dir, "objects", "info", "alternates"))
+	data, err := safefile.ReadFile(filepath.Join(runDir, Dir, "objects", "info", "alternates"), maxAlternates)
 	if err != nil {
 		return nil, false
 	}

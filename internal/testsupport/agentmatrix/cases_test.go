@@ -57,21 +57,12 @@ func (tc matrixCase) scenario(h *harness) *modelapi.Scenario {
 // matches any): the check is still made and logged as XFAIL, and an XPASS
 // says the mark can go. The reasons name the work that makes them hold.
 var pending = map[string]string{
-	"gemini/success/notice-not-error":  "Gemini CLI stays up 15-30 s after its result when its shell tool ran (past 30 s on a loaded machine); loop-step's after-result kill is then kept as the step's error (issue 23, item 3)",
-	"*/rate_limit/rate-limit-reset":    "the reset the CLI gives (Claude's retry_delay_ms, Codex's and Gemini's retry-after in words) is not recorded with the rate limit (issue 23, item 3)",
-	"claude/rate_limit/own-words":      "a rate limit stopped at Claude's api_retry notice is shown as loopkit's summary of it, not the CLI's words (issue 23, item 3)",
-	"codex/permission/kind":            "Codex's 403 words (\"does not have permission\") are not read as a permission error, and its notices are joined in front (issue 23, item 3)",
-	"codex/server/kind":                "Codex's 500 words (\"We're currently experiencing high demand\") are not read as a server error (issue 23, item 3)",
-	"codex/context/kind":               "Codex's context words (\"ran out of room in the model's context window\") are not read as a context limit (issue 23, item 3)",
-	"gemini/context/kind":              "Gemini's quoted 400 error body is not read as an invalid request (issue 23, item 3)",
-	"opencode/success/*":               "not diagnosed: in two of four runs here opencode 1.18.33 made no request after its first tool step until the timeout (the others passed in 1m53s and 2m37s)",
-	"opencode/rate_limit/rate-limited": "opencode writes its 429 retries only to its log (--print-logs, stderr); the rate limit is recorded later than 5 s after the first 429 (issue 23, item 3)",
-	"opencode/context/kind":            "opencode's ContextOverflowError is not read as a context limit (issue 23, item 3)",
-	"opencode/permission/auth-10s":     "opencode prints the refused key only as it exits",
-	"opencode/auth/auth-10s":           "opencode prints the refused key only as it exits: 49 s after the 401 on this loaded machine",
-	"opencode/*/reached-api":           "on a loaded machine opencode 1.18.33 took up to 2 min from its start to its first request",
-	"gemini/*/reached-api":             "on a loaded machine Gemini CLI 0.61.0 took over 60 s from its start to its first request",
-	"gemini/rate_limit/rate-limited":   "Gemini's 429 retries are on stderr only (\"Attempt 1 failed: You exceeded your current quota …\"); the rate limit is seen when it gives up, not within 5 s (issue 23, item 3)",
+	"gemini/success/notice-not-error":      "Gemini CLI stays up 15-30 s after its result when its shell tool ran (past 30 s on a loaded machine); loop-step's after-result kill is then kept as the step's error (issue 23, item 3)",
+	"codex/rate_limit/rate-limit-reset":    "Codex 0.169 names only the status in its retry line (\"Reconnecting... 1/1 (exceeded retry limit, last status: 429 Too Many Requests, request id: …)\"): neither the API's retry-after nor its x-ratelimit-reset-* headers reach its output, so loopkit waits its own backoff",
+	"opencode/rate_limit/rate-limit-reset": "opencode 1.18.33 logs only the API's message (\"stream error … AI_APICallError: Rate limit reached: …\"), not the retry-after header nor its own retry delay, so loopkit waits its own backoff",
+	"opencode/success/*":                   "not diagnosed: in two of four runs here opencode 1.18.33 made no request after its first tool step until the timeout (the others passed in 1m53s and 2m37s)",
+	"opencode/*/reached-api":               "on a loaded machine opencode 1.18.33 took up to 2 min from its start to its first request",
+	"gemini/*/reached-api":                 "on a loaded machine Gemini CLI 0.61.0 took over 60 s from its start to its first request",
 }
 
 func (h *harness) expect(check string, ok bool, format string, args ...any) {

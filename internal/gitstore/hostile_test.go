@@ -1,0 +1,114 @@
+package gitstore
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// within runs fn and fails the test if it has not returned in a minute: a
+// read that waits on a FIFO never would (the goroutine is left behind).
+func within(t *testing.T, what string, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("%s: still waiting after a minute (a FIFO read?)", what)
+	}
+}
+
+// plant replaces path by a FIFO, a link to /etc/passwd, or a file of
+// size bytes, as an agent that writes where it likes could.
+func plant(t *testing.T, path, kind string, size int64) {
+	t.Helper()
+	os.Remove(path)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	var err error
+	switch kind {
+	case "fifo":
+		err = syscall.Mkfifo(path, 0o600)
+	case "link":
+		err = os.Symlink("/etc/passwd", path)
+	case "huge":
+		var f *os.File
+		if f, err = os.Create(path); err == nil {
+			err = f.Truncate(size) // sparse: no disk spent
+			f.Close()
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The files of a run's private git directory (the agent can reach it) and
+// the user's index it seeds from are read as safefile reads them: a FIFO,
+// a link out of place or a huge file is refused, never waited on or
+// followed. Before, each of these read through os.Open/os.ReadFile.
+func TestPrivateDirHostileFiles(t *testing.T) {
+	repo := committedRepo(t, "a\n")
+	where, err := Locate(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(t.TempDir(), "r")
+	r, _, err := AfterStep(runDir, where, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, repo, "a.txt", "b\n", 0o644)
+	tree, err := r.Snapshot(where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetIteration(1, tree, ""); err != nil {
+		t.Fatal(err)
+	}
+	commit, err := r.Commit(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(r.GitDir, "refs", "iterations", "1")
+	alt := filepath.Join(r.GitDir, "objects", "info", "alternates")
+	obj := filepath.Join(r.GitDir, "objects", commit[:2], commit[2:])
+	for _, kind := range []string{"fifo", "link", "huge"} {
+		t.Run(kind, func(t *testing.T) {
+			plant(t, ref, kind, 1<<30)
+			within(t, "Commit", func() {
+				if id, err := r.Commit(1); err == nil {
+					t.Errorf("iteration ref as a %s read: %s", kind, id)
+				}
+			})
+			plant(t, alt, kind, 1<<30)
+			within(t, "Known", func() {
+				if w, ok := Known(runDir, repo); ok {
+					t.Errorf("alternates as a %s read: %+v", kind, w)
+				}
+			})
+			within(t, "objects", func() {
+				fresh := &Repo{GitDir: r.GitDir}
+				fresh.objects()
+			})
+			os.MkdirAll(filepath.Dir(obj), 0o755)
+			plant(t, obj, kind, 1<<30)
+			within(t, "HasCommit", func() {
+				if (&Repo{GitDir: r.GitDir}).HasCommit(commit) {
+					t.Errorf("a %s taken for the commit", kind)
+				}
+			})
+			// the user's index, copied to seed a new run's
+			plant(t, where.Index, kind, 2<<30)
+			within(t, "seed", func() {
+				_, _, err := AfterStep(filepath.Join(t.TempDir(), "r2"), where, "")
+				if err == nil || !strings.Contains(err.Error(), where.Index) {
+					t.Errorf("index as a %s: %v, want it named and refused", kind, err)
+				}
+			})
+		})
+	}
+}
