@@ -82,7 +82,7 @@ var (
 	// too long (Codex's "ran out of room in the model's context window",
 	// Gemini's quoted 400 body, opencode's ContextOverflowError).
 	reqText = lazyRegexp(`(?i)context window|context[_ ]length|maximum context|ContextOverflow|prompt is too long|exceeds the maximum number of tokens|\bINVALID_ARGUMENT\b|"code":\s*400\b`)
-	limText  = lazyRegexp(`(?i)usage limit|(session|weekly|daily|usage|rate|5-hour|five[_ -]hour|opus|sonnet) limit (reached|exceeded|hit)|hit your [\w -]{0,20}limit|reached your [\w -]{0,20}limit|rate[_ ]limit(ed| exceeded|_error)|too many requests|\b429\b|RESOURCE_EXHAUSTED|quota exceeded|exceeded your current quota|out of (credits|quota)`)
+	limText = lazyRegexp(`(?i)usage limit|(session|weekly|daily|usage|rate|5-hour|five[_ -]hour|opus|sonnet) limit (reached|exceeded|hit)|hit your [\w -]{0,20}limit|reached your [\w -]{0,20}limit|rate[_ ]limit(ed| exceeded|_error)|too many requests|\b429\b|RESOURCE_EXHAUSTED|quota exceeded|exceeded your current quota|out of (credits|quota)`)
 )
 
 // classify names the kind of an error message by its words; "" when it
