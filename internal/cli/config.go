@@ -14,6 +14,7 @@ import (
 	flags "github.com/jessevdk/go-flags"
 
 	"github.com/loopkit/loopkit/internal/driverargs"
+	"github.com/loopkit/loopkit/internal/safefile"
 )
 
 // KnownKeys are the config keys any loopkit command or the driver reads;
@@ -98,12 +99,16 @@ func ParseConfig(name string, data []byte, into Config) error {
 	return nil
 }
 
+// MaxConfigBytes caps a config file: the agent can write the store's, and
+// a FIFO, a link to a secret or a huge file there is refused, not read.
+const MaxConfigBytes = 1 << 20
+
 // LoadConfig reads the store's config, then the --config/LOOP_CONFIG file.
 // A missing store config is fine; a missing named file is an error.
 func LoadConfig(storeConfig, named string) (Config, error) {
 	cfg := Config{}
 	if storeConfig != "" {
-		data, err := os.ReadFile(storeConfig)
+		data, err := safefile.ReadFile(storeConfig, MaxConfigBytes)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
@@ -112,7 +117,7 @@ func LoadConfig(storeConfig, named string) (Config, error) {
 		}
 	}
 	if named != "" {
-		data, err := os.ReadFile(named)
+		data, err := safefile.ReadFile(named, MaxConfigBytes)
 		if err != nil {
 			return nil, fmt.Errorf("config: %w", err)
 		}

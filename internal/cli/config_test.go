@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -62,5 +67,43 @@ func FuzzParseConfig(f *testing.F) {
 func TestQuote(t *testing.T) {
 	if got := Quote([]string{"go", "test", "./...", "it's", ""}); got != `go test ./... 'it'\''s' ''` {
 		t.Fatalf("Quote = %s", got)
+	}
+}
+
+// The store's config is the agent's to write: a FIFO there (a plain read
+// waits for a writer forever), a link to /etc/passwd, a huge file are each
+// refused with an error naming the file, at once; a missing one is fine.
+func TestLoadConfigHostile(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config")
+	if _, err := LoadConfig(cfg, ""); err != nil {
+		t.Fatalf("missing store config: %v", err)
+	}
+	for kind, plant := range map[string]func() error{
+		"fifo": func() error { return syscall.Mkfifo(cfg, 0o600) },
+		"link": func() error { return os.Symlink("/etc/passwd", cfg) },
+		"huge": func() error { return os.WriteFile(cfg, bytes.Repeat([]byte("# x\n"), MaxConfigBytes/4+1), 0o600) },
+	} {
+		os.Remove(cfg)
+		if err := plant(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := LoadConfig(cfg, "")
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), cfg) {
+				t.Errorf("%s: %v, want it refused, naming the file", kind, err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: LoadConfig still waiting after a minute", kind)
+		}
+		// the same through --config
+		if _, err := LoadConfig("", cfg); err == nil {
+			t.Errorf("%s as --config: read", kind)
+		}
 	}
 }

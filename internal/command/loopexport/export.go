@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/otelexport"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/settings"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -142,7 +144,8 @@ func checkOptions(env *cli.Env, opts *Options, args []string) error {
 func fromRecords(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Session, from string) error {
 	var in io.Reader = env.Stdin
 	if from != "-" {
-		f, err := os.Open(from)
+		// a store's records are the agent's to plant in: no link, no FIFO
+		f, err := safefile.Open(from)
 		if err != nil {
 			return cli.Failf("%v", err)
 		}
@@ -152,7 +155,10 @@ func fromRecords(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Se
 	stream := sess.NewStream()
 	r := bufio.NewReaderSize(in, 64<<10)
 	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
+		line, err := readRecord(r)
+		if errors.Is(err, safefile.ErrTooBig) {
+			return cli.BadInput(fmt.Errorf("%s: line %d: %v", from, n, err))
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			if e := stream.Add(line); e != nil {
 				return cli.BadInput(fmt.Errorf("%s: line %d: %v", from, n, e))
@@ -176,6 +182,25 @@ func fromRecords(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Se
 		return cli.Failf("export: %v", err)
 	}
 	return nil
+}
+
+// maxRecordLine caps one record read by --from: far above any record
+// loopkit writes, so a line without end is refused, not held whole.
+const maxRecordLine = 64 << 20
+
+// readRecord reads one line as ReadBytes does, up to maxRecordLine bytes.
+func readRecord(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > maxRecordLine {
+			return nil, fmt.Errorf("a record of more than %d bytes: %w", maxRecordLine, safefile.ErrTooBig)
+		}
+		line = append(line, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
 }
 
 // fromStore sends the runs named (or all of them) and, with --follow,

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"cmp"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -572,5 +573,44 @@ func TestHungCollectorDoesNotHoldTheLoop(t *testing.T) {
 	}
 	if cmd.ProcessState != nil {
 		t.Fatal("loop-export exited; it should still be waiting on the collector")
+	}
+}
+
+// --from reads a store's records, which the agent can plant in: a FIFO
+// (os.Open waited for a writer forever), a link to /etc/passwd, and a
+// line without end (ReadBytes held it whole) are refused at once.
+func TestFromHostile(t *testing.T) {
+	root, _ := fixture(t)
+	path := filepath.Join(t.TempDir(), "records.jsonl")
+	for kind, plant := range map[string]func() error{
+		"fifo": func() error { return syscall.Mkfifo(path, 0o600) },
+		"link": func() error { return os.Symlink("/etc/passwd", path) },
+		"huge": func() error { // sparse: one line of zeros past the cap
+			f, err := os.Create(path)
+			if err == nil {
+				err = f.Truncate(64<<20 + 1) // the cap, maxRecordLine
+				f.Close()
+			}
+			return err
+		},
+	} {
+		os.Remove(path)
+		if err := plant(); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd := exec.CommandContext(ctx, os.Args[0], "--from", path, "--stdout")
+		cmd.Env = append(os.Environ(), "LOOPKIT_TEST_EXEC=loop-export", "LOOP_STORE="+root, "NO_COLOR=1")
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		timedOut := ctx.Err() != nil
+		cancel()
+		if timedOut {
+			t.Fatalf("%s: loop-export --from still running after a minute", kind)
+		}
+		if err == nil || !strings.Contains(errb.String(), path) {
+			t.Errorf("%s: %v, stderr %q: want it refused, naming the file", kind, err, errb.String())
+		}
 	}
 }
