@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopkit/loopkit/internal/exitcode"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/loopkit/loopkit/internal/nextaction"
 )
 
 // TestJobScriptRunsTheTask runs the Job's loop container script as a pod
@@ -107,8 +106,8 @@ func TestJobScriptRunsTheTask(t *testing.T) {
 	// A validation that never passes: the driver's verdict, stuck, is not
 	// tried again by the Job.
 	code, out := run("1", "VALIDATE=false")
-	if code != nextaction.ExitStuck || !strings.Contains(out, "stuck") {
-		t.Errorf("index 1, never valid: exit %d, want %d\n%s", code, nextaction.ExitStuck, out)
+	if code != exitcode.Stuck || !strings.Contains(out, "stuck") {
+		t.Errorf("index 1, never valid: exit %d, want %d\n%s", code, exitcode.Stuck, out)
 	}
 	if a := podFailurePolicy(job.Spec.PodFailurePolicy, "loop", int32(code)); a != batchv1.PodFailurePolicyActionFailIndex {
 		t.Errorf("a stuck pod (exit %d) gets %s, want FailIndex", code, a)

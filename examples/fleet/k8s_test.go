@@ -11,11 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopkit/loopkit/internal/exitcode"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
-
-	"github.com/loopkit/loopkit/internal/nextaction"
 )
 
 // decodeStrict fails on a field the type does not have and on a field given
@@ -178,11 +177,11 @@ func TestJobRetriesCrashesNotVerdicts(t *testing.T) {
 		want batchv1.PodFailurePolicyAction
 		why  string
 	}{
-		{nextaction.ExitStuck, fail, "stuck"},
-		{nextaction.ExitUsage, fail, "usage"},
-		{nextaction.ExitFailed, fail, "failed: the agent cannot run, or over budget"},
-		{nextaction.ExitInternal, retry, "internal error"},
-		{nextaction.ExitBusy, retry, "busy or paused"},
+		{exitcode.Stuck, fail, "stuck"},
+		{exitcode.Usage, fail, "usage"},
+		{exitcode.Failed, fail, "failed: the agent cannot run, or over budget"},
+		{exitcode.Internal, retry, "internal error"},
+		{exitcode.Busy, retry, "busy or paused"},
 		{129, retry, "SIGHUP"}, {130, retry, "SIGINT"}, {137, retry, "SIGKILL (OOM)"},
 		{141, retry, "SIGPIPE"}, {143, retry, "SIGTERM"},
 	} {

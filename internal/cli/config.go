@@ -14,6 +14,7 @@ import (
 	flags "github.com/jessevdk/go-flags"
 
 	"github.com/loopkit/loopkit/internal/driverargs"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/safefile"
 )
 
@@ -171,7 +172,7 @@ func (c Config) apply(p *flags.Parser, v reflect.Value) error {
 			err = inRange(f, fv)
 		}
 		if err != nil {
-			return &ExitError{Code: ExitUsage, Err: &ConfigError{File: s.File, Line: s.Line, Key: key, Msg: err.Error()}}
+			return &ExitError{Code: exitcode.Usage, Err: &ConfigError{File: s.File, Line: s.Line, Key: key, Msg: err.Error()}}
 		}
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/charmbracelet/log"
 
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/safefile"
 )
@@ -127,14 +128,14 @@ func (e *Env) Finish(err error) int {
 		err = ferr
 	}
 	if err == nil {
-		return ExitOK
+		return exitcode.OK
 	}
 	if IsBrokenPipe(err) {
 		var ee *ExitError
 		if errors.As(err, &ee) && ee.Err == nil {
 			return ee.Code
 		}
-		return ExitOK
+		return exitcode.OK
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) && ee.Err == nil {

@@ -5,18 +5,8 @@ package cli
 import (
 	"errors"
 	"fmt"
-)
 
-// Exit codes (docs/cli.md "Exit status").
-const (
-	ExitOK        = 0
-	ExitFailure   = 1
-	ExitUsage     = 2
-	ExitBadInput  = 65
-	ExitTimeout   = 124
-	ExitNoExec    = 126
-	ExitNotFound  = 127
-	ExitInterrupt = 130
+	"github.com/loopkit/loopkit/internal/exitcode"
 )
 
 // ExitError carries the process exit code with an error.
@@ -38,17 +28,23 @@ func (e *ExitError) Unwrap() error { return e.Err }
 
 // Usagef is a usage error (exit 2).
 func Usagef(format string, a ...any) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, a...)}
+	return &ExitError{Code: exitcode.Usage, Err: fmt.Errorf(format, a...)}
 }
 
-// Failf is an operational failure (exit 1).
+// Failf is an operational failure (exit 1), unless it wraps (%w) an error
+// that carries its own code: a usage error or an interrupt stays one.
 func Failf(format string, a ...any) error {
-	return &ExitError{Code: ExitFailure, Err: fmt.Errorf(format, a...)}
+	err := fmt.Errorf(format, a...)
+	var inner *ExitError
+	if errors.As(err, &inner) {
+		return &ExitError{Code: inner.Code, Err: err, Hint: inner.Hint}
+	}
+	return &ExitError{Code: exitcode.Failure, Err: err}
 }
 
 // BadInput wraps err as bad input data (exit 65).
 func BadInput(err error) error {
-	return &ExitError{Code: ExitBadInput, Err: err}
+	return &ExitError{Code: exitcode.BadInput, Err: err}
 }
 
 // WithCode wraps err with an exit code.
@@ -61,15 +57,16 @@ func Silent(code int) error {
 	return &ExitError{Code: code}
 }
 
-// Code maps an error to the process exit code: nil is 0, an ExitError its
-// code, anything else 1.
+// Code is the one place an error becomes the process exit code: nil is 0,
+// the outermost ExitError in the chain its code, anything else 1. Wrap with
+// %w (Failf does) so that an inner code survives.
 func Code(err error) int {
 	if err == nil {
-		return ExitOK
+		return exitcode.OK
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	return ExitFailure
+	return exitcode.Failure
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 
 	flags "github.com/jessevdk/go-flags"
+	"github.com/loopkit/loopkit/internal/exitcode"
 )
 
 // Common are the options every command takes.
@@ -66,7 +67,7 @@ func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, 
 			msg := badValue.ReplaceAllString(fe.Message, "$1: $2")
 			err = errors.New(badNumber.ReplaceAllString(msg, "$1 is not a whole number"))
 		}
-		return nil, &ExitError{Code: ExitUsage, Err: err, Hint: fmt.Sprintf("see '%s --help'", env.Name)}
+		return nil, &ExitError{Code: exitcode.Usage, Err: err, Hint: fmt.Sprintf("see '%s --help'", env.Name)}
 	}
 	if common != nil {
 		if common.Man {
@@ -84,14 +85,14 @@ func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, 
 		}
 	}
 	if err := checkRanges(p); err != nil {
-		return nil, &ExitError{Code: ExitUsage, Err: err, Hint: fmt.Sprintf("see '%s --help'", env.Name)}
+		return nil, &ExitError{Code: exitcode.Usage, Err: err, Hint: fmt.Sprintf("see '%s --help'", env.Name)}
 	}
 	return rest, nil
 }
 
 // UsageError makes a usage error that points at --help.
 func (e *Env) UsageError(format string, a ...any) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, a...), Hint: fmt.Sprintf("see '%s --help'", e.Name)}
+	return &ExitError{Code: exitcode.Usage, Err: fmt.Errorf(format, a...), Hint: fmt.Sprintf("see '%s --help'", e.Name)}
 }
 
 // Done maps ErrHelpShown to success for a command's run function.

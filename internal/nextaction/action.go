@@ -23,16 +23,6 @@ const (
 	Stop = "stop"
 )
 
-// Driver exit statuses (the table in docs/driver.md).
-const (
-	ExitCompleted = 0
-	ExitStuck     = 1
-	ExitUsage     = 2
-	ExitFailed    = 3
-	ExitBusy      = 75 // another driver holds the run, or the run is paused
-	ExitInternal  = 70
-)
-
 // Action is one decision. Extra holds what a rule's action kind needs
 // beyond the common fields (a wait's seconds, a rewritten prompt's path).
 type Action struct {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/finalverify"
 	"github.com/loopkit/loopkit/internal/record"
 )
@@ -64,7 +65,7 @@ func TestMergeRule(t *testing.T) {
 				t.Errorf("merge action %+v", a)
 			}
 			if a.Kind == Stop && a.Rule == "merge" {
-				if a.Status != record.RunFailed || a.Exit != ExitFailed || !strings.Contains(a.Reason, "merge failed: conflicts in a.go") {
+				if a.Status != record.RunFailed || a.Exit != exitcode.Failed || !strings.Contains(a.Reason, "merge failed: conflicts in a.go") {
 					t.Errorf("stop %+v", a)
 				}
 			}

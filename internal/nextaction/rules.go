@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/agent"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -111,15 +112,15 @@ func agentProgram(settings map[string]string) string {
 func StopExit(status string) int {
 	switch status {
 	case record.RunCompleted:
-		return ExitCompleted
+		return exitcode.Completed
 	case record.RunStuck:
-		return ExitStuck
+		return exitcode.Stuck
 	case record.RunPaused:
-		return ExitBusy
+		return exitcode.Busy
 	case record.RunCanceled:
 		return 130 // as after Ctrl-C; a driver that caught the signal uses its own
 	}
-	return ExitFailed
+	return exitcode.Failed
 }
 
 func stop(status, reason string) Action {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/loopkit/loopkit/internal/exitcode"
 )
 
 // Where the kernel cannot kill a child when its parent dies (Pdeathsig is
@@ -51,14 +53,11 @@ func MaybeWatch() {
 	parent, err := strconv.Atoi(v)
 	if err != nil || len(os.Args) < 3 {
 		fmt.Fprintf(os.Stderr, "%s=%q: not a watcher invocation\n", WatchEnv, v)
-		os.Exit(ExitNoExec)
+		os.Exit(exitcode.NoExec)
 	}
 	os.Unsetenv(WatchEnv)
 	os.Exit(watchParent(parent, os.Args[1], os.Args[2:]))
 }
-
-// ExitNoExec is the status of a command that could not be executed.
-const ExitNoExec = 126
 
 func watchParent(parent int, path string, args []string) int {
 	// Signals the parent forwards to the group reach the command directly;
@@ -69,7 +68,7 @@ func watchParent(parent int, path string, args []string) int {
 	cmd := &exec.Cmd{Path: path, Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return ExitNoExec
+		return exitcode.NoExec
 	}
 	go func() {
 		for range time.Tick(watchInterval) {
@@ -91,7 +90,7 @@ func watchParent(parent int, path string, args []string) int {
 		return ee.ExitCode()
 	}
 	if err != nil {
-		return ExitNoExec
+		return exitcode.NoExec
 	}
 	return 0
 }

@@ -9,6 +9,7 @@ import (
 	flags "github.com/jessevdk/go-flags"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -19,15 +20,15 @@ import (
 func Open(env *cli.Env, p *flags.Parser, common *cli.Common, opts any) (*store.Store, string, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
-		return nil, "", cli.Failf("current directory: %v", err)
+		return nil, "", cli.Failf("current directory: %w", err)
 	}
 	st, err := store.Resolve(common.Store, cwd)
 	if err != nil {
-		return nil, "", cli.Failf("%v", err)
+		return nil, "", cli.Failf("%w", err)
 	}
 	cfg, err := cli.LoadConfig(st.ConfigFile(), common.Config)
 	if err != nil {
-		return nil, "", cli.WithCode(cli.ExitUsage, err)
+		return nil, "", cli.WithCode(exitcode.Usage, err)
 	}
 	if err := cfg.Apply(env, p, opts); err != nil {
 		return nil, "", err

@@ -96,7 +96,7 @@ func run(env *cli.Env) error {
 		return err
 	})
 	if err != nil && !cli.IsBrokenPipe(err) {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	rep.LogSummary(env.Log, opts.DryRun)
 	if err != nil {

@@ -35,10 +35,10 @@ func resolve(env *cli.Env, st *store.Store, id string) error {
 	case errors.Is(err, errAlreadyResolved):
 		env.Log.Info("run already resolved; nothing to do", "run", id)
 		if run, err = st.ReadRun(id); err != nil {
-			return cli.Failf("resolve %s: %v", id, err)
+			return cli.Failf("resolve %s: %w", id, err)
 		}
 	case err != nil:
-		return cli.Failf("resolve %s: %v", id, err)
+		return cli.Failf("resolve %s: %w", id, err)
 	default:
 		env.Log.Info("run resolved; the retention policy now applies to it", "run", id)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/drivesettings"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -51,11 +52,11 @@ func trustFlag(args []string) bool {
 func driverLine(env *cli.Env, mode string, args []string) error {
 	cwd, err := os.Getwd()
 	if err != nil {
-		return exitRecord(env, cli.Failf("current directory: %v", err))
+		return exitRecord(env, cli.Failf("current directory: %w", err))
 	}
 	st, err := store.Resolve(os.Getenv("LOOP_STORE"), cwd)
 	if err != nil {
-		return exitRecord(env, cli.Failf("%v", err))
+		return exitRecord(env, cli.Failf("%w", err))
 	}
 	// a new run obeys the commands of a config file only when the person
 	// accepted it as it is (--trust-config accepts it now)
@@ -77,8 +78,8 @@ func driverLine(env *cli.Env, mode string, args []string) error {
 		// one line: the help would hide the message that matters
 		sub := map[string]string{"--new": "run", "--resume": "resume"}[mode]
 		fmt.Fprintf(env.Stderr, "loop: %s (see %s %s --help)\n", ue.Msg, driverargs.Prog(), sub)
-		emit(env, "exit", fmt.Sprint(cli.ExitUsage))
-		return cli.Silent(cli.ExitUsage)
+		emit(env, "exit", fmt.Sprint(exitcode.Usage))
+		return cli.Silent(exitcode.Usage)
 	case err != nil:
 		return exitRecord(env, err)
 	case opts == nil: // help

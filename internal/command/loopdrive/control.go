@@ -45,7 +45,7 @@ func cancel(env *cli.Env, st *store.Store, id string) error {
 	}
 	held, err := driverHeld(st, id)
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	if held {
 		// run.json's pid is anyone's to write: the driver signalled is the
@@ -63,13 +63,13 @@ func cancel(env *cli.Env, st *store.Store, id string) error {
 	}
 	l, err := waitLock(st.RunPath(id, store.DriverLock), 15*time.Second)
 	if err != nil {
-		return cli.Failf("run %s: its driver did not stop (stop its 'loop run' yourself, then cancel again): %v", id, err)
+		return cli.Failf("run %s: its driver did not stop (stop its 'loop run' yourself, then cancel again): %w", id, err)
 	}
 	defer l.Unlock()
 	stopLeft(env, st, id)
 	run, err := st.ReadRun(id)
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	if record.Terminal(run.Status) && run.Status != record.RunCanceled {
 		return cli.Failf("run %s is already %s: nothing to cancel", id, run.Status)
@@ -77,7 +77,7 @@ func cancel(env *cli.Env, st *store.Store, id string) error {
 	if run.Status != record.RunCanceled {
 		r := &recorder.Recorder{St: st, Log: env.Log}
 		if _, err := r.SetStatus(id, record.RunCanceled, "canceled by "+driverargs.Prog()+" cancel"); err != nil {
-			return cli.Failf("%v", err)
+			return cli.Failf("%w", err)
 		}
 	}
 	_, err = fmt.Fprintln(env.Stdout, record.RunCanceled)
@@ -91,11 +91,11 @@ func pause(env *cli.Env, st *store.Store, id string) error {
 	}
 	run, err := st.ReadRun(id)
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	held, err := driverHeld(st, id)
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	if run.Status != record.RunRunning || !held {
 		state := run.Status
@@ -106,7 +106,7 @@ func pause(env *cli.Env, st *store.Store, id string) error {
 	}
 	r := &recorder.Recorder{St: st, Log: env.Log}
 	if _, err := r.SetStatus(id, record.RunPaused, "paused by "+driverargs.Prog()+" pause"); err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	env.Log.Info(fmt.Sprintf("run %[1]s: the driver stops after its current step; '%[2]s resume %[1]s' continues", id, driverargs.Prog()))
 	_, err = fmt.Fprintln(env.Stdout, record.RunPaused)

@@ -5,6 +5,7 @@ package loopdrive
 import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/nextaction"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
@@ -180,7 +181,7 @@ func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent
 			nextaction.FoldDriven(run.Settings, in.Now)
 			return nil
 		}); err != nil {
-			return nextaction.Action{}, cli.Failf("%v", err)
+			return nextaction.Action{}, cli.Failf("%w", err)
 		}
 	}
 	if a.Kind == nextaction.Iterate {
@@ -191,13 +192,10 @@ func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent
 	return a, nil
 }
 
-// ExitInternal is the driver's status for an internal error of loopkit.
-const ExitInternal = 70
-
 // internalError is the action after a decision failed: the run stops
 // failed with the error (the driver records it), never left running.
 func internalError(env *cli.Env, err error) nextaction.Action {
 	env.Log.Error("could not decide the next action", "err", err)
 	return nextaction.Action{Kind: nextaction.Stop, Status: record.RunFailed,
-		Reason: "internal error: " + err.Error(), Exit: ExitInternal, Rule: "internal-error"}
+		Reason: "internal error: " + err.Error(), Exit: exitcode.Internal, Rule: "internal-error"}
 }

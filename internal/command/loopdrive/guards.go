@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/hooks"
 	"github.com/loopkit/loopkit/internal/nextaction"
 	"github.com/loopkit/loopkit/internal/ratelimit"
@@ -30,7 +31,7 @@ func guard(env *cli.Env, st *store.Store, id string, a nextaction.Action) (nexta
 	}
 	set, err := watchdog.ParseSettings(run.Settings)
 	if err != nil {
-		return a, cli.WithCode(cli.ExitUsage, fmt.Errorf("run %s: %w", id, err))
+		return a, cli.WithCode(exitcode.Usage, fmt.Errorf("run %s: %w", id, err))
 	}
 	act, err := watchdog.Check(r, id, set)
 	if err != nil {
@@ -50,7 +51,7 @@ func guard(env *cli.Env, st *store.Store, id string, a nextaction.Action) (nexta
 	}
 	d, err := ratelimit.ForRun(r, run)
 	if err != nil {
-		return a, cli.WithCode(cli.ExitUsage, fmt.Errorf("run %s: %w", id, err))
+		return a, cli.WithCode(exitcode.Usage, fmt.Errorf("run %s: %w", id, err))
 	}
 	dec, err := d.Before()
 	switch {

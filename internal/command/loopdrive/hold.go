@@ -19,6 +19,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/drivesettings"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/nextaction"
 	"github.com/loopkit/loopkit/internal/procid"
@@ -31,9 +32,6 @@ import (
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/userdir"
 )
-
-// ExitBusy is the status for a run another driver holds.
-const ExitBusy = 75
 
 // holder is a driver's hold on a run: the driver lock, the shared live
 // lock and a concurrency slot, all kept by this process so that the
@@ -102,7 +100,7 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 		}
 		return nil
 	}); err != nil {
-		return h.fail(cli.Failf("%v", err))
+		return h.fail(cli.Failf("%w", err))
 	}
 	if err := h.queueSlot(&opts.PhaseOptions, opts.MaxConcurrency, id); err != nil {
 		return h.fail(err)
@@ -112,7 +110,7 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 	}
 	run, err := h.startDriving(id)
 	if err != nil {
-		return h.fail(cli.Failf("%v", err))
+		return h.fail(cli.Failf("%w", err))
 	}
 	h.emitSettings(run)
 	if opts.New {
@@ -201,7 +199,7 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 		return "", cli.Failf("run %s already exists", id)
 	}
 	if err != nil {
-		return "", cli.Failf("%v", err)
+		return "", cli.Failf("%w", err)
 	}
 	// for `loop resume --interrupted --all-stores` after a restart
 	if err := userdir.RememberStore(h.st.Root); err != nil {
@@ -227,7 +225,7 @@ func (h *holder) priced() bool {
 func (h *holder) lockLive(id string) error {
 	l, err := h.st.LockLive(id)
 	if err != nil {
-		return cli.Failf("run %s: %v", id, err)
+		return cli.Failf("run %s: %w", id, err)
 	}
 	h.locks = append(h.locks, l)
 	return nil
@@ -250,9 +248,9 @@ func workTreeThere(id string, set map[string]string) error {
 		if b := set["run_branch"]; b != "" {
 			hint = fmt.Sprintf("git worktree add %s %s, then resume; or start a new run", dir, b)
 		}
-		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("run %s works in %s, which is gone", id, dir), Hint: hint}
+		return &cli.ExitError{Code: exitcode.Failure, Err: fmt.Errorf("run %s works in %s, which is gone", id, dir), Hint: hint}
 	case err != nil:
-		return cli.Failf("run %s: %v", id, err)
+		return cli.Failf("run %s: %w", id, err)
 	case fi.Mode()&os.ModeSymlink != 0:
 		return cli.Failf("run %s works in %s, which is now a symlink: loopkit follows none there; move it away", id, dir)
 	case !fi.IsDir():
@@ -271,11 +269,11 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 	}
 	// mend what a killed writer left, so the log's end is a commit
 	if err := h.rec.Repair(id); err != nil {
-		return "", cli.Failf("%v", err)
+		return "", cli.Failf("%w", err)
 	}
 	run, err := h.st.ReadRun(id)
 	if err != nil {
-		return "", cli.Failf("%v", err)
+		return "", cli.Failf("%w", err)
 	}
 	n := run.Iteration // after the repair above: the last committed one
 	if run.Status == record.RunCompleted {
@@ -288,7 +286,7 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 	case opts.MaxIterations > 0 && opts.MaxIterations <= n:
 		return "", cli.Usagef("run %s has run %s: --max-iterations must be more than that", id, nextaction.Count(n, "iteration"))
 	case opts.MaxIterations == 0 && run.Status == record.RunStuck:
-		return "", &cli.ExitError{Code: cli.ExitUsage,
+		return "", &cli.ExitError{Code: exitcode.Usage,
 			Err:  fmt.Errorf("run %s is stuck after %s: resuming needs more", id, nextaction.Count(n, "iteration")),
 			Hint: fmt.Sprintf("%s resume %s --max-iterations %d", driverargs.Prog(), id, n+nextaction.DefaultMaxIterations)}
 	}
@@ -327,7 +325,7 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 		return h.rec.AppendEvent(record.Event{TS: time.Now().UnixMilli(), RunID: id, Type: record.EventRunResumed, Status: record.RunRunning, Message: msg})
 	})
 	if err != nil {
-		return "", cli.Failf("%v", err)
+		return "", cli.Failf("%w", err)
 	}
 	h.env.Log.Info(fmt.Sprintf("resuming run %s after iteration %d", id, n))
 	return id, nil
@@ -346,7 +344,7 @@ func (h *holder) lockDriver(id string) error {
 			return nil
 		}
 		if !errors.Is(err, store.ErrLocked) {
-			return cli.Failf("run %s: %v", id, err)
+			return cli.Failf("run %s: %w", id, err)
 		}
 		pid := driverPID(h.st, id)
 		if pid > 0 && processAlive(pid) || time.Now().After(deadline) {
@@ -354,7 +352,7 @@ func (h *holder) lockDriver(id string) error {
 			if pid > 0 {
 				who = fmt.Sprintf("the driver with pid %d", pid)
 			}
-			return &cli.ExitError{Code: ExitBusy,
+			return &cli.ExitError{Code: exitcode.Busy,
 				Err:  fmt.Errorf("run %s is busy: %s is driving it", id, who),
 				Hint: fmt.Sprintf("stop it first with '%[1]s cancel %[2]s' or '%[1]s pause %[2]s'", driverargs.Prog(), id)}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/initproject"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/trust"
@@ -36,29 +37,29 @@ func initProject(env *cli.Env, args []string) error {
 			o.Force = true
 		default:
 			fmt.Fprintf(env.Stderr, "loop: unknown flag %s (see %s init --help)\n", a, prog)
-			return cli.Silent(cli.ExitUsage)
+			return cli.Silent(exitcode.Usage)
 		}
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return cli.Failf("current directory: %v", err)
+		return cli.Failf("current directory: %w", err)
 	}
 	o.Dir = cwd
 	st, err := store.Resolve(os.Getenv("LOOP_STORE"), cwd)
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	r, err := initproject.Init(st, o, exec.LookPath)
 	var ex *initproject.ErrExists
 	if errors.As(err, &ex) {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	} else if err != nil {
-		return cli.Failf("init: %v", err)
+		return cli.Failf("init: %w", err)
 	}
 	// the person ran init: the config it wrote is theirs, its commands
 	// run without a --trust-config (a later change of it is refused)
 	if err := trust.Accept(r.Config); err != nil {
-		return cli.Failf("init: accept %s: %v", r.Config, err)
+		return cli.Failf("init: accept %s: %w", r.Config, err)
 	}
 	say := func(format string, a ...any) { fmt.Fprintf(env.Stderr, "loop: "+format+"\n", a...) }
 	if r.Verify != "" {

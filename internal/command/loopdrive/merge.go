@@ -27,7 +27,7 @@ func mergeBranch(env *cli.Env, st *store.Store, id string) error {
 	rec := &recorder.Recorder{St: st, Log: env.Log}
 	in, err := nextaction.Load(st, id)
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	strategy := in.MergeStrategy()
 	if strategy == merge.None {
@@ -99,7 +99,7 @@ func saveMerge(rec *recorder.Recorder, id string, m *record.Merge, event, msg st
 		return rec.AppendEvent(record.Event{TS: time.Now().UnixMilli(), RunID: id, Type: event, Iteration: &it, Message: msg})
 	})
 	if err != nil {
-		return cli.Failf("run %s: %v", id, err)
+		return cli.Failf("run %s: %w", id, err)
 	}
 	return nil
 }

@@ -168,11 +168,11 @@ func (h *holder) makeWorktree(o *PhaseOptions, set map[string]string, name strin
 func (h *holder) queueSlot(o *PhaseOptions, max int, id string) error {
 	run, err := h.st.ReadRun(id)
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	dir := slots.Dir()
 	if err := slots.Prepare(dir, max); err != nil {
-		return cli.Failf("concurrency slots: %v", err)
+		return cli.Failf("concurrency slots: %w", err)
 	}
 	// a driver gone while this one waits: stop waiting
 	ctx, cancel := context.WithCancel(context.Background())

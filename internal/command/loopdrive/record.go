@@ -34,7 +34,7 @@ func recordNext(env *cli.Env, st *store.Store, cwd string, opts *Options) error 
 		return cli.BadInput(fmt.Errorf("stdin %w", err))
 	}
 	if err != nil {
-		return cli.Failf("read stdin: %v", err)
+		return cli.Failf("read stdin: %w", err)
 	}
 	r := &recorder.Recorder{St: st, Log: env.Log, Workspace: cwd, Trees: true,
 		MaxPatchBytes: opts.MaxPatchBytes, InlineCap: opts.InlineCap, Progress: promptProgress(st)}
@@ -49,7 +49,7 @@ func recordNext(env *cli.Env, st *store.Store, cwd string, opts *Options) error 
 		return cli.BadInput(fmt.Errorf("stdin %w", err))
 	}
 	if err != nil {
-		return cli.Failf("record iteration %d of run %s: %v", opts.Iteration, opts.Run, err)
+		return cli.Failf("record iteration %d of run %s: %w", opts.Iteration, opts.Run, err)
 	}
 	if res.Repeat {
 		env.Log.Info("iteration already recorded from the same input; nothing to do", "run", opts.Run, "iteration", res.Log.Iteration)
@@ -61,7 +61,7 @@ func recordNext(env *cli.Env, st *store.Store, cwd string, opts *Options) error 
 	}
 	var line bytes.Buffer
 	if err := (&view.Logs{W: &line}).Write(&view.Record{Raw: res.Line}); err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	if _, err := fmt.Fprintf(env.Stdout, "summary=%s\n", bytes.TrimRight(line.Bytes(), "\n")); err != nil {
 		return err
@@ -99,7 +99,7 @@ func attemptNext(env *cli.Env, st *store.Store, id string) error {
 		return cli.BadInput(fmt.Errorf("stdin %w", err))
 	}
 	if err != nil {
-		return cli.Failf("read stdin: %v", err)
+		return cli.Failf("read stdin: %w", err)
 	}
 	if in.Step == nil || in.Validation != nil {
 		return cli.BadInput(fmt.Errorf("stdin: --attempt takes one step record"))
@@ -110,7 +110,7 @@ func attemptNext(env *cli.Env, st *store.Store, id string) error {
 		return cli.BadInput(fmt.Errorf("stdin %w", err))
 	}
 	if err != nil {
-		return cli.Failf("record the attempt of run %s: %v", id, err)
+		return cli.Failf("record the attempt of run %s: %w", id, err)
 	}
 	if res.Warning != nil {
 		env.Log.Warn("attempt stored; run.json will be brought up to date by the next writer", "run", id, "err", res.Warning)

@@ -23,7 +23,7 @@ func (h *holder) started(id string) error {
 			Status: record.RunRunning, WorkerID: &worker})
 	})
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -48,7 +49,7 @@ func TreeLockPath(st *store.Store, dir string) string {
 func (h *holder) lockTree(dir, id string) error {
 	path := TreeLockPath(h.st, dir)
 	if err := os.MkdirAll(filepath.Dir(path), store.DirMode); err != nil {
-		return cli.Failf("work tree lock: %v", err)
+		return cli.Failf("work tree lock: %w", err)
 	}
 	// A run that has just ended keeps its lock until its holder sees the
 	// driver gone: a lock whose run has no live driver is waited for.
@@ -67,12 +68,12 @@ func (h *holder) lockTree(dir, id string) error {
 		if other != "" {
 			who = "run " + other
 		}
-		return &cli.ExitError{Code: ExitBusy,
+		return &cli.ExitError{Code: exitcode.Busy,
 			Err:  fmt.Errorf("%s is already running in %s: two loops in one work tree would mix their changes", who, treeOf(dir)),
 			Hint: "run this one in its own git worktree with --worktree, or wait until the other ends"}
 	}
 	if err != nil {
-		return cli.Failf("work tree lock: %v", err)
+		return cli.Failf("work tree lock: %w", err)
 	}
 	h.locks = append(h.locks, l)
 	if err := l.SetNote(id + "\n"); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/trust"
 )
@@ -34,10 +35,10 @@ func loadConfig(env *cli.Env, st *store.Store, check, accept bool) (cli.Config, 
 			continue
 		}
 		if err != nil {
-			return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("config: %w", err))
+			return nil, cli.WithCode(exitcode.Usage, fmt.Errorf("config: %w", err))
 		}
 		if err := cli.ParseConfig(f[0], data, cfg); err != nil {
-			return nil, cli.WithCode(cli.ExitUsage, err)
+			return nil, cli.WithCode(exitcode.Usage, err)
 		}
 		if check {
 			if err := trusted(env, f[0], data, accept); err != nil {
@@ -57,14 +58,14 @@ func trusted(env *cli.Env, path string, data []byte, accept bool) error {
 	}
 	ok, err := trust.Accepted(data)
 	if err != nil {
-		return cli.Failf("config %s: the record of accepted configs: %v", path, err)
+		return cli.Failf("config %s: the record of accepted configs: %w", path, err)
 	}
 	if ok {
 		return nil
 	}
 	if accept {
 		if err := trust.AcceptData(path, data); err != nil {
-			return cli.Failf("config %s: %v", path, err)
+			return cli.Failf("config %s: %w", path, err)
 		}
 		env.Log.Info(fmt.Sprintf("accepted %s: its %d commands run from now on", path, len(cs)))
 		return nil
@@ -89,11 +90,11 @@ func acceptConfig(env *cli.Env, args []string) error {
 	if len(files) == 0 {
 		cwd, err := os.Getwd()
 		if err != nil {
-			return cli.Failf("current directory: %v", err)
+			return cli.Failf("current directory: %w", err)
 		}
 		st, err := store.Resolve(os.Getenv("LOOP_STORE"), cwd)
 		if err != nil {
-			return cli.Failf("%v", err)
+			return cli.Failf("%w", err)
 		}
 		for _, f := range configFiles(st) {
 			if _, err := os.Lstat(f[0]); err == nil || f[1] != "" {
@@ -107,15 +108,15 @@ func acceptConfig(env *cli.Env, args []string) error {
 	for _, f := range files {
 		data, err := trust.Read(f)
 		if err != nil {
-			return cli.Failf("%v", err)
+			return cli.Failf("%w", err)
 		}
 		cs, err := trust.Commands(f, data)
 		if err != nil {
-			return cli.WithCode(cli.ExitUsage, err)
+			return cli.WithCode(exitcode.Usage, err)
 		}
 		show(env, f, cs)
 		if err := trust.AcceptData(f, data); err != nil {
-			return cli.Failf("config %s: %v", f, err)
+			return cli.Failf("config %s: %w", f, err)
 		}
 		fmt.Fprintf(env.Stdout, "accepted %s (%d commands)\n", f, len(cs))
 	}

@@ -100,7 +100,7 @@ func run(env *cli.Env) error {
 	}
 	sess, err := otelexport.NewSession(exp, redactor, opts.IncludeContent, cli.VersionString())
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	defer sess.Close()
 	if opts.From != "" {
@@ -147,7 +147,7 @@ func fromRecords(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Se
 		// a store's records are the agent's to plant in: no link, no FIFO
 		f, err := safefile.Open(from)
 		if err != nil {
-			return cli.Failf("%v", err)
+			return cli.Failf("%w", err)
 		}
 		defer f.Close()
 		in = f
@@ -164,14 +164,14 @@ func fromRecords(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Se
 				return cli.BadInput(fmt.Errorf("%s: line %d: %v", from, n, e))
 			}
 			if err := sess.Flush(sendCtx); err != nil {
-				return cli.Failf("export: %v", err)
+				return cli.Failf("export: %w", err)
 			}
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return cli.Failf("%s: %v", from, err)
+			return cli.Failf("%s: %w", from, err)
 		}
 		if ctx.Err() != nil {
 			break
@@ -179,7 +179,7 @@ func fromRecords(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Se
 	}
 	stream.End()
 	if err := sess.Flush(sendCtx); err != nil {
-		return cli.Failf("export: %v", err)
+		return cli.Failf("export: %w", err)
 	}
 	return nil
 }
@@ -210,7 +210,7 @@ func fromStore(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Sess
 	if dest != "" {
 		var err error
 		if cp, err = otelexport.LoadCheckpoint(st.Root, dest); err != nil {
-			return cli.Failf("%v", err)
+			return cli.Failf("%w", err)
 		}
 	}
 	for last := false; ; {
@@ -250,7 +250,7 @@ func sendRun(ctx context.Context, sess *otelexport.Session, st *store.Store, cp 
 	if cp != nil {
 		meta, err := st.ReadRun(id)
 		if err != nil {
-			return cli.Failf("%v", err)
+			return cli.Failf("%w", err)
 		}
 		marks = cp.Marks(id, meta.CreatedAt)
 	}
@@ -265,7 +265,7 @@ func sendRun(ctx context.Context, sess *otelexport.Session, st *store.Store, cp 
 		return nil
 	}
 	if err := sess.StoreRun(ctx, st, id, *marks, final, sent); err != nil {
-		return cli.Failf("export %s: %v", id, err)
+		return cli.Failf("export %s: %w", id, err)
 	}
 	return nil
 }
@@ -281,7 +281,7 @@ func runIDs(st *store.Store, opts *Options, args []string) ([]string, error) {
 	}
 	ids, err := st.RunIDs()
 	if err != nil {
-		return nil, cli.Failf("%v", err)
+		return nil, cli.Failf("%w", err)
 	}
 	if opts.Since == 0 {
 		return ids, nil

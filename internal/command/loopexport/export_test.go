@@ -29,6 +29,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/command/loopexport"
 	"github.com/loopkit/loopkit/internal/command/looprecord"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/otelexport"
 	"github.com/loopkit/loopkit/internal/record"
 )
@@ -430,8 +431,8 @@ func TestFromRecords(t *testing.T) {
 	if !strings.Contains(out, `"traceId":"`+want+`"`) || strings.Count(out, "loop.iteration") != 2 {
 		t.Errorf("--from - did not export both iterations into trace %s", want)
 	}
-	if _, code := run(t, root, "{\"nonsense\":1}\n", "loop-export", "--from", "-", "--stdout"); code != cli.ExitBadInput {
-		t.Errorf("a line that is no record: exit %d, want %d", code, cli.ExitBadInput)
+	if _, code := run(t, root, "{\"nonsense\":1}\n", "loop-export", "--from", "-", "--stdout"); code != exitcode.BadInput {
+		t.Errorf("a line that is no record: exit %d, want %d", code, exitcode.BadInput)
 	}
 }
 
@@ -524,8 +525,8 @@ func TestUsage(t *testing.T) {
 		{"--endpoint", "not a url", "x"},
 		{"../x"},
 	} {
-		if _, code := run(t, t.TempDir(), "", "loop-export", args...); code != cli.ExitUsage {
-			t.Errorf("loop-export %v: exit %d, want %d", args, code, cli.ExitUsage)
+		if _, code := run(t, t.TempDir(), "", "loop-export", args...); code != exitcode.Usage {
+			t.Errorf("loop-export %v: exit %d, want %d", args, code, exitcode.Usage)
 		}
 	}
 }

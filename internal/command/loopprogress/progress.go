@@ -139,7 +139,7 @@ func checkOptions(env *cli.Env, opts *Options) (map[string]string, error) {
 func fill(env *cli.Env, opts *Options, block string, set map[string]string) error {
 	data, err := safefile.ReadFile(opts.Template, safefile.DocMax)
 	if err != nil {
-		return cli.Failf("read template: %v", unwrapPath(err))
+		return cli.Failf("read template: %w", unwrapPath(err))
 	}
 	out, unknown := progress.Fill(record.Text(data), block, set, opts.AppendProgress)
 	for _, name := range unknown {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -62,14 +63,14 @@ func TestExitCodes(t *testing.T) {
 		args  []string
 		code  int
 	}{
-		{"", []string{"--store", st.Root, "--run", "r1"}, cli.ExitOK},
-		{"", []string{"--store", st.Root, "--run", "missing"}, cli.ExitFailure},
-		{"", []string{"--store", st.Root, "--run", "a/b"}, cli.ExitUsage},
-		{"", []string{"--store", st.Root, "r1", "extra"}, cli.ExitUsage},
-		{"", []string{"--store", st.Root, "--run", "r1", "--format", "yaml"}, cli.ExitUsage},
-		{"{\n", []string{"--store", st.Root, "--from", "-"}, cli.ExitBadInput},
-		{"", []string{"--store", st.Root, "--from", "-"}, cli.ExitOK},
-		{"", []string{"--help"}, cli.ExitOK},
+		{"", []string{"--store", st.Root, "--run", "r1"}, exitcode.OK},
+		{"", []string{"--store", st.Root, "--run", "missing"}, exitcode.Failure},
+		{"", []string{"--store", st.Root, "--run", "a/b"}, exitcode.Usage},
+		{"", []string{"--store", st.Root, "r1", "extra"}, exitcode.Usage},
+		{"", []string{"--store", st.Root, "--run", "r1", "--format", "yaml"}, exitcode.Usage},
+		{"{\n", []string{"--store", st.Root, "--from", "-"}, exitcode.BadInput},
+		{"", []string{"--store", st.Root, "--from", "-"}, exitcode.OK},
+		{"", []string{"--help"}, exitcode.OK},
 	} {
 		if _, stderr, code := runCmd(t, c.stdin, c.args...); code != c.code {
 			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, c.code, stderr)

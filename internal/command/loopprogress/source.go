@@ -22,7 +22,7 @@ func load(env *cli.Env, st *store.Store, opts *Options, n int) ([]record.Iterati
 			return nil, cli.Failf("no such run: %s (in store %s)", opts.Run, st.Root)
 		}
 		if err != nil {
-			return nil, cli.Failf("%v", err)
+			return nil, cli.Failf("%w", err)
 		}
 		return logs, nil
 	}
@@ -30,7 +30,7 @@ func load(env *cli.Env, st *store.Store, opts *Options, n int) ([]record.Iterati
 	if opts.From != "-" {
 		f, err := os.Open(opts.From)
 		if err != nil {
-			return nil, cli.Failf("--from: %v", unwrapPath(err))
+			return nil, cli.Failf("--from: %w", unwrapPath(err))
 		}
 		defer f.Close()
 		name, r = opts.From, f
@@ -53,7 +53,7 @@ func readFrom(env *cli.Env, name string, r io.Reader, n int) ([]record.Iteration
 	case errors.Is(err, progress.ErrTornTail), errors.As(err, &ie):
 		return nil, cli.BadInput(fmt.Errorf("%s %w", name, err))
 	}
-	return nil, cli.Failf("read %s: %v", name, err)
+	return nil, cli.Failf("read %s: %w", name, err)
 }
 
 // loadAndSave loads like load and stores the block as run.json's progress
@@ -87,7 +87,7 @@ func loadAndSave(env *cli.Env, st *store.Store, opts *Options, l progress.Limits
 		return nil, err
 	}
 	if err != nil {
-		return nil, cli.Failf("save progress of run %s: %v", opts.Run, err)
+		return nil, cli.Failf("save progress of run %s: %w", opts.Run, err)
 	}
 	return logs, nil
 }

@@ -19,7 +19,7 @@ import (
 func rateLimitMode(env *cli.Env, r *recorder.Recorder, id, file string) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return cli.Failf("--rate-limit: %v", err)
+		return cli.Failf("--rate-limit: %w", err)
 	}
 	in, err := rec.DecodeInput(data)
 	if err != nil || in.Step == nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/hooks"
 	"github.com/loopkit/loopkit/internal/procid"
 	rec "github.com/loopkit/loopkit/internal/record"
@@ -365,7 +366,7 @@ func readInput(env *cli.Env) (*rec.Input, error) {
 		return nil, cli.BadInput(fmt.Errorf("stdin %w", err))
 	}
 	if err != nil {
-		return nil, cli.Failf("read stdin: %v", err)
+		return nil, cli.Failf("read stdin: %w", err)
 	}
 	return in, nil
 }
@@ -375,9 +376,9 @@ func readInput(env *cli.Env) (*rec.Input, error) {
 func exitStatus(it *rec.IterationLog) int {
 	switch {
 	case it.TimedOut:
-		return cli.ExitTimeout
+		return exitcode.Timeout
 	case it.ExitCode < 0:
-		return cli.ExitFailure
+		return exitcode.Failure
 	}
 	return it.ExitCode
 }
@@ -401,7 +402,7 @@ func newRun(env *cli.Env, r *recorder.Recorder, opts *Options, settings map[stri
 		if p.path != "" {
 			abs, err := filepath.Abs(p.path)
 			if err != nil {
-				return cli.Failf("%v", err)
+				return cli.Failf("%w", err)
 			}
 			*p.dst = &abs
 		}
@@ -413,7 +414,7 @@ func newRun(env *cli.Env, r *recorder.Recorder, opts *Options, settings map[stri
 		if errors.Is(err, os.ErrExist) {
 			return cli.Failf("run %s already exists", id)
 		}
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	_, err := fmt.Fprintln(env.Stdout, id)
 	return err
@@ -486,7 +487,7 @@ func failure(err error) error {
 	if errors.As(err, &ee) {
 		return err
 	}
-	return cli.WithCode(cli.ExitFailure, err)
+	return cli.WithCode(exitcode.Failure, err)
 }
 
 // workspace is the git top level around dir, else dir.

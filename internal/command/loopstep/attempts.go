@@ -67,7 +67,7 @@ func (s *stepRun) prepare(args []string) error {
 	}
 	if !s.opts.NoStore {
 		if err := s.st.Init(); err != nil {
-			return cli.Failf("%v", err)
+			return cli.Failf("%w", err)
 		}
 		s.spool = s.st.NewSpool("step")
 		s.stdoutPath, s.stderrPath = s.spool+".stdout", s.spool+".stderr"
@@ -76,7 +76,7 @@ func (s *stepRun) prepare(args []string) error {
 		// file that a resuming driver cannot attribute to its run.
 		meta := s.meta(args[0])
 		if err := store.WriteSpoolMeta(s.spool, meta); err != nil {
-			return cli.Failf("spool: %v", err)
+			return cli.Failf("spool: %w", err)
 		}
 		// The base snapshot (git processes) is taken while the prompt is
 		// written; the meta is there first, to own its objects. The prompt is
@@ -88,14 +88,14 @@ func (s *stepRun) prepare(args []string) error {
 		}
 		if err := store.ReplaceFile(s.promptPath, []byte(s.prompt), store.FileMode); err != nil {
 			s.waitBase()
-			return cli.Failf("spool prompt: %v", err)
+			return cli.Failf("spool prompt: %w", err)
 		}
 	} else if usesFile {
 		// --no-store keeps nothing: the file {prompt_file} needs lives only
 		// while the agent runs.
 		f, err := os.CreateTemp("", "loop-step-prompt-*.txt")
 		if err != nil {
-			return cli.Failf("prompt file: %v", err)
+			return cli.Failf("prompt file: %w", err)
 		}
 		_, err = f.WriteString(s.prompt)
 		if cerr := f.Close(); err == nil {
@@ -103,7 +103,7 @@ func (s *stepRun) prepare(args []string) error {
 		}
 		s.tempPrompt = f.Name()
 		if err != nil {
-			return cli.Failf("prompt file: %v", err)
+			return cli.Failf("prompt file: %w", err)
 		}
 	}
 	path := s.promptPath

@@ -30,7 +30,7 @@ func phasePrompt(env *cli.Env, st *store.Store, opts *Options, prompt string) (s
 	}
 	notes, err := runnotes.Load(st, opts.Run)
 	if err != nil {
-		return "", cli.Failf("run notes: %v", err)
+		return "", cli.Failf("run notes: %w", err)
 	}
 	if notes == "" {
 		return prompt, nil

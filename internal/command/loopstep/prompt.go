@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/safefile"
@@ -32,13 +33,13 @@ func loadPrompt(env *cli.Env, st *store.Store, opts *Options, set map[string]str
 			data, err = safefile.ReadFile(opts.Prompt, safefile.DocMax)
 		}
 		if err != nil {
-			return "", cli.Failf("read prompt: %v", pathError(err))
+			return "", cli.Failf("read prompt: %w", pathError(err))
 		}
 		return string(data), nil
 	}
 	data, err := safefile.ReadFile(opts.Template, safefile.DocMax)
 	if err != nil {
-		return "", cli.Failf("read template: %v", pathError(err))
+		return "", cli.Failf("read template: %w", pathError(err))
 	}
 	limits := progress.Limits{MaxEntries: opts.MaxEntries, MaxChars: opts.MaxChars, Excerpt: opts.Excerpt, AgentSummary: opts.AgentSummary}
 	var logs []record.IterationLog
@@ -50,7 +51,7 @@ func loadPrompt(env *cli.Env, st *store.Store, opts *Options, set map[string]str
 			logs, err = nil, nil
 		}
 		if err != nil {
-			return "", cli.Failf("%v", err)
+			return "", cli.Failf("%w", err)
 		}
 	}
 	out, unknown := progress.Fill(record.Text(data), progress.Render(logs, limits), set, opts.AppendProgress)
@@ -69,7 +70,7 @@ func agentArgs(args []string, prompt, promptPath string) (argv []string, stdin b
 		switch a {
 		case argPrompt:
 			if len(prompt) > promptArgMax {
-				return nil, false, &cli.ExitError{Code: cli.ExitUsage,
+				return nil, false, &cli.ExitError{Code: exitcode.Usage,
 					Err:  fmt.Errorf("prompt is %d bytes, too long for {prompt} (at most %d)", len(prompt), promptArgMax),
 					Hint: "pass {prompt_file} instead: the path of a file holding the prompt"}
 			}

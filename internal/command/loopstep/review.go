@@ -23,7 +23,7 @@ import (
 func reviewDiff(st *store.Store, run, file string) (diff string, n int, err error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return "", 0, cli.Failf("--review: %v", pathError(err))
+		return "", 0, cli.Failf("--review: %w", pathError(err))
 	}
 	in, err := record.DecodeInput(data)
 	if err != nil || in.Step == nil || in.Validation != nil {
@@ -31,7 +31,7 @@ func reviewDiff(st *store.Store, run, file string) (diff string, n int, err erro
 	}
 	last, _, err := st.LastIteration(run)
 	if err != nil {
-		return "", 0, cli.Failf("run %s: %v", run, err)
+		return "", 0, cli.Failf("run %s: %w", run, err)
 	}
 	if n = 1; last != nil {
 		n = last.Iteration + 1
@@ -55,32 +55,32 @@ func reviewDiff(st *store.Store, run, file string) (diff string, n int, err erro
 	}
 	repo, tree, err := gitstore.AfterStep(st.RunDir(run), where, objects)
 	if err != nil {
-		return "", 0, cli.Failf("snapshot the step's work tree: %v", err)
+		return "", 0, cli.Failf("snapshot the step's work tree: %w", err)
 	}
 	cs, err := repo.Changes(*s.GitBase, tree)
 	if err != nil {
-		return "", 0, cli.Failf("the step's change: %v", err)
+		return "", 0, cli.Failf("the step's change: %w", err)
 	}
 	if len(cs) == 0 {
 		return "", n, nil
 	}
 	f, err := os.CreateTemp("", "loop-step-review-*.patch")
 	if err != nil {
-		return "", 0, cli.Failf("%v", err)
+		return "", 0, cli.Failf("%w", err)
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
 	note := fmt.Sprintf("# The change is over %d bytes (or names a file too big to diff): only its\n"+
 		"# summary is shown here. Read the files themselves in the work tree.\n", review.MaxDiffBytes)
 	if _, err := repo.WritePatch(f, *s.GitBase, tree, cs, review.MaxDiffBytes, note); err != nil {
-		return "", 0, cli.Failf("the step's diff: %v", err)
+		return "", 0, cli.Failf("the step's diff: %w", err)
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return "", 0, cli.Failf("%v", err)
+		return "", 0, cli.Failf("%w", err)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, 2*review.MaxDiffBytes))
 	if err != nil && !errors.Is(err, io.EOF) {
-		return "", 0, cli.Failf("%v", err)
+		return "", 0, cli.Failf("%w", err)
 	}
 	return string(b), n, nil
 }

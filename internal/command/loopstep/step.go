@@ -135,7 +135,7 @@ func run(env *cli.Env) error {
 	if opts.Run != "" && st.RunExists(opts.Run) {
 		live, err := st.LockLive(opts.Run)
 		if err != nil {
-			return cli.Failf("%v", err)
+			return cli.Failf("%w", err)
 		}
 		defer live.Unlock()
 	}
@@ -143,7 +143,7 @@ func run(env *cli.Env) error {
 	stepID := s.startStep()
 	out, err := s.attempts()
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	s.waitBase()
 	rec := s.record(out)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -126,7 +127,7 @@ func TestPromptArgumentTooLong(t *testing.T) {
 	c := newCase(t)
 	c.write("big.md", strings.Repeat("x", promptArgMax+1))
 	rec, code, stderr := c.run("", "--prompt", c.dir+"/big.md", "--", fakeAgent, "{prompt}")
-	if rec != nil || code != cli.ExitUsage || !strings.Contains(stderr, "{prompt_file}") {
+	if rec != nil || code != exitcode.Usage || !strings.Contains(stderr, "{prompt_file}") {
 		t.Errorf("code %d stderr %q", code, stderr)
 	}
 	if c.agentLog() != "" {
@@ -167,7 +168,7 @@ func TestTimeoutNotRetried(t *testing.T) {
 	c := newCase(t)
 	t.Setenv("FAKE_SLEEP", "30")
 	rec, code, _ := c.run("", "--prompt", c.dir+"/prompt.md", "--timeout", "300ms", "--grace", "100ms", "--retries", "2", "--retry-backoff", "1ms", "--", fakeAgent)
-	if code != cli.ExitTimeout || !rec.TimedOut || rec.Attempts != 1 || *rec.ExitCode != -1 || rec.Error == nil {
+	if code != exitcode.Timeout || !rec.TimedOut || rec.Attempts != 1 || *rec.ExitCode != -1 || rec.Error == nil {
 		t.Fatalf("code %d rec %+v", code, rec)
 	}
 }
@@ -203,7 +204,7 @@ func TestTextCompletionModes(t *testing.T) {
 	}
 	c.write("config", "completion_mode=bogus\n")
 	_, code, stderr := c.run("", "--config", c.dir+"/config", "--prompt", c.dir+"/prompt.md", "--", fakeAgent)
-	if code != cli.ExitUsage || !strings.Contains(stderr, "bogus") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "bogus") {
 		t.Errorf("bad config value: code %d %q", code, stderr)
 	}
 }

@@ -71,14 +71,14 @@ func run(env *cli.Env) error {
 	}
 	m, err := tui.New(st, opts.Run, cli.ColorFor(env.StdoutFile), tui.FindTools())
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	if err := env.Stdout.Flush(); err != nil {
 		return err
 	}
 	_, err = tea.NewProgram(m, tea.WithInput(os.Stdin), tea.WithOutput(env.StdoutFile)).Run()
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	return nil
 }

@@ -116,7 +116,7 @@ func run(env *cli.Env) error {
 	var group [2]uint64 // the validation's process group as recorded: pid, start
 	if !opts.NoStore {
 		if err := st.Init(); err != nil {
-			return cli.Failf("%v", err)
+			return cli.Failf("%w", err)
 		}
 		base := st.NewSpool("validate")
 		o, e := base+".stdout", base+".stderr"
@@ -127,7 +127,7 @@ func run(env *cli.Env) error {
 		meta := store.SpoolMeta{PID: os.Getpid(), Command: command, RunID: opts.Run, StartedAt: time.Now().UnixMilli()}
 		meta.PIDStart, _ = procid.Start(meta.PID)
 		if err := store.WriteSpoolMeta(base, meta); err != nil {
-			return cli.Failf("spool: %v", err)
+			return cli.Failf("spool: %w", err)
 		}
 		spec.OnStart = func(pid int) {
 			meta.PGID = pid
@@ -148,7 +148,7 @@ func run(env *cli.Env) error {
 		if opts.Run != "" && st.RunExists(opts.Run) {
 			live, err := st.LockLive(opts.Run)
 			if err != nil {
-				return cli.Failf("%v", err)
+				return cli.Failf("%w", err)
 			}
 			defer live.Unlock()
 		}
@@ -159,7 +159,7 @@ func run(env *cli.Env) error {
 		procrec.Remove(int(group[0]), group[1])
 	}
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	rec := toRecord(res, command, dir, outPath, errPath)
 	if cutByDeadline && res.TimedOut {

@@ -17,7 +17,7 @@ func (o *diffCmd) between(c *ctx, id string, a, b int) error {
 	}
 	var patch bytes.Buffer
 	if err := repo.Diff(&patch, from, to); err != nil {
-		return cli.Failf("diff of run %s, iterations %d and %d: %v", id, a, b, err)
+		return cli.Failf("diff of run %s, iterations %d and %d: %w", id, a, b, err)
 	}
 	return o.print(c, patch.Bytes())
 }
@@ -30,7 +30,7 @@ func trees(c *ctx, id string, a, b int) (*gitstore.Repo, string, string, error) 
 		return nil, "", "", cli.Failf("run %s kept no work trees (its workspace is not a git work tree, or it was recorded before trees were kept)", id)
 	}
 	if err != nil {
-		return nil, "", "", cli.Failf("%v", err)
+		return nil, "", "", cli.Failf("%w", err)
 	}
 	var ids [2]string
 	for i, n := range []int{a, b} {

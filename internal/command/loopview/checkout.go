@@ -43,7 +43,7 @@ func (o *checkoutCmd) run(c *ctx, args []string) error {
 		return err
 	}
 	if err := repo.Checkout(tree, o.To); err != nil {
-		return cli.Failf("checkout of run %s iteration %d into %s: %v", id, iter, o.To, err)
+		return cli.Failf("checkout of run %s iteration %d into %s: %w", id, iter, o.To, err)
 	}
 	_, err = c.env.Stdout.WriteString(o.To + "\n")
 	return err

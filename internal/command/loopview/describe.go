@@ -26,7 +26,7 @@ func (o *describeCmd) run(c *ctx, args []string) error {
 	}
 	ri, err := view.LoadRun(c.st, id)
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	if err := view.LoadReview(c.st, &ri); err != nil {
 		c.env.Log.Warn("the last iteration's review is unknown", "run", id, "err", err)
@@ -44,12 +44,12 @@ func (o *describeCmd) run(c *ctx, args []string) error {
 	}
 	line, err := view.DescribeJSON(ri, paths, live)
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	var v any
 	if jq != nil {
 		if v, err = jsonobj.Full(line); err != nil {
-			return cli.Failf("run %s: %v", id, err)
+			return cli.Failf("run %s: %w", id, err)
 		}
 	}
 	return c.writeJSON(line, v, jq, o.Raw, func() string { return "run " + id })

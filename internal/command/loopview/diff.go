@@ -68,7 +68,7 @@ func (o *diffCmd) run(c *ctx, args []string) error {
 		return cli.Failf("iteration %d of run %s has no %s (its step had no git base to diff from)", iter, id, store.ChangesPatch)
 	}
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	if bytes.HasPrefix(patch, []byte(summaryNote)) {
 		return o.whole(c, id, iter, patch)
@@ -102,13 +102,13 @@ func (o *diffCmd) whole(c *ctx, id string, iter int, summary []byte) error {
 	if o.Stat {
 		var num bytes.Buffer
 		if err := repo.Diff(&num, from, to, "--numstat"); err != nil {
-			return cli.Failf("diff of run %s, iteration %d: %v", id, iter, err)
+			return cli.Failf("diff of run %s, iteration %d: %w", id, iter, err)
 		}
 		return failure(view.WriteStat(c.env.Stdout, c.style, view.NumStat(num.Bytes())))
 	}
 	var patch bytes.Buffer
 	if err := repo.Diff(&patch, from, to, "--binary"); err != nil {
-		return cli.Failf("diff of run %s, iteration %d: %v", id, iter, err)
+		return cli.Failf("diff of run %s, iteration %d: %w", id, iter, err)
 	}
 	return o.print(c, patch.Bytes())
 }
@@ -144,7 +144,7 @@ func (o *diffCmd) print(c *ctx, patch []byte) error {
 func lastIteration(c *ctx, id string) (int, error) {
 	lines, err := store.TailLines(c.st.RunPath(id, store.IterationsFile), 1)
 	if err != nil {
-		return 0, cli.Failf("%v", err)
+		return 0, cli.Failf("%w", err)
 	}
 	if len(lines) == 0 {
 		return 0, nil

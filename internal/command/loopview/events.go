@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
@@ -85,7 +86,7 @@ func (o *eventsCmd) run(c *ctx, args []string) error {
 		// the status first: every event appended before the end is read below
 		run, err := c.st.ReadRunHead(id)
 		if err != nil {
-			return cli.Failf("%v", err)
+			return cli.Failf("%w", err)
 		}
 		if err := read(); err != nil {
 			return err
@@ -95,7 +96,7 @@ func (o *eventsCmd) run(c *ctx, args []string) error {
 		}
 		select {
 		case <-sigCtx.Done():
-			return cli.Silent(cli.ExitInterrupt)
+			return cli.Silent(exitcode.Interrupt)
 		case <-time.After(o.Interval.D()):
 		}
 	}

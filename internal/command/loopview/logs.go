@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
 )
@@ -144,7 +145,7 @@ func (c *ctx) iterations(args []string, ro *runOpt, fo *filterOpts, jo *jsonOpts
 		Warn: func(msg string) { c.env.Log.Warn(msg, "run", id) }}
 	err = f.Run(sigCtx, end, lineNo)
 	if errors.Is(err, context.Canceled) {
-		return cli.Silent(cli.ExitInterrupt)
+		return cli.Silent(exitcode.Interrupt)
 	}
 	return failure(err)
 }
@@ -190,7 +191,7 @@ func failure(err error) error {
 	if errors.As(err, &ee) {
 		return err
 	}
-	return cli.WithCode(cli.ExitFailure, err)
+	return cli.WithCode(exitcode.Failure, err)
 }
 
 // tailIfAligned reads the last line only when a terminal needs the width.

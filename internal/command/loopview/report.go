@@ -59,13 +59,13 @@ func (o *reportCmd) all(c *ctx, opts htmlreport.Options) error {
 		c.env.Log.Warn("run left out of the index", "run", id, "err", err)
 	})
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	if o.Dir == "" {
 		return failure(htmlreport.WriteIndex(c.env.Stdout, runs, opts))
 	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-		return cli.Failf("--dir: %v", err)
+		return cli.Failf("--dir: %w", err)
 	}
 	for _, r := range runs {
 		id := r.Run.RunID
@@ -76,13 +76,13 @@ func (o *reportCmd) all(c *ctx, opts htmlreport.Options) error {
 			continue // deleted meanwhile
 		}
 		if err != nil {
-			return cli.Failf("report of run %s: %v", id, err)
+			return cli.Failf("report of run %s: %w", id, err)
 		}
 	}
 	if err := writeFile(filepath.Join(o.Dir, "index.html"), func(f *os.File) error {
 		return htmlreport.WriteIndex(f, runs, opts)
 	}); err != nil {
-		return cli.Failf("index: %v", err)
+		return cli.Failf("index: %w", err)
 	}
 	_, err = c.env.Stdout.WriteString(filepath.Join(o.Dir, "index.html") + "\n")
 	return err

@@ -25,7 +25,7 @@ func (o *runsCmd) run(c *ctx, args []string) error {
 		c.env.Log.Warn("run left out: run.json unreadable", "run", id, "err", err)
 	})
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	var keep []view.RunInfo
 	var values []any

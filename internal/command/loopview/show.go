@@ -73,7 +73,7 @@ func (o *showCmd) run(c *ctx, args []string) error {
 	// A folder without its committed line is a leftover, not an iteration.
 	lines, err := store.TailLines(c.st.RunPath(id, store.IterationsFile), 1)
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	if len(lines) == 0 || view.Iteration(lines[0]) < iter {
 		return cli.Failf("run %s has no iteration %d", id, iter)
@@ -86,7 +86,7 @@ func (o *showCmd) run(c *ctx, args []string) error {
 		return cli.Failf("iteration %d of run %s has no %s", iter, id, name)
 	}
 	if err != nil {
-		return cli.Failf("%v", err)
+		return cli.Failf("%w", err)
 	}
 	defer f.Close()
 	var src io.Reader = f

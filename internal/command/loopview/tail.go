@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/view"
 )
 
@@ -104,7 +105,7 @@ func (o *tailCmd) run(c *ctx, args []string) error {
 	defer stop()
 	err = t.Run(sigCtx)
 	if errors.Is(err, context.Canceled) {
-		return cli.Silent(cli.ExitInterrupt)
+		return cli.Silent(exitcode.Interrupt)
 	}
 	return failure(err)
 }

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -54,7 +55,7 @@ func execTUI(env *cli.Env, st *store.Store, id string) error {
 	if path == "" {
 		p, err := exec.LookPath("loop-tui")
 		if err != nil {
-			return &cli.ExitError{Code: cli.ExitFailure, Err: errors.New("loop-tui not found beside loop-view or on PATH"),
+			return &cli.ExitError{Code: exitcode.Failure, Err: errors.New("loop-tui not found beside loop-view or on PATH"),
 				Hint: "build it with 'make tui' (or go install ./cmd/loop-tui)"}
 		}
 		path = p
@@ -66,7 +67,7 @@ func execTUI(env *cli.Env, st *store.Store, id string) error {
 	if err := env.Stdout.Flush(); err != nil {
 		return err
 	}
-	return cli.Failf("run %s: %v", path, syscall.Exec(path, argv, os.Environ()))
+	return cli.Failf("run %s: %w", path, syscall.Exec(path, argv, os.Environ()))
 }
 
 func isExecutable(p string) bool {

@@ -11,6 +11,7 @@ import (
 	flags "github.com/jessevdk/go-flags"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/jqfilter"
 	"github.com/loopkit/loopkit/internal/settings"
 	"github.com/loopkit/loopkit/internal/store"
@@ -130,7 +131,7 @@ func run(env *cli.Env) error {
 		return err
 	}
 	if c.failures > 0 {
-		return cli.Silent(cli.ExitFailure)
+		return cli.Silent(exitcode.Failure)
 	}
 	return nil
 }
@@ -156,7 +157,7 @@ func (c *ctx) resolveRun(arg, flag string, wait bool) (string, error) {
 	if id == "" {
 		newest, err := view.Newest(c.st)
 		if err != nil {
-			return "", cli.Failf("%v", err)
+			return "", cli.Failf("%w", err)
 		}
 		if newest == "" {
 			return "", cli.Failf("no runs in store %s", c.st.Root)
@@ -199,7 +200,7 @@ func compile(f *filterOpts, failedExpr string, j *jsonOpts) ([]view.Filter, *jqf
 	if f != nil && f.Where != "" {
 		w, err := jqfilter.Compile("--where", f.Where, jqfilter.Where)
 		if err != nil {
-			return nil, nil, cli.WithCode(cli.ExitUsage, err)
+			return nil, nil, cli.WithCode(exitcode.Usage, err)
 		}
 		filters = append(filters, w)
 	}
@@ -207,7 +208,7 @@ func compile(f *filterOpts, failedExpr string, j *jsonOpts) ([]view.Filter, *jqf
 	if j != nil && j.JQ != "" {
 		var err error
 		if jq, err = jqfilter.Compile("--jq", j.JQ, jqfilter.Transform); err != nil {
-			return nil, nil, cli.WithCode(cli.ExitUsage, err)
+			return nil, nil, cli.WithCode(exitcode.Usage, err)
 		}
 	}
 	if f != nil && f.Last < 0 {

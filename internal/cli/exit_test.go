@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/loopkit/loopkit/internal/exitcode"
+)
+
+// An inner code survives a wrapper: Failf with %w keeps a usage error a
+// usage error and an interrupt an interrupt (with %v they became exit 1).
+func TestInnerCodeSurvivesWrapper(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		inner error
+		want  int
+	}{
+		{"usage", Usagef("--max-wait %q: want a duration", "x"), exitcode.Usage},
+		{"interrupt", WithCode(exitcode.Interrupt, errors.New("interrupted")), exitcode.Interrupt},
+		{"bad input", BadInput(errors.New("stdin: not JSON")), exitcode.BadInput},
+		{"plain", errors.New("disk full"), exitcode.Failure},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Failf("run r1: %w", fmt.Errorf("hold: %w", tc.inner))
+			if got := Code(err); got != tc.want {
+				t.Fatalf("Code(%v) = %d, want %d", err, got, tc.want)
+			}
+			var stderr bytes.Buffer
+			env := NewEnv("loop-x", nil, nil, &bytes.Buffer{}, &stderr)
+			if got := env.Finish(err); got != tc.want {
+				t.Fatalf("Finish = %d, want %d", got, tc.want)
+			}
+			if !strings.Contains(stderr.String(), "run r1: hold: ") {
+				t.Fatalf("stderr %q lost the wrapper's words", stderr.String())
+			}
+		})
+	}
+}
+
+// The usage error's hint comes through the wrapper too.
+func TestWrappedUsageKeepsHint(t *testing.T) {
+	env := NewEnv("loop-x", nil, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	err := Failf("config: %w", env.UsageError("bad key"))
+	var stderr bytes.Buffer
+	env.Stderr = &stderr
+	if code := env.Finish(err); code != exitcode.Usage || !strings.Contains(stderr.String(), "hint: see 'loop-x --help'") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
