@@ -6,7 +6,7 @@ import (
 	"github.com/charmbracelet/log"
 
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -31,7 +31,7 @@ func Keep(st *store.Store, l *log.Logger, id, base string, m store.SpoolMeta) bo
 	}
 	// the line is the attempt's digest: the same entry is never recorded twice
 	in := &record.Input{Step: step, Lines: [][]byte{line}}
-	r := &recorder.Recorder{St: st, Log: l}
+	r := runstate.Plain(st, l).Rec
 	res, err := r.RecordAttempt(id, in, record.AttemptInterrupted)
 	if err != nil {
 		l.Warn(fmt.Sprintf("run %s: the output of a killed step was not recorded: %v", id, err))

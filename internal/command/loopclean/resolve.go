@@ -6,7 +6,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -19,7 +19,7 @@ func resolve(env *cli.Env, st *store.Store, id string) error {
 	if !st.RunExists(id) {
 		return cli.Failf("no such run: %s", id)
 	}
-	r := &recorder.Recorder{St: st, Log: env.Log}
+	r := runstate.Plain(st, env.Log).Rec
 	run, err := r.Update(id, func(run *record.Run) error {
 		if run.ResolvedAt != nil {
 			return errAlreadyResolved

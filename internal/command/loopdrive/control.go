@@ -19,7 +19,7 @@ import (
 	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/procrec"
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -39,7 +39,8 @@ func driverHeld(st *store.Store, id string) (bool, error) {
 
 // cancel stops the run's driver (it records the run canceled itself), or,
 // with no driver, stops what a crashed one left and marks the run.
-func cancel(env *cli.Env, st *store.Store, id string) error {
+func cancel(env *cli.Env, door *runstate.Door, id string) error {
+	st := door.Rec.St
 	if !st.RunExists(id) {
 		return cli.Failf("no such run: %s", id)
 	}
@@ -75,8 +76,7 @@ func cancel(env *cli.Env, st *store.Store, id string) error {
 		return cli.Failf("run %s is already %s: nothing to cancel", id, run.Status)
 	}
 	if run.Status != record.RunCanceled {
-		r := &recorder.Recorder{St: st, Log: env.Log}
-		if _, err := r.SetStatus(id, record.RunCanceled, "canceled by "+driverargs.Prog()+" cancel"); err != nil {
+		if _, err := door.Cancel(id, driverargs.Prog()+" cancel"); err != nil {
 			return cli.Failf("%w", err)
 		}
 	}
@@ -85,7 +85,8 @@ func cancel(env *cli.Env, st *store.Store, id string) error {
 }
 
 // pause marks a driven run paused; its driver stops after the current step.
-func pause(env *cli.Env, st *store.Store, id string) error {
+func pause(env *cli.Env, door *runstate.Door, id string) error {
+	st := door.Rec.St
 	if !st.RunExists(id) {
 		return cli.Failf("no such run: %s", id)
 	}
@@ -104,8 +105,7 @@ func pause(env *cli.Env, st *store.Store, id string) error {
 		}
 		return cli.Failf("run %s is not running (%s): nothing to pause", id, state)
 	}
-	r := &recorder.Recorder{St: st, Log: env.Log}
-	if _, err := r.SetStatus(id, record.RunPaused, "paused by "+driverargs.Prog()+" pause"); err != nil {
+	if _, err := door.Pause(id, driverargs.Prog()+" pause"); err != nil {
 		return cli.Failf("%w", err)
 	}
 	env.Log.Info(fmt.Sprintf("run %[1]s: the driver stops after its current step; '%[2]s resume %[1]s' continues", id, driverargs.Prog()))

@@ -8,7 +8,7 @@ import (
 	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/nextaction"
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/settings"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -73,9 +73,9 @@ type Options struct {
 	Pause     bool   `long:"pause" description:"let the current step finish, then stop the driver; the run is paused"`
 	Merge     bool   `long:"merge" description:"merge the completed run's branch into its merge target"`
 	Usage     bool   `long:"usage" description:"print the help of scripts/loop"`
-	// --record keeps what loop-record would, by the same config keys.
-	InlineCap     int   `config:"inline_cap_bytes"`
-	MaxPatchBytes int64 `config:"max_patch_bytes"`
+	// --record, --cancel and --pause write as loop-record does, by the
+	// same flags and config keys.
+	runstate.Writing
 }
 
 // Main is loop-drive.
@@ -96,7 +96,7 @@ func run(env *cli.Env) error {
 	if len(env.Args) > 0 && env.Args[0] == "--resume-all" {
 		return resumeAll(env, env.Args[1:])
 	}
-	opts := &Options{InlineCap: recorder.DefaultInlineCap, MaxPatchBytes: recorder.DefaultMaxPatchBytes}
+	opts := &Options{Writing: runstate.Defaults()}
 	p := cli.NewParser(env, opts, usage)
 	args, err := cli.Parse(env, p, &opts.Common, env.Args)
 	if err != nil {
@@ -134,19 +134,20 @@ func run(env *cli.Env) error {
 	if opts.InlineCap < 0 || opts.MaxPatchBytes < 1 {
 		return env.UsageError("inline_cap_bytes must not be negative and max_patch_bytes must be 1 or more")
 	}
+	door := runstate.Open(st, env.Log, opts.Writing, cwd)
 	switch {
 	case opts.Next:
 		return next(env, st, opts.Run)
 	case opts.Record:
-		return recordNext(env, st, cwd, opts)
+		return recordNext(env, door.WithProgress(promptProgress(st)), opts)
 	case opts.Attempt:
-		return attemptNext(env, st, opts.Run)
+		return attemptNext(env, door, opts.Run)
 	case opts.Cancel:
-		return cancel(env, st, opts.Run)
+		return cancel(env, door, opts.Run)
 	case opts.Merge:
 		return mergeBranch(env, st, opts.Run)
 	}
-	return pause(env, st, opts.Run)
+	return pause(env, door, opts.Run)
 }
 
 func next(env *cli.Env, st *store.Store, id string) error {
@@ -176,7 +177,7 @@ func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent
 	a := nextaction.Decide(in, nextaction.Rules)
 	if a.Kind == nextaction.Stop && in.Run.Status == record.RunRunning {
 		// the run's last working time, exact: the holder saves it only now and then
-		r := &recorder.Recorder{St: st, Log: env.Log}
+		r := runstate.Plain(st, env.Log).Rec
 		if _, err := r.Update(id, func(run *record.Run) error {
 			nextaction.FoldDriven(run.Settings, in.Now)
 			return nil

@@ -10,7 +10,7 @@ import (
 	"github.com/loopkit/loopkit/internal/nextaction"
 	"github.com/loopkit/loopkit/internal/ratelimit"
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/watchdog"
 )
@@ -24,7 +24,7 @@ const Wait = "wait"
 // then the store's rate-limit note may ask for a wait or a pause. Both
 // record what they decide, so asking again after a crash decides the same.
 func guard(env *cli.Env, st *store.Store, id string, a nextaction.Action) (nextaction.Action, error) {
-	r := &recorder.Recorder{St: st, Log: env.Log}
+	r := runstate.Plain(st, env.Log).Rec
 	run, err := st.ReadRun(id)
 	if err != nil {
 		return a, err

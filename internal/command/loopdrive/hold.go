@@ -28,6 +28,7 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/report"
+	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/userdir"
@@ -56,7 +57,7 @@ func (h *holder) fail(err error) error { return exitRecord(h.env, err) }
 func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 	// The driver is the parent we start with: die with it from the start,
 	// so a driver killed while this one waits for a slot leaves nothing.
-	h := &holder{env: env, st: st, rec: &recorder.Recorder{St: st, Log: env.Log}, parent: os.Getppid()}
+	h := &holder{env: env, st: st, rec: runstate.Plain(st, env.Log).Rec, parent: os.Getppid()}
 	dieWithParent()
 	if h.parent <= 1 {
 		return cli.Failf("the driver that started this is gone")

@@ -15,6 +15,7 @@ import (
 	"github.com/loopkit/loopkit/internal/nextaction"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -24,7 +25,7 @@ import (
 // the next decision fails the run with its reason. Only a store that
 // cannot be written is an error.
 func mergeBranch(env *cli.Env, st *store.Store, id string) error {
-	rec := &recorder.Recorder{St: st, Log: env.Log}
+	rec := runstate.Plain(st, env.Log).Rec
 	in, err := nextaction.Load(st, id)
 	if err != nil {
 		return cli.Failf("%w", err)

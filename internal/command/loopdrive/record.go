@@ -9,11 +9,9 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/gitstore"
-	"github.com/loopkit/loopkit/internal/hooks"
 	"github.com/loopkit/loopkit/internal/nextaction"
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/recorder"
-	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/view"
 )
 
@@ -23,7 +21,8 @@ import (
 // `loop-record --iteration N` does, prints its line of `loop-view logs` as
 // summary=..., then the next action as --next does. The driver prints the
 // summary itself, so that a closed stdout is a SIGPIPE to the driver.
-func recordNext(env *cli.Env, st *store.Store, cwd string, opts *Options) error {
+func recordNext(env *cli.Env, door *runstate.Door, opts *Options) error {
+	st := door.Rec.St
 	// A Ctrl-C or a closed terminal reaches the driver's whole process
 	// group: cut here, a finished iteration would be lost. The driver
 	// cancels the run once this returns.
@@ -36,28 +35,12 @@ func recordNext(env *cli.Env, st *store.Store, cwd string, opts *Options) error 
 	if err != nil {
 		return cli.Failf("read stdin: %w", err)
 	}
-	r := &recorder.Recorder{St: st, Log: env.Log, Workspace: cwd, Trees: true,
-		MaxPatchBytes: opts.MaxPatchBytes, InlineCap: opts.InlineCap, Progress: promptProgress(st)}
-	if opts.InlineCap == 0 {
-		r.InlineCap = -1 // 0 keeps nothing inline, as loop-record's --inline-cap 0
-	}
-	if top := store.GitTop(cwd); top != "" {
-		r.Workspace = top
-	}
-	res, err := r.Record(opts.Run, in, opts.Iteration)
+	res, err := door.RecordIteration(opts.Run, in, opts.Iteration)
 	if errors.As(err, &ie) {
 		return cli.BadInput(fmt.Errorf("stdin %w", err))
 	}
 	if err != nil {
 		return cli.Failf("record iteration %d of run %s: %w", opts.Iteration, opts.Run, err)
-	}
-	if res.Repeat {
-		env.Log.Info("iteration already recorded from the same input; nothing to do", "run", opts.Run, "iteration", res.Log.Iteration)
-	} else if run, err := st.ReadRun(opts.Run); err == nil {
-		hooks.ForRun(st, run, env.Log).Cost(run, res.Log)
-	}
-	if res.Warning != nil {
-		env.Log.Warn("iteration stored; events, report.tsv, manifest.json and run.json will be repaired by the next writer", "run", opts.Run, "err", res.Warning)
 	}
 	var line bytes.Buffer
 	if err := (&view.Logs{W: &line}).Write(&view.Record{Raw: res.Line}); err != nil {
@@ -91,7 +74,8 @@ func recordNext(env *cli.Env, st *store.Store, cwd string, opts *Options) error 
 // program) is kept as an attempt, paid for but no iteration, and no
 // validation runs after it; the next action, printed as --next prints it,
 // is the stop that fails the run.
-func attemptNext(env *cli.Env, st *store.Store, id string) error {
+func attemptNext(env *cli.Env, door *runstate.Door, id string) error {
+	st := door.Rec.St
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT) // as --record
 	in, err := record.ReadInput(env.Stdin)
 	var ie *record.InputError
@@ -104,16 +88,10 @@ func attemptNext(env *cli.Env, st *store.Store, id string) error {
 	if in.Step == nil || in.Validation != nil {
 		return cli.BadInput(fmt.Errorf("stdin: --attempt takes one step record"))
 	}
-	r := &recorder.Recorder{St: st, Log: env.Log}
-	res, err := r.RecordAttempt(id, in, record.AttemptCannotWork)
-	if errors.As(err, &ie) {
+	if _, err := door.RecordAttempt(id, in, record.AttemptCannotWork); errors.As(err, &ie) {
 		return cli.BadInput(fmt.Errorf("stdin %w", err))
-	}
-	if err != nil {
+	} else if err != nil {
 		return cli.Failf("record the attempt of run %s: %w", id, err)
-	}
-	if res.Warning != nil {
-		env.Log.Warn("attempt stored; run.json will be brought up to date by the next writer", "run", id, "err", res.Warning)
 	}
 	s := in.Step
 	a, err := decideAfter(env, st, id, &record.Agent{ExitCode: s.ExitCode, Error: s.Error, ErrorKind: s.ErrorKind})

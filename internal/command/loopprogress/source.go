@@ -9,7 +9,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -71,7 +71,7 @@ func loadAndSave(env *cli.Env, st *store.Store, opts *Options, l progress.Limits
 			return nil, err
 		}
 	}
-	r := &recorder.Recorder{St: st, Log: env.Log}
+	r := runstate.Plain(st, env.Log).Rec
 	_, err = r.Update(opts.Run, func(run *record.Run) error {
 		if opts.From == "" {
 			var err error

@@ -8,7 +8,7 @@ import (
 	"github.com/loopkit/loopkit/internal/hooks"
 	"github.com/loopkit/loopkit/internal/ratelimit"
 	rec "github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/runstate"
 )
 
 // rateLimitMode is --rate-limit STEP_FILE: when the step hit a usage or
@@ -16,7 +16,8 @@ import (
 // with a RATE_LIMITED event and the store's note for the account, and the
 // wait is printed in milliseconds; otherwise it prints 0. The driver's next
 // action then waits on the note (loop-drive --next).
-func rateLimitMode(env *cli.Env, r *recorder.Recorder, id, file string) error {
+func rateLimitMode(env *cli.Env, door *runstate.Door, id, file string) error {
+	r := door.Rec
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return cli.Failf("--rate-limit: %w", err)
@@ -37,7 +38,7 @@ func rateLimitMode(env *cli.Env, r *recorder.Recorder, id, file string) error {
 	if err != nil {
 		return env.UsageError("run %s: %v", id, err)
 	}
-	if _, err := r.RecordAttempt(id, in, "rate_limited"); err != nil {
+	if _, err := door.RecordAttempt(id, in, "rate_limited"); err != nil {
 		env.Log.Warn("rate-limited attempt not recorded", "err", err)
 	}
 	wait, err := d.Limited(in.Step)

@@ -1,4 +1,5 @@
-// Package record is the loop-record command: the one writer of runs.
+// Package looprecord is the loop-record command: runs written by hand or
+// by CI, one record at a time, through the one door (internal/runstate).
 package looprecord
 
 import (
@@ -14,11 +15,10 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/exitcode"
-	"github.com/loopkit/loopkit/internal/hooks"
 	"github.com/loopkit/loopkit/internal/procid"
 	rec "github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
-	"github.com/loopkit/loopkit/internal/retention"
+	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/settings"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
@@ -77,14 +77,7 @@ type Options struct {
 	Verify     bool     `long:"verify" description:"read one validation record on stdin: a final verification command, kept in verify.jsonl and manifest.json"`
 	Hypotheses bool     `long:"hypotheses" description:"read a step record on stdin and put its final message into the run's stuck.md Hypotheses section"`
 	NoClean    bool     `long:"no-clean" description:"do not apply the retention policy after a terminal --status or --finish"`
-
-	// InlineCap caps inline text; MaxPatchBytes caps changes.patch.
-	InlineCap     int   `long:"inline-cap" value-name:"BYTES" default:"1048576" config:"inline_cap_bytes" description:"bytes of inline stdout/stderr kept in the record (the end)"`
-	MaxPatchBytes int64 `long:"max-patch-bytes" value-name:"BYTES" default:"10485760" config:"max_patch_bytes" description:"largest changes.patch kept; past it, a --stat summary"`
-	// Retention settings, from config files only (loop-clean has the flags).
-	AutoClean bool `config:"auto_clean"`
-	KeepLast  int  `config:"keep_last" range:"0,1000000"`
-	KeepDays  int  `config:"keep_days" range:"0,36500"`
+	runstate.Writing
 }
 
 // Main is loop-record.
@@ -93,7 +86,7 @@ func Main(env *cli.Env) error {
 }
 
 func run(env *cli.Env) error {
-	opts := &Options{AutoClean: true, KeepLast: retention.DefaultKeepLast, KeepDays: retention.DefaultKeepDays}
+	opts := &Options{Writing: runstate.Defaults()}
 	p := cli.NewParser(env, opts, usage)
 	args, err := cli.Parse(env, p, &opts.Common, env.Args)
 	if err != nil {
@@ -139,7 +132,11 @@ func run(env *cli.Env) error {
 	if opts.MaxPatchBytes < 1 {
 		return env.UsageError("--max-patch-bytes must be 1 or more, got %d", opts.MaxPatchBytes)
 	}
-	r := &recorder.Recorder{St: st, Log: env.Log, Workspace: workspace(cwd), Trees: true, MaxPatchBytes: opts.MaxPatchBytes, InlineCap: inlineCap(opts.InlineCap)}
+	door := runstate.Open(st, env.Log, opts.Writing, cwd)
+	if opts.NoClean {
+		door.NoClean()
+	}
+	r := door.Rec
 
 	switch {
 	case opts.NewRun:
@@ -148,22 +145,18 @@ func run(env *cli.Env) error {
 		if opts.Run == "" {
 			return env.UsageError("--status needs --run (or LOOP_RUN_ID)")
 		}
-		run, err := r.SetStatus(opts.Run, opts.Status, opts.Message)
+		run, err := door.SetStatus(opts.Run, opts.Status, opts.Message)
 		if err != nil {
 			return failure(err)
 		}
-		hooks.ForRun(st, run, env.Log).Status(st, run, opts.Message)
-		if rec.Terminal(opts.Status) && opts.AutoClean && !opts.NoClean {
-			retention.AutoClean(st, retention.Policy{KeepLast: opts.KeepLast, KeepDays: opts.KeepDays, Ended: opts.Run}, env.Log)
-		}
 		return printJSON(env, run)
 	case opts.Attempt:
-		return recordAttempt(env, r, opts)
+		return recordAttempt(env, door, opts)
 	case opts.RateLimit != "":
 		if opts.Run == "" {
 			return env.UsageError("--rate-limit needs --run (or LOOP_RUN_ID)")
 		}
-		return rateLimitMode(env, r, opts.Run, opts.RateLimit)
+		return rateLimitMode(env, door, opts.Run, opts.RateLimit)
 	case opts.Repair:
 		if opts.Run == "" {
 			return env.UsageError("--repair needs --run (or LOOP_RUN_ID)")
@@ -180,7 +173,7 @@ func run(env *cli.Env) error {
 		if err != nil {
 			return err
 		}
-		_, line, err := r.RecordVerification(opts.Run, in)
+		_, line, err := door.RecordVerification(opts.Run, in)
 		if err != nil {
 			return failure(err)
 		}
@@ -233,10 +226,10 @@ func run(env *cli.Env) error {
 		}
 		return printJSON(env, run)
 	}
-	return recordIteration(env, r, opts)
+	return recordIteration(env, door, opts)
 }
 
-func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
+func recordIteration(env *cli.Env, door *runstate.Door, opts *Options) error {
 	if opts.Run == "" {
 		return env.UsageError("no run: give --run ID (or set LOOP_RUN_ID)")
 	}
@@ -244,21 +237,13 @@ func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	res, err := r.Record(opts.Run, in, opts.Iteration)
+	res, err := door.RecordIteration(opts.Run, in, opts.Iteration)
 	var ie *rec.InputError
 	if errors.As(err, &ie) {
 		return cli.BadInput(fmt.Errorf("stdin %w", err))
 	}
 	if err != nil {
 		return failure(err)
-	}
-	if res.Repeat {
-		env.Log.Info("iteration already recorded from the same input; nothing to do", "run", opts.Run, "iteration", res.Log.Iteration)
-	} else if run, err := r.St.ReadRun(opts.Run); err == nil {
-		hooks.ForRun(r.St, run, env.Log).Cost(run, res.Log)
-	}
-	if res.Warning != nil {
-		env.Log.Warn("iteration stored; events, report.tsv, manifest.json and run.json will be repaired by the next writer", "run", opts.Run, "err", res.Warning)
 	}
 	// --finish and --summary say it in one line on stderr: a CI log gets
 	// that line, not a kilobyte of JSON (loop-view logs --json has it)
@@ -277,11 +262,8 @@ func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 				msg = fmt.Sprintf("iteration %d: %s", res.Log.Iteration, outcome(res.Log))
 			}
 		}
-		if _, err := r.SetStatus(opts.Run, status, msg); err != nil {
+		if _, err := door.SetStatus(opts.Run, status, msg); err != nil {
 			return failure(err)
-		}
-		if opts.AutoClean && !opts.NoClean {
-			retention.AutoClean(r.St, retention.Policy{KeepLast: opts.KeepLast, KeepDays: opts.KeepDays, Ended: opts.Run}, env.Log)
 		}
 	}
 	if opts.ExitStatus || opts.Finish || opts.Summary {
@@ -298,7 +280,7 @@ func recordIteration(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 
 var kindPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 
-func recordAttempt(env *cli.Env, r *recorder.Recorder, opts *Options) error {
+func recordAttempt(env *cli.Env, door *runstate.Door, opts *Options) error {
 	if opts.Run == "" {
 		return env.UsageError("--attempt needs --run (or LOOP_RUN_ID)")
 	}
@@ -309,7 +291,7 @@ func recordAttempt(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 	if in.Step == nil || in.Validation != nil {
 		return cli.BadInput(fmt.Errorf("stdin: --attempt takes one step record"))
 	}
-	res, err := r.RecordAttempt(opts.Run, in, opts.Kind)
+	res, err := door.RecordAttempt(opts.Run, in, opts.Kind)
 	if ie := (*rec.InputError)(nil); errors.As(err, &ie) {
 		return cli.BadInput(fmt.Errorf("stdin %w", err))
 	}
@@ -319,12 +301,6 @@ func recordAttempt(env *cli.Env, r *recorder.Recorder, opts *Options) error {
 	if res.InIteration > 0 {
 		env.Log.Info("this step is already iteration "+strconv.Itoa(res.InIteration)+"'s; nothing to do", "run", opts.Run)
 		return nil
-	}
-	if res.Repeat {
-		env.Log.Info("attempt already recorded from the same input; nothing to do", "run", opts.Run, "attempt", res.Attempt.Attempt)
-	}
-	if res.Warning != nil {
-		env.Log.Warn("attempt stored; run.json will be brought up to date by the next writer", "run", opts.Run, "err", res.Warning)
 	}
 	_, err = env.Stdout.Write(append(res.Line, '\n'))
 	return err
@@ -453,14 +429,6 @@ func startOf(env *cli.Env, pid int) *uint64 {
 	return &st
 }
 
-// inlineCap maps --inline-cap to the recorder's: 0 keeps nothing inline.
-func inlineCap(n int) int {
-	if n == 0 {
-		return -1
-	}
-	return n
-}
-
 func parseSettings(kvs []string) (map[string]string, error) {
 	m := map[string]string{}
 	for _, kv := range kvs {
@@ -488,12 +456,4 @@ func failure(err error) error {
 		return err
 	}
 	return cli.WithCode(exitcode.Failure, err)
-}
-
-// workspace is the git top level around dir, else dir.
-func workspace(dir string) string {
-	if top := store.GitTop(dir); top != "" {
-		return top
-	}
-	return dir
 }

@@ -3,7 +3,7 @@ package loopstep
 import (
 	"time"
 
-	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/runstate"
 )
 
 // startStep appends the step's STEP_STARTED event to its run (when the run
@@ -15,7 +15,7 @@ func (s *stepRun) startStep() string {
 	if s.opts.Run == "" || s.opts.NoStore || !s.st.RunExists(s.opts.Run) {
 		return ""
 	}
-	rec := &recorder.Recorder{St: s.st, Log: s.env.Log}
+	rec := runstate.Plain(s.st, s.env.Log).Rec
 	id, err := rec.StartStep(s.opts.Run, s.opts.Phase, time.Now().UnixMilli())
 	if err != nil {
 		s.env.Log.Warn("the step's STEP_STARTED event was not written", "run", s.opts.Run, "err", err)

@@ -1,0 +1,141 @@
+// Package runstate is the one door through which a run's state changes:
+// a status (pause and cancel included), an iteration, an attempt, a final
+// verification. Each writes its record, event and run.json through the
+// recorder, fires the run's hooks and, when the run ends, applies the
+// retention policy, so the driver, loop-record, loop-drive and `loop
+// pause|cancel` with no driver alive change a run the same way.
+package runstate
+
+import (
+	"github.com/charmbracelet/log"
+
+	"github.com/loopkit/loopkit/internal/hooks"
+	"github.com/loopkit/loopkit/internal/progress"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/retention"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// Writing is how a command writes runs, from its flags and the config
+// files: every command that writes embeds it, so one key means one thing.
+type Writing struct {
+	// InlineCap caps inline text; MaxPatchBytes caps changes.patch.
+	InlineCap     int   `long:"inline-cap" value-name:"BYTES" default:"1048576" config:"inline_cap_bytes" description:"bytes of inline stdout/stderr kept in the record (the end)"`
+	MaxPatchBytes int64 `long:"max-patch-bytes" value-name:"BYTES" default:"10485760" config:"max_patch_bytes" description:"largest changes.patch kept; past it, a --stat summary"`
+	// Retention when a run ends, from config files only (loop-clean has
+	// the flags); Defaults sets them before the files are read.
+	AutoClean bool `config:"auto_clean"`
+	KeepLast  int  `config:"keep_last" range:"0,1000000"`
+	KeepDays  int  `config:"keep_days" range:"0,36500"`
+}
+
+// Defaults are the settings no flag or file changed (go-flags sets the
+// tagged ones).
+func Defaults() Writing {
+	return Writing{InlineCap: recorder.DefaultInlineCap, MaxPatchBytes: recorder.DefaultMaxPatchBytes,
+		AutoClean: true, KeepLast: retention.DefaultKeepLast, KeepDays: retention.DefaultKeepDays}
+}
+
+// Door changes the runs of one store.
+type Door struct {
+	Rec *recorder.Recorder
+	Log *log.Logger
+	// clean is the policy applied when a run ends; nil: none.
+	clean *retention.Policy
+}
+
+// Open is the writer of st, configured from w in this one place. workspace
+// is the directory the command runs in (its git top level is recorded).
+func Open(st *store.Store, l *log.Logger, w Writing, workspace string) *Door {
+	r := &recorder.Recorder{St: st, Log: l, Trees: true, MaxPatchBytes: w.MaxPatchBytes, InlineCap: w.InlineCap}
+	if w.InlineCap == 0 {
+		r.InlineCap = -1 // 0 keeps nothing inline
+	}
+	r.Workspace = workspace
+	if top := store.GitTop(workspace); top != "" {
+		r.Workspace = top
+	}
+	d := &Door{Rec: r, Log: l}
+	if w.AutoClean {
+		d.clean = &retention.Policy{KeepLast: w.KeepLast, KeepDays: w.KeepDays}
+	}
+	return d
+}
+
+// Plain is a door for status changes alone, with the default retention.
+func Plain(st *store.Store, l *log.Logger) *Door {
+	return Open(st, l, Defaults(), "")
+}
+
+// NoClean turns the automatic clean off (loop-record --no-clean).
+func (d *Door) NoClean() *Door { d.clean = nil; return d }
+
+// WithProgress sets the limits of run.json's progress block (the driver's
+// prompts read it).
+func (d *Door) WithProgress(l *progress.Limits) *Door { d.Rec.Progress = l; return d }
+
+// SetStatus changes run id's status (its event, report row and run.json),
+// fires the status's hook, and applies the retention policy when the run
+// has ended.
+func (d *Door) SetStatus(id, status, message string) (*record.Run, error) {
+	run, err := d.Rec.SetStatus(id, status, message)
+	if err != nil {
+		return nil, err
+	}
+	hooks.ForRun(d.Rec.St, run, d.Log).Status(d.Rec.St, run, message)
+	if record.Terminal(status) && d.clean != nil {
+		p := *d.clean
+		p.Ended = id
+		retention.AutoClean(d.Rec.St, p, d.Log)
+	}
+	return run, nil
+}
+
+// Pause marks a running run paused: its driver stops after its step.
+func (d *Door) Pause(id, by string) (*record.Run, error) {
+	return d.SetStatus(id, record.RunPaused, "paused by "+by)
+}
+
+// Cancel marks a run canceled (its driver, if any, is already gone).
+func (d *Door) Cancel(id, by string) (*record.Run, error) {
+	return d.SetStatus(id, record.RunCanceled, "canceled by "+by)
+}
+
+// RecordIteration records iteration want (0: the next) of run id from in,
+// then fires the cost hooks the iteration's spending crossed.
+func (d *Door) RecordIteration(id string, in *record.Input, want int) (*recorder.Result, error) {
+	res, err := d.Rec.Record(id, in, want)
+	if err != nil {
+		return nil, err
+	}
+	if res.Repeat {
+		d.Log.Info("iteration already recorded from the same input; nothing to do", "run", id, "iteration", res.Log.Iteration)
+	} else if run, err := d.Rec.St.ReadRun(id); err == nil {
+		hooks.ForRun(d.Rec.St, run, d.Log).Cost(run, res.Log)
+	}
+	if res.Warning != nil {
+		d.Log.Warn("iteration stored; events, report.tsv, manifest.json and run.json will be repaired by the next writer", "run", id, "err", res.Warning)
+	}
+	return res, nil
+}
+
+// RecordAttempt records an agent call that is not an iteration.
+func (d *Door) RecordAttempt(id string, in *record.Input, kind string) (*recorder.AttemptResult, error) {
+	res, err := d.Rec.RecordAttempt(id, in, kind)
+	if err != nil {
+		return nil, err
+	}
+	if res.Repeat && res.Attempt != nil {
+		d.Log.Info("attempt already recorded from the same input; nothing to do", "run", id, "attempt", res.Attempt.Attempt)
+	}
+	if res.Warning != nil {
+		d.Log.Warn("attempt stored; run.json will be brought up to date by the next writer", "run", id, "err", res.Warning)
+	}
+	return res, nil
+}
+
+// RecordVerification records a final verification command's result.
+func (d *Door) RecordVerification(id string, in *record.Input) (*record.Verification, []byte, error) {
+	return d.Rec.RecordVerification(id, in)
+}
