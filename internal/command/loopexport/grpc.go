@@ -46,7 +46,7 @@ func newGRPCSender(c grpcConfig) (otelexport.Sender, error) {
 	}
 	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(creds))
 	if err != nil {
-		return nil, cli.Failf("grpc %s: %v", target, err)
+		return nil, cli.Failf("grpc %s: %w", target, err)
 	}
 	return &grpcSender{conn: conn, client: ptraceotlp.NewGRPCClient(conn), md: metadata.New(c.headers),
 		timeout: c.opts.Timeout.D(), retryFor: c.opts.RetryFor.D()}, nil
