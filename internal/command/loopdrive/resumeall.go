@@ -103,7 +103,7 @@ func resumeAll(env *cli.Env, args []string) error {
 		return cli.Usagef("--driver: the path of scripts/loop is needed")
 	}
 	if driver, err = filepath.Abs(driver); err != nil {
-		return cli.Failf("driver path: %v", err)
+		return cli.Failf("driver path: %w", err)
 	}
 	if a.unit != "" {
 		return printUnit(env, a.unit, driver)
@@ -131,18 +131,18 @@ func resumeStores(a *resumeArgs) ([]string, error) {
 	if a.all {
 		rs, err := userdir.Stores()
 		if err != nil {
-			return nil, cli.Failf("remembered stores: %v", err)
+			return nil, cli.Failf("remembered stores: %w", err)
 		}
 		roots = append(roots, rs...)
 	}
 	if len(roots) == 0 {
 		cwd, err := os.Getwd()
 		if err != nil {
-			return nil, cli.Failf("current directory: %v", err)
+			return nil, cli.Failf("current directory: %w", err)
 		}
 		st, err := store.Resolve(os.Getenv("LOOP_STORE"), cwd)
 		if err != nil {
-			return nil, cli.Failf("%v", err)
+			return nil, cli.Failf("%w", err)
 		}
 		roots = []string{st.Root}
 	}
@@ -204,7 +204,7 @@ func runResumes(env *cli.Env, driver string, jobs []resumeJob) error {
 		cmd.Env = append(os.Environ(), "LOOP_STORE="+j.root)
 		cmd.Stderr = env.Stderr
 		if err := cmd.Start(); err != nil {
-			return cli.Failf("start the driver of run %s: %v", j.run, err)
+			return cli.Failf("start the driver of run %s: %w", j.run, err)
 		}
 		procs = append(procs, cmd.Process)
 		wg.Add(1)
