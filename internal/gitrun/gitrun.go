@@ -90,8 +90,26 @@ func (c Cmd) Run(args ...string) ([]byte, error) {
 	return stdout.Bytes(), nil
 }
 
-// Error is git's failure as one line.
+// Error is git's failure as one line. When git says the disk refused a
+// write (its strerror of EIO, ENOSPC, EDQUOT, EROFS) the error wraps that
+// errno, so a caller tells a full disk from a repository git cannot read.
 func Error(args []string, err error, stderr []byte) error {
 	msg := strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(stderr)), "\n", " ; ")), " ")
-	return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, msg)
+	e := fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, msg)
+	low := strings.ToLower(msg)
+	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EIO, syscall.EDQUOT, syscall.EROFS} {
+		if strings.Contains(low, errno.Error()) {
+			return &diskError{err: e, errno: errno}
+		}
+	}
+	return e
 }
+
+// diskError is git's failure on a write the disk refused.
+type diskError struct {
+	err   error
+	errno syscall.Errno
+}
+
+func (e *diskError) Error() string { return e.err.Error() }
+func (e *diskError) Unwrap() error { return e.errno }

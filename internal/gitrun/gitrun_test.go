@@ -1,11 +1,13 @@
 package gitrun
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -170,5 +172,25 @@ func TestRecorded(t *testing.T) {
 	}
 	if TrustRun(run); !Recorded() {
 		t.Error("a remembered run is not recorded")
+	}
+}
+
+// git's own words for a write the disk refused carry the errno, so the
+// recorder fails the record instead of keeping an iteration without its
+// tree as if the repository were unreadable.
+func TestErrorDiskRefused(t *testing.T) {
+	for stderr, want := range map[string]error{
+		"error: unable to create temporary file: No space left on device\nfatal: git-write-tree: error building trees": syscall.ENOSPC,
+		"error: unable to write file objects/ab/cd: Input/output error":                                                syscall.EIO,
+		"fatal: Unable to create '/x/index.lock': Read-only file system":                                               syscall.EROFS,
+		"fatal: not a git repository": nil,
+	} {
+		err := Error([]string{"write-tree"}, errors.New("exit status 128"), []byte(stderr))
+		if want == nil && errors.Is(err, syscall.ENOSPC) || want != nil && !errors.Is(err, want) {
+			t.Errorf("%q: %v, want %v wrapped", stderr, err, want)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: not one line: %q", stderr, err)
+		}
 	}
 }
