@@ -53,7 +53,14 @@ func faultStore(t *testing.T) (*Recorder, func(n int) *record.Input) {
 		os.WriteFile(errf, []byte("agent stderr\n"), 0o600)
 		step, _ := json.Marshal(map[string]any{"type": "step", "command": "agent", "exit_code": 0, "dir": work,
 			"stdout_file": out, "stdout_bytes": 13 * 50, "stderr_file": errf, "stderr_bytes": 13, "tool_calls": []any{}})
-		in, err := record.DecodeInput(append(append(step, '\n'), val...))
+		// the validation's output spooled as loop-validate leaves it: its
+		// copies into the folder are write sites too
+		vout, verr := st.NewSpool("validate")+".stdout", st.NewSpool("validate")+".stderr"
+		os.WriteFile(vout, bytes.Repeat([]byte("FAIL: TestX\n"), 200), 0o600)
+		os.WriteFile(verr, []byte("exit status 1\n"), 0o600)
+		spooled, _ := json.Marshal(map[string]any{"type": "validation", "command": "make test", "exit_code": 1, "dir": work,
+			"stdout": "FAIL: TestX\n", "stdout_file": vout, "stdout_bytes": 12 * 200, "stderr_file": verr, "stderr_bytes": 14})
+		in, err := record.DecodeInput(append(append(step, '\n'), append(spooled, '\n')...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,6 +154,10 @@ func TestRecordWriteFaults(t *testing.T) {
 			stdout, err := os.ReadFile(filepath.Join(r.St.IterationDir("r", it), AgentStdout))
 			if err != nil || len(stdout) != 13*50 {
 				t.Fatalf("%s failed; after the retry agent stdout holds %d bytes (%v), want %d", failed, len(stdout), err, 13*50)
+			}
+			vstdout, err := os.ReadFile(filepath.Join(r.St.IterationDir("r", it), ValidationStdout))
+			if err != nil || len(vstdout) != 12*200 {
+				t.Fatalf("%s failed; after the retry the validation's stdout holds %d bytes (%v), want %d", failed, len(vstdout), err, 12*200)
 			}
 		}
 	}
