@@ -60,6 +60,7 @@ var Options = []Option{
 	{"artifact-mode", "M", "artifact_mode", "LOOP_ARTIFACT_MODE", "artifact_mode", "workspace", "workspace (default) or mirror: that layout in global_log_dir too", false},
 	{"global-log-dir", "DIR", "global_log_dir", "LOOP_GLOBAL_LOG_DIR", "global_log_dir", "", "the mirror (default $XDG_DATA_HOME/loopkit/runs)", false},
 	{"artifact-dir", "DIR", "artifact_dir", "AGENT_ARTIFACT_DIR", "artifact_dir", "", "verification artifacts in DIR/runs/<id>/", false},
+	{"transcripts", "T", "transcripts", "LOOP_TRANSCRIPTS", "transcripts", "keep", "keep (default) or drop: store nothing the agent said", false},
 	{"on-event", "CMD", "on_event", "", "on_event", "", "run CMD (sh -c, event JSON on stdin) on completed, failed, stuck, canceled, paused, rate_limited, watchdog, cost_threshold (repeatable; on_event)", true},
 	{"hook-timeout", "D", "hook_timeout", "", "hook_timeout", "", "", false},
 	{"watchdog", "off", "watchdog", "", "watchdog", "", "no stall signals (config: watchdog)", false},

@@ -148,6 +148,11 @@ type Step struct {
 	// UsageIgnored names the usage figures loop-step dropped: out of range
 	// (negative, absurdly large) or from a usage file it would not read.
 	UsageIgnored []string `json:"usage_ignored,omitempty"`
+	// TranscriptDropped: transcripts=drop removed the agent's words (its
+	// streams, final message, tool arguments); FinalMessageBytes is the
+	// final message's size then.
+	TranscriptDropped bool   `json:"transcript_dropped,omitempty"`
+	FinalMessageBytes *int64 `json:"final_message_bytes,omitempty"`
 	// StepID is the run's id for this agent step (<run_id>-step-<n>), given
 	// when loop-step --run wrote its STEP_STARTED event.
 	StepID string `json:"step_id,omitempty"`
@@ -184,6 +189,9 @@ type Agent struct {
 	UsageIgnored []string `json:"usage_ignored,omitempty"`
 	// StepID names the step's STEP_STARTED and STEP_FINISHED events.
 	StepID string `json:"step_id,omitempty"`
+	// TranscriptDropped and FinalMessageBytes: the step's, under transcripts=drop.
+	TranscriptDropped bool   `json:"transcript_dropped,omitempty"`
+	FinalMessageBytes *int64 `json:"final_message_bytes,omitempty"`
 }
 
 // IterationLog is one line of iterations.jsonl: the durable record of an iteration.

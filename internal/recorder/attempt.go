@@ -64,7 +64,9 @@ func (r *Recorder) RecordAttempt(id string, in *record.Input, kind string) (*Att
 			return &AttemptResult{Repeat: true, InIteration: iteration}, nil
 		}
 	}
-	res, err := r.appendAttempt(st, in.Step, Digest(in), kind, iteration, true)
+	digest := Digest(in)
+	r.dropTranscripts(st.run, in)
+	res, err := r.appendAttempt(st, in.Step, digest, kind, iteration, true)
 	if err == nil && !res.Repeat {
 		r.dropSpool(in)
 	}
@@ -141,6 +143,14 @@ func (r *Recorder) findAttempt(id, digest string) (*AttemptResult, error) {
 }
 
 func (r *Recorder) writeAttemptFolder(dir string, s *record.Step) error {
+	if s.TranscriptDropped {
+		if s.PromptFile != nil {
+			if err := r.place(s.PromptFile, -1, false, "", filepath.Join(dir, PromptFile)); err != nil {
+				return err
+			}
+		}
+		return store.SyncFolder(dir)
+	}
 	if err := r.place(s.StdoutFile, s.StdoutBytes, s.StrayWriter, "", filepath.Join(dir, AgentStdout)); err != nil {
 		return err
 	}
@@ -210,6 +220,8 @@ func agentOf(s *record.Step) *record.Agent {
 		EndedAt:             s.EndedAt,
 		UsageIgnored:        s.UsageIgnored,
 		StepID:              s.StepID,
+		TranscriptDropped:   s.TranscriptDropped,
+		FinalMessageBytes:   s.FinalMessageBytes,
 	}
 }
 

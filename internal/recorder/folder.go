@@ -84,7 +84,13 @@ func placeStreams(r *Recorder, dir string, in *record.Input) error {
 			}
 		}
 	}
-	if s := in.Step; s != nil {
+	if s := in.Step; s != nil && s.TranscriptDropped {
+		if s.PromptFile != nil {
+			if err := r.place(s.PromptFile, -1, false, "", filepath.Join(dir, PromptFile)); err != nil {
+				return err
+			}
+		}
+	} else if s != nil {
 		if err := r.place(s.StdoutFile, s.StdoutBytes, s.StrayWriter, "", filepath.Join(dir, AgentStdout)); err != nil {
 			return err
 		}

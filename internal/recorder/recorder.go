@@ -152,6 +152,7 @@ func (r *Recorder) Record(id string, in *record.Input, want int) (*Result, error
 		}
 		return nil, fmt.Errorf("%w: iteration %d is not the next one of run %s (next is %d)", ErrConflict, want, id, next)
 	}
+	r.dropTranscripts(st.run, in)
 	review, err := r.reviewAttempt(st, next, in)
 	if err != nil {
 		return nil, err
@@ -226,6 +227,27 @@ func (r *Recorder) commit(st *repaired, n int, in *record.Input, digest string, 
 	}
 	r.copyOut(run)
 	return res, nil
+}
+
+// dropTranscripts enforces transcripts=drop whoever made the records (a
+// loop-step without the setting, a killed step parsed by a resume): the
+// agent's words leave the step records, and its spooled streams are
+// deleted before anything is placed in the run.
+func (r *Recorder) dropTranscripts(run *record.Run, in *record.Input) {
+	if run == nil || run.Settings[record.TranscriptsKey] != record.TranscriptsDrop {
+		return
+	}
+	for _, s := range []*record.Step{in.Step, in.Review} {
+		if s == nil {
+			continue
+		}
+		for _, p := range []*string{s.StdoutFile, s.StderrFile} {
+			if p != nil && r.inSpool(*p) {
+				os.Remove(*p)
+			}
+		}
+		s.DropTranscript()
+	}
 }
 
 // dropSpool removes the spool entry of recorded streams, which now live in

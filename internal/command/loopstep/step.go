@@ -68,6 +68,7 @@ type Options struct {
 	Tee             bool         `long:"tee" description:"also stream the agent's output live to stderr"`
 	NoStore         bool         `long:"no-store" description:"write nothing to the store; output inline only"`
 	ExitZero        bool         `long:"exit-zero" description:"exit 0 whatever the agent did"`
+	Transcripts     string       `long:"transcripts" value-name:"T" env:"LOOP_TRANSCRIPTS" default:"keep" config:"transcripts" description:"keep or drop: keep nothing the agent said" unquote:"false"`
 }
 
 // promptArgMax is the largest prompt passed as an argument: beyond it
@@ -150,6 +151,7 @@ func run(env *cli.Env) error {
 	rec.StepID = stepID
 	s.planAfter(rec)
 	s.verdict(rec)
+	s.dropTranscript(rec)
 	line, err := record.Marshal(rec)
 	if err != nil {
 		return err
@@ -211,6 +213,8 @@ func checkSettings(env *cli.Env, opts *Options) error {
 		return env.UsageError("--retries must be 0 or more, got %d", opts.Retries)
 	case opts.Excerpt != progress.ExcerptTail && opts.Excerpt != progress.ExcerptFailures:
 		return env.UsageError("--excerpt %q: want tail or failures", opts.Excerpt)
+	case opts.Transcripts != record.TranscriptsKeep && opts.Transcripts != record.TranscriptsDrop:
+		return env.UsageError("--transcripts %q: want keep or drop", opts.Transcripts)
 	case opts.MaxEntries < 0 || opts.MaxChars < 0:
 		return env.UsageError("--max-entries and --max-chars must be 0 or more (got %d and %d)", opts.MaxEntries, opts.MaxChars)
 	}

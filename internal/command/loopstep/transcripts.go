@@ -1,0 +1,29 @@
+package loopstep
+
+import (
+	"os"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// dropTranscript applies transcripts=drop (--transcripts, LOOP_TRANSCRIPTS,
+// the config, or the run's own setting) once the step is parsed: the
+// spooled streams are deleted and the record keeps no word of the agent's.
+// A crash after this point leaves the parsed record, not the words.
+func (s *stepRun) dropTranscript(rec *record.Step) {
+	drop := s.opts.Transcripts == record.TranscriptsDrop
+	if !drop && s.opts.Run != "" && s.st != nil {
+		if run, err := s.st.ReadRun(s.opts.Run); err == nil {
+			drop = run.Settings[record.TranscriptsKey] == record.TranscriptsDrop
+		}
+	}
+	if !drop {
+		return
+	}
+	for _, p := range []*string{rec.StdoutFile, rec.StderrFile} {
+		if p != nil && *p != "" {
+			os.Remove(*p)
+		}
+	}
+	rec.DropTranscript()
+}
