@@ -68,7 +68,7 @@ type Options struct {
 	Tee             bool         `long:"tee" description:"also stream the agent's output live to stderr"`
 	NoStore         bool         `long:"no-store" description:"write nothing to the store; output inline only"`
 	ExitZero        bool         `long:"exit-zero" description:"exit 0 whatever the agent did"`
-	Transcripts     string       `long:"transcripts" value-name:"T" env:"LOOP_TRANSCRIPTS" default:"keep" config:"transcripts" description:"keep or drop: keep nothing the agent said" unquote:"false"`
+	Transcripts     string       `long:"transcripts" value-name:"T" default:"keep" config:"transcripts" hidden:"true" description:"keep, or drop the agent's words (also LOOP_TRANSCRIPTS; hidden: the help is full)" unquote:"false"`
 }
 
 // promptArgMax is the largest prompt passed as an argument: beyond it

@@ -11,7 +11,9 @@ import (
 // spooled streams are deleted and the record keeps no word of the agent's.
 // A crash after this point leaves the parsed record, not the words.
 func (s *stepRun) dropTranscript(rec *record.Step) {
-	drop := s.opts.Transcripts == record.TranscriptsDrop
+	// LOOP_TRANSCRIPTS is read here, not by the flag parser: drop wins
+	// from any source, and the help stays one line
+	drop := s.opts.Transcripts == record.TranscriptsDrop || os.Getenv("LOOP_TRANSCRIPTS") == record.TranscriptsDrop
 	if !drop && s.opts.Run != "" && s.st != nil {
 		if run, err := s.st.ReadRun(s.opts.Run); err == nil {
 			drop = run.Settings[record.TranscriptsKey] == record.TranscriptsDrop
