@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# The driver's own cost: runs of N and M iterations (the validation fails
+# The driver's own cost: runs of 2 and 20 iterations (the validation fails
 # until the last), by scripts/loop with the watchdog on and by a bare bash
-# loop running the same agent and validation. The difference of the slopes
-# is the overhead of one more iteration; the difference of the intercepts,
-# the run's fixed cost. Writes docs/bench/driver.md.
+# loop running the same agent and validation, alternated run by run. Per
+# round, the difference of the two slopes is the overhead of one more
+# iteration; of the intercepts, the run's fixed cost. CPU (user+sys, every
+# process of the run) beside wall time. Writes docs/bench/driver.md.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 bench_install_tools
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench-driver.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-runs=${BENCH_RUNS:-11} short=2 long=20
-if [ -n "${BENCH_QUICK:-}" ]; then runs=5 long=6; fi
+rounds=${BENCH_RUNS:-15} short=2 long=20
+if [ -n "${BENCH_QUICK:-}" ]; then rounds=5 long=8; fi
 
 # The agent makes one distinct edit per call and says so in Claude Code's
 # stream-json, claiming completion on its last call; the validation fails
@@ -36,105 +37,93 @@ n=0; [ -e "$COUNTER" ] && read -r n <"$COUNTER"
 [ "$n" -ge "$ITERS" ] && exit 0
 echo "--- FAIL: TestStep$n: want $ITERS steps, got $n"; exit 1
 SH
-chmod +x "$work/agent"
+# loop N: the driver, its own store in the fresh workspace.
+cat >"$work/loop" <<SH
+#!/usr/bin/env bash
+cd "$work/ws" && echo "\$1" >"$work/want"
+ITERS=\$1 LOOP_STORE="$work/ws/.loop" LOOP_BIN="$BIN" exec "$BENCH_ROOT/scripts/loop" run --prompt TASK.md \\
+  --validate "sh $work/check.sh" --max-iterations "\$1" -- "$work/agent" >/dev/null
+SH
+# bare N: the same agent and validation, nothing captured or recorded.
+cat >"$work/bare" <<SH
+#!/usr/bin/env bash
+cd "$work/ws" && export ITERS=\$1 && rm -f "$work/want"
+while :; do "$work/agent" <TASK.md >/dev/null; sh "$work/check.sh" >/dev/null 2>&1 && break; done
+SH
+# fresh (untimed, before each run): checks the driver run before it (its
+# iterations, the watchdog on, no wait for a slot), then a new workspace.
+cat >"$work/fresh" <<SH
+#!/usr/bin/env bash
+set -euo pipefail
+if [ -e "$work/want" ]; then
+  d=\$(echo "$work"/ws/.loop/runs/*) run=\${d##*/}
+  n=\$(jq -r .iteration "\$d/run.json") wd=\$(jq -r '.settings.watchdog // "on"' "\$d/run.json")
+  [ "\$n" = "\$(cat "$work/want")" ] && [ "\$wd" = on ] || { echo "bench: run \$run: \$n iterations, watchdog \$wd" >&2; exit 1; }
+  ! grep -q RUN_QUEUED "\$d/events.jsonl" || { echo "bench: run \$run waited for a slot" >&2; exit 1; }
+  rm -f "$work/want"
+fi
+rm -rf "$work/ws" "$work/counter" && mkdir -p "$work/ws" && cp -R "$BENCH_ROOT/testdata/demo/." "$work/ws/"
+cd "$work/ws" && git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm init
+SH
+chmod +x "$work/agent" "$work/loop" "$work/bare" "$work/fresh"
 export COUNTER="$work/counter"
 
-fresh() {
-  rm -rf "$work/ws" "$COUNTER" && mkdir -p "$work/ws" && cp -R "$BENCH_ROOT/testdata/demo/." "$work/ws/" &&
-    (cd "$work/ws" && git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm init)
-  cd "$work/ws"
-}
-now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
+measure "$work/d.json" -r "$rounds" -w 1 --prepare "$work/fresh" \
+  "$work/loop $short" "$work/bare $short" "$work/loop $long" "$work/bare $long"
+# one more driver run, untimed: what its agent and validation took
+"$work/fresh" && "$work/loop" "$long"
+rec_ms=$(cd "$work/ws" && LOOP_STORE=.loop "$BIN/loop-view" logs "$(basename "$work"/ws/.loop/runs/*)" --json --jq '.duration_ms + .agent.duration_ms' -r | awk '{ s += $1 } END { printf "%.1f", s / NR }')
+"$work/fresh" # checks it
 
-# loop_run N: one driver run of N iterations; sets WALL (us) and REC, the
-# agent and validation time its log records (ms).
-loop_run() {
-  fresh
-  export ITERS=$1 LOOP_STORE="$work/ws/.loop"
-  local t0 t1 run n wd
-  t0=$(now_us)
-  LOOP_BIN="$BIN" "$BENCH_ROOT/scripts/loop" run --prompt TASK.md --validate "sh $work/check.sh" \
-    --max-iterations "$1" -- "$work/agent" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
-  t1=$(now_us)
-  run=$(find .loop/runs -mindepth 1 -maxdepth 1 -printf '%f\n')
-  n=$("$BIN/loop-view" describe "$run" --json --jq '.iteration' -r)
-  wd=$("$BIN/loop-view" describe "$run" --json --jq '.settings.watchdog // "on"' -r)
-  if [ "$n" != "$1" ] || [ "$wd" != on ]; then
-    echo "bench: run $run: $n iterations (want $1), watchdog $wd" >&2
-    exit 1
-  fi
-  WALL=$((t1 - t0))
-  REC=$("$BIN/loop-view" logs "$run" --json --jq '.duration_ms + .agent.duration_ms' -r | awk '{ s += $1 } END { print s }')
+# Per round: (loop long - loop short) - (bare long - bare short), over the
+# extra iterations; the fixed cost is what is left at 0 iterations.
+per_round() { # KIND: the rounds' overheads and fixed costs, in ms
+  jq -r --arg k "$1" --argjson s "$short" --argjson l "$long" '
+    [.results[].samples] as $x | range(0; $x[0] | length) as $i |
+    [$x[0][$i][$k], $x[1][$i][$k], $x[2][$i][$k], $x[3][$i][$k]] as [$ls, $bs, $ll, $bl] |
+    ((($ll - $ls) - ($bl - $bs)) / ($l - $s)) as $o |
+    "\($o * 1000) \((($ls - $bs) - $s * $o) * 1000)"' "$work/d.json"
 }
-
-# bare_run N: the same agent and validation in a bare bash loop (no capture,
-# no record), until the validation passes; sets WALL (us).
-bare_run() {
-  fresh
-  export ITERS=$1
-  local t0 t1
-  t0=$(now_us)
-  while :; do "$work/agent" <TASK.md >/dev/null; sh "$work/check.sh" >/dev/null 2>&1 && break; done
-  t1=$(now_us)
-  WALL=$((t1 - t0))
+spread() { # COLUMN KIND: "median (min–max)" of the rounds' figures
+  per_round "$2" | awk -v c="$1" '{ print $c }' | sort -g |
+    awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f ms (%.1f–%.1f)", m, v[1], v[NR] }'
 }
-
-# Each round runs both lengths both ways, one after the other: its own
-# overhead figure; the host's drift between rounds shows as their spread.
-declare -A T=() R=()
-O=""
-for ((i = 0; i < runs; i++)); do
-  round=0 # the driver's runs count up, the bare loop's down
-  for n in "$short" "$long"; do
-    sign=1; [ "$n" = "$short" ] && sign=-1
-    loop_run "$n"; T[loop$n]+=" $WALL" R[$n]+=" $REC" round=$((round + sign * WALL))
-    bare_run "$n"; T[bare$n]+=" $WALL" round=$((round - sign * WALL))
-  done
-  O+=" $((round / (long - short)))"
-done
-cd "$BENCH_ROOT"
-median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-# shellcheck disable=SC2086 # word splitting of the sample lists is meant
-{
-  ls=$(median ${T[loop$short]}) ll=$(median ${T[loop$long]})
-  bs=$(median ${T[bare$short]}) bl=$(median ${T[bare$long]})
-  rs=$(median ${R[$short]}) rl=$(median ${R[$long]})
-  over=$(median $O)
-  lo=$(printf '%s\n' $O | sort -n | head -1) hi=$(printf '%s\n' $O | sort -n | tail -1)
-}
-calc() { awk "BEGIN { printf \"%.1f\", $1 }"; }
-d=$((long - short))
-slope_loop=$(calc "($ll - $ls) / $d / 1000") slope_bare=$(calc "($bl - $bs) / $d / 1000")
-over=$(calc "$over / 1000") lo=$(calc "$lo / 1000") hi=$(calc "$hi / 1000")
-fixed=$(calc "(($ls - $short * $slope_loop * 1000) - ($bs - $short * $slope_bare * 1000)) / 1000")
-recorded=$(calc "($rl - $rs) / $d")
+over_cpu=$(spread 1 cpu) over_wall=$(spread 1 wall)
+fixed_cpu=$(spread 2 cpu) fixed_wall=$(spread 2 wall)
+over_med=${over_cpu%% ms*}
 
 cat >"$BENCH_ROOT/docs/bench/driver.md" <<MD
 ## The driver (scripts/loop)
 
-Machine: $(machine_line), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end.
+$(measured ./cmd/loop-drive ./cmd/loop-step ./cmd/loop-validate ./cmd/loop-record ./cmd/loop-view -- scripts/loop scripts/loop.d testdata/demo)
+
+Machine: $(machine_line); commit $BENCH_COMMIT; $(when "$work/d.json").
 Runs of $short and $long iterations whose validation fails until the last,
-by \`scripts/loop run\` (watchdog on, as by default) and by a bare bash
-loop running the same agent and validation (\`agent < TASK.md; sh
-check.sh\`, nothing captured or recorded); medians of $runs rounds,
-measured in the same run. The slope between the two lengths is the cost of
-one more iteration; the intercept, what a run costs once.
+by \`scripts/loop run\` (watchdog on, as by default; its own store and
+slots, never waiting) and by a bare bash loop running the same agent and
+validation (\`agent < TASK.md; sh check.sh\`, nothing captured or
+recorded), the four runs alternated in each round. CPU is user+sys of every
+process of the run (the kernel's rusage of the run and of all its
+descendants).
 
 | what | scripts/loop | bare bash loop |
 |---|---|---|
-| $short iterations | $(calc "$ls / 1000") ms | $(calc "$bs / 1000") ms |
-| $long iterations | $(calc "$ll / 1000") ms | $(calc "$bl / 1000") ms |
-| one more iteration (slope) | $slope_loop ms | $slope_bare ms |
+| $short iterations | $(fig "$work/d.json" 0) | $(fig "$work/d.json" 1) |
+| $long iterations | $(fig "$work/d.json" 2) | $(fig "$work/d.json" 3) |
 
-- **Overhead per iteration: $over ms** (target: 60 ms at most): the
-  median over the $runs rounds of the driver's slope minus the bare loop's,
-  each round measuring all four runs one after the other; the rounds gave
-  $lo to $hi ms. Of the driver's slope, the agent and the validation took
-  $recorded ms as loop-step and loop-validate record them.
-- **Fixed cost of a run: $fixed ms** over the bare loop: the settings
-  checked and the run created (\`loop-drive --new\`), the context
-  snapshots at the start and the end, the final status and the retention
-  check.
+<!-- summary:driver -->
+The driver's own cost per iteration: **$over_cpu of CPU**, $over_wall of wall time; per run, $fixed_cpu of CPU ($fixed_wall wall); measured at $BENCH_COMMIT by \`make bench\` (docs/benchmarks.md).
+<!-- /summary -->
+
+- **Overhead per iteration** (target: at most 25 ms of CPU): in each round,
+  the driver's slope between $short and $long iterations minus the bare
+  loop's; median over the rounds, and their range. In CPU $over_cpu,
+  in wall time $over_wall. An iteration's agent and validation take
+  $rec_ms ms (wall) as loop-step and loop-validate record them.
+- **Fixed cost of a run**, over the bare loop: $fixed_cpu of CPU,
+  $fixed_wall of wall time: the settings checked and the run created
+  (\`loop-drive --new\`), the context snapshots at the start and the end,
+  the final status and the retention check.
 
 An iteration's overhead buys: the prompt rendered with the progress block,
 the work tree's tree after the iteration (kept in the run's private git
@@ -143,4 +132,4 @@ stream parsed, files_changed and changes.patch, an fsynced commit of the
 iteration, the watchdog's look at it, the next action decided, and the
 summary line. A real agent step takes minutes.
 MD
-echo "wrote docs/bench/driver.md" >&2
+echo "wrote docs/bench/driver.md (overhead $over_med ms CPU)" >&2
