@@ -3,10 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"regexp"
 
 	flags "github.com/jessevdk/go-flags"
+
 	"github.com/loopkit/loopkit/internal/exitcode"
+	"github.com/loopkit/loopkit/internal/lazyre"
 )
 
 // Common are the options every command takes.
@@ -20,9 +21,9 @@ type Common struct {
 
 // badValue is go-flags' message for a value its type refused; we keep the
 // flag's name and the type's own reason.
-var badValue = regexp.MustCompile("^invalid argument for flag `([^']*)' \\(expected [^)]*\\): (.*)$")
+var badValue = lazyre.New("^invalid argument for flag `([^']*)' \\(expected [^)]*\\): (.*)$")
 
-var badNumber = regexp.MustCompile(`strconv\.Parse\w+: parsing ("[^"]*"): (invalid syntax|value out of range)`)
+var badNumber = lazyre.New(`strconv\.Parse\w+: parsing ("[^"]*"): (invalid syntax|value out of range)`)
 
 // ErrHelpShown means help or the version was printed; exit 0.
 var ErrHelpShown = errors.New("help shown")

@@ -1,9 +1,10 @@
 package failure
 
 import (
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/lazyre"
 )
 
 // found is what the detectors report: blocks of lines that say what failed
@@ -81,9 +82,9 @@ func indentOf(s string) int {
 func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
 var (
-	goResult = regexp.MustCompile(`^(\s*)--- (FAIL|PASS|SKIP): (\S+) \(`)
-	goPanic  = regexp.MustCompile(`^panic: `)
-	goFrame  = regexp.MustCompile(`^(testing\.|runtime\.|panic\(|created by )`)
+	goResult = lazyre.New(`^(\s*)--- (FAIL|PASS|SKIP): (\S+) \(`)
+	goPanic  = lazyre.New(`^panic: `)
+	goFrame  = lazyre.New(`^(testing\.|runtime\.|panic\(|created by )`)
 )
 
 // goTest finds `--- FAIL: X` with the messages that belong to X: the
@@ -170,7 +171,7 @@ func goEventName(l string) (string, bool) {
 	return "", false
 }
 
-var goLocated = regexp.MustCompile(`^\s*\S+\.go:\d+: `)
+var goLocated = lazyre.New(`^\s*\S+\.go:\d+: `)
 
 // goMessage picks the test's last t.Error/t.Fatal line (those before it are
 // often t.Log), else its first message line, else the panic after it.
@@ -232,10 +233,10 @@ func goPanicBlock(f *found, at int) {
 }
 
 var (
-	pyMark   = regexp.MustCompile(`^=+ (FAILURES|ERRORS|short test summary info) =+$`)
-	pyFailed = regexp.MustCompile(`^(?:FAILED|ERROR) (\S+)(?: - (.*))?$`)
-	pyHeader = regexp.MustCompile(`^_{3,} (.+?) _{3,}$`)
-	pyLoc    = regexp.MustCompile(`^\S+:\d+: ?\w*$`)
+	pyMark   = lazyre.New(`^=+ (FAILURES|ERRORS|short test summary info) =+$`)
+	pyFailed = lazyre.New(`^(?:FAILED|ERROR) (\S+)(?: - (.*))?$`)
+	pyHeader = lazyre.New(`^_{3,} (.+?) _{3,}$`)
+	pyLoc    = lazyre.New(`^\S+:\d+: ?\w*$`)
 )
 
 // pytest finds the `E` lines of each failure with the `>` line before them
@@ -293,9 +294,9 @@ func pytest(f *found) {
 }
 
 var (
-	jestBullet = regexp.MustCompile(`^(\s*)● (.+)$`)
-	codeFrame  = regexp.MustCompile(`^\s*>?\s*\d*\s*\|`)
-	failLine   = regexp.MustCompile(`^\s*FAIL\s+\S`)
+	jestBullet = lazyre.New(`^(\s*)● (.+)$`)
+	codeFrame  = lazyre.New(`^\s*>?\s*\d*\s*\|`)
+	failLine   = lazyre.New(`^\s*FAIL\s+\S`)
 )
 
 // jest finds the `●` blocks (message, expected/received and the first `at`
@@ -345,8 +346,8 @@ func jest(f *found) {
 }
 
 var (
-	vitestFail = regexp.MustCompile(`^\s*FAIL\s+\S+ > (.+)$`)
-	vitestCode = regexp.MustCompile(`^\s*\d*\s*\|`)
+	vitestFail = lazyre.New(`^\s*FAIL\s+\S+ > (.+)$`)
+	vitestCode = lazyre.New(`^\s*\d*\s*\|`)
 )
 
 // vitest finds `FAIL file > suite > test` and the error lines under it, up
@@ -381,10 +382,10 @@ func vitest(f *found) {
 }
 
 var (
-	cargoHeader = regexp.MustCompile(`^---- (\S+) stdout ----$`)
-	cargoPanic  = regexp.MustCompile(`^thread '([^']*)'(?: \(\d+\))? panicked at (.*)$`)
-	cargoFailed = regexp.MustCompile(`^test (\S+) \.\.\. FAILED$`)
-	oldPanic    = regexp.MustCompile(`^'(.*)', \S+:\d+:\d+$`)
+	cargoHeader = lazyre.New(`^---- (\S+) stdout ----$`)
+	cargoPanic  = lazyre.New(`^thread '([^']*)'(?: \(\d+\))? panicked at (.*)$`)
+	cargoFailed = lazyre.New(`^test (\S+) \.\.\. FAILED$`)
+	oldPanic    = lazyre.New(`^'(.*)', \S+:\d+:\d+$`)
 )
 
 // cargo finds `---- test stdout ----` with the panic under it (the
@@ -430,8 +431,8 @@ func cargo(f *found) {
 }
 
 var (
-	tapNotOK = regexp.MustCompile(`^(\s*)not ok \d+(?: -)? ?(.*?)(\s+#\s*(?i:todo|skip)\b.*)?$`)
-	tapKey   = regexp.MustCompile(`^(\s*)(\w+):\s*(.*)$`)
+	tapNotOK = lazyre.New(`^(\s*)not ok \d+(?: -)? ?(.*?)(\s+#\s*(?i:todo|skip)\b.*)?$`)
+	tapKey   = lazyre.New(`^(\s*)(\w+):\s*(.*)$`)
 )
 
 // tap finds `not ok` lines (not TODO or SKIP) with the message or error
@@ -474,9 +475,9 @@ func tap(f *found) {
 }
 
 var (
-	ccError   = regexp.MustCompile(`^\S+?:\d+:\d+:\s*(.*)$`)
-	tscError  = regexp.MustCompile(`^\S+\(\d+,\d+\): error`)
-	rustError = regexp.MustCompile(`^error(\[\w+\])?: `)
+	ccError   = lazyre.New(`^\S+?:\d+:\d+:\s*(.*)$`)
+	tscError  = lazyre.New(`^\S+\(\d+,\d+\): error`)
+	rustError = lazyre.New(`^error(\[\w+\])?: `)
 )
 
 // compiler finds `file:line:col: message` (not warnings or notes) with the
@@ -534,7 +535,7 @@ func hasLineCol(l string) bool {
 	return false
 }
 
-var genericError = regexp.MustCompile(`[Ee]rror(\[\w+\])?:|ERROR:|Exception:|\berror TS\d+:`)
+var genericError = lazyre.New(`[Ee]rror(\[\w+\])?:|ERROR:|Exception:|\berror TS\d+:`)
 
 // generic keeps any other line that says error: on its own.
 func generic(f *found) {

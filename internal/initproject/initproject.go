@@ -10,11 +10,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 
 	"github.com/loopkit/loopkit/internal/driverargs"
+	"github.com/loopkit/loopkit/internal/lazyre"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -69,7 +69,7 @@ func Guess(dir string) (cmd, from string) {
 	return "", ""
 }
 
-var makeTest = regexp.MustCompile(`(?m)^test\s*:`)
+var makeTest = lazyre.New(`(?m)^test\s*:`)
 
 // npmTest: package.json has a test script other than npm's placeholder.
 func npmTest(doc string) bool {

@@ -4,11 +4,11 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/loopkit/loopkit/internal/lazyre"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -81,7 +81,7 @@ func (c *Collector) Files() []string {
 
 // errorLine matches lines that look like a failure: the usual words, or a
 // compiler/test location such as "parser_test.go:12:".
-var errorLine = regexp.MustCompile(`(?i)(error|fail|panic|fatal|exception|undefined|cannot|timed out|traceback|unexpected|assert|denied|not found|no such)|[\w./-]+\.\w+:\d+:`)
+var errorLine = lazyre.New(`(?i)(error|fail|panic|fatal|exception|undefined|cannot|timed out|traceback|unexpected|assert|denied|not found|no such)|[\w./-]+\.\w+:\d+:`)
 
 // PrimaryFailure is the first output line that looks like an error (stdout,
 // then stderr), else the error the iteration recorded, else its first line.
@@ -274,7 +274,7 @@ func Section(doc, name string) string {
 	return body
 }
 
-var emptyItem = regexp.MustCompile(`^[0-9]+\.$`)
+var emptyItem = lazyre.New(`^[0-9]+\.$`)
 
 // WrittenHypotheses is what someone wrote in a stuck report's Hypotheses
 // section: the placeholder's prompt and empty numbered lines left out, ""

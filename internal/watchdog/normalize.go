@@ -1,24 +1,24 @@
 package watchdog
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/loopkit/loopkit/internal/lazyre"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
 // What changes between two runs of the same failing test without the failure
 // being any different: colours, timings, temporary paths, addresses.
 var (
-	ansi     = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)`)
-	tempPath = regexp.MustCompile(`(/private)?(/tmp|/var/folders|/var/tmp|/dev/shm)(/[^\s:'"()\[\],]*)?`)
-	hexAddr  = regexp.MustCompile(`\b0x[0-9a-fA-F]+\b`)
-	stamp    = regexp.MustCompile(`\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?|\b\d\d:\d\d:\d\d(\.\d+)?\b`)
-	duration = regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|us|ms|s|m|h)(\d+(\.\d+)?(ns|µs|us|ms|s|m))*\b`)
-	spaces   = regexp.MustCompile(`[ \t]+`)
+	ansi     = lazyre.New(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)`)
+	tempPath = lazyre.New(`(/private)?(/tmp|/var/folders|/var/tmp|/dev/shm)(/[^\s:'"()\[\],]*)?`)
+	hexAddr  = lazyre.New(`\b0x[0-9a-fA-F]+\b`)
+	stamp    = lazyre.New(`\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?|\b\d\d:\d\d:\d\d(\.\d+)?\b`)
+	duration = lazyre.New(`\b\d+(\.\d+)?(ns|µs|us|ms|s|m|h)(\d+(\.\d+)?(ns|µs|us|ms|s|m))*\b`)
+	spaces   = lazyre.New(`[ \t]+`)
 	// failureLine picks the lines that say what failed, so passing tests
 	// and progress chatter around the failure do not make two failures differ.
-	failureLine = regexp.MustCompile(`(?i)(error|fail|panic|fatal|exception|undefined|cannot|timed out|traceback|unexpected|assert|denied|not found|no such|want|expected|got)|[\w./-]+\.\w+:\d+`)
+	failureLine = lazyre.New(`(?i)(error|fail|panic|fatal|exception|undefined|cannot|timed out|traceback|unexpected|assert|denied|not found|no such|want|expected|got)|[\w./-]+\.\w+:\d+`)
 )
 
 // Normalize strips from one line of output what varies between two runs of
@@ -35,7 +35,7 @@ func Normalize(s string) string {
 }
 
 // located is a failure line that names a file and line: the most telling.
-var located = regexp.MustCompile(`[\w./-]+\.\w+:\d+`)
+var located = lazyre.New(`[\w./-]+\.\w+:\d+`)
 
 // FailureLine is the line of an iteration's failure a person should see
 // first: one naming a file and line, else the first that looks like a

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/gitstate"
+	"github.com/loopkit/loopkit/internal/lazyre"
 )
 
 // Defaults of the settings.
@@ -20,7 +20,7 @@ const (
 	FallbackBase    = "main"
 )
 
-var placeholder = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*(\|\s*([a-z_]+)\s*)?\}\}`)
+var placeholder = lazyre.New(`\{\{\s*([a-z_]+)\s*(\|\s*([a-z_]+)\s*)?\}\}`)
 
 // Path renders a worktree path template: {{ repo }} is the repository's
 // directory name, {{ run_branch }} the branch, {{ run_branch | sanitize }}

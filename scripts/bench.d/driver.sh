@@ -71,7 +71,7 @@ export COUNTER="$work/counter"
 measure "$work/d.json" -r "$rounds" -w 1 --prepare "$work/fresh" \
   "$work/loop $short" "$work/bare $short" "$work/loop $long" "$work/bare $long"
 # one more driver run, untimed: what its agent and validation took
-"$work/fresh" && "$work/loop" "$long"
+"$work/fresh" && "$work/loop" "$long" 2>/dev/null
 rec_ms=$(cd "$work/ws" && LOOP_STORE=.loop "$BIN/loop-view" logs "$(basename "$work"/ws/.loop/runs/*)" --json --jq '.duration_ms + .agent.duration_ms' -r | awk '{ s += $1 } END { printf "%.1f", s / NR }')
 "$work/fresh" # checks it
 

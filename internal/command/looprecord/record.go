@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/exitcode"
+	"github.com/loopkit/loopkit/internal/lazyre"
 	"github.com/loopkit/loopkit/internal/procid"
 	rec "github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
@@ -278,7 +278,7 @@ func recordIteration(env *cli.Env, door *runstate.Door, opts *Options) error {
 	return nil
 }
 
-var kindPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+var kindPattern = lazyre.New(`^[a-z][a-z0-9_]{0,31}$`)
 
 func recordAttempt(env *cli.Env, door *runstate.Door, opts *Options) error {
 	if opts.Run == "" {

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# How long a loopkit command takes to start and exit (`--version`), as the
+# driver starts three of them an iteration, against an empty Go program
+# built the same way (static, -trimpath). Writes docs/bench/startup.md.
+set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+bench_install_tools
+work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+rounds=40; [ -n "${BENCH_QUICK:-}" ] && rounds=10
+cmds=(loop-step loop-validate loop-drive loop-record)
+printf 'package main\n\nfunc main() {}\n' >"$work/empty.go"
+(cd "$work" && CGO_ENABLED=0 go build -trimpath -o empty empty.go)
+args=("$work/empty")
+for c in "${cmds[@]}"; do args+=("$BIN/$c --version"); done
+measure "$work/s.json" -r "$rounds" -w 3 "${args[@]}"
+e=$(cpu "$work/s.json" 0)
+
+{
+  echo "## Starting a command"
+  echo
+  measured "${cmds[@]/#/./cmd/}"
+  echo
+  echo "Machine: $(machine_line); commit $BENCH_COMMIT; $(when "$work/s.json")."
+  echo "Each command with \`--version\` (start, read the flags, print, exit),"
+  echo "against an empty Go program built the same way (static, \`-trimpath\`)."
+  echo
+  echo "| command | figure | CPU ratio to the empty program |"
+  echo "|---|---|---|"
+  echo "| empty Go program | $(fig "$work/s.json" 0) | 1.00 |"
+  i=1
+  for c in "${cmds[@]}"; do
+    echo "| \`$c --version\` | $(fig "$work/s.json" $i) | $(ratio "$(cpu "$work/s.json" $i)" "$e") |"
+    i=$((i + 1))
+  done
+  echo
+  echo "Target: within 1.5× the empty program. What a command does before"
+  echo "\`main\` (package initialisation: compiled regular expressions, tables,"
+  echo "registered formats) every run pays; \`GODEBUG=inittrace=1 CMD --version\`"
+  echo "lists it package by package."
+} >"$BENCH_ROOT/docs/bench/startup.md"
+cat "$BENCH_ROOT/docs/bench/startup.md"
