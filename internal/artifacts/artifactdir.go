@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/loopkit/loopkit/internal/lazyre"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -52,7 +52,7 @@ func writeArtifactDir(base string, s *source) error {
 	return d.write(store.ManifestFile, func(w io.Writer) error { _, err := copyFrom(w, s.file(store.ManifestFile)); return err })
 }
 
-var stepNumber = regexp.MustCompile(`-step-([0-9]+)$`)
+var stepNumber = lazyre.New(`-step-([0-9]+)$`)
 
 // stepLogs writes each agent step's output once, named by the step's
 // number and phase.
