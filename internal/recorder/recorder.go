@@ -40,6 +40,9 @@ type Recorder struct {
 	// the driver gives the limits its prompts use.
 	Progress *progress.Limits
 	now      func() time.Time
+	// CopyDefaults are the copy settings (internal/artifacts) of a run
+	// that has none of its own (no artifact_mode: not made by a driver).
+	CopyDefaults map[string]string
 	// head is HEAD of the work tree the last iteration's trees were taken
 	// in, which manifest.json names.
 	head *knownHead

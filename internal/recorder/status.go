@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/loopkit/loopkit/internal/artifacts"
 	"github.com/loopkit/loopkit/internal/record"
@@ -34,6 +35,20 @@ func (r *Recorder) Update(id string, change func(run *record.Run) error) (*recor
 // mirror, the artifact directory) up to date with it. They are derived:
 // a failure is a warning, and the next recording writes them again.
 func (r *Recorder) copyOut(run *record.Run) {
+	if _, own := run.Settings[artifacts.KeyArtifactMode]; !own && len(r.CopyDefaults) > 0 {
+		c := *run
+		c.Settings = maps.Clone(run.Settings)
+		if c.Settings == nil {
+			c.Settings = map[string]string{}
+		}
+		for k, v := range r.CopyDefaults {
+			if c.Settings[k] == "" {
+				c.Settings[k] = v
+			}
+		}
+		artifacts.Resolve(c.Settings, run.WorkspaceRoot)
+		run = &c
+	}
 	if err := artifacts.Write(r.St, run); err != nil && r.Log != nil {
 		r.Log.Warn(fmt.Sprintf("run %s: copy not up to date: %v", run.RunID, err))
 	}

@@ -7,8 +7,11 @@
 package runstate
 
 import (
+	"os"
+
 	"github.com/charmbracelet/log"
 
+	"github.com/loopkit/loopkit/internal/artifacts"
 	"github.com/loopkit/loopkit/internal/hooks"
 	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
@@ -28,6 +31,31 @@ type Writing struct {
 	AutoClean bool `config:"auto_clean"`
 	KeepLast  int  `config:"keep_last" range:"0,1000000"`
 	KeepDays  int  `config:"keep_days" range:"0,36500"`
+	// Copies outside the store (internal/artifacts) for a run whose
+	// settings do not say, as a pipeline's loop-record makes: from the
+	// environment, else the config files.
+	LogDir       string `config:"log_dir"`
+	ArtifactMode string `config:"artifact_mode"`
+	GlobalLogDir string `config:"global_log_dir"`
+	ArtifactDir  string `config:"artifact_dir"`
+}
+
+// copyDefaults are w's copy settings, the environment first.
+func (w Writing) copyDefaults() map[string]string {
+	set := map[string]string{}
+	for _, c := range []struct{ key, env, conf string }{
+		{artifacts.KeyLogDir, "LOOP_LOG_DIR", w.LogDir},
+		{artifacts.KeyArtifactMode, "LOOP_ARTIFACT_MODE", w.ArtifactMode},
+		{artifacts.KeyGlobalLogDir, "LOOP_GLOBAL_LOG_DIR", w.GlobalLogDir},
+		{artifacts.KeyArtifactDir, "AGENT_ARTIFACT_DIR", w.ArtifactDir},
+	} {
+		if v := os.Getenv(c.env); v != "" {
+			set[c.key] = v
+		} else if c.conf != "" {
+			set[c.key] = c.conf
+		}
+	}
+	return set
 }
 
 // Defaults are the settings no flag or file changed (go-flags sets the
@@ -52,6 +80,7 @@ func Open(st *store.Store, l *log.Logger, w Writing, workspace string) *Door {
 	if w.InlineCap == 0 {
 		r.InlineCap = -1 // 0 keeps nothing inline
 	}
+	r.CopyDefaults = w.copyDefaults()
 	r.Workspace = workspace
 	if top := store.GitTop(workspace); top != "" {
 		r.Workspace = top
