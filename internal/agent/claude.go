@@ -16,22 +16,17 @@ import (
 // claudeMsg is the part of a Claude Code message line loop-step reads;
 // encoding/json skips the rest without keeping it.
 type claudeMsg struct {
-	Type            string  `json:"type"`
-	Subtype         string  `json:"subtype"`
-	SessionID       string  `json:"session_id"`
-	Model           string  `json:"model"`
-	ParentToolUseID *string `json:"parent_tool_use_id"`
-	Message         *struct {
-		ID      string        `json:"id"`
-		Model   string        `json:"model"`
-		Content []claudeBlock `json:"content"`
-		Usage   *claudeUsage  `json:"usage"`
-	} `json:"message"`
-	Result       json.RawMessage `json:"result"`
-	IsError      bool            `json:"is_error"`
-	TotalCostUSD *float64        `json:"total_cost_usd"`
-	CostUSD      *float64        `json:"cost_usd"` // CLIs before 1.0.x
-	Usage        *claudeUsage    `json:"usage"`
+	Type            string          `json:"type"`
+	Subtype         string          `json:"subtype"`
+	SessionID       string          `json:"session_id"`
+	Model           string          `json:"model"`
+	ParentToolUseID *string         `json:"parent_tool_use_id"`
+	Message         *claudeMessage  `json:"message"`
+	Result          json.RawMessage `json:"result"`
+	IsError         bool            `json:"is_error"`
+	TotalCostUSD    *float64        `json:"total_cost_usd"`
+	CostUSD         *float64        `json:"cost_usd"` // CLIs before 1.0.x
+	Usage           *claudeUsage    `json:"usage"`
 	// Errors lists why an error_* result failed ("Permission denied: …").
 	Errors []resultSummary `json:"errors"`
 	// Error names a failed API call on a synthetic assistant message
@@ -48,6 +43,13 @@ type claudeMsg struct {
 	} `json:"rate_limit_info"`
 }
 
+type claudeMessage struct {
+	ID      string        `json:"id"`
+	Model   string        `json:"model"`
+	Content []claudeBlock `json:"content"`
+	Usage   *claudeUsage  `json:"usage"`
+}
+
 type claudeBlock struct {
 	Type      string        `json:"type"`
 	ID        string        `json:"id"`
@@ -57,6 +59,26 @@ type claudeBlock struct {
 	ToolUseID string        `json:"tool_use_id"`
 	Content   resultSummary `json:"content"`
 	IsError   bool          `json:"is_error"`
+	// When the line was scanned (claude_scan.go), the raw values of the
+	// text (decoded only if it is the last), the input and the content
+	// (summarised only for a call that is kept).
+	textRaw, inputRaw, contentRaw []byte
+}
+
+// args is the tool input's summary text.
+func (b *claudeBlock) args() string {
+	if b.inputRaw != nil {
+		return compactJSON(b.inputRaw)
+	}
+	return string(b.Input)
+}
+
+// result is the tool result's summary text.
+func (b *claudeBlock) result() string {
+	if b.contentRaw != nil {
+		return textOf(b.contentRaw)
+	}
+	return string(b.Content)
 }
 
 type claudeUsage struct {
@@ -94,8 +116,11 @@ type claude struct {
 	sessions []*claudeSession
 	bySID    map[string]*claudeSession
 	// label names the agent in error messages (claude, cursor, amp).
-	label    string
+	label string
+	// lastText is the last text block's text, or its literal in lastRaw
+	// (reused: a text-only stream decodes none but the last).
 	lastText string
+	lastRaw  []byte
 	// limitLine is the rejected rate_limit_event, until a success clears it.
 	limited *RateLimit
 }
@@ -158,6 +183,11 @@ func (c *claude) line(l line, n int, w *penv) {
 		return
 	}
 	var m claudeMsg
+	if scanClaude(b, &m) {
+		c.message(&m, b)
+		return
+	}
+	m = claudeMsg{}
 	if err := decodeLoose(b, &m); err != nil {
 		if l.torn {
 			w.skip(n, "torn last line")
@@ -248,19 +278,28 @@ func (c *claude) message(m *claudeMsg, raw []byte) {
 			}
 			s.perMessage[id] = u.usage()
 		}
-		text := ""
+		hasText := false
 		for _, b := range m.Message.Content {
 			switch b.Type {
 			case "tool_use", "server_tool_use", "mcp_tool_use":
-				c.calls.use(b.ID, b.Name, string(b.Input), sub)
+				args := ""
+				if c.calls.wants(b.ID) { // past --max-tool-calls: counted only
+					args = b.args()
+				}
+				c.calls.use(b.ID, b.Name, args, sub)
 			case "text":
-				if !sub && b.Text != "" {
+				if !sub && (b.Text != "" || len(b.textRaw) > 2) {
 					c.lastText = strings.Clone(b.Text)
-					text = c.lastText
+					c.lastRaw = append(c.lastRaw[:0], b.textRaw...)
+					hasText = true
 				}
 			}
 		}
 		if m.Error != "" && !sub {
+			text := ""
+			if hasText {
+				text = c.finalText()
+			}
 			// A synthetic message standing for a failed API call: its
 			// text is the CLI's own words ("Not logged in · Please run /login").
 			c.apiError(kindOfCode(m.Error), text)
@@ -270,8 +309,8 @@ func (c *claude) message(m *claudeMsg, raw []byte) {
 			return
 		}
 		for _, b := range m.Message.Content {
-			if b.Type == "tool_result" {
-				c.calls.result(b.ToolUseID, string(b.Content), b.IsError, sub)
+			if b.Type == "tool_result" && c.calls.wants(b.ToolUseID) {
+				c.calls.result(b.ToolUseID, b.result(), b.IsError, sub)
 			}
 		}
 	case "result":
@@ -442,7 +481,7 @@ func (c *claude) finish() *Result {
 		c.res.limit(c.limited.ResetsAt, c.limited.Evidence)
 	}
 	if c.res.FinalMessage == "" {
-		c.res.FinalMessage = c.lastText
+		c.res.FinalMessage = c.finalText()
 	}
 	c.res.ToolCalls = c.calls.all()
 	c.res.ToolCallsDropped = c.calls.dropped

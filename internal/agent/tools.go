@@ -51,6 +51,16 @@ func (c *calls) use(id, name, args string, subagent bool) int {
 	return len(c.list) - 1
 }
 
+// wants reports whether the summaries of call id would be kept: the
+// call is known, or there is room for it. Past the limit a call is only
+// counted, so its summaries need not be made.
+func (c *calls) wants(id string) bool {
+	if _, ok := c.index[id]; ok && id != "" {
+		return true
+	}
+	return c.max <= 0 || len(c.list) < c.max
+}
+
 // unknownTool names a call whose result arrived without its request (the
 // request line was skipped): the result is still worth keeping.
 const unknownTool = "(unknown)"

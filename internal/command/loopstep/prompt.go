@@ -27,9 +27,13 @@ func loadPrompt(env *cli.Env, st *store.Store, opts *Options, set map[string]str
 	if opts.Prompt != "" {
 		var data []byte
 		var err error
-		if opts.Prompt == "-" {
+		switch opts.Prompt {
+		case "-":
 			data, err = io.ReadAll(env.Stdin)
-		} else {
+		case os.DevNull:
+			// named by the user, not a file the agent could swap: the
+			// empty prompt (safefile refuses character devices)
+		default:
 			data, err = safefile.ReadFile(opts.Prompt, safefile.DocMax)
 		}
 		if err != nil {

@@ -22,6 +22,19 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("%s at byte %d", e.Msg
 // bytes of its value, in order. Values are delimited, not validated: a value
 // is checked only when it is decoded (Value).
 func Scan(data []byte, fn func(key string, raw []byte) error) error {
+	return Fields(data, func(key, raw []byte) error {
+		k, err := keyOf(key)
+		if err != nil {
+			return &SyntaxError{0, "bad key"}
+		}
+		return fn(k, raw)
+	})
+}
+
+// Fields is Scan with each key as its raw string literal, quotes
+// included: a caller comparing keys allocates nothing (a key with escapes
+// is compared after decoding it, or not at all).
+func Fields(data []byte, fn func(key, raw []byte) error) error {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return &SyntaxError{i, "not a JSON object"}
@@ -38,10 +51,7 @@ func Scan(data []byte, fn func(key string, raw []byte) error) error {
 		if err != nil {
 			return err
 		}
-		key, err := keyOf(data[i:end])
-		if err != nil {
-			return &SyntaxError{i, "bad key"}
-		}
+		key := data[i:end]
 		i = skipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
 			return &SyntaxError{i, "want ':'"}
@@ -68,6 +78,44 @@ func Scan(data []byte, fn func(key string, raw []byte) error) error {
 		}
 	}
 }
+
+// Elements calls fn with the raw bytes of each element of the array in
+// data, in order; like Fields, it delimits without validating.
+func Elements(data []byte, fn func(raw []byte) error) error {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return &SyntaxError{i, "not a JSON array"}
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return trailing(data, i+1)
+	}
+	for {
+		end, err := skipValue(data, i)
+		if err != nil {
+			return err
+		}
+		if err := fn(data[i:end]); err != nil {
+			return err
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) {
+			return &SyntaxError{i, "unterminated array"}
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case ']':
+			return trailing(data, i+1)
+		default:
+			return &SyntaxError{i, "want ',' or ']'"}
+		}
+	}
+}
+
+// PlainString reports a string literal with no escapes, control bytes or
+// non-ASCII bytes: its content is its bytes between the quotes.
+func PlainString(raw []byte) bool { return plainString(raw) }
 
 // Project decodes the fields of the object named in keys into a map; fields
 // the object does not have are left out, as a full decode would.
