@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/loopkit/loopkit/internal/record"
 )
 
 // sameAsDecoder checks that a line the scan reads gives what
@@ -113,4 +115,38 @@ func FuzzClaudeScan(f *testing.F) {
 		f.Add([]byte(l))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { sameAsDecoder(t, line) })
+}
+
+// headOfString unescapes only a summary's worth of a long string: the
+// summary is the one the whole string gives.
+func FuzzHeadOfString(f *testing.F) {
+	for _, s := range []string{strings.Repeat("x", 5000), strings.Repeat("é\\n\\u00e9\\ud83d\\ude00", 400), strings.Repeat("\\\"", 3000), "short", "a\xffb" + strings.Repeat("\xe2\x82", 300)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lit := []byte(`"` + s + `"`)
+		var whole string
+		if json.Unmarshal(lit, &whole) != nil {
+			return
+		}
+		if got, want := summary(headOfString(lit)), summary(whole); got != want {
+			t.Fatalf("summary of %q:\n got %q\nwant %q", s, got, want)
+		}
+	})
+}
+
+// compactJSON squeezes only a summary's worth of a long value.
+func FuzzCompactJSON(f *testing.F) {
+	f.Add(`{"file_path": "a.go", "content": "` + strings.Repeat("x \\n é", 900) + `"}`)
+	f.Add(`[ 1, 2, ` + strings.Repeat(`"\xe2\x82"`, 2000) + `]`)
+	f.Fuzz(func(t *testing.T, s string) {
+		raw := bytes.TrimSpace([]byte(s))
+		if len(raw) <= headBytes || raw[0] == '"' || !json.Valid(raw) {
+			return // short values and strings take other paths
+		}
+		want := record.Text(squeeze(raw[:headBytes], headBytes))
+		if got := compactJSON(raw); summary(got) != summary(want) {
+			t.Fatalf("summary of %q:\n got %q\nwant %q", s, summary(got), summary(want))
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/record"
 )
@@ -42,26 +43,36 @@ func (h *headString) UnmarshalJSON(data []byte) error {
 // character takes at most 12 bytes escaped, a surrogate pair).
 const headBytes = 16 * record.SummaryChars
 
-// headOfString unquotes the start of a JSON string literal, cut on an
-// escape boundary; a non-string value gives "".
+// headOfString unquotes the start of a JSON string literal: the whole
+// string, or its first SummaryChars+1 characters (at most headBytes),
+// cut on an escape boundary; a non-string value gives "". Only what a
+// summary keeps is unescaped.
 func headOfString(data []byte) string {
-	if len(data) <= headBytes {
+	if len(data) == 0 || data[0] != '"' {
 		var s string
 		json.Unmarshal(data, &s)
 		return s
 	}
-	i := 1
-	for i < headBytes {
-		switch data[i] {
-		case '\\':
-			if data[i+1] == 'u' {
-				i += 6
-			} else {
-				i += 2
-			}
-		case '"':
+	i, chars := 1, 0
+	for i < len(data) && i < headBytes && chars <= record.SummaryChars {
+		switch c := data[i]; {
+		case c == '"':
 			return unquote(data[:i+1])
+		case c == '\\' && i+1 < len(data) && data[i+1] == 'u':
+			// a high surrogate and its low one are one character: the
+			// low one counts
+			high := i+3 < len(data) && (data[i+2] == 'd' || data[i+2] == 'D') && bytes.IndexByte([]byte("89abAB"), data[i+3]) >= 0
+			if !high {
+				chars++
+			}
+			i += 6
+		case c == '\\':
+			chars++
+			i += 2
 		default:
+			if utf8.RuneStart(c) {
+				chars++
+			}
 			i++
 		}
 	}
@@ -95,14 +106,24 @@ func compactJSON(raw []byte) string {
 	if len(head) > headBytes {
 		head = head[:headBytes]
 	}
-	return record.Text(squeeze(head))
+	// a summary keeps SummaryChars characters: as many 4-byte ones are
+	// enough when they are whole (else squeeze it all, as before)
+	out := squeeze(head, 4*(record.SummaryChars+1))
+	if !utf8.Valid(out) {
+		out = squeeze(head, len(head))
+	}
+	return record.Text(out)
 }
 
-// squeeze drops insignificant whitespace outside strings from a JSON prefix.
-func squeeze(b []byte) []byte {
-	out := make([]byte, 0, len(b))
+// squeeze drops insignificant whitespace outside strings from a JSON
+// prefix, stopping once it has max bytes.
+func squeeze(b []byte, max int) []byte {
+	out := make([]byte, 0, min(len(b), max))
 	inStr, esc := false, false
 	for _, c := range b {
+		if len(out) >= max {
+			break
+		}
 		switch {
 		case inStr:
 			out = append(out, c)
