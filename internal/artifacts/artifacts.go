@@ -55,6 +55,36 @@ func Wanted(run *record.Run) bool {
 	return s[KeyLogDir] != "" || s[KeyArtifactDir] != "" || s[KeyArtifactMode] == Mirror
 }
 
+// Remove deletes the copies of a run the store has deleted (retention):
+// its log_dir layout and its verification artifacts, each through an
+// os.Root on the directory that holds it, so a link inside is removed as
+// a link. The mirror stays: the global directory is the long-term record.
+func Remove(run *record.Run) error {
+	var errs []error
+	rm := func(base string, name string) {
+		if !filepath.IsAbs(base) || store.ValidRunID(run.RunID) != nil {
+			return
+		}
+		root, err := os.OpenRoot(base)
+		if errors.Is(err, os.ErrNotExist) {
+			return
+		}
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		defer root.Close()
+		if err := root.RemoveAll(name); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", filepath.Join(base, name), err))
+		}
+	}
+	rm(run.Settings[KeyLogDir], "run-"+run.RunID)
+	if d := run.Settings[KeyArtifactDir]; d != "" {
+		rm(filepath.Join(d, "runs"), run.RunID)
+	}
+	return errors.Join(errs...)
+}
+
 // Write brings every copy the run's settings ask for up to date with the
 // store. The caller holds the run's append lock, so one writer at a time
 // copies a run. Each copy is tried; the errors are joined.

@@ -173,3 +173,32 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+// A run the store deleted takes its log_dir and artifact copies with it;
+// a link inside them is removed as a link, its target kept.
+func TestRemoveFollowsStore(t *testing.T) {
+	tmp := t.TempDir()
+	logs, arts := filepath.Join(tmp, "logs"), filepath.Join(tmp, "arts")
+	st, run := fixture(t, 1, map[string]string{KeyLogDir: logs, KeyArtifactDir: arts})
+	if err := Write(st, run); err != nil {
+		t.Fatal(err)
+	}
+	keep := filepath.Join(tmp, "keep")
+	os.WriteFile(keep, []byte("x"), 0o600)
+	os.Symlink(keep, filepath.Join(logs, "run-r", "link"))
+	other := filepath.Join(logs, "run-other")
+	os.MkdirAll(other, 0o700)
+	if err := Remove(run); err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{filepath.Join(logs, "run-r"), filepath.Join(arts, "runs", "r")} {
+		if _, err := os.Lstat(gone); !os.IsNotExist(err) {
+			t.Errorf("%s still there (%v)", gone, err)
+		}
+	}
+	for _, kept := range []string{keep, other} {
+		if _, err := os.Lstat(kept); err != nil {
+			t.Errorf("%s removed: %v", kept, err)
+		}
+	}
+}
