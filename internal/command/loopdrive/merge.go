@@ -49,8 +49,7 @@ func mergeBranch(env *cli.Env, st *store.Store, id string) error {
 	res, err := merge.Run(merge.Spec{
 		Primary: run.WorkspaceRoot, Worktree: in.Setting("dir"), RunBranch: m.RunBranch,
 		Target: m.Target, Base: in.Setting("base_branch"), Strategy: strategy,
-		Message: fmt.Sprintf("loop: %s\n\nRun %s, completed after %d iterations: %s of %s.",
-			run.Name, id, n, strategy, m.RunBranch),
+		Message:     mergeMessage(run.Name, id, n, strategy, m.RunBranch),
 		WorkMessage: fmt.Sprintf("loop: the work of run %s (iteration %d)", id, n),
 	})
 	m.EndedAt = time.Now().UnixMilli()
@@ -130,4 +129,13 @@ func checkMerge(set map[string]string, prefix string) error {
 		return cli.Usagef("--merge-target %q is not a valid branch name", target)
 	}
 	return nil
+}
+
+// mergeMessage is the merge (or squash) commit's message.
+func mergeMessage(name, id string, n int, strategy, branch string) string {
+	its := "iterations"
+	if n == 1 {
+		its = "iteration"
+	}
+	return fmt.Sprintf("loop: %s\n\nRun %s, completed after %d %s: %s of %s.", name, id, n, its, strategy, branch)
 }
