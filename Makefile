@@ -9,12 +9,16 @@ CMDS    := loop-validate loop-record loop-progress loop-view loop-clean loop-ste
 DEMO_CMDS := loop-validate loop-record loop-progress loop-view loop-clean loop-step loop-drive
 PREFIX  ?= $(HOME)/.local
 STATICCHECK ?= v0.8.2
+# GoReleaser makes the release files (make dist); installed once, pinned,
+# into a cache like the other tools CI builds.
+GORELEASER_VERSION ?= v2.15.1
+GORELEASER ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/loopkit/goreleaser-$(GORELEASER_VERSION)/goreleaser
 
 .PHONY: all build tui export export-grpc test test-agents test-load test-long install vet lint demo bench fuzz crash clean dist
 
 all: build
 
-# Static (no cgo, as scripts/dist builds): each command starts about a
+# Static (no cgo, as the release builds): each command starts about a
 # millisecond sooner without the dynamic loader, and the driver runs three
 # of them every iteration.
 build:
@@ -72,10 +76,16 @@ test-agents: build
 	@clis=$$(bash .ci/agent-clis) || { echo "test-agents: needs node and npm to install the agent CLIs"; exit 1; }; \
 	LOOPKIT_AGENT_CLIS=$$clis $(GO) test -count=1 -timeout 45m -parallel 4 -v -run TestAgentMatrix ./internal/testsupport/agentmatrix
 
-# Versioned archives for linux and darwin, amd64 and arm64, with SHA256SUMS;
-# the same commit gives the same bytes.
-dist:
-	VERSION=$(VERSION) COMMIT=$(COMMIT) bash scripts/dist $(CMDS) loop-tui loop-export
+# .goreleaser.yaml, as a snapshot: in dist/ the four archives
+# (loopkit-VERSION-OS-ARCH.tar.gz, linux and darwin, amd64 and arm64), deb
+# and rpm packages, SHA256SUMS and the Homebrew formula; the same commit
+# gives the same bytes. A tagged release runs `goreleaser release --clean`.
+dist: $(GORELEASER)
+	$(GORELEASER) check
+	$(GORELEASER) release --snapshot --clean
+
+$(GORELEASER):
+	GOBIN=$(dir $(GORELEASER)) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
 
 # gofmt and go vet: quick, so make test runs them first.
 vet:
@@ -107,4 +117,4 @@ crash: build
 	LOOPKIT_CRASH_ROUNDS=$${LOOPKIT_CRASH_ROUNDS:-200} LOOPKIT_STRESS_SECONDS=$${LOOPKIT_STRESS_SECONDS:-180} $(GO) test -count=1 -timeout 60m -run 'Kill|Crash|Concurrent|TestScripts/loop_crash' ./...
 
 clean:
-	rm -rf $(BIN) dist
+	rm -rf $(BIN) dist gen
