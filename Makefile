@@ -80,8 +80,12 @@ test-agents: build
 # (loopkit-VERSION-OS-ARCH.tar.gz, linux and darwin, amd64 and arm64), deb
 # and rpm packages, SHA256SUMS and the Homebrew formula; the same commit
 # gives the same bytes. A tagged release runs `goreleaser release --clean`.
+# GoReleaser takes the commit, its date (every file's time) and the
+# version from git, and gives up on all of them in a repository without a
+# remote: one without is named after itself, for this command only.
 dist: $(GORELEASER)
 	$(GORELEASER) check
+	if [ -z "$$(git remote)" ]; then export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0="$(CURDIR)"; fi; \
 	$(GORELEASER) release --snapshot --clean
 
 $(GORELEASER):

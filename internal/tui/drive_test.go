@@ -79,9 +79,9 @@ func TestTerminalDrivesRun(t *testing.T) {
 		"LOOP_STORE="+filepath.Join(ws, ".loop"), "NO_COLOR=1")
 	wait := func(what string, ok func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(60 * time.Second); !ok(); time.Sleep(50 * time.Millisecond) {
+		for deadline := time.Now().Add(2 * time.Minute); !ok(); time.Sleep(50 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("waited a minute for %s", what)
+				t.Fatalf("waited 2 minutes for %s", what)
 			}
 		}
 	}
@@ -166,7 +166,7 @@ func TestTerminalDrivesRun(t *testing.T) {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 75 {
 			t.Fatalf("paused driver: %v, want exit 75", err)
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Fatal("the paused driver did not stop after its step")
 	}
 

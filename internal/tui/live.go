@@ -2,12 +2,14 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/agent"
+	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
 )
@@ -138,6 +140,9 @@ func (m *Model) liveBody(h int) []string {
 		}
 	}
 	out := []string{m.paint(row{text: truncate("  "+head, m.w), color: "bold"}, false)}
+	if wait := m.rateWait(); wait != "" {
+		notice = wait // the driver waits: no step runs
+	}
 	if notice != "" {
 		out = append(out, m.paint(row{text: truncate("  "+notice, m.w), color: "yellow"}, false))
 	} else {
@@ -150,6 +155,24 @@ func (m *Model) liveBody(h int) []string {
 		out = append(out, m.paint(row{text: truncate("  "+l.text, m.w), color: l.color}, false))
 	}
 	return out[:min(h, len(out))]
+}
+
+// rateWait says what the driver waits for when the run's last event is a
+// rate-limit wait still running (the driver's "waiting" line); "" else.
+func (m *Model) rateWait() string {
+	lines, err := store.TailLines(m.st.RunPath(m.run.RunID, store.EventsFile), 1)
+	if err != nil || len(lines) == 0 {
+		return ""
+	}
+	var e record.Event
+	if json.Unmarshal(lines[len(lines)-1], &e) != nil || e.Type != record.EventRateLimited || e.WaitMs == nil {
+		return ""
+	}
+	left := time.UnixMilli(e.TS).Add(time.Duration(*e.WaitMs) * time.Millisecond).Sub(m.now())
+	if left <= 0 || m.run.Status != record.RunRunning {
+		return ""
+	}
+	return fmt.Sprintf("rate limited, next try in %s: %s", elapsed(left), view.Escape(e.Message, false))
 }
 
 // elapsed is a duration as 1h02m03s, 2m03s or 3s.

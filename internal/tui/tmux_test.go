@@ -141,10 +141,10 @@ func (tm *term) keys(k ...string) {
 	}
 }
 
-// waitFor polls the screen until ok says yes, for at most 30 s.
+// waitFor polls the screen until ok says yes, for at most 2 minutes.
 func (tm *term) waitFor(what string, ok func(string) bool) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute) // a bound for a loaded machine, not a wait
 	for {
 		s := tm.capture()
 		if ok(s) {
