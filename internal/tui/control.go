@@ -2,7 +2,6 @@ package tui
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"syscall"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/loopkit/loopkit/internal/store"
 )
 
 // Tools are the programs the view runs to change a run: the same doors
@@ -111,7 +112,15 @@ func (m *Model) resume(id string) tea.Cmd {
 		return nil
 	}
 	logPath := filepath.Join(m.st.RunDir(id), "resume.log")
-	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	// the run's directory is in the agent's reach: no link followed, no
+	// FIFO waited on, a regular file only
+	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	if err == nil {
+		if fi, serr := f.Stat(); serr != nil || !fi.Mode().IsRegular() {
+			f.Close()
+			err = fmt.Errorf("%s is not a regular file", logPath)
+		}
+	}
 	if err != nil {
 		m.msg = fmt.Sprintf("resume of run %s: %v", id, err)
 		return nil
@@ -132,14 +141,15 @@ func (m *Model) resume(id string) tea.Cmd {
 	}
 	m.msg = fmt.Sprintf("run %s resuming: driver pid %d, its output in %s", id, cmd.Process.Pid, logPath)
 	return func() tea.Msg {
-		// reaped here; a driver that stops at once says why
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		if err == nil || errors.As(err, &ee) && ee.ExitCode() == 75 {
+		// reaped here; a driver that stops (at once: busy, refused; or
+		// later: paused, failed) says why in its last line
+		if err := cmd.Wait(); err == nil {
 			return nil
 		}
-		data, _ := os.ReadFile(logPath)
-		return doneMsg{fmt.Sprintf("driver of run %s ended (%v): %s", id, err, lastLine(string(data), "see "+logPath))}
+		// the log is in the agent's reach: its last lines only, no link followed
+		tail, _ := store.TailLines(logPath, 4)
+		data := bytes.Join(tail, []byte("\n"))
+		return doneMsg{fmt.Sprintf("driver of run %s ended (%v): %s", id, cmd.ProcessState, lastLine(string(data), "see "+logPath))}
 	}
 }
 

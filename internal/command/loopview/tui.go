@@ -18,9 +18,10 @@ Examples:
   $ loop-view tui
   $ loop-view tui RUN
 
-The full-screen view: runs, and per run the Logs (L), Output (o) and
-Describe (d) views, following a running run. 'loop-view' alone on a
-terminal opens it too. It is the loop-tui command (built by make tui or
+The full-screen view: runs, and per run its live step (s), the Logs (L),
+Output (o) and Describe (d) views, following a running run; p, r and C
+pause, resume and cancel it after y; ? lists the keys. 'loop-view' alone
+on a terminal opens it too. It is the loop-tui command (built by make tui or
 make install), kept apart so the other commands build without it.`
 
 type tuiCmd struct {
