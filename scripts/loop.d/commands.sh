@@ -12,7 +12,7 @@ cmd_run() {
 }
 
 cmd_resume() {
-  case " $* " in *" --interrupted "* | *" --print-unit"*) exec "$LK_DRIVE" --resume-all --driver "$0" "$@" ;; esac
+  case " $* " in *" --interrupted "* | *" --all-stores "* | *" --print-unit"*) exec "$LK_DRIVE" --resume-all --driver "$0" "$@" ;; esac
   trap_signals
   hold --resume "$@"
   drive

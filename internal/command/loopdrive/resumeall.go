@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/userdir"
@@ -95,8 +96,9 @@ func resumeAll(env *cli.Env, args []string) error {
 		}
 	}
 	a, err := parseResumeAll(args)
-	if err != nil {
-		return err
+	if err != nil { // said as the driver says its own usage errors
+		fmt.Fprintf(env.Stderr, "loop: %v\n", err)
+		return cli.Silent(exitcode.Usage)
 	}
 	driver := a.driver
 	if driver == "" {
