@@ -22,34 +22,12 @@ var errDecoder = errors.New("left to the decoder")
 
 // scanClaude fills m from line b and reports whether it could.
 func scanClaude(b []byte, m *claudeMsg) bool {
-	var typ, sid, sub, model, errField, parent, msg []byte
-	err := jsonobj.Fields(b, func(key, raw []byte) error {
-		var dst *[]byte
-		switch string(key) {
-		case `"type"`:
-			dst = &typ
-		case `"session_id"`:
-			dst = &sid
-		case `"subtype"`:
-			dst = &sub
-		case `"model"`:
-			dst = &model
-		case `"error"`:
-			dst = &errField
-		case `"parent_tool_use_id"`:
-			dst = &parent
-		case `"message"`:
-			dst = &msg
-		default:
-			return otherKey(key, claudeKeys)
-		}
-		if *dst != nil {
-			return errDecoder // json would keep the last, or merge objects
-		}
-		*dst = raw
-		return nil
-	})
-	if err != nil || typ == nil || !jsonobj.PlainString(typ) {
+	var v [7][]byte
+	if !pick(b, lineKeys, v[:]) {
+		return false
+	}
+	typ, sid, sub, model, errField, parent, msg := v[0], v[1], v[2], v[3], v[4], v[5], v[6]
+	if typ == nil || !jsonobj.PlainString(typ) {
 		return false
 	}
 	m.Type = string(typ[1 : len(typ)-1])
@@ -74,6 +52,32 @@ func scanClaude(b []byte, m *claudeMsg) bool {
 		return scanMessage(msg, m.Message)
 	}
 	return true
+}
+
+// The keys read of a line, its message and a content block, as literals.
+var (
+	lineKeys    = []string{`"type"`, `"session_id"`, `"subtype"`, `"model"`, `"error"`, `"parent_tool_use_id"`, `"message"`}
+	messageKeys = []string{`"id"`, `"model"`, `"usage"`, `"content"`}
+	blockKeys   = []string{`"type"`, `"id"`, `"name"`, `"text"`, `"tool_use_id"`, `"input"`, `"content"`, `"is_error"`}
+)
+
+// pick delimits the fields of an object and keeps the raw values of the
+// keys named (as string literals) in vals, by position; a key twice, or
+// one json could take for a named one, declines the object.
+func pick(raw []byte, names []string, vals [][]byte) bool {
+	err := jsonobj.Fields(raw, func(key, v []byte) error {
+		for i, n := range names {
+			if string(key) == n {
+				if vals[i] != nil {
+					return errDecoder // json would keep the last, or merge objects
+				}
+				vals[i] = v
+				return nil
+			}
+		}
+		return otherKey(key, claudeKeys)
+	})
+	return err == nil
 }
 
 // claudeKeys are the fields of a line json would also match in another
@@ -117,28 +121,12 @@ func scanMessage(raw []byte, m *claudeMessage) bool {
 	if raw[0] != '{' {
 		return false
 	}
-	var id, model, usage, content []byte
-	err := jsonobj.Fields(raw, func(key, v []byte) error {
-		var dst *[]byte
-		switch string(key) {
-		case `"id"`:
-			dst = &id
-		case `"model"`:
-			dst = &model
-		case `"usage"`:
-			dst = &usage
-		case `"content"`:
-			dst = &content
-		default:
-			return otherKey(key, claudeKeys)
-		}
-		if *dst != nil {
-			return errDecoder
-		}
-		*dst = v
-		return nil
-	})
-	if err != nil || !scanString(id, &m.ID) || !scanString(model, &m.Model) {
+	var v [4][]byte
+	if !pick(raw, messageKeys, v[:]) {
+		return false
+	}
+	id, model, usage, content := v[0], v[1], v[2], v[3]
+	if !scanString(id, &m.ID) || !scanString(model, &m.Model) {
 		return false
 	}
 	if usage != nil && !isNull(usage) {
@@ -157,7 +145,7 @@ func scanMessage(raw []byte, m *claudeMessage) bool {
 		return false
 	}
 	m.Content = []claudeBlock{} // as json leaves an empty array
-	err = jsonobj.Elements(content, func(v []byte) error {
+	err := jsonobj.Elements(content, func(v []byte) error {
 		if v[0] != '{' {
 			return errDecoder
 		}
@@ -171,36 +159,12 @@ func scanMessage(raw []byte, m *claudeMessage) bool {
 }
 
 func scanBlock(raw []byte, b *claudeBlock) bool {
-	var typ, id, name, text, useID, input, content, isErr []byte
-	err := jsonobj.Fields(raw, func(key, v []byte) error {
-		var dst *[]byte
-		switch string(key) {
-		case `"type"`:
-			dst = &typ
-		case `"id"`:
-			dst = &id
-		case `"name"`:
-			dst = &name
-		case `"text"`:
-			dst = &text
-		case `"tool_use_id"`:
-			dst = &useID
-		case `"input"`:
-			dst = &input
-		case `"content"`:
-			dst = &content
-		case `"is_error"`:
-			dst = &isErr
-		default:
-			return otherKey(key, claudeKeys)
-		}
-		if *dst != nil {
-			return errDecoder
-		}
-		*dst = v
-		return nil
-	})
-	if err != nil || !scanString(typ, &b.Type) || !scanString(id, &b.ID) || !scanString(name, &b.Name) || !scanString(useID, &b.ToolUseID) {
+	var v [8][]byte
+	if !pick(raw, blockKeys, v[:]) {
+		return false
+	}
+	typ, id, name, text, useID, input, content, isErr := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+	if !scanString(typ, &b.Type) || !scanString(id, &b.ID) || !scanString(name, &b.Name) || !scanString(useID, &b.ToolUseID) {
 		return false
 	}
 	switch {
