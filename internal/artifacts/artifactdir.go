@@ -153,7 +153,7 @@ func combined(d *dir, s *source) error {
 	return d.writeBytes(stateFile, data)
 }
 
-func combinedBlocks(w io.Writer, s *source, it *record.IterationLog) error {
+func combinedBlocks(w io.Writer, s *source, it *iteration) error {
 	n := it.Iteration
 	if it.Agent != nil {
 		fmt.Fprintf(w, "=== iteration %d: %s ===\n", n, phaseName(it.Agent.Phase))

@@ -16,7 +16,7 @@ import (
 type source struct {
 	st       *store.Store
 	run      *record.Run
-	iters    []record.IterationLog
+	iters    []iteration
 	attempts []record.Attempt
 }
 
@@ -24,7 +24,7 @@ func load(st *store.Store, run *record.Run) (*source, error) {
 	s := &source{st: st, run: run}
 	id := run.RunID
 	err := store.ScanFile(st.RunPath(id, store.IterationsFile), func(n int, line []byte) error {
-		var it record.IterationLog
+		var it iteration
 		if err := json.Unmarshal(line, &it); err != nil || it.Iteration != len(s.iters)+1 {
 			// a line out of sequence is no commit: copy what precedes it
 			return errStop
@@ -42,6 +42,14 @@ func load(st *store.Store, run *record.Run) (*source, error) {
 }
 
 var errStop = fmt.Errorf("stop")
+
+// iteration is what a copy needs of an IterationLog line: decoding only
+// these fields skips the inline output each line carries.
+type iteration struct {
+	Iteration int           `json:"iteration"`
+	ExitCode  int           `json:"exit_code"`
+	Agent     *record.Agent `json:"agent"`
+}
 
 // file is the path of a file of the run's directory.
 func (s *source) file(names ...string) string { return s.st.RunPath(s.run.RunID, names...) }
