@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopkit/loopkit/internal/benchrun"
+
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -30,18 +32,21 @@ func BenchmarkExcerpt(b *testing.B) {
 	out := bigVerbose()
 	b.Run("failures", func(b *testing.B) {
 		b.SetBytes(int64(len(out)))
+		defer benchrun.CPUPerOp(b)()
 		for b.Loop() {
 			Excerpt(out, 500)
 		}
 	})
 	b.Run("tail", func(b *testing.B) { // the default block's cut, with the same reading of lines
 		b.SetBytes(int64(len(out)))
+		defer benchrun.CPUPerOp(b)()
 		for b.Loop() {
 			record.TailChars(strings.Join(splitLines(Strip(out)), "\n"), 500)
 		}
 	})
 	b.Run("extract", func(b *testing.B) {
 		b.SetBytes(int64(len(out)))
+		defer benchrun.CPUPerOp(b)()
 		for b.Loop() {
 			Extract(out)
 		}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/loopkit/loopkit/internal/benchrun"
+
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -48,6 +50,7 @@ func BenchmarkSignals(b *testing.B) {
 	for _, n := range []int{5, 10000} {
 		st, id := longRun(b, n)
 		b.Run(fmt.Sprintf("iterations=%d", n), func(b *testing.B) {
+			defer benchrun.CPUPerOp(b)()
 			for b.Loop() {
 				win, err := Window(st, id, DefaultK, 0)
 				if err != nil || len(win) != DefaultK+1 {

@@ -31,41 +31,32 @@ mkruns() {
 # 1. deciding: loop-clean --dry-run vs jq over every run.json
 mkruns "$work/big" "$n" 1
 cd "$work/big"
-hyperfine -N -w 2 -r "$runs" --export-json "$work/decide.json" \
+measure "$work/decide.json" -r "$runs" -w 1 --dir "$work/big" \
   "$BIN/loop-clean --store $work/big --dry-run" \
   "$BIN/loop-clean --store $work/big --dry-run --keep-last 0 --keep-days 0" \
-  "sh -c \"jq -s -r 'sort_by(-.updated_at) | .[20:] | .[].run_id' runs/*/run.json\"" >/dev/null 2>&1
-dry=$(hf_median "$work/decide.json" 0); dry0=$(hf_median "$work/decide.json" 1); jqs=$(hf_median "$work/decide.json" 2)
+  "sh -c \"jq -s -r 'sort_by(-.updated_at) | .[20:] | .[].run_id' runs/*/run.json\""
 
 # 2. deleting 100 runs of 20 files: loop-clean (tombstone, fsync, os.Root) vs rm -rf
 mkruns "$work/tmpl" 120 20
-hyperfine -w 1 -r "$runs" --export-json "$work/delete.json" \
-  --prepare "rm -rf $work/del && cp -a $work/tmpl $work/del" \
+measure "$work/delete.json" -r "$runs" --dir "$work" \
+  --prepare "sh -c 'rm -rf $work/del && cp -a $work/tmpl $work/del'" \
   "$BIN/loop-clean --store $work/del" \
-  "sh -c 'cd $work/del/runs && ls | sort | tail -n 100 | xargs rm -rf'" >/dev/null 2>&1
-del=$(hf_median "$work/delete.json" 0); rmrf=$(hf_median "$work/delete.json" 1)
-
-# 3. the same in process: Go benchmarks over a 10,000-run store
-gobench="(skipped with BENCH_QUICK)"
-if [ -z "$quick" ]; then
-  gobench=$(cd "$BENCH_ROOT" && go test -run XXX -bench 'DryRun10k|DecideStore10k|Decide10k' -benchtime 5x ./internal/retention |
-    awk '/^Benchmark/ { printf "%s%s %.1f ms", sep, $1, $3 / 1e6; sep = "; " }')
-fi
+  "sh -c 'cd $work/del/runs && ls | sort | tail -n 100 | xargs rm -rf'"
+d=$work/decide.json x=$work/delete.json
 
 cat > "$BENCH_ROOT/docs/bench/clean.md" <<MD
-## loop-clean 
+## loop-clean
 
-Machine: $(machine_line). hyperfine medians.
+$(measured ./cmd/loop-clean)
 
-| what | loopkit | baseline | ratio | target |
+Machine: $(machine_line); commit $BENCH_COMMIT; $(when "$d" "$x").
+
+| what | loopkit | baseline | CPU ratio | target |
 |---|---|---|---|---|
-| decide $n runs, \`loop-clean --dry-run\` (20 kept, the rest sized with their bytes) vs \`jq -s 'sort_by(-.updated_at) \| .[20:]' runs/*/run.json\` | $(ms "$dry") ms | $(ms "$jqs") ms | $(ratio "$dry" "$jqs") | under 1 s for 10,000 |
-| decide $n runs, limits off (nothing to size) | $(ms "$dry0") ms | $(ms "$jqs") ms | $(ratio "$dry0" "$jqs") | |
-| delete 100 runs of 20 files, \`loop-clean\` (lock check, tombstone rename, fsync, \`os.Root\` removal) vs \`rm -rf\` of the same directories | $(ms "$del") ms | $(ms "$rmrf") ms | $(ratio "$del" "$rmrf") | |
+| decide $n runs, \`loop-clean --dry-run\` (20 kept, the rest sized with their bytes) vs \`jq -s 'sort_by(-.updated_at) \| .[20:]' runs/*/run.json\` | $(fig "$d" 0) | $(fig "$d" 2) | $(ratio "$(cpu "$d" 0)" "$(cpu "$d" 2)") | under 1 s for 10,000 |
+| decide $n runs, limits off (nothing to size) | $(fig "$d" 1) | $(fig "$d" 2) | $(ratio "$(cpu "$d" 1)" "$(cpu "$d" 2)") | |
+| delete 100 runs of 20 files, \`loop-clean\` (lock check, tombstone rename, fsync, \`os.Root\` removal) vs \`rm -rf\` of the same directories | $(fig "$x" 0) | $(fig "$x" 1) | $(ratio "$(cpu "$x" 0)" "$(cpu "$x" 1)") | |
 
-Deciding reads only each run's \`run.json\` and tries its \`live.lock\`. In
-process (\`go test -bench . ./internal/retention\`, per operation): $gobench.
-\`DryRun10k\` is a whole dry run (deciding and sizing 9,980 would-be deletions),
-\`DecideStore10k\` deciding alone, \`Decide10k\` the pure policy over summaries.
+Deciding reads only each run's \`run.json\` and tries its \`live.lock\`.
 MD
-echo "wrote $BENCH_ROOT/docs/bench/clean.md" >&2
+echo "wrote docs/bench/clean.md" >&2

@@ -81,3 +81,16 @@ measured() {
     "scripts/bench.d/$(basename "$0")" internal/benchrun | awk 'NF' | sort -u | tr '\n' ' ')
   echo "<!-- measured: $BENCH_COMMIT, paths: ${paths% } -->"
 }
+
+# gobench PKG PATTERN COUNT BENCHTIME: runs Go benchmarks (in process; a
+# benchmark reports cpu-ns/op through benchrun.CPUPerOp) COUNT times and
+# prints, per benchmark, "NAME CPU (min–max), wall (min–max)" in µs.
+gobench() {
+  (cd "$BENCH_ROOT" && go test -run '^$' -bench "$2" -count "$3" -benchtime "$4" "$1") |
+    awk '/^Benchmark/ { n = $1; sub(/-[0-9]+$/, "", n); for (i = 2; i < NF; i++) { if ($(i+1) == "ns/op") w[n] = w[n] " " $i; if ($(i+1) == "cpu-ns/op") c[n] = c[n] " " $i } }
+      function spread(s,   a, k, i, j, t, m) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+        m = (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2; return sprintf("%.1f µs (%.1f–%.1f)", m / 1000, a[1] / 1000, a[k] / 1000) }
+      END { for (n in w) print n "\tCPU " spread(c[n]) ", wall " spread(w[n]) }' | sort
+}
+# cpu_us LINE: the CPU median (µs) of a gobench line.
+cpu_us() { awk -F'\t' '{ split($2, a, " "); print a[2] }' <<<"$1"; }

@@ -29,51 +29,49 @@ log="$LOOP_STORE/runs/r$top/iterations.jsonl"
 mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", b / 1e6 }'; }
 log_mb=$(mb "$log")
 
-# Growth: loop-progress for every size in one hyperfine run.
+# Growth: loop-progress for every size, alternated.
 cmds=(); for n in $sizes; do cmds+=("$BIN/loop-progress --run r$n"); done
-hyperfine -N -w 5 -r 50 --export-json "$work/growth.json" "${cmds[@]}" >/dev/null 2>&1
+measure "$work/growth.json" -r 20 -w 2 --dir "$work" "${cmds[@]}"
 
-# Baselines on the largest log (jq -s reads and holds all of it: few runs).
-hyperfine -w 1 -r 5 --export-json "$work/base.json" \
+# Baselines on the largest log (jq -s reads and holds all of it: few rounds).
+measure "$work/base.json" -r 3 --dir "$work" \
   "$BIN/loop-progress --run r$top" \
   "jq -s '.[-5:]' $log" \
-  "tail -n 5 $log | jq -c '{iteration, exit_code, output: .stdout[-500:]}'" >/dev/null 2>&1
-lp=$(hf_median "$work/base.json" 0); jqs=$(hf_median "$work/base.json" 1); tailjq=$(hf_median "$work/base.json" 2)
-rss_lp=$(peak_rss_mib "$BIN/loop-progress" --run "r$top")
-rss_jq=$(peak_rss_mib jq -s '.[-5:]' "$log")
-
-base=$(hf_median "$work/growth.json" 0)
+  "sh -c \"tail -n 5 $log | jq -c '{iteration, exit_code, output: .stdout[-500:]}'\""
+rss() { /usr/bin/time -f '%M' -o "$work/rss" "$@" >/dev/null 2>&1 || true; awk '{ printf "%.1f", $1 / 1024 }' "$work/rss"; }
+rss_lp=$(rss "$BIN/loop-progress" --run "r$top")
+rss_jq=$(rss jq -s '.[-5:]' "$log")
+g=$work/growth.json b=$work/base.json
+base=$(cpu "$g" 0)
 {
-  echo "## loop-progress "
+  echo "## loop-progress"
   echo
-  echo "Machine: $(machine_line). hyperfine medians."
+  measured ./cmd/loop-progress
+  echo
+  echo "Machine: $(machine_line); commit $BENCH_COMMIT; $(when "$g") (the baselines: $(when "$b"))."
   echo "Each iteration holds 25 KB of test output (a real IterationLog from"
   echo "loop-record); the block shows the last 5 (the defaults)."
   echo
-  echo "| iterations | iterations.jsonl | \`loop-progress --run R\` | ratio to 5 iterations |"
+  echo "| iterations | iterations.jsonl | \`loop-progress --run R\` | CPU ratio to 5 iterations |"
   echo "|---|---|---|---|"
   i=0
   for n in $sizes; do
-    t=$(hf_median "$work/growth.json" $i)
-    echo "| $n | $(mb "$LOOP_STORE/runs/r$n/iterations.jsonl") MB | $(ms "$t") ms | $(ratio "$t" "$base") |"
+    echo "| $n | $(mb "$LOOP_STORE/runs/r$n/iterations.jsonl") MB | $(fig "$g" $i) | $(ratio "$(cpu "$g" $i)" "$base") |"
     i=$((i + 1))
   done
   echo
-  echo "On the $top-iteration log ($log_mb MB), in one hyperfine run, each command"
-  echo "started through a shell (the pipe needs one):"
+  echo "On the $top-iteration log ($log_mb MB):"
   echo
-  echo "| command | median | time ratio loop-progress / command | peak RSS |"
+  echo "| command | figure | CPU ratio loop-progress / command | peak RSS |"
   echo "|---|---|---|---|"
-  echo "| \`loop-progress --run R\` | $(ms "$lp") ms | 1.00 | $rss_lp MiB |"
-  echo "| \`jq -s '.[-5:]' iterations.jsonl\` | $(ms "$jqs") ms | $(awk -v a="$lp" -v b="$jqs" 'BEGIN { printf "%.4f (%.0fx faster)", a / b, b / a }') | $rss_jq MiB |"
-  echo "| \`tail -n 5 iterations.jsonl \| jq -c '{...}'\` | $(ms "$tailjq") ms | $(awk -v a="$lp" -v b="$tailjq" 'BEGIN { printf "%.2f (%.1fx faster)", a / b, b / a }') | |"
+  echo "| \`loop-progress --run R\` | $(fig "$b" 0) | 1.00 | $rss_lp MiB |"
+  echo "| \`jq -s '.[-5:]' iterations.jsonl\` | $(fig "$b" 1) | $(ratio "$(cpu "$b" 0)" "$(cpu "$b" 1)") | $rss_jq MiB |"
+  echo "| \`tail -n 5 iterations.jsonl \| jq -c '{...}'\` (through \`sh -c\`) | $(fig "$b" 2) | $(ratio "$(cpu "$b" 0)" "$(cpu "$b" 2)") | |"
   echo
-  echo "Target: the $top-iteration run within 2x of the 5-iteration run, far faster"
-  echo "than \`jq -s\`. loop-progress reads the log backwards from its end in 64 KiB"
-  echo "chunks (store.TailLines) until it holds the last 5 lines, so its cost is set"
-  echo "by the size of those lines, not by the history. \`tail -n 5 | jq\` reads the"
-  echo "same way and is the fair peer; it does not render the block. In process"
-  echo "(\`go test -bench LoadRender ./internal/progress\`) Load+Render takes about 1 ms"
-  echo "at every size, most of it decoding the five 25 KB records."
+  echo "Target: the $top-iteration run within 2x of the 5-iteration run, far"
+  echo "cheaper than \`jq -s\`. loop-progress reads the log backwards from its end"
+  echo "in 64 KiB chunks (store.TailLines) until it holds the last 5 lines, so its"
+  echo "cost is set by the size of those lines, not by the history. \`tail -n 5 |"
+  echo "jq\` reads the same way and is the fair peer; it does not render the block."
 } > "$BENCH_ROOT/docs/bench/progress.md"
 cat "$BENCH_ROOT/docs/bench/progress.md"

@@ -7,7 +7,6 @@ set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 bench_install_tools
-[ -x "$BIN/loop-view" ] || make -C "$BENCH_ROOT" build >/dev/null
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 quick=${BENCH_QUICK:-}
@@ -46,49 +45,49 @@ mb=$(du -m "$log" | cut -f1)
 same=no
 cmp -s <("$BIN/loop-view" logs big --json --where '.exit_code != 0') <(jq -c 'select(.exit_code != 0)' "$log") && same=yes
 
-hyperfine -N -w 1 -r 5 --export-json "$work/where.json" \
+cd "$work"
+measure "$work/where.json" -r 3 --dir "$work" \
   "$BIN/loop-view logs big --json --where '.exit_code != 0'" \
   "jq -c 'select(.exit_code != 0)' $log" \
   "$BIN/loop-view logs big --json --where '.exit_code != 0 and .duration_ms > 1000' --jq .iteration" \
-  "jq -c 'select(.exit_code != 0 and .duration_ms > 1000) | .iteration' $log" >/dev/null 2>&1
-lvw=$(hf_median "$work/where.json" 0); jqw=$(hf_median "$work/where.json" 1)
-lvj=$(hf_median "$work/where.json" 2); jqj=$(hf_median "$work/where.json" 3)
-
-hyperfine -N -w 3 -r 20 --export-json "$work/small.json" \
+  "jq -c 'select(.exit_code != 0 and .duration_ms > 1000) | .iteration' $log"
+measure "$work/small.json" -r 15 -w 2 --dir "$work" \
   "$BIN/loop-view runs" "$BIN/loop-view runs --json" \
   "$BIN/loop-view logs big --json --last 1 --jq .exit_code -r" \
   "$BIN/loop-view describe big --json --jq .status -r" \
-  "jq -r .status $LOOP_STORE/runs/big/run.json" >/dev/null 2>&1
-runs_s=$(hf_median "$work/small.json" 0); runsj_s=$(hf_median "$work/small.json" 1)
-last_s=$(hf_median "$work/small.json" 2); desc_s=$(hf_median "$work/small.json" 3); jqrun_s=$(hf_median "$work/small.json" 4)
-
-hyperfine -N -w 1 -r 3 --export-json "$work/text.json" "$BIN/loop-view logs big" "$BIN/loop-view logs -v big" >/dev/null 2>&1
-text_s=$(hf_median "$work/text.json" 0); textv_s=$(hf_median "$work/text.json" 1)
-rss=$(peak_rss_mib "$BIN/loop-view" logs big); rssv=$(peak_rss_mib "$BIN/loop-view" logs -v big)
-rssw=$(peak_rss_mib "$BIN/loop-view" logs big --json --where '.exit_code != 0')
+  "jq -r .status $LOOP_STORE/runs/big/run.json"
+measure "$work/text.json" -r 3 --dir "$work" "$BIN/loop-view logs big" "$BIN/loop-view logs -v big"
+rss() { /usr/bin/time -f '%M' -o "$work/rss" "$@" >/dev/null 2>&1 || true; awk '{ printf "%.1f", $1 / 1024 }' "$work/rss"; }
+rss=$(rss "$BIN/loop-view" logs big); rssv=$(rss "$BIN/loop-view" logs -v big)
+rssw=$(rss "$BIN/loop-view" logs big --json --where '.exit_code != 0')
+w=$work/where.json sm=$work/small.json tx=$work/text.json
 
 cat > "$BENCH_ROOT/docs/bench/view.md" <<MD
-## loop-view 
+## loop-view
 
-Machine: $(machine_line). hyperfine medians. Fixture: one run of $iters
-iterations (24 KB stdout, 640 B stderr each; $mb MB of iterations.jsonl) and
-1,000 runs of 3 iterations. \`--where\` output identical to jq's: $same.
+$(measured ./cmd/loop-view)
 
-| what | loopkit | baseline | figure | target |
+Machine: $(machine_line); commit $BENCH_COMMIT; $(when "$w" "$sm" "$tx") (15 rounds for the small reads, 3 for the rest).
+Fixture: one run of $iters iterations (24 KB stdout, 640 B stderr each; $mb MB
+of iterations.jsonl) and 1,000 runs of 3 iterations. \`--where\` output
+identical to jq's: $same.
+
+| what | loopkit | baseline | CPU ratio | target |
 |---|---|---|---|---|
-| \`loop-view logs big --json --where '.exit_code != 0'\` vs \`jq -c 'select(.exit_code != 0)'\` | $(ms "$lvw") ms | $(ms "$jqw") ms | time ratio $(ratio "$lvw" "$jqw") | at most 1.0 |
-| \`... --where '.exit_code != 0 and .duration_ms > 1000' --jq .iteration\` vs jq | $(ms "$lvj") ms | $(ms "$jqj") ms | time ratio $(ratio "$lvj" "$jqj") | |
-| \`loop-view runs\` over 1,000 runs (text / \`--json\`) | $(ms "$runs_s") ms / $(ms "$runsj_s") ms | | | under 200 ms |
-| \`loop-view logs big --json --last 1 --jq .exit_code -r\` (the driver's read) | $(ms "$last_s") ms | | reads from the end | |
-| \`loop-view describe big --json --jq .status -r\` vs \`jq -r .status run.json\` | $(ms "$desc_s") ms | $(ms "$jqrun_s") ms | time ratio $(ratio "$desc_s" "$jqrun_s") | |
-| \`loop-view logs big\` (text), \`logs -v big\` | $(ms "$text_s") ms, $(ms "$textv_s") ms | | | |
-| peak RSS: \`logs big\` / \`logs -v big\` / \`--json --where\` | $rss / $rssv / $rssw MiB | | | under 64 MiB |
+| \`loop-view logs big --json --where '.exit_code != 0'\` vs \`jq -c 'select(.exit_code != 0)'\` | $(fig "$w" 0) | $(fig "$w" 1) | $(ratio "$(cpu "$w" 0)" "$(cpu "$w" 1)") | at most 1.0 |
+| \`... --where '.exit_code != 0 and .duration_ms > 1000' --jq .iteration\` vs jq | $(fig "$w" 2) | $(fig "$w" 3) | $(ratio "$(cpu "$w" 2)" "$(cpu "$w" 3)") | |
+| \`loop-view runs\` over 1,000 runs (text) | $(fig "$sm" 0) | | | under 200 ms |
+| \`loop-view runs --json\` | $(fig "$sm" 1) | | | |
+| \`loop-view logs big --json --last 1 --jq .exit_code -r\` (reads from the end) | $(fig "$sm" 2) | | | |
+| \`loop-view describe big --json --jq .status -r\` vs \`jq -r .status run.json\` | $(fig "$sm" 3) | $(fig "$sm" 4) | $(ratio "$(cpu "$sm" 3)" "$(cpu "$sm" 4)") | |
+| \`loop-view logs big\` (text) | $(fig "$tx" 0) | | | |
+| \`loop-view logs -v big\` | $(fig "$tx" 1) | | | |
+| peak RSS (GNU time): \`logs big\` / \`logs -v big\` / \`--json --where\` | $rss / $rssv / $rssw MiB | | | under 64 MiB |
 
 \`--where\` is analysed once for the top-level fields it can read
 (internal/jqfilter/needs.go); each line is scanned by internal/view/jsonobj, which
 skips the values nobody asked for (24 KB of stdout at \`bytes.IndexByte\`
 speed), and a match is written out as its stored bytes. \`--last N\` and
-ITER read the log backwards from its end. Go benchmarks:
-\`go test -bench . ./internal/view/jsonobj ./internal/jqfilter\`.
+ITER read the log backwards from its end.
 MD
 echo "wrote docs/bench/view.md" >&2
