@@ -297,8 +297,7 @@ func (r *Recorder) writeManifest(run *record.Run, it *record.IterationLog) error
 			m.CommitSHA = &sha
 		}
 	} else if top := store.GitTop(r.Workspace); top != "" {
-		if out, err := gitstate.Git(top, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
-			sha := strings.TrimSpace(string(out))
+		if sha := gitstate.HeadCommit(top); sha != "" {
 			m.CommitSHA = &sha
 		}
 	}

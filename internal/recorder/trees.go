@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/gitstate"
@@ -155,14 +154,13 @@ func (h *knownHead) get() string {
 
 var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-// askHead asks git for HEAD at top in the background.
+// askHead reads HEAD at top in the background (from .git's files, or
+// from git when they are unusual).
 func askHead(top string) *knownHead {
 	h := &knownHead{top: top, done: make(chan struct{})}
 	go func() {
 		defer close(h.done)
-		if out, err := gitstate.Git(top, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
-			h.sha = strings.TrimSpace(string(out))
-		}
+		h.sha = gitstate.HeadCommit(top)
 	}()
 	return h
 }
