@@ -5,6 +5,8 @@ BIN="$BENCH_ROOT/bin"
 # What every figure is tied to: the commit measured (scripts/bench-check
 # fails once a path a figure depends on changes after it).
 BENCH_COMMIT=${BENCH_COMMIT:-$(git -C "$BENCH_ROOT" rev-parse --short=12 HEAD)}
+# BENCH_QUICK figures check the scripts; they are not to be published.
+[ -z "${BENCH_QUICK:-}" ] || BENCH_COMMIT="${BENCH_COMMIT%-quick}-quick"
 # A private slot directory: a run never waits for another user's loop.
 export XDG_RUNTIME_DIR=${BENCH_RUNTIME:-$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench-rt.XXXXXX")}
 BENCH_RUN=$BIN/.bench/bench-run
