@@ -45,17 +45,17 @@ best() { jq -r ".results[$2].cpu.min" "$1"; }
 row() { # NAME FILE
   local f=$2 mb
   mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.0f", b / 1e6 }')
-  "$BIN/loop-step" --no-store --prompt empty.txt -- cat "$f" |
+  "$BIN/loop-step" --no-store --prompt /dev/null -- cat "$f" |
     jq -e '.format == "claude" and .llm_input_tokens == 1 and .cost_usd == 1.5' >/dev/null
   measure "$work/$f.json" -r "$rounds" --dir "$work" --prepare "rm -rf $LOOP_STORE/spool" \
     "jq -c 'select(.type==\"result\")' $f" \
-    "$BIN/loop-step --no-store --prompt empty.txt -- cat $f" \
-    "$BIN/loop-step --prompt empty.txt -- cat $f"
+    "$BIN/loop-step --no-store --prompt /dev/null -- cat $f" \
+    "$BIN/loop-step --prompt /dev/null -- cat $f"
   local j=$work/$f.json rjq rlive rspool
   rjq=$(peak_rss_mib jq -c 'select(.type=="result")' "$f")
-  rlive=$(peak_rss_mib "$BIN/loop-step" --no-store --prompt empty.txt -- cat "$f")
+  rlive=$(peak_rss_mib "$BIN/loop-step" --no-store --prompt /dev/null -- cat "$f")
   rm -rf "$LOOP_STORE/spool"
-  rspool=$(peak_rss_mib "$BIN/loop-step" --prompt empty.txt -- cat "$f")
+  rspool=$(peak_rss_mib "$BIN/loop-step" --prompt /dev/null -- cat "$f")
   echo "| $1, $mb MB | $(fig "$j" 0); $rjq MiB | $(fig "$j" 1); **$(ratio "$(best "$j" 1)" "$(best "$j" 0)")**; $rlive MiB | $(fig "$j" 2); **$(ratio "$(best "$j" 2)" "$(best "$j" 0)")**; $rspool MiB |"
 }
 rows=$(row "tool-heavy ($calls tool calls of 4 KB)" tools.ndjson; row "text-only ($texts messages of 4 KB)" text.ndjson)
@@ -75,7 +75,7 @@ done >big.ndjson
 { printf '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t9","content":"'; xs 100000000; printf '"}]}}\n'; } >>big.ndjson
 tail -n 1 tools.ndjson >>big.ndjson
 big_mb=$(awk -v b="$(stat -c %s big.ndjson)" 'BEGIN { printf "%.0f", b / 1e6 }')
-rss_big=$(peak_rss_mib "$BIN/loop-step" --no-store --prompt empty.txt -- cat big.ndjson)
+rss_big=$(peak_rss_mib "$BIN/loop-step" --no-store --prompt /dev/null -- cat big.ndjson)
 
 {
   echo "## loop-step on tool-heavy and text-only streams"
