@@ -60,7 +60,7 @@ var pending = map[string]string{
 	"gemini/success/notice-not-error":      "Gemini CLI stays up 15-30 s after its result when its shell tool ran (past 30 s on a loaded machine); loop-step's after-result kill is then kept as the step's error (issue 23, item 3)",
 	"codex/rate_limit/rate-limit-reset":    "Codex 0.169 names only the status in its retry line (\"Reconnecting... 1/1 (exceeded retry limit, last status: 429 Too Many Requests, request id: …)\"): neither the API's retry-after nor its x-ratelimit-reset-* headers reach its output, so loopkit waits its own backoff",
 	"opencode/rate_limit/rate-limit-reset": "opencode 1.18.33 logs only the API's message (\"stream error … AI_APICallError: Rate limit reached: …\"), not the retry-after header nor its own retry delay, so loopkit waits its own backoff",
-	"opencode/success/*":                   "not diagnosed: in two of four runs here opencode 1.18.33 made no request after its first tool step until the timeout (the others passed in 1m53s and 2m37s)",
+	"opencode/success/*":                   "in two of five runs opencode 1.18.33 made no request after its first tool step until the timeout (the others passed in 1m35s to 2m37s); the scripted API ends every chat stream with [DONE] and returns, so the wait is opencode's own; LOOPKIT_AGENTS_KEEP keeps its log (stderr) to read when it stalls again",
 	"opencode/*/reached-api":               "on a loaded machine opencode 1.18.33 took up to 2 min from its start to its first request",
 	"gemini/*/reached-api":                 "on a loaded machine Gemini CLI 0.61.0 took over 60 s from its start to its first request",
 }
