@@ -10,7 +10,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 count=3; [ -n "${BENCH_QUICK:-}" ] && count=2
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
-out=$(cd "$BENCH_ROOT" && go test -run '^$' -bench 'BenchmarkSnapshot10k' -benchtime 1x -count "$count" ./internal/gitstore)
+out=$(cd "$BENCH_ROOT" && go test -run '^$' -bench 'BenchmarkSnapshot10k' -benchtime 1x -count "$count" -timeout 60m ./internal/gitstore)
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 # snap NAME [median]: "median ms (min–max)" of the sub-benchmark's rounds,
 # or with "median" the median alone (ms)
