@@ -163,16 +163,20 @@ func stopLeft(env *cli.Env, st *store.Store, id string) {
 			if procrec.Has(m.PGID, m.PGIDStart, procrec.Group, st.RunDir(id)) {
 				env.Log.Info(fmt.Sprintf("stopping process group %d left behind by run %s", m.PGID, id))
 				unix.Kill(-m.PGID, unix.SIGKILL)
-				waitGroupGone(m.PGID, 2*time.Second)
+				waitGroupGone(m.PGID, 10*time.Second)
 			} else {
 				env.Log.Warn(fmt.Sprintf("spool entry %s names process group %d, which loopkit did not start for run %s: not signalled",
 					filepath.Base(f), m.PGID, id))
 			}
 		}
 		// A loop-step outliving a driver killed alone ends once its agent
-		// is gone: wait for it, then its entry is complete.
-		if writerAlive(m) && !waitWriterGone(m, 3*time.Second) {
-			continue // its writer may still record it
+		// is gone: wait for it, then its entry is complete. The bound is
+		// for a writer that hangs, not for a busy machine (a few seconds
+		// at load 30 is normal), and saying so is the only trace of a skip.
+		if writerAlive(m) && !waitWriterGone(m, 30*time.Second) {
+			env.Log.Warn(fmt.Sprintf("spool entry %s is still being written by pid %d: not recorded now; resume the run again once it has exited",
+				filepath.Base(f), m.PID))
+			continue
 		}
 		base := strings.TrimSuffix(f, ".json")
 		if strings.HasSuffix(base, ".step") && !keepStep(env, st, id, base, m) {
