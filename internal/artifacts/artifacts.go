@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -38,21 +39,21 @@ func DefaultGlobalLogDir() string {
 // every writer of the run copies to the same place: a relative log_dir or
 // artifact_dir starts at the workspace root; with artifact_mode=mirror an
 // empty global_log_dir is the default one.
-func Resolve(set map[string]string, workspace string) {
-	for _, k := range []string{KeyLogDir, KeyArtifactDir, KeyGlobalLogDir} {
-		if v := set[k]; v != "" && !filepath.IsAbs(v) {
-			set[k] = filepath.Join(workspace, v)
+func Resolve(set *runconfig.Settings, workspace string) {
+	for _, p := range []*string{&set.LogDir, &set.ArtifactDir, &set.GlobalLogDir} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(workspace, *p)
 		}
 	}
-	if set[KeyArtifactMode] == Mirror && set[KeyGlobalLogDir] == "" {
-		set[KeyGlobalLogDir] = DefaultGlobalLogDir()
+	if set.ArtifactMode == Mirror && set.GlobalLogDir == "" {
+		set.GlobalLogDir = DefaultGlobalLogDir()
 	}
 }
 
 // Wanted reports whether the run asks for any copy.
 func Wanted(run *record.Run) bool {
-	s := run.Settings
-	return s[KeyLogDir] != "" || s[KeyArtifactDir] != "" || s[KeyArtifactMode] == Mirror
+	s := &run.Settings
+	return s.LogDir != "" || s.ArtifactDir != "" || s.ArtifactMode == Mirror
 }
 
 // Remove deletes the copies of a run the store has deleted (retention):
@@ -78,8 +79,8 @@ func Remove(run *record.Run) error {
 			errs = append(errs, fmt.Errorf("%s: %w", filepath.Join(base, name), err))
 		}
 	}
-	rm(run.Settings[KeyLogDir], "run-"+run.RunID)
-	if d := run.Settings[KeyArtifactDir]; d != "" {
+	rm(run.Settings.LogDir, "run-"+run.RunID)
+	if d := run.Settings.ArtifactDir; d != "" {
 		rm(filepath.Join(d, "runs"), run.RunID)
 	}
 	return errors.Join(errs...)
@@ -106,14 +107,14 @@ func Write(st *store.Store, run *record.Run) error {
 			errs = append(errs, fmt.Errorf("%s %s: %w", what, base, err))
 		}
 	}
-	try("log_dir", set[KeyLogDir], writeLogDir)
-	if set[KeyArtifactMode] == Mirror {
-		g := set[KeyGlobalLogDir]
+	try("log_dir", set.LogDir, writeLogDir)
+	if set.ArtifactMode == Mirror {
+		g := set.GlobalLogDir
 		if g == "" {
 			g = DefaultGlobalLogDir()
 		}
 		try("global_log_dir", g, writeLogDir)
 	}
-	try("artifact_dir", set[KeyArtifactDir], writeArtifactDir)
+	try("artifact_dir", set.ArtifactDir, writeArtifactDir)
 	return errors.Join(errs...)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -21,7 +22,7 @@ func fixture(t *testing.T, n int, set map[string]string) (*store.Store, *record.
 		t.Fatal(err)
 	}
 	run := store.NewRun("r", "r", 1)
-	run.Settings = set
+	run.Settings = runconfig.MustFromMap(set)
 	if err := st.CreateRun(run); err != nil {
 		t.Fatal(err)
 	}
@@ -164,12 +165,12 @@ func TestCombinedLogAfterKill(t *testing.T) {
 
 func TestResolve(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", "/data")
-	set := map[string]string{KeyLogDir: "logs/loop", KeyArtifactMode: Mirror, KeyArtifactDir: "/abs"}
-	Resolve(set, "/ws")
+	set := runconfig.MustFromMap(map[string]string{KeyLogDir: "logs/loop", KeyArtifactMode: Mirror, KeyArtifactDir: "/abs"})
+	Resolve(&set, "/ws")
 	want := map[string]string{KeyLogDir: "/ws/logs/loop", KeyArtifactMode: Mirror, KeyArtifactDir: "/abs", KeyGlobalLogDir: "/data/loopkit/runs"}
 	for k, v := range want {
-		if set[k] != v {
-			t.Errorf("%s = %q, want %q", k, set[k], v)
+		if got := set.Get(k); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
 		}
 	}
 }

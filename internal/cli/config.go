@@ -13,34 +13,24 @@ import (
 
 	flags "github.com/jessevdk/go-flags"
 
-	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/exitcode"
+	"github.com/loopkit/loopkit/internal/proc"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/safefile"
 )
 
-// KnownKeys are the config keys any loopkit command or the driver reads;
-// other keys are warned about, never fatal.
-var KnownKeys = map[string]bool{
-	"iterations": true, "verify_cmds": true, "verify_timeout_sec": true,
-	"claude_timeout_sec": true, "claude_retries": true, "claude_retry_backoff_sec": true,
-	"completion_mode": true, "completion_marker": true, "max_concurrency": true,
-	"keep_last": true, "keep_days": true, "auto_clean": true,
-	"progress_max_entries": true, "progress_max_chars": true, "progress_excerpt": true, "inline_cap_bytes": true,
-	"max_cost": true, "agent_format": true,
-	"max_patch_bytes": true,
-	// the loop's phases: spec and plan, reviewer, final verification,
-	// naming, queueing, worktrees and their merge
-	"specs_dir": true, "plans_dir": true, "reviewer": true, "review_marker": true,
-	"final_verify_cmds": true, "run_naming_mode": true, "run_naming_model": true,
-	"max_runs_per_workspace": true, "queue_policy": true, "base_branch": true,
-	"run_branch_prefix": true, "worktree_path_template": true,
-	"merge_target": true, "merge_strategy": true,
-}
+// KnownKey reports a key some loopkit command reads: a run setting's
+// config key or alias, or a key one command reads for itself (all named
+// in runconfig).
+func KnownKey(key string) bool { return runconfig.Known(key) }
 
-// KnownKey reports a key some command reads: in KnownKeys, or one of the
-// driver's (defined with its flags in driverargs.Options).
-func KnownKey(key string) bool {
-	return KnownKeys[key] || slices.Contains(driverargs.ConfigKeys(), key)
+// UnknownKeyWarning is the warning for a config key no command reads,
+// with the closest known key when one is close.
+func UnknownKeyWarning(key string) string {
+	if s := runconfig.Suggest(key); s != "" {
+		return fmt.Sprintf("unknown config key %s (did you mean %s?)", key, s)
+	}
+	return "unknown config key " + key
 }
 
 // Setting is one key=value from a config file, with where it came from.
@@ -133,12 +123,30 @@ func LoadConfig(storeConfig, named string) (Config, error) {
 // neither as a flag nor through its environment variable, so the precedence
 // is flag > env > config files > default. Unknown keys are logged.
 func (c Config) Apply(env *Env, p *flags.Parser, data any) error {
-	for key, s := range c {
-		if !KnownKey(key) {
-			env.Log.Warn("unknown config key", "key", key, "file", s.File, "line", s.Line)
-		}
+	// under a driver, the driver warned once when it took the run
+	if os.Getenv(proc.DriverEnv) == "" {
+		c.WarnUnknown(env)
 	}
 	return c.apply(p, reflect.ValueOf(data).Elem())
+}
+
+// WarnUnknown warns once about each key no command reads, in file order.
+func (c Config) WarnUnknown(env *Env) {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if c[a].File != c[b].File {
+			return strings.Compare(c[a].File, c[b].File)
+		}
+		return c[a].Line - c[b].Line
+	})
+	for _, k := range keys {
+		if !KnownKey(k) {
+			env.Log.Warn(UnknownKeyWarning(k), "file", c[k].File, "line", c[k].Line)
+		}
+	}
 }
 
 func (c Config) apply(p *flags.Parser, v reflect.Value) error {

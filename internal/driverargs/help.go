@@ -3,6 +3,8 @@ package driverargs
 import (
 	"os"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 // Prog is the name the driver was invoked as, for its help and hints: the
@@ -55,8 +57,8 @@ func Help() string {
 	var b strings.Builder
 	b.WriteString(strings.ReplaceAll(helpHead, "scripts/loop", Prog()))
 	var envs []string
-	for _, o := range Options {
-		if o.Help == "" { // nor its variable: a knob for tests
+	for _, o := range runconfig.Fields() {
+		if o.Help == "" || o.Flag == "" { // nor its variable: a knob for tests
 			continue
 		}
 		if o.Env != "" {

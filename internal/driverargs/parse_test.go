@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 // TestParseRun: flag > environment > config > default for every kind of
@@ -35,9 +37,9 @@ func TestParseRun(t *testing.T) {
 			want: map[string]string{"max_iterations": "10", "timeout": "30m", "validate_timeout": "10m",
 				"retries": "0", "retry_backoff": "5s", "max_agent_failures": "3", "completion_mode": "trailing",
 				"max_concurrency": "3", "artifact_mode": "workspace", "queue_policy": "fifo",
-				"run_branch_prefix": "run/", "max_cost": "", "worktree": "", "prompt": abs, "dir": dir}},
+				"run_branch_prefix": "run/", "max_cost": "0", "worktree": "", "prompt": abs, "dir": dir}},
 		{name: "config over default", args: base, config: map[string]string{"iterations": "2", "claude_timeout_sec": "90s"},
-			want: map[string]string{"max_iterations": "2", "timeout": "90s"}},
+			want: map[string]string{"max_iterations": "2", "timeout": "1m30s"}},
 		{name: "env over config", args: base, env: map[string]string{"LOOP_ITERATIONS": "1"},
 			config: map[string]string{"iterations": "2"}, want: map[string]string{"max_iterations": "1"}},
 		{name: "empty env falls through", args: base, env: map[string]string{"LOOP_ITERATIONS": ""},
@@ -52,6 +54,10 @@ func TestParseRun(t *testing.T) {
 			config: map[string]string{"verify_cmds": "go test"}, want: map[string]string{"validate": "make"}},
 		{name: "validate from config", args: []string{"--prompt", "TASK.md"},
 			config: map[string]string{"verify_cmds": "go test"}, want: map[string]string{"validate": "go test"}},
+		{name: "seed 003 names and older ones", args: base, config: map[string]string{"max_iterations": "4", "merge_target": "agent/x"},
+			want: map[string]string{"max_iterations": "4", "merge_target": "agent/x"}},
+		{name: "the seed's name over an older one", args: base, config: map[string]string{"iterations": "5", "max_iterations": "4"},
+			want: map[string]string{"max_iterations": "5"}},
 		{name: "switches", args: append([]string{"--worktree", "--stuck-agent", "--require-completion"}, base...),
 			want: map[string]string{"worktree": "1", "stuck_agent": "1", "require_completion": "1"}},
 		{name: "config-only keys", args: base, config: map[string]string{"specs_dir": "specs", "watchdog": "off"},
@@ -77,28 +83,36 @@ func TestParseRun(t *testing.T) {
 			if tc.agent == nil {
 				args = append(append([]string{}, args...), "--", "agent")
 			}
-			r, err := ParseRun(args, Sources{Getenv: func(k string) string { return tc.env[k] }, Config: tc.config})
+			r, err := ParseRun(args, Sources{Getenv: func(k string) string { return tc.env[k] }, Config: config(tc.config)})
 			if err != nil {
 				t.Fatalf("ParseRun(%q): %v", args, err)
 			}
 			for k, v := range tc.want {
-				if r.Set[k] != v {
-					t.Errorf("%s = %q, want %q", k, r.Set[k], v)
+				if got := r.Settings.Get(k); got != v {
+					t.Errorf("%s = %q, want %q", k, got, v)
 				}
 			}
 			for k, v := range tc.lists {
-				if !reflect.DeepEqual(r.Lists[k], v) {
-					t.Errorf("list %s = %q, want %q", k, r.Lists[k], v)
+				if got := strings.Split(r.Settings.Get(k), "\n"); !reflect.DeepEqual(got, v) {
+					t.Errorf("list %s = %q, want %q", k, got, v)
 				}
 			}
 			if r.Spec != tc.spec || r.Plan != tc.plan {
 				t.Errorf("spec, plan = %q, %q; want %q, %q", r.Spec, r.Plan, tc.spec, tc.plan)
 			}
-			if tc.agent != nil && !reflect.DeepEqual(r.Agent, tc.agent) {
-				t.Errorf("agent = %q, want %q", r.Agent, tc.agent)
+			if tc.agent != nil && !reflect.DeepEqual(r.Settings.Agent, tc.agent) {
+				t.Errorf("agent = %q, want %q", r.Settings.Agent, tc.agent)
 			}
 		})
 	}
+}
+
+func config(m map[string]string) map[string]runconfig.ConfigValue {
+	c := map[string]runconfig.ConfigValue{}
+	for k, v := range m {
+		c[k] = runconfig.ConfigValue{Value: v, Where: "test.config:1"}
+	}
+	return c
 }
 
 // TestParseRunErrors: each command line the driver cannot read is one
@@ -150,7 +164,7 @@ func TestParseRunErrors(t *testing.T) {
 
 func TestParseResume(t *testing.T) {
 	src := Sources{Getenv: func(k string) string { return map[string]string{"LOOP_MAX_CONCURRENCY": "5"}[k] },
-		Config: map[string]string{"max_concurrency": "2", "queue_policy": "newest_first"}}
+		Config: config(map[string]string{"max_concurrency": "2", "queue_policy": "newest_first"})}
 	tests := []struct {
 		args []string
 		run  string
@@ -163,8 +177,9 @@ func TestParseResume(t *testing.T) {
 		{args: []string{}, err: ResumeUsage()},
 		{args: []string{"r1", "r2"}, err: ResumeUsage()},
 		{args: []string{"r1", "--max-iterations"}, err: "--max-iterations needs a value"},
-		{args: []string{"r1", "--max-iterations", "0"}, err: `--max-iterations must be a positive whole number, got "0"`},
-		{args: []string{"r1", "--max-iterations=ten"}, err: `--max-iterations must be a positive whole number, got "ten"`},
+		{args: []string{"r1", "--max-iterations", "0"}, err: `--max-iterations must be a whole number from 1 to 1000000, got "0"`},
+		{args: []string{"r1", "--max-iterations=ten"}, err: `--max-iterations must be a whole number from 1 to 1000000, got "ten"`},
+		{args: []string{"r1", "--max-duration", "9000h"}, err: `--max-duration must be a duration like 90s, 5m or 3600 (seconds), got "9000h"`},
 		{args: []string{"r1", "--bogus"}, err: "unknown flag --bogus"},
 	}
 	for _, tc := range tests {
@@ -179,8 +194,8 @@ func TestParseResume(t *testing.T) {
 			t.Errorf("ParseResume(%q) = %+v, %v", tc.args, r, err)
 			continue
 		}
-		if r.Set["max_concurrency"] != "5" || r.Set["queue_policy"] != "newest_first" {
-			t.Errorf("ParseResume(%q): settings %v, want env and config applied", tc.args, r.Set)
+		if r.Settings.MaxConcurrency != 5 || r.Settings.QueuePolicy != "newest_first" {
+			t.Errorf("ParseResume(%q): settings %+v, want env and config applied", tc.args, r.Settings)
 		}
 	}
 	if r, err := ParseResume([]string{"-h"}, src); err != nil || !r.Help {
@@ -188,20 +203,16 @@ func TestParseResume(t *testing.T) {
 	}
 }
 
-// TestOptionsTable: every option is findable by its flag once, and every
-// help line fits.
-func TestOptionsTable(t *testing.T) {
-	seen := map[string]bool{}
-	for _, o := range Options {
-		if o.Key == "" || seen[o.Key] {
-			t.Errorf("option %+v: empty or repeated key", o)
-		}
-		seen[o.Key] = true
-		if o.Flag != "" && byFlag(o.Flag) != &Options[indexOf(o.Key)] {
-			t.Errorf("flag --%s finds another option", o.Flag)
+// TestHelpTable: the help lists every setting with a flag and a help line,
+// and every line fits.
+func TestHelpTable(t *testing.T) {
+	help := Help()
+	for _, f := range runconfig.Fields() {
+		if f.Flag != "" && f.Help != "" && !strings.Contains(help, "  --"+f.Flag) {
+			t.Errorf("help has no --%s", f.Flag)
 		}
 	}
-	for i, l := range strings.Split(Help(), "\n") {
+	for i, l := range strings.Split(help, "\n") {
 		if w := utf8.RuneCountInString(l); w > 80 {
 			t.Errorf("help line %d is %d columns: %q", i+1, w, l)
 		}
@@ -211,13 +222,4 @@ func TestOptionsTable(t *testing.T) {
 			t.Errorf("help line %d: description not at column %d: %q", i+1, descCol+1, l)
 		}
 	}
-}
-
-func indexOf(key string) int {
-	for i, o := range Options {
-		if o.Key == key {
-			return i
-		}
-	}
-	return -1
 }

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
-	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 // Event names a hook can receive.
@@ -51,23 +51,14 @@ type Hooks struct {
 	Log      *log.Logger
 }
 
-// FromSettings reads a run's hook commands (on_event, one per line) and
-// their timeout (hook_timeout, a Go duration or seconds).
-func FromSettings(set map[string]string, storeRoot string, l *log.Logger) (*Hooks, error) {
-	h := &Hooks{Timeout: DefaultTimeout, Store: storeRoot, Log: l}
-	for _, c := range strings.Split(set[SettingCommands], "\n") {
-		if strings.TrimSpace(c) != "" {
-			h.Commands = append(h.Commands, c)
-		}
+// FromSettings is a run's hook commands (on_event) and their timeout
+// (hook_timeout; 0 is the default's).
+func FromSettings(set *runconfig.Settings, storeRoot string, l *log.Logger) *Hooks {
+	h := &Hooks{Commands: set.OnEvent, Timeout: set.HookTimeout.D(), Store: storeRoot, Log: l}
+	if h.Timeout <= 0 {
+		h.Timeout = DefaultTimeout
 	}
-	if v := set[SettingTimeout]; v != "" {
-		d, err := cli.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return h, fmt.Errorf("hook_timeout=%q: want a duration such as 10s", v)
-		}
-		h.Timeout = d
-	}
-	return h, nil
+	return h
 }
 
 // Fire runs every command for one event, one after the other, and reports

@@ -12,21 +12,21 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
+
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 func TestFire(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "got")
 	var logs bytes.Buffer
-	h, err := FromSettings(map[string]string{
+	set := runconfig.MustFromMap(map[string]string{
 		SettingCommands: "cat > " + out + "; echo \"$LOOP_EVENT $LOOP_RUN_ID $LOOP_STORE\" >> " + out + "\n" +
 			"echo 'no webhook configured' >&2; exit 3\n" +
 			"sleep 30 & sleep 30",
 		SettingTimeout: "300ms",
-	}, "/s/.loop", log.New(&logs))
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	h := FromSettings(&set, "/s/.loop", log.New(&logs))
 	if n := h.Fire(Completed, "r1", map[string]any{"status": "completed", "iteration": 3}); n != 2 {
 		t.Errorf("%d failed, want 2 (exit 3 and the timeout)", n)
 	}
@@ -51,14 +51,15 @@ func TestFire(t *testing.T) {
 }
 
 func TestNoHooks(t *testing.T) {
-	h, err := FromSettings(map[string]string{}, "", log.New(os.Stderr))
-	if err != nil || len(h.Commands) != 0 || h.Timeout != DefaultTimeout || h.Fire(Stuck, "r", nil) != 0 {
-		t.Errorf("%+v %v", h, err)
+	h := FromSettings(&runconfig.Settings{}, "", log.New(os.Stderr))
+	if len(h.Commands) != 0 || h.Timeout != DefaultTimeout || h.Fire(Stuck, "r", nil) != 0 {
+		t.Errorf("%+v", h)
 	}
-	if _, err := FromSettings(map[string]string{SettingTimeout: "soon"}, "", nil); err == nil {
+	if _, err := runconfig.FromMap(map[string]string{SettingTimeout: "soon"}); err == nil {
 		t.Error("hook_timeout=soon accepted")
 	}
-	if h, _ := FromSettings(map[string]string{SettingTimeout: "15"}, "", nil); h.Timeout != 15*time.Second {
+	set := runconfig.MustFromMap(map[string]string{SettingTimeout: "15"})
+	if h := FromSettings(&set, "", nil); h.Timeout != 15*time.Second {
 		t.Errorf("hook_timeout=15 is %s", h.Timeout)
 	}
 }
@@ -86,13 +87,11 @@ func TestCrossed(t *testing.T) {
 // grow with it, and its failure is one warning.
 func TestFloodingHook(t *testing.T) {
 	var logs bytes.Buffer
-	h, err := FromSettings(map[string]string{
+	set := runconfig.MustFromMap(map[string]string{
 		SettingCommands: "head -c 67108864 /dev/zero | tr '\\0' y; echo last words; exit 1",
 		SettingTimeout:  "60s",
-	}, "/s/.loop", log.New(&logs))
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	h := FromSettings(&set, "/s/.loop", log.New(&logs))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	if n := h.Fire(CostThreshold, "r1", map[string]any{"percent": 50}); n != 1 {

@@ -1,24 +1,16 @@
 package hooks
 
 import (
-	"strconv"
-
 	"github.com/charmbracelet/log"
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
-// ForRun is a run's hooks, from its settings. Settings the driver checked
-// cannot be bad; a bad hook_timeout from elsewhere falls back to the default
-// with a warning, since hooks are never fatal.
+// ForRun is a run's hooks, from its settings (checked when the run was
+// made: a timeout of 0 is the default's).
 func ForRun(st *store.Store, run *record.Run, l *log.Logger) *Hooks {
-	h, err := FromSettings(run.Settings, st.Root, l)
-	if err != nil {
-		l.Warn("hooks: using the default timeout", "err", err)
-		h.Timeout = DefaultTimeout
-	}
-	return h
+	return FromSettings(&run.Settings, st.Root, l)
 }
 
 // statusEvents are the run statuses a hook hears about, by their own name.
@@ -53,7 +45,7 @@ func (h *Hooks) Cost(run *record.Run, it *record.IterationLog) {
 	if len(h.Commands) == 0 {
 		return
 	}
-	if limit, err := strconv.ParseFloat(run.Settings["max_cost"], 64); err == nil && run.TotalCostUSD != nil {
+	if limit := run.Settings.MaxCost; limit > 0 && run.TotalCostUSD != nil {
 		after, spent := *run.TotalCostUSD, 0.0
 		if it.CostUSD != nil {
 			spent = *it.CostUSD
@@ -62,7 +54,7 @@ func (h *Hooks) Cost(run *record.Run, it *record.IterationLog) {
 			h.Fire(CostThreshold, run.RunID, map[string]any{"budget": "max_cost", "percent": p, "spent": after, "limit": limit, "iteration": it.Iteration})
 		}
 	}
-	if limit, err := strconv.ParseInt(run.Settings["max_tokens"], 10, 64); err == nil {
+	if limit := run.Settings.MaxTokens; limit > 0 {
 		after := agent.SatAdd(deref(run.TotalInputTokens), deref(run.TotalOutputTokens))
 		used := min(agent.SatAdd(deref(it.LLMInputTokens), deref(it.LLMOutputTokens)), after)
 		for _, p := range Crossed(float64(after-used), float64(after), float64(limit)) {

@@ -108,7 +108,7 @@ func load(st *store.Store, id string) (*page, error) {
 	if atts, err := view.LoadAttempts(st, id); err == nil && len(atts) > 0 {
 		p.Attempts = view.AttemptsTotal(atts)
 	}
-	for k, v := range ri.Run.Settings {
+	for k, v := range ri.Run.Settings.Map() {
 		p.Settings = append(p.Settings, [2]string{k, v})
 	}
 	sortPairs(p.Settings)

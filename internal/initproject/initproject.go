@@ -15,6 +15,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/lazyre"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -111,16 +112,12 @@ func Config(verify, from string) string {
 # 'loop init'). Flags and LOOP_* variables win over this file; a commented
 # key keeps loopkit's default, shown after it. One key=value per line.
 `)
-	for _, o := range driverargs.Options {
+	for _, o := range runconfig.Fields() {
 		if o.Config == "" {
 			continue
 		}
 		b.WriteString("\n")
-		help := o.Help
-		if help == "" {
-			help = hidden[o.Config]
-		}
-		for _, l := range driverargs.Wrap(help, 76) {
+		for _, l := range driverargs.Wrap(o.Doc(), 76) {
 			if l != "" {
 				fmt.Fprintf(&b, "# %s\n", l)
 			}
@@ -139,15 +136,6 @@ func Config(verify, from string) string {
 		fmt.Fprintf(&b, "#%s=%s\n", o.Config, o.Default)
 	}
 	return b.String()
-}
-
-// hidden describes the settings the driver's help leaves out.
-var hidden = map[string]string{
-	"final_verify_cmds":  "must pass before completed (as --final-verify)",
-	"specs_dir":          "where SPEC names are looked up",
-	"plans_dir":          "where PLAN names are looked up",
-	"hook_timeout":       "how long an on_event command may run",
-	"rate_limit_backoff": "first wait after a rate limit without a reset time",
 }
 
 // Task is the starting TASK.md.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 // TestOverDuration: the drivers' checkpointed work plus the time since the
@@ -26,7 +27,7 @@ func TestOverDuration(t *testing.T) {
 		{"a resumed run goes on counting", map[string]string{KeyMaxDuration: "20m", KeyDrivenMS: "600000", KeyDrivenAt: "9400000"}, "over_duration", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			run := &record.Run{Status: "running", Settings: tt.set}
+			run := &record.Run{Status: "running", Settings: runconfig.MustFromMap(tt.set)}
 			a := Decide(&Input{Run: run, Recent: []*record.IterationLog{iter(1, "fail", 0, true)}, Now: now}, Rules)
 			if a.Rule != tt.wantRule || a.Extra["step_timeout"] != tt.wantTO {
 				t.Fatalf("got rule %s, step_timeout %q; want %s, %q", a.Rule, a.Extra["step_timeout"], tt.wantRule, tt.wantTO)
@@ -45,7 +46,7 @@ func TestOverDuration(t *testing.T) {
 // --max-duration plus the grace, as the step's timeout.
 func TestDeadline(t *testing.T) {
 	now := time.UnixMilli(10_000_000)
-	run := &record.Run{Status: "running", Settings: map[string]string{KeyMaxDuration: "30m", KeyDrivenMS: "600000", KeyDrivenAt: "9400000"}}
+	run := &record.Run{Status: "running", Settings: runconfig.MustFromMap(map[string]string{KeyMaxDuration: "30m", KeyDrivenMS: "600000", KeyDrivenAt: "9400000"})}
 	a := Decide(&Input{Run: run, Recent: []*record.IterationLog{iter(1, "fail", 0, true)}, Now: now}, Rules)
 	if want := strconv.FormatInt(now.Add(11*time.Minute).UnixMilli(), 10); a.Extra["deadline_ms"] != want {
 		t.Fatalf("deadline_ms %q, want %s (now + 10m left + 1m grace)", a.Extra["deadline_ms"], want)
@@ -63,7 +64,7 @@ func TestStartBounds(t *testing.T) {
 		{map[string]string{KeyMaxCost: "5"}, ""},
 		{map[string]string{KeyMaxTokens: "100000"}, ""},
 	} {
-		if got := StartBounds(tt.set); got != tt.want {
+		if got := StartBounds(ptrSet(tt.set)); got != tt.want {
 			t.Errorf("%v:\ngot  %q\nwant %q", tt.set, got, tt.want)
 		}
 	}

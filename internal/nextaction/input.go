@@ -2,10 +2,10 @@ package nextaction
 
 import (
 	"encoding/json"
-	"strconv"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -13,26 +13,9 @@ import (
 // least: enough for the streak and window rules, O(1) in the run's length.
 const Lookback = 10
 
-// Settings keys the rules read from run.json (written by the driver).
-const (
-	KeyPrompt            = "prompt"
-	KeyPromptCurrent     = "prompt_current" // a rewritten or resumed prompt, used instead of prompt
-	KeyMaxIterations     = "max_iterations"
-	KeyMaxCost           = "max_cost"
-	KeyMaxTokens         = "max_tokens"
-	KeyMaxAgentFailures  = "max_agent_failures"
-	KeyRequireCompletion = "require_completion"
-	KeyStuckAgent        = "stuck_agent"
-	KeyResumedAfter      = "resumed_after" // the last iteration before the latest resume
-	KeyCostWarned        = "cost_warned"   // set when StartWarning's warning was given
-	keyAgent             = "agent"         // the agent's argv as a JSON list (drivesettings.AgentKey)
-)
-
-// Defaults of the settings above.
-const (
-	DefaultMaxIterations    = 10
-	DefaultMaxAgentFailures = 3
-)
+// DefaultMaxIterations is max_iterations' default (runconfig's), for
+// messages.
+const DefaultMaxIterations = 10
 
 // Input is everything a decision may read. Build it with Load, or by hand
 // in tests.
@@ -57,7 +40,7 @@ func Load(st *store.Store, id string) (*Input, error) {
 		return nil, err
 	}
 	in := &Input{Run: run, Now: time.Now()}
-	n := max(Lookback, in.Int(KeyMaxAgentFailures, DefaultMaxAgentFailures))
+	n := max(Lookback, in.Set().MaxAgentFailures)
 	lines, err := store.TailLines(st.RunPath(id, store.IterationsFile), n)
 	if err != nil {
 		return nil, err
@@ -94,7 +77,7 @@ func (in *Input) LastNumber() int {
 // SinceResume are the recent iterations run after the latest resume: a
 // person may have fixed the agent's login in between.
 func (in *Input) SinceResume() []*record.IterationLog {
-	after := in.Int(KeyResumedAfter, 0)
+	after := in.Set().ResumedAfter
 	for i, it := range in.Recent {
 		if it.Iteration > after {
 			return in.Recent[i:]
@@ -103,42 +86,19 @@ func (in *Input) SinceResume() []*record.IterationLog {
 	return nil
 }
 
-// Setting is a stored setting, "" when unset.
-func (in *Input) Setting(key string) string {
+// Set is the run's settings, typed (runconfig: defaults filled in).
+func (in *Input) Set() *runconfig.Settings {
 	if in.Run == nil {
-		return ""
+		d := runconfig.Defaults()
+		return &d
 	}
-	return in.Run.Settings[key]
-}
-
-// Int is a whole-number setting, def when unset or unreadable (settings are
-// checked when the run is created).
-func (in *Input) Int(key string, def int) int {
-	if v, err := strconv.Atoi(in.Setting(key)); err == nil {
-		return v
-	}
-	return def
-}
-
-// Float is a number setting and whether it is set.
-func (in *Input) Float(key string) (float64, bool) {
-	v, err := strconv.ParseFloat(in.Setting(key), 64)
-	return v, err == nil
-}
-
-// Flag is a boolean setting ("1", "true", "yes").
-func (in *Input) Flag(key string) bool {
-	switch in.Setting(key) {
-	case "1", "true", "yes", "on":
-		return true
-	}
-	return false
+	return &in.Run.Settings
 }
 
 // Prompt is the prompt template the next step runs with.
 func (in *Input) Prompt() string {
-	if p := in.Setting(KeyPromptCurrent); p != "" {
+	if p := in.Set().PromptCurrent; p != "" {
 		return p
 	}
-	return in.Setting(KeyPrompt)
+	return in.Set().Prompt
 }

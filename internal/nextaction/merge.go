@@ -9,20 +9,13 @@ import (
 // (loop-drive --merge); Extra holds target and strategy.
 const Merge = "merge"
 
-// Settings keys of the merge.
-const (
-	KeyMergeTarget   = "merge_target"
-	KeyMergeStrategy = "merge_strategy"
-	KeyRunBranch     = "run_branch"
-)
-
 // MergeStrategy is the run's strategy: none when there is no target,
 // the default when a target has no strategy.
 func (in *Input) MergeStrategy() string {
-	if in.Setting(KeyMergeTarget) == "" || in.Setting(KeyRunBranch) == "" {
+	if in.Set().MergeTarget == "" || in.Set().RunBranch == "" {
 		return merge.None
 	}
-	if s := in.Setting(KeyMergeStrategy); s != "" {
+	if s := in.Set().MergeStrategy; s != "" {
 		return s
 	}
 	return merge.DefaultStrategy
@@ -46,5 +39,5 @@ func mergeRun(in *Input) (Action, bool) {
 		}
 	}
 	return Action{Kind: Merge, Iteration: in.LastNumber(), Extra: map[string]string{
-		"target": in.Setting(KeyMergeTarget), "strategy": in.MergeStrategy()}}, true
+		"target": in.Set().MergeTarget, "strategy": in.MergeStrategy()}}, true
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/finalverify"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 // The merge rule: after everything the completed rule waits for, before
@@ -56,7 +57,7 @@ func TestMergeRule(t *testing.T) {
 			for k, v := range c.settings {
 				set[k] = v
 			}
-			in := &Input{Run: &record.Run{Status: record.RunRunning, Settings: set, Merge: c.merge}, Recent: []*record.IterationLog{c.last}, Phases: c.phases}
+			in := &Input{Run: &record.Run{Status: record.RunRunning, Settings: runconfig.MustFromMap(set), Merge: c.merge}, Recent: []*record.IterationLog{c.last}, Phases: c.phases}
 			a := Decide(in, Rules)
 			if a.Kind != c.kind || a.Rule != c.rule || a.Extra["strategy"] != c.strategy {
 				t.Fatalf("Decide = %+v, want %s by %s (strategy %q)", a, c.kind, c.rule, c.strategy)

@@ -15,12 +15,6 @@ import (
 // action with Extra["review"] runs it between the step and the validation.)
 const Verify = "verify"
 
-// Settings keys of the phases.
-const (
-	KeyReviewer    = "reviewer"
-	KeyFinalVerify = finalverify.SettingKey
-)
-
 // Phases is what the final verification rules read beyond the log:
 // filled by Load.
 type Phases struct {
@@ -36,11 +30,7 @@ func (in *Input) loadPhases(st *store.Store, id string) error {
 	if it == nil {
 		return nil
 	}
-	cmds, err := finalverify.Commands(in.Setting(KeyFinalVerify))
-	if err != nil {
-		in.Phases.VerifyErr = err
-		return nil
-	}
+	cmds := in.Set().FinalVerify
 	if len(cmds) == 0 {
 		return nil
 	}
@@ -59,7 +49,7 @@ func completionDetected(in *Input) bool {
 	if it == nil || it.Status != record.StatusPass {
 		return false
 	}
-	return !in.Flag(KeyRequireCompletion) || it.Agent != nil && it.Agent.Completed
+	return !in.Set().RequireCompletion || it.Agent != nil && it.Agent.Completed
 }
 
 // accepted: nothing stands between a detected completion and completed:
@@ -73,7 +63,7 @@ func accepted(in *Input) bool {
 // (an iteration recorded without a review, before the reviewer was set,
 // is not approved: the next one is reviewed).
 func approved(in *Input) bool {
-	if in.Setting(KeyReviewer) == "" {
+	if in.Set().Reviewer == "" {
 		return true
 	}
 	it := in.Last()

@@ -6,6 +6,7 @@ import (
 	"github.com/loopkit/loopkit/internal/finalverify"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/review"
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 // The reviewer and final verification rules, from what Load would read.
@@ -49,7 +50,7 @@ func TestPhaseRules(t *testing.T) {
 			for k, v := range c.settings {
 				set[k] = v
 			}
-			in := &Input{Run: &record.Run{Status: record.RunRunning, Settings: set}, Recent: []*record.IterationLog{c.last}, Phases: c.phases}
+			in := &Input{Run: &record.Run{Status: record.RunRunning, Settings: runconfig.MustFromMap(set)}, Recent: []*record.IterationLog{c.last}, Phases: c.phases}
 			a := Decide(in, Rules)
 			if a.Kind != c.kind || a.Rule != c.rule || a.Extra["command"] != c.extra {
 				t.Errorf("Decide = %+v, want %s by %s (command %q)", a, c.kind, c.rule, c.extra)

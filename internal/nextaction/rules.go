@@ -1,7 +1,6 @@
 package nextaction
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 // Rule is one reason to act. Decide returns ok=false when the rule has
@@ -50,7 +50,7 @@ func Decide(in *Input, rules []Rule) Action {
 	if w := costUnknown(in); w != "" {
 		extra["warning"] = w
 	}
-	if in.Setting(KeyReviewer) != "" {
+	if in.Set().Reviewer != "" {
 		extra["review"] = "1" // the reviewer runs between the step and the validation
 	}
 	if t := stepTimeout(in); t != "" {
@@ -69,10 +69,10 @@ func Decide(in *Input, rules []Rule) Action {
 // cannot act because the agent reports no cost; --max-tokens can. A run
 // warned of it at start (StartWarning) is not warned again.
 func costUnknown(in *Input) string {
-	if _, ok := in.Float(KeyMaxCost); !ok || in.LastNumber() != 1 || in.Run.TotalCostUSD != nil || in.Flag(KeyCostWarned) {
+	if in.Set().MaxCost <= 0 || in.LastNumber() != 1 || in.Run.TotalCostUSD != nil || in.Set().CostWarned {
 		return ""
 	}
-	if in.Int(KeyMaxTokens, 0) > 0 {
+	if in.Set().MaxTokens > 0 {
 		return "the agent reports no cost: --max-cost cannot act, --max-tokens will"
 	}
 	return "the agent reports no cost: --max-cost cannot act; give --max-tokens to cap this run"
@@ -83,29 +83,19 @@ func costUnknown(in *Input) string {
 // cost (Codex) can never act. "" when there is nothing to say. The caller
 // sets KeyCostWarned when it gave the warning, and asks only when no price
 // table (config prices) could estimate the cost.
-func StartWarning(settings map[string]string) string {
-	if v, err := strconv.ParseFloat(settings[KeyMaxCost], 64); err != nil || v <= 0 {
+func StartWarning(set *runconfig.Settings) string {
+	if set.MaxCost <= 0 || len(set.Agent) == 0 {
 		return ""
 	}
-	prog := agentProgram(settings)
+	prog := set.Agent[0]
 	if reports, known := agent.ReportsCost(prog); !known || reports {
 		return ""
 	}
 	name := filepath.Base(prog)
-	if n, err := strconv.ParseInt(settings[KeyMaxTokens], 10, 64); err == nil && n > 0 {
+	if set.MaxTokens > 0 {
 		return name + " reports no cost: --max-cost cannot be enforced, --max-tokens will"
 	}
 	return name + " reports no cost: --max-cost cannot be enforced; use --max-tokens"
-}
-
-// agentProgram is the agent command's program (its argv[0]), "" when the
-// settings hold no agent.
-func agentProgram(settings map[string]string) string {
-	var argv []string
-	if json.Unmarshal([]byte(settings[keyAgent]), &argv) != nil || len(argv) == 0 {
-		return ""
-	}
-	return argv[0]
 }
 
 // StopExit is the driver's exit status for a run that ended with status.
@@ -226,7 +216,7 @@ func AgentFailed(it *record.IterationLog) bool {
 // the latest resume; rate-limited attempts are skipped, neither counted nor
 // breaking the streak.
 func agentFailing(in *Input) (Action, bool) {
-	limit := in.Int(KeyMaxAgentFailures, DefaultMaxAgentFailures)
+	limit := in.Set().MaxAgentFailures
 	if limit <= 0 {
 		return Action{}, false
 	}
@@ -272,12 +262,12 @@ func AgentError(it *record.IterationLog) string {
 // are input plus output: cache reads and writes are not counted.
 func overBudget(in *Input) (Action, bool) {
 	r := in.Run
-	if limit, ok := in.Float(KeyMaxCost); ok && r.TotalCostUSD != nil && *r.TotalCostUSD > limit {
+	if limit := in.Set().MaxCost; limit > 0 && r.TotalCostUSD != nil && *r.TotalCostUSD > limit {
 		return stop(record.RunFailed, fmt.Sprintf("cost cap reached: $%s spent, cap $%s",
-			strconv.FormatFloat(*r.TotalCostUSD, 'f', -1, 64), in.Setting(KeyMaxCost))), true
+			strconv.FormatFloat(*r.TotalCostUSD, 'f', -1, 64), strconv.FormatFloat(limit, 'f', -1, 64))), true
 	}
-	if limit := in.Int(KeyMaxTokens, 0); limit > 0 {
-		if used := agent.SatAdd(val(r.TotalInputTokens), val(r.TotalOutputTokens)); used > int64(limit) {
+	if limit := in.Set().MaxTokens; limit > 0 {
+		if used := agent.SatAdd(val(r.TotalInputTokens), val(r.TotalOutputTokens)); used > limit {
 			return stop(record.RunFailed, fmt.Sprintf("token cap reached: %d tokens used, cap %d", used, limit)), true
 		}
 	}
@@ -286,12 +276,12 @@ func overBudget(in *Input) (Action, bool) {
 
 // outOfIterations: max_iterations ran without success.
 func outOfIterations(in *Input) (Action, bool) {
-	max := in.Int(KeyMaxIterations, DefaultMaxIterations)
+	max := in.Set().MaxIterations
 	if in.LastNumber() < max {
 		return Action{}, false
 	}
 	a := stop(record.RunStuck, "no success after "+Count(in.LastNumber(), "iteration"))
-	if in.Flag(KeyStuckAgent) {
+	if in.Set().StuckAgent {
 		a.Extra = map[string]string{"ask_hypotheses": "1"}
 	}
 	return a, true

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -36,7 +37,7 @@ func TestDecide(t *testing.T) {
 			settings = map[string]string{}
 		}
 		settings[KeyPrompt] = "/p/TASK.md"
-		return &record.Run{Status: status, Settings: settings}
+		return &record.Run{Status: status, Settings: runconfig.MustFromMap(settings)}
 	}
 	notLoggedIn := func(it *record.IterationLog) {
 		it.Agent.Error = ptr("Not logged in · Please run /login")
@@ -117,25 +118,25 @@ func TestDecide(t *testing.T) {
 				it.Agent.ExitCode, it.Agent.TimedOut, it.Agent.DurationMs = nil, true, 2500
 			})},
 			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "agent failed 1 time in a row: timed out after 2.5s", Rule: "agent-failing"}},
-		{"over the cost cap", &record.Run{Status: "running", TotalCostUSD: ptr(1.25), Settings: map[string]string{KeyMaxCost: "1"}},
+		{"over the cost cap", &record.Run{Status: "running", TotalCostUSD: ptr(1.25), Settings: runconfig.MustFromMap(map[string]string{KeyMaxCost: "1"})},
 			[]*record.IterationLog{iter(1, "fail", 0, true)},
 			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "cost cap reached: $1.25 spent, cap $1", Rule: "over-budget"}},
-		{"over the token cap", &record.Run{Status: "running", TotalInputTokens: ptr[int64](600), TotalOutputTokens: ptr[int64](500), Settings: map[string]string{KeyMaxTokens: "1000"}},
+		{"over the token cap", &record.Run{Status: "running", TotalInputTokens: ptr[int64](600), TotalOutputTokens: ptr[int64](500), Settings: runconfig.MustFromMap(map[string]string{KeyMaxTokens: "1000"})},
 			[]*record.IterationLog{iter(1, "fail", 0, true)},
 			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "token cap reached: 1100 tokens used, cap 1000", Rule: "over-budget"}},
-		{"a token total at int64's end does not wrap under the cap", &record.Run{Status: "running", TotalInputTokens: ptr[int64](math.MaxInt64), TotalOutputTokens: ptr[int64](math.MaxInt64), Settings: map[string]string{KeyMaxTokens: "1000"}},
+		{"a token total at int64's end does not wrap under the cap", &record.Run{Status: "running", TotalInputTokens: ptr[int64](math.MaxInt64), TotalOutputTokens: ptr[int64](math.MaxInt64), Settings: runconfig.MustFromMap(map[string]string{KeyMaxTokens: "1000"})},
 			[]*record.IterationLog{iter(1, "fail", 0, true)},
 			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "token cap reached: 9223372036854775807 tokens used, cap 1000", Rule: "over-budget"}},
-		{"unknown cost never stops, and is warned of", &record.Run{Status: "running", Settings: map[string]string{KeyMaxCost: "0.01"}},
+		{"unknown cost never stops, and is warned of", &record.Run{Status: "running", Settings: runconfig.MustFromMap(map[string]string{KeyMaxCost: "0.01"})},
 			[]*record.IterationLog{iter(1, "fail", 0, true)},
 			Action{Kind: Iterate, Iteration: 2, Rule: "next", Extra: map[string]string{"warning": "the agent reports no cost: --max-cost cannot act; give --max-tokens to cap this run"}}},
-		{"warned of at start", &record.Run{Status: "running", Settings: map[string]string{KeyMaxCost: "0.01", KeyCostWarned: "1", keyAgent: `["/usr/bin/codex","exec"]`}},
+		{"warned of at start", &record.Run{Status: "running", Settings: runconfig.MustFromMap(map[string]string{KeyMaxCost: "0.01", KeyCostWarned: "1", keyAgent: `["/usr/bin/codex","exec"]`})},
 			[]*record.IterationLog{iter(1, "fail", 0, true)},
 			Action{Kind: Iterate, Iteration: 2, Rule: "next"}},
-		{"a known agent not warned of at start (a price table) is judged after its first step", &record.Run{Status: "running", Settings: map[string]string{KeyMaxCost: "0.01", keyAgent: `["/usr/bin/codex","exec"]`}},
+		{"a known agent not warned of at start (a price table) is judged after its first step", &record.Run{Status: "running", Settings: runconfig.MustFromMap(map[string]string{KeyMaxCost: "0.01", keyAgent: `["/usr/bin/codex","exec"]`})},
 			[]*record.IterationLog{iter(1, "fail", 0, true)},
 			Action{Kind: Iterate, Iteration: 2, Rule: "next", Extra: map[string]string{"warning": "the agent reports no cost: --max-cost cannot act; give --max-tokens to cap this run"}}},
-		{"warned once", &record.Run{Status: "running", Settings: map[string]string{KeyMaxCost: "0.01"}},
+		{"warned once", &record.Run{Status: "running", Settings: runconfig.MustFromMap(map[string]string{KeyMaxCost: "0.01"})},
 			[]*record.IterationLog{iter(1, "fail", 0, true), iter(2, "fail", 0, true)},
 			Action{Kind: Iterate, Iteration: 3, Rule: "next"}},
 		{"out of iterations", run("running", map[string]string{KeyMaxIterations: "2"}),
@@ -189,7 +190,7 @@ func TestStartWarning(t *testing.T) {
 		{"unknown agents are judged after the first iteration", map[string]string{KeyMaxCost: "1", keyAgent: `["sh","agent.sh"]`}, ""},
 		{"no agent", map[string]string{KeyMaxCost: "1"}, ""},
 	} {
-		if got := StartWarning(tt.settings); got != tt.want {
+		if got := StartWarning(ptrSet(tt.settings)); got != tt.want {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
 		}
 	}
@@ -199,7 +200,7 @@ func TestStartWarning(t *testing.T) {
 // itself, whatever the iterations before it; a kind added to
 // record.CannotWorkKinds does the same.
 func TestDecideCannotWorkAttempt(t *testing.T) {
-	run := &record.Run{Status: "running", Settings: map[string]string{KeyPrompt: "/p/TASK.md"}}
+	run := &record.Run{Status: "running", Settings: runconfig.MustFromMap(map[string]string{KeyPrompt: "/p/TASK.md"})}
 	recent := []*record.IterationLog{iter(1, "fail", 0, true)}
 	for _, tc := range []struct {
 		ag   *record.Agent

@@ -107,8 +107,9 @@ func (m *Mapper) RunSpan(r Run, lastTS int64) {
 		if meta.TotalCostUSD != nil {
 			attrs = append(attrs, float("loopkit.total_cost_usd", *meta.TotalCostUSD))
 		}
-		keys := make([]string, 0, len(meta.Settings))
-		for k := range meta.Settings {
+		set := meta.Settings.Map()
+		keys := make([]string, 0, len(set))
+		for k := range set {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys) // the same order on every export
@@ -116,7 +117,15 @@ func (m *Mapper) RunSpan(r Run, lastTS int64) {
 			if secretKey(k) {
 				continue
 			}
-			attrs = append(attrs, str("loopkit.setting."+k, m.redact(meta.Settings[k])))
+			v := m.redact(set[k])
+			if items := meta.Settings.List(k); items != nil { // each item whole: a cut key is cut at its end
+				redacted := make([]string, len(items))
+				for i, it := range items {
+					redacted[i] = m.redact(it)
+				}
+				v = strings.Join(redacted, "\n")
+			}
+			attrs = append(attrs, str("loopkit.setting."+k, v))
 		}
 		end = max(end, meta.UpdatedAt)
 	}

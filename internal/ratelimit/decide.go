@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loopkit/loopkit/internal/cli"
-	"github.com/loopkit/loopkit/internal/drivesettings"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 // Settings are a run's rate-limit settings.
@@ -17,22 +16,17 @@ type Settings struct {
 	Backoff time.Duration // rate_limit_backoff: the first wait when no reset time is known
 }
 
-// ParseSettings reads account, max_wait and rate_limit_backoff.
-func ParseSettings(m map[string]string) (Settings, error) {
-	s := Settings{Account: m["account"], MaxWait: DefaultMaxWait, Backoff: FirstBackoff}
-	for key, dst := range map[string]*time.Duration{"max_wait": &s.MaxWait, "rate_limit_backoff": &s.Backoff} {
-		v := m[key]
-		if v == "" {
-			continue
-		}
-		// the parser of the flag, so a value the start accepted stays valid
-		d, err := cli.ParseDuration(v)
-		if err != nil {
-			return s, fmt.Errorf("%s=%q: want a duration such as 6h, 30s or 3600 (seconds)", key, v)
-		}
-		*dst = d
+// SettingsOf are a run's rate-limit settings, from its typed settings (a
+// zero duration is the default's).
+func SettingsOf(set *runconfig.Settings) Settings {
+	s := Settings{Account: set.Account, MaxWait: set.MaxWait.D(), Backoff: set.RateLimitBackoff.D()}
+	if s.MaxWait <= 0 {
+		s.MaxWait = DefaultMaxWait
 	}
-	return s, nil
+	if s.Backoff <= 0 {
+		s.Backoff = FirstBackoff
+	}
+	return s
 }
 
 // Decision is what a loop does about a rate limit.
@@ -133,13 +127,9 @@ func (d *Decider) Before() (Decision, error) {
 // ForRun is the decider of a run, from its settings (account, max_wait,
 // rate_limit_backoff and the agent's program).
 func ForRun(r *recorder.Recorder, run *record.Run) (*Decider, error) {
-	set, err := ParseSettings(run.Settings)
-	if err != nil {
-		return nil, err
-	}
 	program := ""
-	if argv, err := drivesettings.DecodeAgent(run.Settings[drivesettings.AgentKey]); err == nil && len(argv) > 0 {
+	if argv := run.Settings.Agent; len(argv) > 0 {
 		program = argv[0]
 	}
-	return &Decider{R: r, Run: run.RunID, Set: set, Agent: program}, nil
+	return &Decider{R: r, Run: run.RunID, Set: SettingsOf(&run.Settings), Agent: program}, nil
 }

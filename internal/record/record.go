@@ -5,6 +5,7 @@ package record
 
 import (
 	"encoding/json"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"strconv"
 )
 
@@ -341,36 +342,36 @@ func Terminal(status string) bool {
 
 // Run is run.json.
 type Run struct {
-	SchemaVersion            int               `json:"schema_version"`
-	RunID                    string            `json:"run_id"`
-	Name                     string            `json:"name"`
-	NameSource               string            `json:"name_source,omitempty"` // flag, spec_slug or agent
-	Status                   string            `json:"status"`
-	Iteration                int               `json:"iteration"`
-	Attempts                 int               `json:"attempts"`
-	Passed                   int               `json:"passed"`
-	Failed                   int               `json:"failed"`
-	ValidationCommand        string            `json:"validation_command"`
-	WorkspaceRoot            string            `json:"workspace_root"`
-	SpecPath                 *string           `json:"spec_path"`
-	PlanPath                 *string           `json:"plan_path"`
-	Settings                 map[string]string `json:"settings"`
-	PID                      *int              `json:"pid"`
-	PGID                     *int              `json:"pgid"`
-	Progress                 string            `json:"progress"`
-	LastError                *string           `json:"last_error"`
-	ArtifactPath             *string           `json:"artifact_path"`
-	ArtifactStatus           string            `json:"artifact_status"`
-	TotalInputTokens         *int64            `json:"total_input_tokens"`
-	TotalOutputTokens        *int64            `json:"total_output_tokens"`
-	TotalCacheReadTokens     *int64            `json:"total_cache_read_tokens"`
-	TotalCacheCreationTokens *int64            `json:"total_cache_creation_tokens"`
-	TotalDurationMs          int64             `json:"total_duration_ms"`
-	TotalCostUSD             *float64          `json:"total_cost_usd"`
-	StuckAt                  *int64            `json:"stuck_at"`
-	ResolvedAt               *int64            `json:"resolved_at"`
-	CreatedAt                int64             `json:"created_at"`
-	UpdatedAt                int64             `json:"updated_at"`
+	SchemaVersion            int                `json:"schema_version"`
+	RunID                    string             `json:"run_id"`
+	Name                     string             `json:"name"`
+	NameSource               string             `json:"name_source,omitempty"` // flag, spec_slug or agent
+	Status                   string             `json:"status"`
+	Iteration                int                `json:"iteration"`
+	Attempts                 int                `json:"attempts"`
+	Passed                   int                `json:"passed"`
+	Failed                   int                `json:"failed"`
+	ValidationCommand        string             `json:"validation_command"`
+	WorkspaceRoot            string             `json:"workspace_root"`
+	SpecPath                 *string            `json:"spec_path"`
+	PlanPath                 *string            `json:"plan_path"`
+	Settings                 runconfig.Settings `json:"settings"`
+	PID                      *int               `json:"pid"`
+	PGID                     *int               `json:"pgid"`
+	Progress                 string             `json:"progress"`
+	LastError                *string            `json:"last_error"`
+	ArtifactPath             *string            `json:"artifact_path"`
+	ArtifactStatus           string             `json:"artifact_status"`
+	TotalInputTokens         *int64             `json:"total_input_tokens"`
+	TotalOutputTokens        *int64             `json:"total_output_tokens"`
+	TotalCacheReadTokens     *int64             `json:"total_cache_read_tokens"`
+	TotalCacheCreationTokens *int64             `json:"total_cache_creation_tokens"`
+	TotalDurationMs          int64              `json:"total_duration_ms"`
+	TotalCostUSD             *float64           `json:"total_cost_usd"`
+	StuckAt                  *int64             `json:"stuck_at"`
+	ResolvedAt               *int64             `json:"resolved_at"`
+	CreatedAt                int64              `json:"created_at"`
+	UpdatedAt                int64              `json:"updated_at"`
 	// Watchdog is the watchdog's state: what it checked and rewrote.
 	Watchdog *Watchdog `json:"watchdog,omitempty"`
 	// Merge is the latest merge of the run's branch into its merge target.
@@ -493,6 +494,9 @@ const (
 	// EventGitConfigChanged: the repository's config changed during the
 	// run; loopkit's git stops running the commands it names.
 	EventGitConfigChanged = "GIT_CONFIG_CHANGED"
+	// EventSettingsRestored: run.json's settings were changed during the
+	// run; the settings fixed at start were used and written back.
+	EventSettingsRestored = "SETTINGS_RESTORED"
 )
 
 // StatusEvent maps a run status to the event recording the change to it.

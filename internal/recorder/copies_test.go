@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 // The copies outside the store are derived: a recording writes them, and a
@@ -28,9 +29,9 @@ func TestCopiesRebuiltByRepair(t *testing.T) {
 	if _, err := os.Stat(summary); err != nil {
 		t.Fatalf("not rebuilt by the repair: %v", err)
 	}
-	// a run that says where its copies go is not sent elsewhere
+	// a driver's run says where its copies go: it is not sent elsewhere
 	if _, err := r.Update("x", func(run *record.Run) error {
-		run.Settings = map[string]string{"artifact_mode": "workspace"}
+		run.Settings = runconfig.MustFromMap(map[string]string{"artifact_mode": "workspace", "agent": `["claude"]`})
 		return nil
 	}); err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func (r *Recorder) writeStuckReport(run *record.Run) error {
 	if err != nil {
 		return err
 	}
-	task := readHead(run.Settings["prompt"], maxTaskBytes)
+	task := readHead(run.Settings.Prompt, maxTaskBytes)
 	doc := report.Stuck(run, task, c)
 	// what a person (or an earlier stuck agent) wrote survives the rewrite
 	path := r.St.RunPath(run.RunID, store.StuckFile)
@@ -89,7 +89,7 @@ func (r *Recorder) Snapshot(id, milestone string) (string, error) {
 			return err
 		}
 		block := progress.Render(logs, progress.DefaultLimits())
-		prompt := run.Settings["prompt"]
+		prompt := run.Settings.Prompt
 		if len(c.Rows) > 0 {
 			last := filepath.Join(r.St.IterationDir(id, c.Rows[len(c.Rows)-1].Iteration), PromptFile)
 			if _, err := os.Stat(last); err == nil {

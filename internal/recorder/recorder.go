@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -125,11 +126,29 @@ func (r *Recorder) lockRepaired(id string, create bool) (*store.Lock, *repaired,
 		return nil, nil, err
 	}
 	st, err := r.repair(id)
+	if err == nil {
+		err = r.settingsRestored(id, st.run)
+	}
 	if err != nil {
 		lock.Unlock()
 		return nil, nil, err
 	}
 	return lock, st, nil
+}
+
+// settingsRestored says once that run.json's settings were changed during
+// the run: store.ReadRun took those fixed at start instead, and this
+// writer writes them back.
+func (r *Recorder) settingsRestored(id string, run *record.Run) error {
+	if run == nil || len(run.Settings.Changed()) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("run.json's settings were changed during the run (%s): the settings fixed at start are used",
+		strings.Join(run.Settings.Changed(), ", "))
+	if r.Log != nil {
+		r.Log.Warn(msg)
+	}
+	return r.AppendEvent(record.Event{TS: r.nowMs(), RunID: id, Type: record.EventSettingsRestored, Message: msg})
 }
 
 // Record commits one iteration of run id built from in. want is the
@@ -237,7 +256,7 @@ func (r *Recorder) commit(st *repaired, n int, in *record.Input, digest string, 
 // agent's words leave the step records, and its spooled streams are
 // deleted before anything is placed in the run.
 func (r *Recorder) dropTranscripts(run *record.Run, in *record.Input) {
-	if run == nil || run.Settings[record.TranscriptsKey] != record.TranscriptsDrop {
+	if run == nil || run.Settings.Transcripts != record.TranscriptsDrop {
 		return
 	}
 	for _, s := range []*record.Step{in.Step, in.Review} {

@@ -87,7 +87,7 @@ func TestStuckReportAndSnapshot(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		r.Record("s", validation(t, 1, "compiling...\nparser_test.go:12: unexpected token | at 3\n"), 0)
 	}
-	if _, err := r.Update("s", func(run *record.Run) error { run.Settings["prompt"] = task; return nil }); err != nil {
+	if _, err := r.Update("s", func(run *record.Run) error { run.Settings.Prompt = task; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.SetStatus("s", record.RunStuck, "no success after 2 iterations"); err != nil {

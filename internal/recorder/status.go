@@ -2,10 +2,10 @@ package recorder
 
 import (
 	"fmt"
-	"maps"
 
 	"github.com/loopkit/loopkit/internal/artifacts"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 // Update changes a run's run.json under the append lock, after repair.
@@ -35,18 +35,15 @@ func (r *Recorder) Update(id string, change func(run *record.Run) error) (*recor
 // mirror, the artifact directory) up to date with it. They are derived:
 // a failure is a warning, and the next recording writes them again.
 func (r *Recorder) copyOut(run *record.Run) {
-	if _, own := run.Settings[artifacts.KeyArtifactMode]; !own && len(r.CopyDefaults) > 0 {
+	// a run no driver made (no agent) has no copy settings of its own
+	if len(run.Settings.Agent) == 0 && len(r.CopyDefaults) > 0 {
 		c := *run
-		c.Settings = maps.Clone(run.Settings)
-		if c.Settings == nil {
-			c.Settings = map[string]string{}
-		}
 		for k, v := range r.CopyDefaults {
-			if c.Settings[k] == "" {
-				c.Settings[k] = v
+			if err := c.Settings.Set(k, v); err != nil && r.Log != nil {
+				r.Log.Warn(fmt.Sprintf("run %s: copy setting ignored: %v", run.RunID, err))
 			}
 		}
-		artifacts.Resolve(c.Settings, run.WorkspaceRoot)
+		artifacts.Resolve(&c.Settings, run.WorkspaceRoot)
 		run = &c
 	}
 	if err := artifacts.Write(r.St, run); err != nil && r.Log != nil {
@@ -86,7 +83,7 @@ func (r *Recorder) SetStatus(id, status, message string) (*record.Run, error) {
 		ev := record.Event{TS: now, RunID: id, Type: record.StatusEvent(status), Status: status, Message: message}
 		switch status {
 		case record.RunCompleted:
-			mode := CompletionMode(run.Settings)
+			mode := CompletionMode(&run.Settings)
 			ev.Mode = &mode
 		case record.RunFailed:
 			if message != "" {
@@ -100,14 +97,12 @@ func (r *Recorder) SetStatus(id, status, message string) (*record.Run, error) {
 // CompletionMode is what decided a run's completion (RUN_COMPLETED's
 // mode): the agent's marker, read exact or trailing, when the run required
 // it, else the validation alone.
-func CompletionMode(settings map[string]string) string {
-	switch settings["require_completion"] { // as the driver reads the flag
-	case "1", "true", "yes", "on":
-	default:
+func CompletionMode(set *runconfig.Settings) string {
+	if !set.RequireCompletion {
 		return "validation"
 	}
-	if m := settings["completion_mode"]; m != "" {
-		return m
+	if set.CompletionMode != "" {
+		return set.CompletionMode
 	}
 	return "trailing"
 }

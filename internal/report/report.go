@@ -196,16 +196,17 @@ func writeWatchdog(b *strings.Builder, wd *record.Watchdog) {
 }
 
 func writeConstraints(b *strings.Builder, run *record.Run) {
-	keys := make([]string, 0, len(run.Settings))
-	for k := range run.Settings {
+	set := run.Settings.Map()
+	keys := make([]string, 0, len(set))
+	for k := range set {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if run.ValidationCommand != "" && run.Settings["validate"] == "" {
+	if run.ValidationCommand != "" && set["validate"] == "" {
 		fmt.Fprintf(b, "- validation command: `%s`\n", run.ValidationCommand)
 	}
 	for _, k := range keys {
-		fmt.Fprintf(b, "- %s: `%s`\n", k, run.Settings[k])
+		fmt.Fprintf(b, "- %s: `%s`\n", k, set[k])
 	}
 	if len(keys) == 0 && run.ValidationCommand == "" {
 		b.WriteString("(none recorded)\n")

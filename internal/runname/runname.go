@@ -26,7 +26,16 @@ const (
 	SourceFlag     = "flag"
 	SourceSpecSlug = "spec_slug"
 	SourceAgent    = "agent"
+	// SourceHaiku: the run's own agent named it, on a small model (seed
+	// 003's default mode, run_naming_mode=haiku).
+	SourceHaiku = "haiku"
 )
+
+// DefaultModel is the naming model of run_naming_mode=haiku when
+// run_naming_model is unset (seed 003).
+const DefaultModel = "haiku"
+
+const ()
 
 // Clean makes text a label: the first non-empty line, markup and quotes
 // around it dropped, only printable ASCII, spaces collapsed, at most

@@ -31,9 +31,9 @@ func Load(st *store.Store, id string) (string, error) {
 	if r := last.Review; r != nil && r.Verdict != review.Approve {
 		parts = append(parts, review.NextPrompt(last.Iteration, review.Verdict{Kind: r.Verdict, Notes: r.Notes}))
 	}
-	cmds, err := finalverify.Commands(run.Settings[finalverify.SettingKey])
-	if err != nil || len(cmds) == 0 {
-		return strings.Join(parts, "\n"), err
+	cmds := run.Settings.FinalVerify
+	if len(cmds) == 0 {
+		return strings.Join(parts, "\n"), nil
 	}
 	vs, err := recorder.ReadVerifications(st.RunPath(id, store.VerifyFile))
 	if err != nil {

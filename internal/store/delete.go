@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -78,6 +79,7 @@ func (d *Deleter) Delete(id string, updatedAt int64) (int64, error) {
 		return 0, err
 	}
 	d.forget(tomb)
+	runconfig.Forget(d.st.RunDir(id)) // its settings, kept outside the store
 	n := d.Bytes(tomb)
 	if err := d.root.RemoveAll(tomb); err != nil {
 		return n, fmt.Errorf("remove tombstone %s: %w", tomb, err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 // NewRunID returns a fresh run id that sorts by creation time:
@@ -76,9 +77,8 @@ func (s *Store) ReadRunAsIs(id string) (*record.Run, error) {
 	if err := s.readRunJSON(id, r); err != nil {
 		return nil, err
 	}
-	if r.Settings == nil {
-		r.Settings = map[string]string{}
-	}
+	// the settings fixed at start, whatever run.json says now
+	runconfig.Enforce(s.RunDir(id), &r.Settings)
 	return r, nil
 }
 
@@ -179,7 +179,6 @@ func NewRun(id, name string, now int64) *record.Run {
 		RunID:          id,
 		Name:           name,
 		Status:         record.RunRunning,
-		Settings:       map[string]string{},
 		ArtifactStatus: "draft",
 		CreatedAt:      now,
 		UpdatedAt:      now,

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -24,29 +24,9 @@ type Settings struct {
 	MaxRewrites int
 }
 
-// ParseSettings reads watchdog (on/off), watchdog_k and max_rewrites from
-// a run's settings.
-func ParseSettings(m map[string]string) (Settings, error) {
-	s := Settings{K: DefaultK, MaxRewrites: DefaultMaxRewrites}
-	switch m["watchdog"] {
-	case "", "on", "true", "1":
-	case "off", "false", "0":
-		s.Off = true
-	default:
-		return s, fmt.Errorf("watchdog=%q: want on or off", m["watchdog"])
-	}
-	for key, dst := range map[string]*int{"watchdog_k": &s.K, "max_rewrites": &s.MaxRewrites} {
-		v, ok := m[key]
-		if !ok || v == "" {
-			continue
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || (key == "watchdog_k" && n < 1) {
-			return s, fmt.Errorf("%s=%q: want a whole number (watchdog_k at least 1)", key, v)
-		}
-		*dst = n
-	}
-	return s, nil
+// SettingsOf are the watchdog's settings, from a run's typed settings.
+func SettingsOf(set *runconfig.Settings) Settings {
+	return Settings{Off: set.Watchdog == "off", K: max(set.WatchdogK, 1), MaxRewrites: set.MaxRewrites}
 }
 
 // Actions of a check.
@@ -68,19 +48,15 @@ type Action struct {
 	Snapshot string
 }
 
-// SettingPromptCurrent is the run setting naming the prompt the driver's
-// next step uses instead of the run's prompt (a rewrite sets it).
-const SettingPromptCurrent = "prompt_current"
-
 // currentPrompt is the prompt file the run's steps use now.
 func currentPrompt(run *record.Run) string {
-	if p := run.Settings[SettingPromptCurrent]; p != "" {
+	if p := run.Settings.PromptCurrent; p != "" {
 		return p
 	}
 	if run.Watchdog != nil && run.Watchdog.Prompt != "" {
 		return run.Watchdog.Prompt
 	}
-	return run.Settings["prompt"]
+	return run.Settings.Prompt
 }
 
 // RewriteFile is the name of the run's n-th rewritten prompt.
@@ -152,10 +128,7 @@ func Check(r *recorder.Recorder, id string, set Settings) (*Action, error) {
 			return err
 		}
 		wd.Rewrites, wd.Since, wd.Prompt = k, n, after
-		if run.Settings == nil {
-			run.Settings = map[string]string{}
-		}
-		run.Settings[SettingPromptCurrent] = after
+		run.Settings.PromptCurrent = after
 		act.Do, act.Prompt = DoRewrite, after
 		return nil
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/log"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -28,7 +29,7 @@ func newRun(t testing.TB, prompt string) (*recorder.Recorder, string) {
 		t.Fatal(err)
 	}
 	if _, err := r.Update("r1", func(run *record.Run) error {
-		run.Settings = map[string]string{"prompt": p}
+		run.Settings.Prompt = p
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -108,13 +109,13 @@ func TestCheckOff(t *testing.T) {
 	}
 }
 
-func TestParseSettings(t *testing.T) {
-	s, err := ParseSettings(map[string]string{"watchdog_k": "3", "max_rewrites": "0"})
-	if err != nil || s.K != 3 || s.MaxRewrites != 0 || s.Off {
-		t.Errorf("%+v %v", s, err)
+func TestSettingsOf(t *testing.T) {
+	set := runconfig.MustFromMap(map[string]string{"watchdog_k": "3", "max_rewrites": "0"})
+	if s := SettingsOf(&set); s.K != 3 || s.MaxRewrites != 0 || s.Off {
+		t.Errorf("%+v", s)
 	}
 	for _, bad := range []map[string]string{{"watchdog": "maybe"}, {"watchdog_k": "0"}, {"max_rewrites": "two"}} {
-		if _, err := ParseSettings(bad); err == nil {
+		if _, err := runconfig.FromMap(bad); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
 	}

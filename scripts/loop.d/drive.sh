@@ -28,10 +28,8 @@ on_signal() {
 }
 
 trap_signals() {
-  trap 'on_signal HUP 129' HUP
-  trap 'on_signal INT 130' INT
-  trap 'on_signal PIPE 141' PIPE
-  trap 'on_signal TERM 143' TERM
+  trap 'on_signal HUP 129' HUP; trap 'on_signal INT 130' INT
+  trap 'on_signal PIPE 141' PIPE; trap 'on_signal TERM 143' TERM
 }
 
 # canceled records the run canceled by the caught signal and exits 128+n.
@@ -98,6 +96,7 @@ hold() {
     local v=${rec#*=}
     case $k in
       store) export LOOP_STORE=$v ;;
+      config) export LOOP_CONFIG=$v ;; # run --config FILE: the children read it too
       out) printf '%s' "$v" 2>/dev/null ;;
       run) RUN=$v; echo "$RUN" ;;
       set.*) S[${k#set.}]=$v ;;
@@ -111,6 +110,9 @@ hold() {
   done
   exec {fd}<&-
   [ "$k" = ready ] || die 70 "loop-drive ended without holding the run"
+  # loop-step and loop-validate stop if this driver dies without a trap;
+  # commands under a driver leave config warnings to it (said once)
+  export LOOPKIT_DRIVER_PID=$$
 }
 
 # next_action [MODE...]: fills A from `loop-drive --next`, or from MODE
@@ -132,8 +134,6 @@ drive() {
   TMP=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-driver.XXXXXX") || die 70 "no temporary directory"
   trap 'rm -rf "$TMP"' EXIT
   export LOOPKIT_ERROR_FILE=$TMP/error # a failed loopkit command's error line, for die
-  # loop-step and loop-validate stop if this driver dies without a trap
-  export LOOPKIT_DRIVER_PID=$$
   while :; do
     if [ -n "$DECIDED" ]; then DECIDED=""; else next_action; fi
     if declare -F "act_${A[action]}" >/dev/null; then
@@ -154,13 +154,13 @@ slurp() {
 
 # act_iterate: agent step, validation and record of iteration A[iteration].
 act_iterate() {
-  local i=${A[iteration]} max=${S[max_iterations]:-10}
+  local i=${A[iteration]} max=${S[max_iterations]}
   [ "${A[rule]}" != watchdog-rewrite ] || log "${A[reason]}"
   log "iteration $i/$max: agent"
   : >"$TMP/step.json"; : >"$TMP/review.json" # emptied, not removed: no rm process
   run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --template "${A[prompt]}" ${S[plan]:+--plan "${S[plan]}"} --append-progress --excerpt failures --agent-summary \
-    --phase implementation --timeout "${A[step_timeout]:-${S[timeout]:-30m}}" --retries "${S[retries]:-0}" \
-    --retry-backoff "${S[retry_backoff]:-5s}" --rate-limit-policy "${S[rate_limit_policy]:-loop}" --completion-mode "${S[completion_mode]:-trailing}" \
+    --phase implementation --timeout "${A[step_timeout]:-${S[timeout]}}" --retries "${S[retries]}" \
+    --retry-backoff "${S[retry_backoff]}" --rate-limit-policy "${S[rate_limit_policy]}" --completion-mode "${S[completion_mode]}" \
     ${A[base]:+--base "${A[base]}"} --exit-zero -- "${AGENT[@]}" >"$TMP/step.json"
   checked loop-step $?
   # a rate-limited step, or one cut by --max-duration, is an attempt, not
@@ -185,7 +185,7 @@ act_iterate() {
   fi
   [ -z "${A[review]:-}" ] || review_step "$i/$max" # before the validation: the step's change alone
   log "iteration $i/$max: validate"
-  run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]:-10m}" ${A[deadline_ms]:+--deadline "${A[deadline_ms]}"} \
+  run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]}" ${A[deadline_ms]:+--deadline "${A[deadline_ms]}"} \
     --exit-zero --no-files-changed --shell "${S[validate]}" >"$TMP/validate.json"
   checked loop-validate $?
   # one call records the iteration and decides the next action
@@ -220,7 +220,7 @@ act_stop() {
   for hook in "${ON_STOP[@]}"; do "$hook" "$status"; done
   echo "$status" 2>/dev/null
   log "run $RUN $status${reason:+: $reason}"
-  [ -z "${S[worktree]:-}" ] || log "the work is in worktree ${S[dir]} (branch ${S[run_branch]:-})"
+  [ -z "${S[worktree]}" ] || log "the work is in worktree ${S[dir]} (branch ${S[run_branch]})"
   [ "$status" != stuck ] || log "report: $LOOP_STORE/runs/$RUN/stuck.md"
   exit "${A[exit]}"
 }
@@ -236,7 +236,7 @@ ask_hypotheses() {
   log "asking the agent for hypotheses on the stuck report"
   FINISHING=""
   run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "$LOOP_STORE/runs/$RUN/stuck.md" \
-    --phase stuck_report --timeout "${S[timeout]:-30m}" --exit-zero -- "${AGENT[@]}" >"$TMP/stuck-step.json"
+    --phase stuck_report --timeout "${S[timeout]}" --exit-zero -- "${AGENT[@]}" >"$TMP/stuck-step.json"
   FINISHING=1
   # a call like any other: its tokens and cost count in the run's totals
   "$LK_RECORD" --run "$RUN" --attempt --kind stuck_report <"$TMP/stuck-step.json" >/dev/null ||

@@ -9,7 +9,7 @@
 review_step() {
   log "iteration $1: review"
   run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "${S[prompt]}" --review "$TMP/step.json" \
-    --review-marker "${S[review_marker]:-review}" --timeout "${S[timeout]:-30m}" --exit-zero \
+    --review-marker "${S[review_marker]}" --timeout "${S[timeout]}" --exit-zero \
     -- sh -c "${S[reviewer]}" >"$TMP/review.json"
   checked loop-step $?
 }
@@ -17,7 +17,7 @@ review_step() {
 # act_verify: one final verification command, kept with its exit code.
 act_verify() {
   log "final verification ${A[index]}: ${A[command]}"
-  run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]:-10m}" \
+  run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]}" \
     --exit-zero --shell "${A[command]}" >"$TMP/verify.json"
   checked loop-validate $?
   "$LK_RECORD" --run "$RUN" --verify <"$TMP/verify.json" >/dev/null
@@ -27,7 +27,7 @@ act_verify() {
 # act_merge: the completed run's branch goes into its merge target in the
 # primary worktree; loop-drive records how, and the next action acts on it.
 act_merge() {
-  log "merging ${S[run_branch]:-} into ${A[target]} (${A[strategy]})"
+  log "merging ${S[run_branch]} into ${A[target]} (${A[strategy]})"
   "$LK_DRIVE" --merge --run "$RUN" >/dev/null
   checked loop-drive $?
 }

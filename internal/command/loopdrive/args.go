@@ -4,45 +4,66 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
+	"path/filepath"
+	"strings"
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
-	"github.com/loopkit/loopkit/internal/drivesettings"
 	"github.com/loopkit/loopkit/internal/exitcode"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
 // holdOptions are what --new and --resume hold a run with, read from the
 // driver's own command line.
 type holdOptions struct {
-	New            bool
-	Run, Name      string
-	MaxIterations  int    // --resume: the run's new total, 0 to keep it
-	MaxDuration    string // --resume: the run's new --max-duration, "" to keep it
-	MaxConcurrency int
-	Settings       map[string]string // --new: the run's settings
+	New           bool
+	Run           string
+	MaxIterations int // --resume: the run's new total, 0 to keep it
+	// MaxDuration is --resume's new --max-duration, when HasMaxDuration.
+	MaxDuration    runconfig.Duration
+	HasMaxDuration bool
+	// Settings are the run's, resolved and checked (--resume: from the
+	// environment and config, for the queue).
+	Settings runconfig.Settings
 	PhaseOptions
 }
 
-// phaseKeys are the driver's options that shape the run being created
-// (PhaseOptions, its name, its queue) rather than being stored settings.
-var phaseKeys = []string{"name", "max_concurrency", "specs_dir", "plans_dir", "reviewer", "review_marker",
-	"final_verify", "final_verify_cmds", "run_naming_mode", "run_naming_model", "max_runs_per_workspace",
-	"queue_policy", "base_branch", "run_branch_prefix", "worktree_path_template", "trust_config"}
-
-// trustFlag: the driver's own flags (before the agent's argv) hold
-// --trust-config.
-func trustFlag(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--trust-config" {
-			return true
+// driverFlag is the value of one of the driver's own flags (before the
+// agent's argv): "1" for a switch that is there, "" when absent.
+func driverFlag(args []string, name string, takesValue bool) string {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return ""
+		case !takesValue && a == name:
+			return "1"
+		case takesValue && a == name && i+1 < len(args):
+			return args[i+1]
+		case takesValue && strings.HasPrefix(a, name+"="):
+			return a[len(name)+1:]
 		}
 	}
-	return false
+	return ""
+}
+
+// withoutConfig drops --config FILE from the driver's own flags: it names
+// a source of settings, not a setting.
+func withoutConfig(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i:]...)
+		case a == "--config" && i+1 < len(args):
+			i++
+		case strings.HasPrefix(a, "--config="):
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // driverLine runs --new or --resume on the arguments of `scripts/loop run`
@@ -58,26 +79,34 @@ func driverLine(env *cli.Env, mode string, args []string) error {
 	if err != nil {
 		return exitRecord(env, cli.Failf("%w", err))
 	}
+	// --config FILE (seed 003) is the named config file, over LOOP_CONFIG;
+	// the driver's children read it too
+	named := driverFlag(args, "--config", true)
+	if named != "" {
+		named, _ = filepath.Abs(named)
+		os.Setenv("LOOP_CONFIG", named)
+		args = withoutConfig(args)
+	}
 	// a new run obeys the commands of a config file only when the person
 	// accepted it as it is (--trust-config accepts it now)
-	cfg, err := loadConfig(env, st, mode == "--new", mode == "--new" && trustFlag(args))
+	cfg, err := loadConfig(env, st, mode == "--new", mode == "--new" && driverFlag(args, "--trust-config", false) != "")
 	if err != nil {
 		return exitRecord(env, err)
 	}
-	src := driverargs.Sources{Getenv: os.Getenv, Config: map[string]string{}}
+	src := driverargs.Sources{Getenv: os.Getenv, Config: map[string]runconfig.ConfigValue{}}
 	for k, s := range cfg {
-		src.Config[k] = s.Value
-		if !cli.KnownKey(k) {
-			env.Log.Warn("unknown config key", "key", k, "file", s.File, "line", s.Line)
-		}
+		src.Config[k] = runconfig.ConfigValue{Value: s.Value, Where: fmt.Sprintf("%s:%d", s.File, s.Line)}
 	}
+	// said once per run, here: the commands under the driver say nothing
+	cfg.WarnUnknown(env)
 	opts, err := readLine(mode, args, src)
 	var ue *driverargs.UsageError
+	var se *runconfig.SettingError
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue) || errors.As(err, &se):
 		// one line: the help would hide the message that matters
 		sub := map[string]string{"--new": "run", "--resume": "resume"}[mode]
-		fmt.Fprintf(env.Stderr, "loop: %s (see %s %s --help)\n", ue.Msg, driverargs.Prog(), sub)
+		fmt.Fprintf(env.Stderr, "loop: %v (see %s %s --help)\n", err, driverargs.Prog(), sub)
 		emit(env, "exit", fmt.Sprint(exitcode.Usage))
 		return cli.Silent(exitcode.Usage)
 	case err != nil:
@@ -88,66 +117,35 @@ func driverLine(env *cli.Env, mode string, args []string) error {
 		return nil
 	}
 	emit(env, "store", st.Root)
+	if named != "" {
+		emit(env, "config", named)
+	}
 	return hold(env, st, opts)
 }
 
 // readLine parses the driver's arguments into holdOptions; nil for help.
 func readLine(mode string, args []string, src driverargs.Sources) (*holdOptions, error) {
-	var set map[string]string
 	opts := &holdOptions{New: mode == "--new"}
 	if opts.New {
 		r, err := driverargs.ParseRun(args, src)
 		if err != nil || r.Help {
 			return nil, err
 		}
-		set, opts.Run, opts.Spec, opts.Plan = r.Set, os.Getenv("LOOP_RUN_ID"), r.Spec, r.Plan
-		opts.FinalVerify = r.Lists["final_verify"]
-		set[drivesettings.AgentKey] = drivesettings.EncodeAgent(r.Agent)
+		opts.Settings, opts.Run, opts.Spec, opts.Plan = r.Settings, os.Getenv("LOOP_RUN_ID"), r.Spec, r.Plan
 	} else {
 		r, err := driverargs.ParseResume(args, src)
 		if err != nil || r.Help {
 			return nil, err
 		}
-		set, opts.Run, opts.MaxIterations, opts.MaxDuration = r.Set, r.Run, r.MaxIterations, r.MaxDuration
+		opts.Settings, opts.Run, opts.MaxIterations = r.Settings, r.Run, r.MaxIterations
+		opts.MaxDuration, opts.HasMaxDuration = r.MaxDuration, r.HasMaxDuration
 	}
 	if opts.Run != "" {
 		if err := store.ValidRunID(opts.Run); err != nil {
 			return nil, cli.Usagef("%v", err)
 		}
 	}
-	o := &opts.PhaseOptions
-	o.SpecsDir, o.PlansDir, o.Reviewer, o.ReviewMarker = set["specs_dir"], set["plans_dir"], set["reviewer"], set["review_marker"]
-	o.FinalVerifyCmds, o.NameSource, o.NameModel = set["final_verify_cmds"], set["run_naming_mode"], set["run_naming_model"]
-	o.QueuePolicy, o.BaseBranch, o.RunBranchPrefix = set["queue_policy"], set["base_branch"], set["run_branch_prefix"]
-	o.WorktreeTemplate, opts.Name = set["worktree_path_template"], set["name"]
-	var err error
-	if opts.MaxConcurrency, err = number(set, "max_concurrency"); err != nil {
-		return nil, err
-	}
-	if o.MaxPerWorkspace, err = number(set, "max_runs_per_workspace"); err != nil {
-		return nil, err
-	}
-	for _, k := range phaseKeys {
-		delete(set, k)
-	}
-	opts.Settings = map[string]string{}
-	for k, v := range set {
-		if v != "" { // unset: the default applies
-			opts.Settings[k] = v
-		}
-	}
 	return opts, nil
-}
-
-// number reads a whole-number option, checked as drivesettings checks it.
-func number(set map[string]string, key string) (int, error) {
-	v := set[key]
-	if check := drivesettings.Checks[key]; check != nil {
-		if err := check(v); err != nil {
-			return 0, cli.Usagef("%s %v", drivesettings.Names[key], err)
-		}
-	}
-	return strconv.Atoi(v)
 }
 
 // emit writes one NUL-terminated KEY=VALUE record for the driver and

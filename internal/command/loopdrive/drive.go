@@ -174,12 +174,13 @@ func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent
 		return internalError(env, err), nil
 	}
 	in.Attempt = attempt
+	restoreSettings(env, st, id, in.Run)
 	a := nextaction.Decide(in, nextaction.Rules)
 	if a.Kind == nextaction.Stop && in.Run.Status == record.RunRunning {
 		// the run's last working time, exact: the holder saves it only now and then
 		r := runstate.Plain(st, env.Log).Rec
 		if _, err := r.Update(id, func(run *record.Run) error {
-			nextaction.FoldDriven(run.Settings, in.Now)
+			nextaction.FoldDriven(&run.Settings, in.Now)
 			return nil
 		}); err != nil {
 			return nextaction.Action{}, cli.Failf("%w", err)
@@ -191,6 +192,19 @@ func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent
 		}
 	}
 	return a, nil
+}
+
+// restoreSettings: run.json's settings were changed after the run started
+// (the agent can write the store). The decision is made with the settings
+// fixed at start (store.ReadRun reads them); any update writes them back
+// and says so once (recorder.Update).
+func restoreSettings(env *cli.Env, st *store.Store, id string, run *record.Run) {
+	if len(run.Settings.Changed()) == 0 {
+		return
+	}
+	if _, err := runstate.Plain(st, env.Log).Rec.Update(id, func(*record.Run) error { return nil }); err != nil {
+		env.Log.Warn("run.json's settings not restored", "run", id, "err", err)
+	}
 }
 
 // internalError is the action after a decision failed: the run stops

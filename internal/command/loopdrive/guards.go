@@ -29,11 +29,7 @@ func guard(env *cli.Env, st *store.Store, id string, a nextaction.Action) (nexta
 	if err != nil {
 		return a, err
 	}
-	set, err := watchdog.ParseSettings(run.Settings)
-	if err != nil {
-		return a, cli.WithCode(exitcode.Usage, fmt.Errorf("run %s: %w", id, err))
-	}
-	act, err := watchdog.Check(r, id, set)
+	act, err := watchdog.Check(r, id, watchdog.SettingsOf(&run.Settings))
 	if err != nil {
 		return a, err
 	}

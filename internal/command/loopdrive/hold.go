@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -18,7 +16,6 @@ import (
 	"github.com/loopkit/loopkit/internal/artifacts"
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
-	"github.com/loopkit/loopkit/internal/drivesettings"
 	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/nextaction"
@@ -28,6 +25,7 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/report"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
@@ -103,7 +101,7 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 	}); err != nil {
 		return h.fail(cli.Failf("%w", err))
 	}
-	if err := h.queueSlot(&opts.PhaseOptions, opts.MaxConcurrency, id); err != nil {
+	if err := h.queueSlot(&opts.Settings, id); err != nil {
 		return h.fail(err)
 	}
 	if err := h.started(id); err != nil {
@@ -125,14 +123,17 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 // create checks the settings and creates the run with its driver lock
 // taken before the run directory appears.
 func (h *holder) create(opts *holdOptions) (string, error) {
-	set := opts.Settings
-	agent, _ := drivesettings.DecodeAgent(set[drivesettings.AgentKey])
-	if err := drivesettings.Validate(set, agent); err != nil {
+	set := &opts.Settings
+	if err := set.Check(); err != nil {
 		return "", cli.Usagef("%v", err)
+	}
+	if set.MergeTarget != "" && !set.Worktree { // only a run's own branch is merged
+		set.Worktree = true
+		h.emit("note", fmt.Sprintf("merge target %s: the run works in a worktree of its own, as --worktree", set.MergeTarget))
 	}
 	id := opts.Run
 	if id == "" {
-		label, src := opts.Name, set["prompt"]
+		label, src := set.Name, set.Prompt
 		if opts.Spec != "" {
 			src = opts.Spec
 		}
@@ -143,51 +144,49 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 	}
 	// A run in the workspace itself takes its tree before anything is
 	// made or paid for (the naming agent); a worktree run, once made.
-	if set["worktree"] == "" {
-		if err := h.lockTree(set["dir"], id); err != nil {
+	if !set.Worktree {
+		if err := h.lockTree(set.Dir, id); err != nil {
 			return "", err
 		}
 	}
 	if w := nextaction.StartWarning(set); w != "" && !h.priced() {
 		h.emit("warning", w) // the driver says it before the first step
-		set[nextaction.KeyCostWarned] = "1"
+		set.CostWarned = true
 	}
-	if argv, err := drivesettings.DecodeAgent(set[drivesettings.AgentKey]); err == nil {
-		if w := agentout.BlindSpot(argv); w != "" {
-			h.emit("warning", w)
-		}
+	if w := agentout.BlindSpot(set.Agent); w != "" {
+		h.emit("warning", w)
 	}
 	if n := nextaction.StartBounds(set); n != "" {
 		h.emit("note", n)
 	}
-	name := opts.Name
+	name := set.Name
 	if name == "" {
 		name = id
 	}
 	run := store.NewRun(id, name, time.Now().UnixMilli())
-	run.WorkspaceRoot = set["dir"]
-	if top := store.GitTop(set["dir"]); top != "" {
+	run.WorkspaceRoot = set.Dir
+	if top := store.GitTop(set.Dir); top != "" {
 		run.WorkspaceRoot = top
 	}
 	artifacts.Resolve(set, run.WorkspaceRoot)
-	if err := h.phases(&opts.PhaseOptions, set, run, opts.Name); err != nil {
+	if err := h.phases(&opts.PhaseOptions, set, run); err != nil {
 		return "", err
 	}
-	if err := checkMerge(set, opts.RunBranchPrefix); err != nil {
+	if err := checkMerge(set); err != nil {
 		return "", err
 	}
-	if err := h.makeWorktree(&opts.PhaseOptions, set, run.Name); err != nil {
+	if err := h.makeWorktree(set, run.Name); err != nil {
 		return "", err
 	}
-	if set["worktree"] != "" {
-		if err := h.lockTree(set["dir"], id); err != nil {
+	if set.Worktree {
+		if err := h.lockTree(set.Dir, id); err != nil {
 			return "", err
 		}
 	}
-	if store.GitTop(set["dir"]) == "" {
-		h.emit("note", notGit(set["dir"]))
+	if store.GitTop(set.Dir) == "" {
+		h.emit("note", notGit(set.Dir))
 	}
-	run.Settings = set
+	run.Settings = *set
 	err := h.st.CreateRunWith(run, func(dir string) error {
 		l, err := store.LockFile(filepath.Join(dir, store.DriverLock), true, false)
 		if err != nil {
@@ -206,10 +205,14 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 	if err := userdir.RememberStore(h.st.Root); err != nil {
 		h.emit("warning", fmt.Sprintf("store %s not remembered for loop resume --all-stores: %v", h.st.Root, err))
 	}
+	// fixed now: run.json's copy is the agent's to write, this one is not
+	if err := runconfig.Keep(h.st.RunDir(id), &run.Settings); err != nil {
+		h.env.Log.Warn("the run's settings are not kept outside the workspace: an agent could change them in run.json", "err", err)
+	}
 	h.recordNaming(id)
 	// the repository's config as the person left it: the run's git honours
 	// the commands it names, and those of no later version
-	if err := gitrun.Remember(h.st.RunDir(id), set["dir"]); err != nil {
+	if err := gitrun.Remember(h.st.RunDir(id), set.Dir); err != nil {
 		h.env.Log.Warn("the repository's git config is not remembered: the run's git will run none of its commands", "err", err)
 	}
 	return id, h.lockLive(id)
@@ -237,8 +240,8 @@ func (h *holder) lockLive(id string) error {
 // workTreeThere refuses to resume a run whose work tree is gone (a
 // worktree removed) or is now a link (the agent may have made it one):
 // one line and exit 1, the run left as it was, never an internal error.
-func workTreeThere(id string, set map[string]string) error {
-	dir := set["dir"]
+func workTreeThere(id string, set *runconfig.Settings) error {
+	dir := set.Dir
 	if dir == "" {
 		return nil
 	}
@@ -246,7 +249,7 @@ func workTreeThere(id string, set map[string]string) error {
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		hint := "start a new run"
-		if b := set["run_branch"]; b != "" {
+		if b := set.RunBranch; b != "" {
 			hint = fmt.Sprintf("git worktree add %s %s, then resume; or start a new run", dir, b)
 		}
 		return &cli.ExitError{Code: exitcode.Failure, Err: fmt.Errorf("run %s works in %s, which is gone", id, dir), Hint: hint}
@@ -291,10 +294,10 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 			Err:  fmt.Errorf("run %s is stuck after %s: resuming needs more", id, nextaction.Count(n, "iteration")),
 			Hint: fmt.Sprintf("%s resume %s --max-iterations %d", driverargs.Prog(), id, n+nextaction.DefaultMaxIterations)}
 	}
-	if err := workTreeThere(id, run.Settings); err != nil {
+	if err := workTreeThere(id, &run.Settings); err != nil {
 		return "", err
 	}
-	if err := h.lockTree(run.Settings["dir"], id); err != nil {
+	if err := h.lockTree(run.Settings.Dir, id); err != nil {
 		return "", err
 	}
 	stopLeft(h.env, h.st, id)
@@ -302,16 +305,16 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 		return "", err
 	}
 	msg := fmt.Sprintf("resumed after iteration %d (was %s)", n, run.Status)
-	_, err = h.rec.Update(id, func(run *record.Run) error {
+	resumed, err := h.rec.Update(id, func(run *record.Run) error {
 		if opts.MaxIterations > 0 {
-			run.Settings[nextaction.KeyMaxIterations] = fmt.Sprint(opts.MaxIterations)
+			run.Settings.MaxIterations = opts.MaxIterations
 			msg += fmt.Sprintf(", max_iterations %d", opts.MaxIterations)
 		}
-		if opts.MaxDuration != "" {
-			run.Settings[nextaction.KeyMaxDuration] = opts.MaxDuration
-			msg += ", max_duration " + opts.MaxDuration
+		if opts.HasMaxDuration {
+			run.Settings.MaxDuration = opts.MaxDuration
+			msg += ", max_duration " + opts.MaxDuration.String()
 		}
-		run.Settings[nextaction.KeyResumedAfter] = fmt.Sprint(n)
+		run.Settings.ResumedAfter = n
 		if run.Merge != nil && run.Merge.Status == record.MergeFailed { // its event stays
 			run.Merge = nil
 			msg += ", the merge to be tried again"
@@ -319,7 +322,7 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 		if p, err := h.promptWithHypotheses(run, n); err != nil {
 			return err
 		} else if p != "" {
-			run.Settings[nextaction.KeyPromptCurrent] = p
+			run.Settings.PromptCurrent = p
 			msg += ", with the stuck report's hypotheses in the prompt"
 		}
 		run.Status = record.RunRunning
@@ -327,6 +330,11 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 	})
 	if err != nil {
 		return "", cli.Failf("%w", err)
+	}
+	if opts.MaxIterations > 0 || opts.HasMaxDuration { // the person's new bounds
+		if err := runconfig.Keep(h.st.RunDir(id), &resumed.Settings); err != nil {
+			h.env.Log.Warn("the run's new bounds are not kept outside the workspace", "err", err)
+		}
 	}
 	h.env.Log.Info(fmt.Sprintf("resuming run %s after iteration %d", id, n))
 	return id, nil
@@ -373,21 +381,14 @@ func driverPID(st *store.Store, id string) int {
 // agent's argv as one agent=ARG record per argument: values may hold any
 // byte but NUL, so the driver needs neither eval nor base64.
 func (h *holder) emitSettings(run *record.Run) {
-	keys := make([]string, 0, len(run.Settings))
-	for k := range run.Settings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if k == drivesettings.AgentKey {
-			continue
+	// every setting, resolved: the driver keeps no default of its own
+	for _, f := range runconfig.Fields() {
+		if f.Key != runconfig.AgentKey && f.Key != "trust_config" {
+			h.emit("set."+f.Key, f.Text(&run.Settings))
 		}
-		h.emit("set."+k, run.Settings[k])
 	}
-	if argv, err := drivesettings.DecodeAgent(run.Settings[drivesettings.AgentKey]); err == nil {
-		for _, a := range argv {
-			h.emit("agent", a)
-		}
+	for _, a := range run.Settings.Agent {
+		h.emit("agent", a)
 	}
 }
 
@@ -412,7 +413,7 @@ func (h *holder) wait(id string) {
 			}
 			last = now
 			if _, err := h.rec.Update(id, func(run *record.Run) error {
-				nextaction.FoldDriven(run.Settings, time.Now())
+				nextaction.FoldDriven(&run.Settings, time.Now())
 				return nil
 			}); err != nil {
 				h.env.Log.Warn("working time not saved", "run", id, "err", err)
@@ -430,10 +431,7 @@ const drivenCheckpoint = 10 * time.Second
 // driver's driven_at says.
 func (h *holder) startDriving(id string) (*record.Run, error) {
 	return h.rec.Update(id, func(run *record.Run) error {
-		if run.Settings == nil {
-			run.Settings = map[string]string{}
-		}
-		run.Settings[nextaction.KeyDrivenAt] = strconv.FormatInt(time.Now().UnixMilli(), 10)
+		run.Settings.DrivenAt = time.Now().UnixMilli()
 		return nil
 	})
 }
@@ -450,7 +448,7 @@ func (h *holder) promptWithHypotheses(run *record.Run, n int) (string, error) {
 	if written == "" {
 		return "", nil
 	}
-	task, err := safefile.ReadFile(run.Settings[nextaction.KeyPrompt], safefile.DocMax)
+	task, err := safefile.ReadFile(run.Settings.Prompt, safefile.DocMax)
 	if err != nil {
 		return "", fmt.Errorf("task prompt: %w", err)
 	}
@@ -463,14 +461,10 @@ func (h *holder) promptWithHypotheses(run *record.Run, n int) (string, error) {
 // startNotes say where a new run works and what ends it, before its first
 // step.
 func (h *holder) startNotes(run *record.Run) {
-	set := run.Settings
-	if set["worktree"] != "" {
-		h.emit("note", fmt.Sprintf("working in worktree %s (branch %s)", set["dir"], set["run_branch"]))
-	}
-	n, _ := strconv.Atoi(set[nextaction.KeyMaxIterations])
-	if n <= 0 {
-		n = nextaction.DefaultMaxIterations
+	set := &run.Settings
+	if set.Worktree {
+		h.emit("note", fmt.Sprintf("working in worktree %s (branch %s)", set.Dir, set.RunBranch))
 	}
 	h.emit("note", fmt.Sprintf("run %s: %s at most, validating with: %s (store: %s)",
-		run.RunID, nextaction.Count(n, "iteration"), set["validate"], h.st.Root))
+		run.RunID, nextaction.Count(set.MaxIterations, "iteration"), set.Validate, h.st.Root))
 }

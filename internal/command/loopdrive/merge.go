@@ -15,6 +15,7 @@ import (
 	"github.com/loopkit/loopkit/internal/nextaction"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -40,15 +41,15 @@ func mergeBranch(env *cli.Env, st *store.Store, id string) error {
 	run := in.Run
 	n := in.LastNumber()
 	gitrun.TrustRun(st.RunDir(id))
-	m := &record.Merge{RunBranch: in.Setting(nextaction.KeyRunBranch), Target: in.Setting(nextaction.KeyMergeTarget),
+	m := &record.Merge{RunBranch: in.Set().RunBranch, Target: in.Set().MergeTarget,
 		Strategy: strategy, Iteration: n, Status: record.MergeStarted, StartedAt: time.Now().UnixMilli()}
 	what := fmt.Sprintf("%s into %s (%s) in %s", m.RunBranch, m.Target, strategy, run.WorkspaceRoot)
 	if err := saveMerge(rec, id, m, record.EventMergeStarted, "merging "+what); err != nil {
 		return err
 	}
 	res, err := merge.Run(merge.Spec{
-		Primary: run.WorkspaceRoot, Worktree: in.Setting("dir"), RunBranch: m.RunBranch,
-		Target: m.Target, Base: in.Setting("base_branch"), Strategy: strategy,
+		Primary: run.WorkspaceRoot, Worktree: in.Set().Dir, RunBranch: m.RunBranch,
+		Target: m.Target, Base: in.Set().BaseBranch, Strategy: strategy,
 		Message:     mergeMessage(run.Name, id, n, strategy, m.RunBranch),
 		WorkMessage: fmt.Sprintf("loop: the work of run %s (iteration %d)", id, n),
 	})
@@ -68,7 +69,7 @@ func mergeBranch(env *cli.Env, st *store.Store, id string) error {
 	m.Unignored = res.Unignored[:min(len(res.Unignored), 100)] // the message counts them all
 	made := ""
 	if res.Created {
-		made = " (made from " + in.Setting("base_branch") + ")"
+		made = " (made from " + in.Set().BaseBranch + ")"
 	}
 	msg := fmt.Sprintf("merged %s into %s (%s) as %s: %s%s is checked out in %s",
 		m.RunBranch, m.Target, strategy, short(res.Commit), m.Target, made, run.WorkspaceRoot)
@@ -112,20 +113,18 @@ func short(commit string) string {
 }
 
 // checkMerge refuses, before anything is made, a merge target the run
-// could never merge into: without a worktree there is no run branch; a
-// target under the run branch prefix could be the run's own branch.
-func checkMerge(set map[string]string, prefix string) error {
-	target := set[nextaction.KeyMergeTarget]
+// could never merge into: a target under the run branch prefix could be
+// the run's own branch. (Without --worktree there would be no run branch:
+// create makes a merge target imply one, as seed 003's flow does.)
+func checkMerge(set *runconfig.Settings) error {
+	target, prefix := set.MergeTarget, set.RunBranchPrefix
 	if target == "" {
 		return nil
-	}
-	if set["worktree"] == "" {
-		return cli.Usagef("--merge-target %s needs --worktree: only a run's own branch is merged", target)
 	}
 	if prefix != "" && strings.HasPrefix(target, prefix) {
 		return cli.Usagef("--merge-target %s: must not start with the run branch prefix %s", target, prefix)
 	}
-	if _, err := gitstate.Git(set["dir"], "check-ref-format", "--branch", target); err != nil {
+	if _, err := gitstate.Git(set.Dir, "check-ref-format", "--branch", target); err != nil {
 		return cli.Usagef("--merge-target %q is not a valid branch name", target)
 	}
 	return nil

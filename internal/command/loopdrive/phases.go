@@ -2,18 +2,19 @@ package loopdrive
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	agentout "github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/cli"
-	"github.com/loopkit/loopkit/internal/finalverify"
 	"github.com/loopkit/loopkit/internal/queue"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/runname"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/slots"
@@ -21,25 +22,11 @@ import (
 	"github.com/loopkit/loopkit/internal/worktree"
 )
 
-// PhaseOptions are the driver's options for the spec and plan, the
-// reviewer, the final verification, the run's name, its queue and its
-// worktree (from the driver's command line: see readLine).
+// PhaseOptions are the driver's SPEC and PLAN arguments; everything else
+// that shapes the run is in its settings.
 type PhaseOptions struct {
-	Spec             string
-	Plan             string
-	SpecsDir         string
-	PlansDir         string
-	Reviewer         string
-	ReviewMarker     string
-	FinalVerify      []string
-	FinalVerifyCmds  string
-	NameSource       string
-	NameModel        string
-	MaxPerWorkspace  int
-	QueuePolicy      string
-	BaseBranch       string
-	RunBranchPrefix  string
-	WorktreeTemplate string
+	Spec string
+	Plan string
 }
 
 // namingTimeout bounds the naming agent's call.
@@ -64,108 +51,112 @@ func resolve(what, arg, dir string) (string, error) {
 	return "", fmt.Errorf("%s %s: no such file%s", what, arg, where)
 }
 
-// phases fills the settings and run fields of --new's phase options.
-func (h *holder) phases(o *PhaseOptions, set map[string]string, run *record.Run, agentName string) error {
+// phases fills the settings and run fields of the spec and plan, and names
+// the run.
+func (h *holder) phases(o *PhaseOptions, set *runconfig.Settings, run *record.Run) error {
 	if o.Spec != "" {
-		p, err := resolve("spec", o.Spec, o.SpecsDir)
+		p, err := resolve("spec", o.Spec, set.SpecsDir)
 		if err != nil {
 			return cli.Usagef("%v", err)
 		}
 		run.SpecPath = &p
-		if set["prompt"] == "" {
-			set["prompt"] = p
+		if set.Prompt == "" {
+			set.Prompt = p
 		}
 	}
 	if o.Plan != "" {
-		p, err := resolve("plan", o.Plan, o.PlansDir)
+		p, err := resolve("plan", o.Plan, set.PlansDir)
 		if err != nil {
 			return cli.Usagef("%v", err)
 		}
-		run.PlanPath, set["plan"] = &p, p
+		run.PlanPath, set.Plan = &p, p
 	}
 	// the run's artifact (seed 003): the plan it works through, else its spec
 	if run.ArtifactPath = run.PlanPath; run.ArtifactPath == nil {
 		run.ArtifactPath = run.SpecPath
 	}
-	if o.Reviewer != "" {
-		set["reviewer"] = o.Reviewer
+	if err := h.name(set, run); err != nil { // on the naming model, not model's
+		return err
 	}
-	if o.ReviewMarker != "" {
-		set["review_marker"] = o.ReviewMarker
-	}
-	cmds := o.FinalVerify
-	if len(cmds) == 0 {
-		var err error
-		if cmds, err = finalverify.Commands(o.FinalVerifyCmds); err != nil {
-			return cli.Usagef("%v", err)
+	if set.Model != "" {
+		argv, ok := agentout.WithModel(set.Agent, set.Model)
+		if !ok {
+			h.emit("note", fmt.Sprintf("model %s is not passed: %s takes no model flag loopkit knows (claude, codex, gemini and opencode do)", set.Model, set.Agent[0]))
 		}
+		set.Agent = argv
 	}
-	if len(cmds) > 0 {
-		data, _ := json.Marshal(cmds)
-		set[finalverify.SettingKey] = string(data)
-	}
-	switch o.QueuePolicy {
-	case queue.FIFO, queue.NewestFirst:
-	default:
-		return cli.Usagef("--queue-policy must be fifo or newest_first, got %q", o.QueuePolicy)
-	}
-	if o.MaxPerWorkspace < 0 {
-		return cli.Usagef("--max-runs-per-workspace must be 0 (no limit) or more, got %d", o.MaxPerWorkspace)
-	}
-	return h.name(o, run, set["prompt"], set["dir"], agentName)
+	return nil
 }
 
 // name labels the run: --name, else the spec's title, or a naming agent's
-// answer with the title as the fallback.
-func (h *holder) name(o *PhaseOptions, run *record.Run, prompt, dir, given string) error {
-	if given != "" {
-		run.Name, run.NameSource = given, runname.SourceFlag
+// answer with the title as the fallback: with haiku, the run's own agent
+// on the model run_naming_model; with agent, the command run_naming_model.
+// A naming call that fails is a warning, never the end of the run.
+func (h *holder) name(set *runconfig.Settings, run *record.Run) error {
+	if set.Name != "" {
+		run.Name, run.NameSource = set.Name, runname.SourceFlag
 		return nil
 	}
-	switch o.NameSource {
-	case runname.SourceSpecSlug, runname.SourceAgent:
+	run.Name, run.NameSource = runname.SpecSlug(set.Prompt), runname.SourceSpecSlug
+	var argv []string
+	switch set.NameSource {
+	case runname.SourceSpecSlug:
+		return nil
+	case runname.SourceHaiku:
+		model := set.NameModel
+		if model == "" {
+			model = runname.DefaultModel
+		}
+		var ok bool
+		if argv, ok = agentout.WithModel(set.Agent, model); !ok {
+			argv = set.Agent // it names the run on its own model
+		}
 	default:
-		return cli.Usagef("--name-source must be spec_slug or agent, got %q", o.NameSource)
+		if set.NameModel == "" {
+			return cli.Usagef("--name-source agent needs --name-model CMD (config run_naming_model)")
+		}
+		argv = []string{"sh", "-c", set.NameModel}
 	}
-	run.Name, run.NameSource = runname.SpecSlug(prompt), runname.SourceSpecSlug
-	if o.NameSource != runname.SourceAgent {
-		return nil
+	spec, _ := safefile.ReadFile(set.Prompt, safefile.DocMax)
+	prompt := runname.Prompt(string(spec))
+	argv = slices.Clone(argv)
+	for i, arg := range argv { // gemini and opencode take it as an argument
+		if arg == "{prompt}" {
+			argv[i] = prompt
+		}
 	}
-	if o.NameModel == "" {
-		return cli.Usagef("--name-source agent needs --name-model CMD (config run_naming_model)")
-	}
-	spec, _ := safefile.ReadFile(prompt, safefile.DocMax)
-	a, err := runname.Ask(context.Background(), []string{"sh", "-c", o.NameModel}, runname.Prompt(string(spec)), dir, namingTimeout)
-	h.naming = namingStep(o.NameModel, a, err) // recorded once the run exists
+	a, err := runname.Ask(context.Background(), argv, prompt, set.Dir, namingTimeout)
+	h.naming = namingStep(strings.Join(argv, " "), a, err) // recorded once the run exists
 	if err != nil {
 		h.env.Log.Warn("naming agent failed: the run is named after its spec", "err", err)
 		return nil
 	}
-	run.Name, run.NameSource = a.Name, runname.SourceAgent
+	run.Name, run.NameSource = a.Name, set.NameSource
 	return nil
 }
 
 // makeWorktree creates the run's worktree when the run asks for one.
-func (h *holder) makeWorktree(o *PhaseOptions, set map[string]string, name string) error {
-	if set["worktree"] == "" {
+func (h *holder) makeWorktree(set *runconfig.Settings, name string) error {
+	if !set.Worktree {
 		return nil
 	}
-	top := store.GitTop(set["dir"])
+	top := store.GitTop(set.Dir)
 	if top == "" {
-		return cli.Usagef("--worktree needs a git repository (%s is not in one)", set["dir"])
+		return cli.Usagef("--worktree needs a git repository (%s is not in one)", set.Dir)
 	}
-	c, err := worktree.Create(worktree.Spec{Top: top, Base: o.BaseBranch, Prefix: o.RunBranchPrefix,
-		Slug: worktree.Slug(name), Template: o.WorktreeTemplate})
+	c, err := worktree.Create(worktree.Spec{Top: top, Base: set.BaseBranch, Prefix: set.RunBranchPrefix,
+		Slug: worktree.Slug(name), Template: set.WorktreePathTemplate})
 	if err != nil {
 		return cli.WithCode(3, err)
 	}
-	set["dir"], set["run_branch"], set["base_branch"] = c.Path, c.Branch, c.Base
+	set.Dir, set.RunBranch, set.BaseBranch = c.Path, c.Branch, c.Base
 	return nil
 }
 
 // queueSlot waits for the run's turn and a slot; the run shows as queued
 // meanwhile.
-func (h *holder) queueSlot(o *PhaseOptions, max int, id string) error {
+func (h *holder) queueSlot(set *runconfig.Settings, id string) error {
+	max := set.MaxConcurrency
 	run, err := h.st.ReadRun(id)
 	if err != nil {
 		return cli.Failf("%w", err)
@@ -185,8 +176,8 @@ func (h *holder) queueSlot(o *PhaseOptions, max int, id string) error {
 	}()
 	queued := false
 	held, err := queue.Acquire(ctx, queue.Config{
-		Dir: dir, MaxConcurrency: max, MaxPerWorkspace: o.MaxPerWorkspace,
-		Workspace: run.WorkspaceRoot, Policy: o.QueuePolicy, RunID: id, Enqueued: run.CreatedAt,
+		Dir: dir, MaxConcurrency: max, MaxPerWorkspace: set.MaxRunsPerWorkspace,
+		Workspace: run.WorkspaceRoot, Policy: set.QueuePolicy, RunID: id, Enqueued: run.CreatedAt,
 		Waiting: func(runs []string, why string) {
 			// marked before it says so: whoever reads the message and then
 			// the run's status sees it queued

@@ -21,7 +21,7 @@ func bigRun(b *testing.B, root string, n int) {
 	}
 	created := time.Now().Add(-time.Hour).UnixMilli()
 	meta, _ := json.Marshal(record.Run{SchemaVersion: 1, RunID: "big", Status: record.RunFailed, Iteration: n,
-		ValidationCommand: "go test ./...", Settings: map[string]string{}, CreatedAt: created, UpdatedAt: created + int64(n)*300})
+		ValidationCommand: "go test ./...", CreatedAt: created, UpdatedAt: created + int64(n)*300})
 	if err := os.WriteFile(filepath.Join(dir, "run.json"), meta, 0o600); err != nil {
 		b.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/loopkit/loopkit/internal/procid"
 	rec "github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/settings"
 	"github.com/loopkit/loopkit/internal/store"
@@ -209,9 +210,14 @@ func run(env *cli.Env) error {
 		if opts.Run == "" {
 			return env.UsageError("--setting, --pid and --pgid need --run or --new-run")
 		}
+		if len(runSettings) > 0 && runconfig.IsKept(r.St.RunDir(opts.Run)) {
+			return env.UsageError("run %s's settings were fixed when its driver started it ('loop resume %s --max-iterations N' gives it more)", opts.Run, opts.Run)
+		}
 		run, err := r.Update(opts.Run, func(run *rec.Run) error {
-			for k, v := range runSettings {
-				run.Settings[k] = v
+			for _, kv := range runSettings {
+				if err := run.Settings.Set(kv[0], kv[1]); err != nil {
+					return cli.WithCode(exitcode.Usage, fmt.Errorf("--setting %s: %w", kv[0], err))
+				}
 			}
 			if opts.PID != 0 {
 				run.PID, run.PIDStart = &opts.PID, startOf(env, opts.PID)
@@ -359,7 +365,7 @@ func exitStatus(it *rec.IterationLog) int {
 	return it.ExitCode
 }
 
-func newRun(env *cli.Env, r *recorder.Recorder, opts *Options, settings map[string]string) error {
+func newRun(env *cli.Env, r *recorder.Recorder, opts *Options, settings [][2]string) error {
 	id := opts.Run
 	if id == "" {
 		id = store.NewRunID(opts.Name, time.Now())
@@ -383,8 +389,10 @@ func newRun(env *cli.Env, r *recorder.Recorder, opts *Options, settings map[stri
 			*p.dst = &abs
 		}
 	}
-	for k, v := range settings {
-		run.Settings[k] = v
+	for _, kv := range settings {
+		if err := run.Settings.Set(kv[0], kv[1]); err != nil {
+			return cli.WithCode(exitcode.Usage, fmt.Errorf("--setting %s: %w", kv[0], err))
+		}
 	}
 	if err := r.St.CreateRun(run); err != nil {
 		if errors.Is(err, os.ErrExist) {
@@ -429,16 +437,21 @@ func startOf(env *cli.Env, pid int) *uint64 {
 	return &st
 }
 
-func parseSettings(kvs []string) (map[string]string, error) {
-	m := map[string]string{}
+// parseSettings reads --setting KEY=VALUE, in order; the values are
+// checked as the driver's (runconfig) when they are set.
+func parseSettings(kvs []string) ([][2]string, error) {
+	var out [][2]string
 	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--setting %q: want KEY=VALUE", kv)
 		}
-		m[k] = v
+		if runconfig.ByKey(k) == nil {
+			return nil, fmt.Errorf("--setting %q: no such setting", kv)
+		}
+		out = append(out, [2]string{k, v})
 	}
-	return m, nil
+	return out, nil
 }
 
 func printJSON(env *cli.Env, v any) error {

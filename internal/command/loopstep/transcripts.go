@@ -16,7 +16,7 @@ func (s *stepRun) dropTranscript(rec *record.Step) {
 	drop := s.opts.Transcripts == record.TranscriptsDrop || os.Getenv("LOOP_TRANSCRIPTS") == record.TranscriptsDrop
 	if !drop && s.opts.Run != "" && s.st != nil {
 		if run, err := s.st.ReadRun(s.opts.Run); err == nil {
-			drop = run.Settings[record.TranscriptsKey] == record.TranscriptsDrop
+			drop = run.Settings.Transcripts == record.TranscriptsDrop
 		}
 	}
 	if !drop {

@@ -1,4 +1,4 @@
-package drivesettings
+package runconfig
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package drivesettings
+package runconfig
 
 import (
 	"os"
@@ -48,8 +48,8 @@ func TestValidationRunnable(t *testing.T) {
 			t.Errorf("%q: error %v, want %q", tc.cmd, err, tc.want)
 		}
 	}
-	ok := map[string]string{"dir": dir, "validate": "gotest ./..."}
-	if err := Validate(ok, []string{"sh"}); err == nil || !strings.Contains(err.Error(), "gotest") {
-		t.Errorf("Validate does not check the validation: %v", err)
+	ok := Settings{Dir: dir, Validate: "gotest ./...", Agent: []string{"sh"}}
+	if err := ok.Check(); err == nil || !strings.Contains(err.Error(), "gotest") {
+		t.Errorf("Check does not check the validation: %v", err)
 	}
 }

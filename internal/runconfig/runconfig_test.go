@@ -1,0 +1,199 @@
+package runconfig
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// seed003Keys are the config keys seed 003 lists: every one is a setting.
+var seed003Keys = strings.Fields(`specs_dir plans_dir log_dir model iterations
+	completion_mode reviewer verify_cmds verify_timeout_sec claude_timeout_sec
+	claude_retries claude_retry_backoff_sec artifact_mode global_log_dir
+	run_naming_mode run_naming_model base_branch run_branch_prefix
+	merge_target_branch merge_strategy worktree_path_template max_concurrency
+	max_runs_per_workspace queue_policy`)
+
+func TestSeedKeysKnown(t *testing.T) {
+	if len(seed003Keys) != 24 {
+		t.Fatalf("%d seed keys", len(seed003Keys))
+	}
+	for _, k := range seed003Keys {
+		if f := ByConfig(k); f == nil || f.Config != k {
+			t.Errorf("seed 003's %s is not a setting's config key", k)
+		}
+	}
+}
+
+// TestEveryConfigTagKnown: a config key any command reads (a `config`
+// tag in its options) is known, so it is never warned about; and every
+// key of Tools is read by some command. (loop-step once warned
+// "unknown config key idle_timeout" about a key it read itself.)
+func TestEveryConfigTagKnown(t *testing.T) {
+	tag := regexp.MustCompile("config:\"([a-z_0-9]+)\"")
+	read := map[string]bool{}
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && (d.Name() == "runconfig" || d.Name() == "cli") { // the tag's owner and its reader
+			return filepath.SkipDir
+		}
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		for _, m := range tag.FindAllSubmatch(data, -1) {
+			read[string(m[1])] = true
+			if !Known(string(m[1])) {
+				t.Errorf("%s reads config key %s, which runconfig does not know", p, m[1])
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range tools {
+		if !read[k] {
+			t.Errorf("Tools names %s, which no command reads", k)
+		}
+	}
+	if !Known("idle_timeout") || !Known("max_iterations") || !Known("merge_target") || Known("bogus") {
+		t.Error("Known is wrong about idle_timeout, max_iterations, merge_target or bogus")
+	}
+}
+
+// TestSchema: keys, flags and config keys are unique; every default reads;
+// every help line fits the help's column.
+func TestSchema(t *testing.T) {
+	keys, flags, configs := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, f := range Fields() {
+		if f.Key == "" || keys[f.Key] || f.Flag != "" && flags[f.Flag] {
+			t.Errorf("setting %+v: empty or repeated key or flag", f)
+		}
+		keys[f.Key], flags[f.Flag] = true, true
+		for _, c := range append([]string{f.Config}, f.Aliases...) {
+			if c != "" && configs[c] {
+				t.Errorf("config key %s names two settings", c)
+			}
+			configs[c] = true
+		}
+		if f.State && (f.Flag != "" || f.Config != "" || f.Env != "") {
+			t.Errorf("state %s has a source", f.Key)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	env := map[string]string{"LOOP_TIMEOUT": "5m"}
+	src := Sources{
+		Flags:  map[string][]string{"max_cost": {"2", "3"}, "on_event": {"a\nb", "c"}},
+		Getenv: func(k string) string { return env[k] },
+		Config: map[string]ConfigValue{"claude_timeout_sec": {Value: "600"}, "max_iterations": {Value: "4"},
+			"merge_target_branch": {Value: "agent/x"}, "merge_target": {Value: "old"}, "verify_cmds": {Value: "make"},
+			"model": {Value: "opus"}, "log_dir": {Value: "logs/loop"}, "final_verify_cmds": {Value: `["a","b"]`}},
+	}
+	s, err := Resolve(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.MaxCost != 3 || s.Timeout.D() != 5*time.Minute || s.MaxIterations != 4 || s.MergeTarget != "agent/x" ||
+		s.Validate != "make" || s.Model != "opus" || s.LogDir != "logs/loop" || !slices.Equal(s.FinalVerify, []string{"a", "b"}) ||
+		!slices.Equal(s.OnEvent, []string{"a\nb", "c"}) || s.ValidateTimeout.D() != 10*time.Minute || s.CompletionMode != "trailing" {
+		t.Errorf("resolved %+v", s)
+	}
+	for _, tc := range []struct {
+		src  Sources
+		want string
+	}{
+		{Sources{Flags: map[string][]string{"max_wait": {"5x"}}}, `--max-wait must be a duration like 90s, 5m or 3600 (seconds), got "5x"`},
+		{Sources{Getenv: func(k string) string { return map[string]string{"LOOP_VALIDATE_TIMEOUT": "1h5"}[k] }}, `LOOP_VALIDATE_TIMEOUT must be a duration`},
+		{Sources{Config: map[string]ConfigValue{"iterations": {Value: "0", Where: "c:3"}}}, `c:3: iterations must be a whole number from 1 to 1000000, got "0"`},
+		{Sources{Config: map[string]ConfigValue{"queue_policy": {Value: "lifo", Where: "c:1"}}}, `c:1: queue_policy must be fifo or newest_first, got "lifo"`},
+		{Sources{Flags: map[string][]string{"hook_timeout": {"0"}}}, `--hook-timeout must be a duration above 0`},
+		{Sources{Flags: map[string][]string{"max_cost": {"NaN"}}}, `--max-cost must be a number from 0 to 1e9`},
+	} {
+		if _, err := Resolve(tc.src); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Resolve: %v, want %q", err, tc.want)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	for in, want := range map[string]string{"iteration": "iterations", "verify_cmd": "verify_cmds",
+		"claude_timeout": "claude_timeout_sec", "merge_target_brnch": "merge_target_branch", "colour": ""} {
+		if got := Suggest(in); got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestJSON: a driver's run is stored typed and whole (an explicit 0 is not
+// the default); the text map of older runs still reads; a bad value keeps
+// its default and is named.
+func TestJSON(t *testing.T) {
+	s := Defaults()
+	s.Agent, s.Timeout, s.MaxCost, s.OnEvent = []string{"claude", "-p"}, 0, 1.5, []string{"a"}
+	data, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"timeout":"0"`, `"max_iterations":10`, `"max_cost":1.5`, `"on_event":["a"]`, `"agent":["claude","-p"]`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("%s lacks %s", data, want)
+		}
+	}
+	var back Settings
+	if err := json.Unmarshal(data, &back); err != nil || back.Timeout != 0 || back.MaxIterations != 10 || back.MaxCost != 1.5 {
+		t.Errorf("read back %+v, %v", back, err)
+	}
+	old := `{"max_iterations":"4","timeout":"90","agent":"[\"codex\",\"exec\"]","final_verify":"[\"a\"]",
+		"on_event":"x\ny","worktree":"1","driven_ms":"1200","max_wait":"soon","unknown":"kept out"}`
+	var o Settings
+	if err := json.Unmarshal([]byte(old), &o); err != nil {
+		t.Fatal(err)
+	}
+	if o.MaxIterations != 4 || o.Timeout.D() != 90*time.Second || !slices.Equal(o.Agent, []string{"codex", "exec"}) ||
+		!slices.Equal(o.FinalVerify, []string{"a"}) || !slices.Equal(o.OnEvent, []string{"x", "y"}) || !o.Worktree ||
+		o.DrivenMS != 1200 || o.MaxWait.D() != 6*time.Hour || !slices.Equal(o.Bad(), []string{"max_wait"}) {
+		t.Errorf("old run read as %+v", o)
+	}
+	if data, _ := json.Marshal(Settings{MaxIterations: 3}); string(data) != `{"max_iterations":3}` {
+		t.Errorf("a run loop-record made stores %s", data)
+	}
+}
+
+// TestKeepEnforce: settings kept at start win over run.json's; the state
+// is run.json's; a run with none kept is left alone.
+func TestKeepEnforce(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "runs", "r1")
+	s := Defaults()
+	s.MaxIterations, s.Agent = 2, []string{"sh"}
+	if err := Keep(dir, &s); err != nil {
+		t.Fatal(err)
+	}
+	if !IsKept(dir) || IsKept(dir+"x") {
+		t.Error("IsKept is wrong")
+	}
+	edited := s
+	edited.MaxIterations, edited.OnEvent, edited.DrivenMS = 50, []string{"curl evil"}, 99
+	if ch := Enforce(dir, &edited); !slices.Equal(ch, []string{"max_iterations", "on_event"}) {
+		t.Errorf("changed %q", ch)
+	}
+	if edited.MaxIterations != 2 || edited.OnEvent != nil || edited.DrivenMS != 99 || len(edited.Changed()) != 2 {
+		t.Errorf("enforced %+v", edited)
+	}
+	other := Settings{MaxIterations: 7}
+	if ch := Enforce(dir+"x", &other); ch != nil || other.MaxIterations != 7 {
+		t.Errorf("a run with none kept: %v %+v", ch, other)
+	}
+	Forget(dir)
+	if IsKept(dir) {
+		t.Error("Forget kept it")
+	}
+}

@@ -1,0 +1,345 @@
+package runconfig
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Field is one setting as its tags describe it.
+type Field struct {
+	Key     string   // json: run.json's name, and the driver's S[key]
+	Flag    string   // without "--"; "" when no flag sets it
+	Arg     string   // the value's name in the help; "" for a switch
+	Env     string   // environment variable, or ""
+	Config  string   // config key (seed 003's name), or ""
+	Aliases []string // older config keys, still read
+	Default string
+	Range   string // "MIN,MAX" (either may be empty)
+	Choices []string
+	Check   string // "file" or "dir": must exist
+	Help    string // "" leaves the flag out of the help
+	Note    string // the description of a setting the help leaves out
+	State   bool   // the driver's running state, not a setting
+	Many    bool   // a list: a repeatable flag
+	index   int
+	kind    reflect.Type
+}
+
+var (
+	fields   []Field
+	byKey    = map[string]*Field{}
+	byFlag   = map[string]*Field{}
+	byConfig = map[string]*Field{} // config keys and aliases
+	tools    = map[string]reflect.Type{}
+	durType  = reflect.TypeOf(Duration(0))
+)
+
+func init() {
+	t := reflect.TypeOf(Settings{})
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		key, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if key == "-" {
+			key = strings.ReplaceAll(sf.Tag.Get("flag"), "-", "_")
+		}
+		f := Field{Key: key, Flag: sf.Tag.Get("flag"), Arg: sf.Tag.Get("arg"), Env: sf.Tag.Get("env"),
+			Config: sf.Tag.Get("config"), Default: sf.Tag.Get("default"), Range: sf.Tag.Get("range"),
+			Check: sf.Tag.Get("check"), Help: sf.Tag.Get("help"), Note: sf.Tag.Get("note"), State: sf.Tag.Get("state") != "",
+			Many: sf.Type.Kind() == reflect.Slice, index: i, kind: sf.Type}
+		if a := sf.Tag.Get("alias"); a != "" {
+			f.Aliases = strings.Split(a, ",")
+		}
+		if c := sf.Tag.Get("choice"); c != "" {
+			f.Choices = strings.Split(c, "|")
+		}
+		fields = append(fields, f)
+	}
+	for i := range fields {
+		f := &fields[i]
+		byKey[f.Key] = f
+		if f.Flag != "" {
+			byFlag[f.Flag] = f
+		}
+		for _, c := range append([]string{f.Config}, f.Aliases...) {
+			if c != "" {
+				byConfig[c] = f
+			}
+		}
+		if f.Default != "" { // a default the schema cannot read is a bug here
+			var s Settings
+			if err := f.set(&s, f.Default); err != nil {
+				panic(fmt.Sprintf("runconfig: %s default: %v", f.Key, err))
+			}
+		}
+	}
+	tt := reflect.TypeOf(Tools{})
+	for i := 0; i < tt.NumField(); i++ {
+		tools[tt.Field(i).Tag.Get("config")] = tt.Field(i).Type
+	}
+}
+
+// Fields are the settings in the order of the struct (the help's order).
+func Fields() []Field { return fields }
+
+// ByKey is the setting stored under key, or nil.
+func ByKey(key string) *Field { return byKey[key] }
+
+// ByFlag is the setting a flag (without "--") sets, or nil.
+func ByFlag(flag string) *Field { return byFlag[flag] }
+
+// ByConfig is the setting a config key (or one of its aliases) sets, or nil.
+func ByConfig(key string) *Field { return byConfig[key] }
+
+// Known reports a config key some loopkit command reads: a setting's key
+// or alias, or one of Tools.
+func Known(key string) bool {
+	_, tool := tools[key]
+	return byConfig[key] != nil || tool
+}
+
+// ConfigKeys are every known config key (aliases included), sorted.
+func ConfigKeys() []string {
+	var keys []string
+	for k := range byConfig {
+		keys = append(keys, k)
+	}
+	for k := range tools {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Suggest is the known config key closest to an unknown one, "" when
+// none is close (at most two edits, or the same words in another order).
+func Suggest(key string) string {
+	best, bestD := "", 3
+	for _, k := range ConfigKeys() {
+		if d := distance(key, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best == "" {
+		// max_iterations for iterations: one holds the other
+		for _, k := range ConfigKeys() {
+			if len(k) > 4 && (strings.Contains(key, k) || strings.Contains(k, key) && len(key) > 4) {
+				return k
+			}
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance of a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// Doc is the setting's one-line description: its help, else its note.
+func (f *Field) Doc() string {
+	if f.Help != "" {
+		return f.Help
+	}
+	return f.Note
+}
+
+// Form is the accepted form of the setting's values, for messages.
+func (f *Field) Form() string {
+	switch {
+	case len(f.Choices) > 0:
+		return strings.Join(f.Choices, " or ")
+	case f.kind == durType:
+		return "a duration like 90s, 5m or 3600 (seconds)"
+	case f.kind.Kind() == reflect.Bool:
+		return "true or false"
+	case f.kind.Kind() == reflect.Float64:
+		return "a number" + f.rangeText()
+	case f.kind.Kind() == reflect.Int || f.kind.Kind() == reflect.Int64:
+		return "a whole number" + f.rangeText()
+	case f.Many:
+		return "one command, or a JSON list of them"
+	}
+	return "text"
+}
+
+func (f *Field) rangeText() string {
+	lo, hi, _ := strings.Cut(f.Range, ",")
+	switch {
+	case lo != "" && hi != "":
+		return " from " + lo + " to " + hi
+	case lo != "":
+		return " of " + lo + " or more"
+	}
+	return ""
+}
+
+// Name is how a message names the setting: its flag, else its config key.
+func (f *Field) Name() string {
+	switch {
+	case f.Flag != "":
+		return "--" + f.Flag
+	case f.Config != "":
+		return f.Config
+	}
+	return f.Key
+}
+
+// set parses text into the field of s, checking its range and choices;
+// a list field takes a JSON list or lines.
+func (f *Field) set(s *Settings, text string) error {
+	v := reflect.ValueOf(s).Elem().Field(f.index)
+	bad := func() error { return fmt.Errorf("must be %s, got %q", f.Form(), text) }
+	switch {
+	case f.kind == durType:
+		d, err := ParseDuration(text)
+		if err != nil || (f.Range == "1ms," && d == 0) {
+			if f.Range == "1ms," {
+				return fmt.Errorf("must be a duration above 0 like 10s, got %q", text)
+			}
+			return bad()
+		}
+		v.SetInt(int64(d))
+		return nil
+	case f.Many:
+		list, err := lines(text)
+		if err != nil {
+			return bad()
+		}
+		v.Set(reflect.ValueOf(list))
+		return nil
+	}
+	switch f.kind.Kind() {
+	case reflect.String:
+		if len(f.Choices) > 0 && !contains(f.Choices, text) {
+			return bad()
+		}
+		v.SetString(text)
+	case reflect.Bool:
+		b, ok := boolean(text)
+		if !ok {
+			return bad()
+		}
+		v.SetBool(b)
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+		if err != nil || !f.inRange(float64(n)) {
+			return bad()
+		}
+		v.SetInt(n)
+	case reflect.Float64:
+		x, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || strings.ContainsAny(text, "xXpP") || !f.inRange(x) {
+			return bad()
+		}
+		v.SetFloat(x)
+	}
+	return nil
+}
+
+func (f *Field) inRange(x float64) bool {
+	lo, hi, _ := strings.Cut(f.Range, ",")
+	if n, err := strconv.ParseFloat(lo, 64); err == nil && x < n {
+		return false
+	}
+	if n, err := strconv.ParseFloat(hi, 64); err == nil && x > n {
+		return false
+	}
+	return true
+}
+
+// Text is the field's value in s as text: the form Set reads back, and
+// what the driver gets in S[key] (a list as lines, a duration in Go syntax).
+func (f *Field) Text(s *Settings) string {
+	v := reflect.ValueOf(s).Elem().Field(f.index)
+	switch {
+	case f.kind == durType:
+		return Duration(v.Int()).String()
+	case f.Many:
+		return strings.Join(v.Interface().([]string), "\n")
+	}
+	switch f.kind.Kind() {
+	case reflect.Bool:
+		if v.Bool() {
+			return "1"
+		}
+		return ""
+	case reflect.Int, reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'f', -1, 64)
+	}
+	return v.String()
+}
+
+// zero reports the field is unset in s.
+func (f *Field) zero(s *Settings) bool {
+	return reflect.ValueOf(s).Elem().Field(f.index).IsZero()
+}
+
+// lines reads a list: a JSON list of strings, else one item per non-blank
+// line.
+func lines(text string) ([]string, error) {
+	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, "[") {
+		var list []string
+		if err := json.Unmarshal([]byte(t), &list); err != nil {
+			return nil, err
+		}
+		for _, c := range list {
+			if strings.TrimSpace(c) == "" {
+				return nil, fmt.Errorf("an empty command")
+			}
+		}
+		return list, nil
+	}
+	var list []string
+	for l := range strings.SplitSeq(text, "\n") {
+		if strings.TrimSpace(l) != "" {
+			list = append(list, l)
+		}
+	}
+	return list, nil
+}
+
+func boolean(v string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true, true
+	case "0", "false", "no", "off", "":
+		return false, true
+	}
+	return false, false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
