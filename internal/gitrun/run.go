@@ -66,12 +66,8 @@ func TrustRun(runDir string) {
 // statePath is the file keeping the hash of the run at runDir: named by
 // the run directory's path, which the workspace cannot change.
 func statePath(runDir string) (string, error) {
-	state, err := userdir.State()
+	dir, err := userdir.StateSub("git-config")
 	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(state, "git-config")
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", err
 	}
 	name, err := stateName(runDir)

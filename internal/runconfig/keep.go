@@ -4,9 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -24,21 +22,8 @@ import (
 // Only the person changes them: `loop resume --max-iterations N` keeps the
 // new ones.
 
-// keptDir is the directory of kept settings, made 0700 when missing.
-func keptDir() (string, error) {
-	state, err := userdir.State()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(state, "settings")
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", err
-	}
-	return dir, nil
-}
-
 func keptPath(runDir string) (string, error) {
-	dir, err := keptDir()
+	dir, err := userdir.StateSub("settings")
 	if err != nil {
 		return "", err
 	}

@@ -27,6 +27,20 @@ func State() (string, error) {
 	return private(filepath.Join(base, "loopkit"), true)
 }
 
+// StateSub is the directory name under State, made 0700 when missing:
+// one per kind of thing a run must remember (git-config, settings).
+func StateSub(name string) (string, error) {
+	state, err := State()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(state, name)
+	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
+		return "", err
+	}
+	return dir, nil
+}
+
 // Runtime is $XDG_RUNTIME_DIR/loopkit, or without XDG_RUNTIME_DIR a
 // directory of this user's under the temporary directory; 0700 either way.
 func Runtime() (string, error) {
