@@ -3,37 +3,11 @@
 package finalverify
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/record"
 )
-
-// SettingKey holds the commands in run.json's settings, as a JSON array of
-// strings (config final_verify_cmds takes the same array, or one command).
-const SettingKey = "final_verify"
-
-// Commands reads the setting: a JSON array of commands, or one command.
-func Commands(setting string) ([]string, error) {
-	s := strings.TrimSpace(setting)
-	if s == "" {
-		return nil, nil
-	}
-	if !strings.HasPrefix(s, "[") {
-		return []string{s}, nil
-	}
-	var cmds []string
-	if err := json.Unmarshal([]byte(s), &cmds); err != nil {
-		return nil, fmt.Errorf("final verification commands: want a JSON array of strings: %v", err)
-	}
-	for i, c := range cmds {
-		if strings.TrimSpace(c) == "" {
-			return nil, fmt.Errorf("final verification command %d is empty", i+1)
-		}
-	}
-	return cmds, nil
-}
 
 // State is where the final verification of one iteration stands.
 type State struct {

@@ -7,25 +7,6 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 )
 
-func TestCommands(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want []string
-		err  bool
-	}{
-		{"", nil, false},
-		{"go test ./...", []string{"go test ./..."}, false},
-		{`["go vet ./...", "go test ./..."]`, []string{"go vet ./...", "go test ./..."}, false},
-		{`["a", ""]`, nil, true},
-		{`[1]`, nil, true},
-	} {
-		got, err := Commands(c.in)
-		if (err != nil) != c.err || strings.Join(got, "|") != strings.Join(c.want, "|") {
-			t.Errorf("Commands(%q) = %q, %v", c.in, got, err)
-		}
-	}
-}
-
 func TestOf(t *testing.T) {
 	cmds := []string{"a", "b"}
 	v := func(it int, cmd, status string) *record.Verification {

@@ -116,6 +116,8 @@ func TestResolve(t *testing.T) {
 		{Sources{Config: map[string]ConfigValue{"queue_policy": {Value: "lifo", Where: "c:1"}}}, `c:1: queue_policy must be fifo or newest_first, got "lifo"`},
 		{Sources{Flags: map[string][]string{"hook_timeout": {"0"}}}, `--hook-timeout must be a duration above 0`},
 		{Sources{Flags: map[string][]string{"max_cost": {"NaN"}}}, `--max-cost must be a number from 0 to 1e9`},
+		{Sources{Config: map[string]ConfigValue{"final_verify_cmds": {Value: `["a", ""]`, Where: "c:2"}}}, `c:2: final_verify_cmds must be one command, or a JSON list of them`},
+		{Sources{Config: map[string]ConfigValue{"final_verify_cmds": {Value: `[1]`, Where: "c:2"}}}, `c:2: final_verify_cmds must be one command`},
 	} {
 		if _, err := Resolve(tc.src); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Resolve: %v, want %q", err, tc.want)
