@@ -19,7 +19,7 @@ for dir in "$@"; do files+=("$dir"/*/run.json); done
 collisions=$(jq -nr '[inputs | {id: (input_filename | split("/")[-2]), created_at}]
   | group_by(.id)[] | select((map(.created_at) | unique | length) > 1) | .[0].id' "${files[@]}")
 if [ -n "$collisions" ]; then
-  echo "merge-runs.sh: these run ids name different runs (another created_at); rename one copy and run loop-record --run ID --repair in it:" >&2
+  echo "merge-runs.sh: these run ids name different runs (another created_at); rename one copy and run loop-record repair --run ID in it:" >&2
   echo "$collisions" >&2
   exit 1
 fi

@@ -6,7 +6,7 @@ import (
 )
 
 // Merge brings the completed run's branch into its merge target
-// (loop-drive --merge); Extra holds target and strategy.
+// (loop-drive merge); Extra holds target and strategy.
 const Merge = "merge"
 
 // MergeStrategy is the run's strategy: none when there is no target,

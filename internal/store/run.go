@@ -54,7 +54,7 @@ func Slug(s string) string {
 
 // ErrRunMismatch is a run.json whose run_id is not its directory's name: a
 // run directory renamed or copied by hand. The name is the run's identity,
-// so such a run is refused until loop-record --repair rewrites its run_id.
+// so such a run is refused until loop-record repair rewrites its run_id.
 var ErrRunMismatch = errors.New("run.json names another run")
 
 // ReadRun reads a run's run.json; ErrNoSuchRun when the run does not exist,
@@ -65,7 +65,7 @@ func (s *Store) ReadRun(id string) (*record.Run, error) {
 		return nil, err
 	}
 	if r.RunID != id {
-		return nil, fmt.Errorf("%w: runs/%s/run.json says run_id %q (renamed or copied by hand?); fix it with loop-record --run %s --repair", ErrRunMismatch, id, r.RunID, id)
+		return nil, fmt.Errorf("%w: runs/%s/run.json says run_id %q (renamed or copied by hand?); fix it with loop-record repair --run %s", ErrRunMismatch, id, r.RunID, id)
 	}
 	return r, nil
 }

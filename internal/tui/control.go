@@ -15,7 +15,7 @@ import (
 )
 
 // Tools are the programs the view runs to change a run: the same doors
-// as `loop pause|cancel RUN` (loop-drive --pause, --cancel) and `loop
+// as `loop pause|cancel RUN` (loop-drive pause, cancel) and `loop
 // resume RUN` (the driver itself), so every change of status is made,
 // recorded and hooked where the command line's is.
 type Tools struct {
@@ -75,24 +75,24 @@ func (m *Model) answer(k string) tea.Cmd {
 	case "resume":
 		return m.resume(p.run)
 	case "pause":
-		return m.drive(p.run, "--pause")
+		return m.drive(p.run, "pause")
 	}
-	return m.drive(p.run, "--cancel")
+	return m.drive(p.run, "cancel")
 }
 
 func (m *Model) env() []string { return append(os.Environ(), "LOOP_STORE="+m.st.Root) }
 
-// drive runs loop-drive FLAG --run id, as `loop pause|cancel` does, in the
+// drive runs loop-drive SUBCOMMAND --run id, as `loop pause|cancel` does, in the
 // background (a cancel waits for the driver to stop), and shows its
 // message or its error.
-func (m *Model) drive(id, flag string) tea.Cmd {
+func (m *Model) drive(id, sub string) tea.Cmd {
 	if m.tools.Drive == "" {
 		m.msg = "loop-drive not found beside loop-tui nor on PATH: install loopkit (make install)"
 		return nil
 	}
 	path, env := m.tools.Drive, m.env()
 	return func() tea.Msg {
-		cmd := exec.Command(path, flag, "--run", id)
+		cmd := exec.Command(path, sub, "--run", id)
 		cmd.Env = env
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb

@@ -43,7 +43,7 @@ mibps() { awk -v m="$mib" -v s="$(wall "$work/cap.json" "$1")" 'BEGIN { printf "
 
 # 4. loop-record appending an iteration with 25 KB of output vs jq >> file && sync
 mkdir -p "$work/rec" && cd "$work/rec" && export LOOP_STORE="$work/rec/.loop"
-"$BIN/loop-record" --new-run --run r >/dev/null
+"$BIN/loop-record" new --run r >/dev/null
 head -c 25600 /dev/urandom | base64 -w 100 | head -c 25600 >out25k.txt
 mkdir -p .loop/spool
 spool="$work/rec/.loop/spool/bench.validate.stdout"

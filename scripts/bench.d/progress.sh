@@ -21,7 +21,7 @@ jq -cn --rawfile out out25k.txt \
   '{type:"validation",command:"go test ./...",exit_code:1,stdout:$out,stderr:"",duration_ms:1234,files_changed:["a.go","b.go"]}' > val.json
 "$BIN/loop-record" --run tmpl < val.json > tmpl.json
 for n in $sizes; do
-  "$BIN/loop-record" --new-run --run "r$n" >/dev/null
+  "$BIN/loop-record" new --run "r$n" >/dev/null
   jq -c --argjson n "$n" 'range(1; $n + 1) as $i | .iteration = $i | .id = "r\($n)-iter-\($i)" | .run_id = "r\($n)"' tmpl.json \
     > "$LOOP_STORE/runs/r$n/iterations.jsonl"
 done

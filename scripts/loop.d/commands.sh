@@ -6,26 +6,26 @@
 # holds the run (it prints the help for --help, and a usage error itself).
 cmd_run() {
   trap_signals
-  hold --new "$@" # which says where the run works and what bounds it
-  "$LK_RECORD" --run "$RUN" --snapshot start >/dev/null
+  hold new "$@" # which says where the run works and what bounds it
+  "$LK_RECORD" snapshot start --run "$RUN" >/dev/null
   drive
 }
 
 cmd_resume() {
-  case " $* " in *" --interrupted "* | *" --all-stores "* | *" --print-unit"*) exec "$LK_DRIVE" --resume-all --driver "$0" "$@" ;; esac
+  case " $* " in *" --interrupted "* | *" --all-stores "* | *" --print-unit"*) exec "$LK_DRIVE" resume-all --driver "$0" "$@" ;; esac
   trap_signals
-  hold --resume "$@"
+  hold resume "$@"
   drive
 }
 
 cmd_cancel() {
   [ $# -eq 1 ] || usage_error "usage: $LOOP_PROG cancel RUN"
-  exec "$LK_DRIVE" --cancel --run "$1"
+  exec "$LK_DRIVE" cancel --run "$1"
 }
 
 cmd_pause() {
   [ $# -eq 1 ] || usage_error "usage: $LOOP_PROG pause RUN"
-  exec "$LK_DRIVE" --pause --run "$1"
+  exec "$LK_DRIVE" pause --run "$1"
 }
 
 cmd_list() {

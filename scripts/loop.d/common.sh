@@ -7,7 +7,7 @@ log() { printf 'loop: %s\n' "$*" >&2; }
 die() { local code=$1 err=""; shift; log "$*"
   if [ "$code" = 70 ] && [ -n "${RUN:-}" ] && [ -z "${FINISHING:-}" ]; then FINISHING=1
     [ ! -s "${LOOPKIT_ERROR_FILE:-}" ] || IFS= read -r err <"$LOOPKIT_ERROR_FILE"
-    "$LK_RECORD" --run "$RUN" --status failed --message "$*${err:+: $err}" >/dev/null || log "could not mark run $RUN failed"
+    "$LK_RECORD" status failed --run "$RUN" --message "$*${err:+: $err}" >/dev/null || log "could not mark run $RUN failed"
   fi; exit "$code"; }
 
 # usage_error MESSAGE: one line pointing at the help, exit 2.

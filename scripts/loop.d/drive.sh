@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The iteration loop shared by `run` and `resume` (sourced by scripts/loop).
-# Each turn asks `loop-drive --next` for the action and runs act_<action>;
+# Each turn asks `loop-drive next` for the action and runs act_<action>;
 # a feature adds an action by defining act_<name> in a file of loop.d.
 
 RUN=""          # the run being driven
@@ -39,14 +39,14 @@ canceled() {
   FINISHING=1
   if [ -n "$RUN" ]; then
     if [ -s "$TMP/step.json" ]; then
-      "$LK_RECORD" --run "$RUN" --attempt --kind interrupted <"$TMP/step.json" >/dev/null ||
+      "$LK_RECORD" attempt --run "$RUN" --kind interrupted <"$TMP/step.json" >/dev/null ||
         log "the interrupted step of run $RUN was not recorded"
     fi
     if [ -s "$TMP/review.json" ]; then
-      "$LK_RECORD" --run "$RUN" --attempt --kind reviewer <"$TMP/review.json" >/dev/null ||
+      "$LK_RECORD" attempt --run "$RUN" --kind reviewer <"$TMP/review.json" >/dev/null ||
         log "the review of run $RUN was not recorded"
     fi
-    "$LK_RECORD" --run "$RUN" --status canceled --message "canceled by SIG$SIGNALED" >/dev/null ||
+    "$LK_RECORD" status canceled --run "$RUN" --message "canceled by SIG$SIGNALED" >/dev/null ||
       log "could not mark run $RUN canceled"
     echo canceled 2>/dev/null
     log "run $RUN canceled by SIG$SIGNALED"
@@ -83,7 +83,7 @@ checked() {
   die 70 "$1 failed (exit $2) in run $RUN"
 }
 
-# hold ARGS...: starts `loop-drive ARGS` (--new or --resume and the
+# hold ARGS...: starts `loop-drive ARGS` (new or resume and the
 # driver's arguments), which takes the run's driver lock, a concurrency slot
 # and the live lock and keeps them until this driver exits; reads the store,
 # run id, settings and agent argv it prints as NUL-terminated KEY=VALUE
@@ -115,13 +115,13 @@ hold() {
   export LOOPKIT_DRIVER_PID=$$
 }
 
-# next_action [MODE...]: fills A from `loop-drive --next`, or from MODE
-# (--record), which decides the next action after its own work; DECIDED
+# next_action [MODE...]: fills A from `loop-drive next`, or from MODE
+# (record), which decides the next action after its own work; DECIDED
 # tells drive not to ask again.
 next_action() {
   local k v out rc
   A=()
-  out=$("$LK_DRIVE" "${@:---next}" --run "$RUN"); rc=$?
+  out=$("$LK_DRIVE" "${@:-next}" --run "$RUN"); rc=$?
   checked loop-drive $rc
   while IFS='=' read -r k v; do A[$k]=$v; done <<<"$out"
   [ -n "${A[action]:-}" ] || die 70 "could not decide the next action of run $RUN"
@@ -167,11 +167,11 @@ act_iterate() {
   # an iteration: the next action waits, or ends the run
   slurp "$TMP/step.json"
   local keep=()
-  [[ $REC != *'"rate_limited":true'* ]] || keep=(--rate-limit "$TMP/step.json")
+  [[ $REC != *'"rate_limited":true'* ]] || keep=(rate-limit "$TMP/step.json")
   [[ -z ${A[step_timeout]:-} || $REC != *'"timed_out":true'* || $REC == *'"idle_timeout":true'* ]] ||
-    keep=(--attempt --kind over_duration)
+    keep=(attempt --kind over_duration)
   if [ ${#keep[@]} -gt 0 ]; then
-    "$LK_RECORD" --run "$RUN" "${keep[@]}" <"$TMP/step.json" >/dev/null
+    "$LK_RECORD" "${keep[@]}" --run "$RUN" <"$TMP/step.json" >/dev/null
     checked loop-record $?
     : >"$TMP/step.json"
     return
@@ -179,7 +179,7 @@ act_iterate() {
   # a step that could not work (not logged in, no program) is an attempt:
   # no review, no validation; loop-drive keeps it and fails the run
   if [[ $REC == *'"cannot_work":true'* ]]; then
-    next_action --attempt <<<"$REC"
+    next_action attempt <<<"$REC"
     : >"$TMP/step.json"
     return
   fi
@@ -190,7 +190,7 @@ act_iterate() {
   checked loop-validate $?
   # one call records the iteration and decides the next action
   slurp "$TMP/step.json" ${A[review]:+"$TMP/review.json"} "$TMP/validate.json"
-  next_action --record --iteration "$i" <<<"$REC"
+  next_action record --iteration "$i" <<<"$REC"
   : >"$TMP/step.json"; : >"$TMP/review.json" # in the iteration now
   # printed by the driver itself: a closed stdout (`| head`) is a SIGPIPE
   # here, while a Go child would end quietly
@@ -209,13 +209,13 @@ act_stop() {
   local status=${A[status]} reason=${A[reason]:-} hook
   FINISHING=1
   if [ "${A[rule]:-}" != not-running ]; then
-    "$LK_RECORD" --run "$RUN" --status "$status" ${reason:+--message "$reason"} >/dev/null ||
+    "$LK_RECORD" status "$status" --run "$RUN" ${reason:+--message "$reason"} >/dev/null ||
       log "could not mark run $RUN $status"
   fi
   [ "$status" != stuck ] || ask_hypotheses
   case $status in
-    completed) "$LK_RECORD" --run "$RUN" --snapshot success >/dev/null ;;
-    stuck) "$LK_RECORD" --run "$RUN" --snapshot stuck >/dev/null ;;
+    completed) "$LK_RECORD" snapshot success --run "$RUN" >/dev/null ;;
+    stuck) "$LK_RECORD" snapshot stuck --run "$RUN" >/dev/null ;;
   esac
   for hook in "${ON_STOP[@]}"; do "$hook" "$status"; done
   echo "$status" 2>/dev/null
@@ -239,8 +239,8 @@ ask_hypotheses() {
     --phase stuck_report --timeout "${S[timeout]}" --exit-zero -- "${AGENT[@]}" >"$TMP/stuck-step.json"
   FINISHING=1
   # a call like any other: its tokens and cost count in the run's totals
-  "$LK_RECORD" --run "$RUN" --attempt --kind stuck_report <"$TMP/stuck-step.json" >/dev/null ||
+  "$LK_RECORD" attempt --run "$RUN" --kind stuck_report <"$TMP/stuck-step.json" >/dev/null ||
     log "the stuck agent's call was not recorded"
   [ -z "$SIGNALED" ] || exit "$SIGCODE"
-  "$LK_RECORD" --run "$RUN" --hypotheses <"$TMP/stuck-step.json" >/dev/null || log "hypotheses not recorded"
+  "$LK_RECORD" hypotheses --run "$RUN" <"$TMP/stuck-step.json" >/dev/null || log "hypotheses not recorded"
 }

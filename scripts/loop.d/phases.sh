@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The reviewer, the final verification and the merge (sourced by
 # scripts/loop): the review act_iterate runs, and actions `loop-drive
-# --next` asks for after an iteration.
+# next` asks for after an iteration.
 
 # review_step I/MAX: between the step and the validation, the reviewer
 # reads the task and the step's change; its record ($TMP/review.json) goes
@@ -20,7 +20,7 @@ act_verify() {
   run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]}" \
     --exit-zero --shell "${A[command]}" >"$TMP/verify.json"
   checked loop-validate $?
-  "$LK_RECORD" --run "$RUN" --verify <"$TMP/verify.json" >/dev/null
+  "$LK_RECORD" verify --run "$RUN" <"$TMP/verify.json" >/dev/null
   checked loop-record $?
 }
 
@@ -28,6 +28,6 @@ act_verify() {
 # primary worktree; loop-drive records how, and the next action acts on it.
 act_merge() {
   log "merging ${S[run_branch]} into ${A[target]} (${A[strategy]})"
-  "$LK_DRIVE" --merge --run "$RUN" >/dev/null
+  "$LK_DRIVE" merge --run "$RUN" >/dev/null
   checked loop-drive $?
 }

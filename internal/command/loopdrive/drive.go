@@ -3,6 +3,9 @@
 package loopdrive
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/exitcode"
@@ -13,49 +16,51 @@ import (
 	"github.com/loopkit/loopkit/internal/store"
 )
 
-const usage = `MODE [OPTIONS]
-  loop-drive --new ARGS...     (ARGS: those of scripts/loop run)
-  loop-drive --resume ARGS...  (ARGS: those of scripts/loop resume)
-  loop-drive --next --run ID
-  loop-drive --record --run ID --iteration N < STEP_AND_VALIDATION
-  loop-drive --attempt --run ID < STEP
-  loop-drive --cancel --run ID | --pause --run ID
-  loop-drive --merge --run ID
-  loop-drive --init [--force]  (loop init)
-  loop-drive --trust [FILE...]  (loop trust)
-  loop-drive --usage
+const usage = `COMMAND [OPTIONS]
+  loop-drive new ARGS...       (ARGS: those of scripts/loop run)
+  loop-drive resume ARGS...    (ARGS: those of scripts/loop resume)
+  loop-drive resume-all ARGS... (loop resume --interrupted | --print-unit)
+  loop-drive next --run ID
+  loop-drive record --run ID --iteration N < STEP_AND_VALIDATION
+  loop-drive attempt --run ID < STEP
+  loop-drive cancel --run ID | pause --run ID
+  loop-drive merge --run ID
+  loop-drive init [--force]    (loop init)
+  loop-drive trust [FILE...]   (loop trust)
+  loop-drive usage
 
 Examples:
-  $ loop-drive --next --run RUN
-  $ loop-drive --cancel --run RUN
+  $ loop-drive next --run RUN
+  $ loop-drive cancel --run RUN
 
-The Go half of scripts/loop. --new and --resume come first and read the
-rest as the driver's own command line (flags, then LOOP_* variables, then
-the config files, then defaults; --usage prints that help). --new checks
+The Go half of scripts/loop. new and resume read the rest as the
+driver's own command line (flags, then LOOP_* variables, then the config
+files, then defaults; 'usage' prints that help). new checks
 every setting (exit 2 on the first bad one, nothing created) and creates a
 run; both take the run's driver lock, wait for a concurrency slot, print
 the store, the run's settings and the agent's argv as NUL-terminated
 KEY=VALUE records, and stay alive holding the lock until their parent (the
 driver) exits or sends SIGUSR1.
 
---next prints the driver's next action as key=value lines (action=iterate,
+next prints the driver's next action as key=value lines (action=iterate,
 action=wait or action=stop, ...), decided from run.json and the end of the
 log; the watchdog and the store's rate-limit note are asked here too.
---record records iteration N from the step and validation records on
+record records iteration N from the step and validation records on
 stdin (as loop-record --iteration N), prints its loop-view logs line as
-summary=LINE, then the next action as --next. --attempt keeps a step that
+summary=LINE, then the next action as next. attempt keeps a step that
 could not work (its record says cannot_work) as an attempt, with no
 validation, and prints the next action: the stop that fails the run.
 
---trust (scripts/loop trust) shows the commands a config file names
-(default: the store's and LOOP_CONFIG's) and accepts it as it is: --new
+trust (scripts/loop trust) shows the commands a config file names
+(default: the store's and LOOP_CONFIG's) and accepts it as it is: new
 refuses a config that names commands (verify_cmds, final_verify_cmds,
 reviewer, run_naming_model, on_event) unless its content was accepted,
 recorded in $XDG_STATE_HOME/loopkit/trusted.
 
---merge merges a completed worktree run's branch into its merge target in
+merge merges a completed worktree run's branch into its merge target in
 the primary worktree (never pushed) and prints the target's new commit; a
-merge that fails is recorded in the run, and --next then fails the run.
+merge that fails is recorded in the run, and next then fails the run.
+The old mode flags (--next, --record, ...) work for one more release.
 
 Exit status: 0 done; 1 failure; 2 usage or a bad setting; 75 the run is
 held by another driver.`
@@ -65,14 +70,14 @@ held by another driver.`
 type Options struct {
 	cli.Common
 	Run       string `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"the run" unquote:"false"`
-	Next      bool   `long:"next" description:"print the next action"`
-	Record    bool   `long:"record" description:"record iteration --iteration from stdin, print its summary line and the next action"`
-	Iteration int    `long:"iteration" value-name:"N" description:"with --record: the iteration's number"`
-	Attempt   bool   `long:"attempt" description:"keep the step on stdin, which could not work, as an attempt; print the next action"`
-	Cancel    bool   `long:"cancel" description:"stop the run's driver and mark the run canceled"`
-	Pause     bool   `long:"pause" description:"let the current step finish, then stop the driver; the run is paused"`
-	Merge     bool   `long:"merge" description:"merge the completed run's branch into its merge target"`
-	Usage     bool   `long:"usage" description:"print the help of scripts/loop"`
+	Next      bool   `hidden:"yes" long:"next" description:"print the next action"`
+	Record    bool   `hidden:"yes" long:"record" description:"record iteration --iteration from stdin, print its summary line and the next action"`
+	Iteration int    `long:"iteration" value-name:"N" description:"with record: the iteration's number"`
+	Attempt   bool   `hidden:"yes" long:"attempt" description:"keep the step on stdin, which could not work, as an attempt; print the next action"`
+	Cancel    bool   `hidden:"yes" long:"cancel" description:"stop the run's driver and mark the run canceled"`
+	Pause     bool   `hidden:"yes" long:"pause" description:"let the current step finish, then stop the driver; the run is paused"`
+	Merge     bool   `hidden:"yes" long:"merge" description:"merge the completed run's branch into its merge target"`
+	Usage     bool   `hidden:"yes" long:"usage" description:"print the help of scripts/loop"`
 	// --record, --cancel and --pause write as loop-record does, by the
 	// same flags and config keys.
 	runstate.Writing
@@ -84,39 +89,39 @@ func Main(env *cli.Env) error {
 }
 
 func run(env *cli.Env) error {
-	if len(env.Args) > 0 && (env.Args[0] == "--new" || env.Args[0] == "--resume") {
-		return driverLine(env, env.Args[0], env.Args[1:])
-	}
-	if len(env.Args) > 0 && env.Args[0] == "--init" {
-		return initProject(env, env.Args[1:])
-	}
-	if len(env.Args) > 0 && env.Args[0] == "--trust" {
-		return acceptConfig(env, env.Args[1:])
-	}
-	if len(env.Args) > 0 && env.Args[0] == "--resume-all" {
-		return resumeAll(env, env.Args[1:])
+	if len(env.Args) > 0 {
+		// these read the rest of the line themselves
+		sub := strings.TrimPrefix(env.Args[0], "--")
+		if sub != env.Args[0] && slices.Contains([]string{"new", "resume", "resume-all", "init", "trust"}, sub) {
+			deprecated(env, sub)
+		}
+		switch sub {
+		case "new", "resume":
+			return driverLine(env, "--"+sub, env.Args[1:])
+		case "resume-all":
+			return resumeAll(env, env.Args[1:])
+		case "init":
+			return initProject(env, env.Args[1:])
+		case "trust":
+			return acceptConfig(env, env.Args[1:])
+		}
 	}
 	opts := &Options{Writing: runstate.Defaults()}
 	p := cli.NewParser(env, opts, usage)
+	addSubcommands(p)
 	args, err := cli.Parse(env, p, &opts.Common, env.Args)
 	if err != nil {
+		return err
+	}
+	if err := pickMode(env, p, opts); err != nil {
 		return err
 	}
 	if opts.Usage {
 		_, err := env.Stdout.WriteString(driverargs.Help())
 		return err
 	}
-	modes := 0
-	for _, on := range []bool{opts.Next, opts.Record, opts.Attempt, opts.Cancel, opts.Pause, opts.Merge} {
-		if on {
-			modes++
-		}
-	}
-	if modes != 1 {
-		return env.UsageError("give one of --new, --resume, --next, --record, --attempt, --cancel, --pause, --merge, --usage")
-	}
 	if opts.Record != (opts.Iteration > 0) {
-		return env.UsageError("--record goes with --iteration N (1 or more)")
+		return env.UsageError("record goes with --iteration N (1 or more)")
 	}
 	if len(args) > 0 {
 		return env.UsageError("unexpected argument %q", args[0])

@@ -26,25 +26,31 @@ import (
 )
 
 const usage = `[OPTIONS] < RECORDS
-loop-record --new-run [--name NAME] [--setting KEY=VALUE ...]
-loop-record --run ID --status STATUS [--message TEXT]
-loop-record --run ID --attempt [--kind KIND] < STEP
+loop-record new [--run ID] [--name NAME] [--setting KEY=VALUE ...]
+loop-record status STATUS --run ID [--message TEXT]
+loop-record attempt --run ID [--kind KIND] < STEP
+loop-record verify|hypotheses --run ID < RECORD
+loop-record snapshot MILESTONE | rate-limit STEP_FILE --run ID
+loop-record set --run ID [--setting KEY=VALUE ...] [--pid PID]
+loop-record repair --run ID
 
 Examples:
   $ { loop-step ... ; loop-validate -- go test ./...; } | loop-record --run R
   $ loop-validate -- make test | loop-record --run ci --exit-status
-  $ loop-record --run R --status canceled --message 'stopped by hand'
+  $ loop-record status canceled --run R --message 'stopped by hand'
 
 Reads a validation record (from loop-validate) and optionally a step record
 (from loop-step) on stdin, merges them into one IterationLog, appends it to
 the run's iterations.jsonl (the commit point), writes the iteration folder
 and prints the IterationLog (with --finish or --summary, one line on
 stderr instead). The run and the store are created on first use.
---attempt records an agent call that is not an iteration (an interrupted
+'attempt' records an agent call that is not an iteration (an interrupted
 step, a rate-limited try, a stuck-report agent, a reviewer, a naming call)
 in attempts.jsonl and prints it; its tokens and cost count in the totals.
---new-run creates a run and prints its id; --status sets a run's status
-(running, completed, failed, stuck, canceled) and prints run.json.
+'new' creates a run and prints its id; 'status' sets a run's status
+(running, completed, failed, stuck, canceled), fires its hook, applies the
+retention policy when the run ended, and prints run.json. The old mode
+flags (--new-run, --status, --attempt, ...) work for one more release.
 
 Exit status: 0 recorded (a derived file that failed after the commit is a
 warning: the next writer repairs it); 1 not recorded: an I/O failure or an
@@ -57,27 +63,27 @@ type Options struct {
 	cli.Common
 	Run        string   `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run to record into (created on first use)" unquote:"false"`
 	Iteration  int      `long:"iteration" value-name:"N" range:"1," description:"the iteration number this must be: the next one, or a recorded one with the same input (a no-op)"`
-	NewRun     bool     `long:"new-run" description:"create a run (id from --run, else a new time-sortable id) and print its id"`
-	Name       string   `long:"name" value-name:"NAME" description:"name of the run created by --new-run" unquote:"false"`
+	NewRun     bool     `hidden:"yes" long:"new-run" description:"create a run (id from --run, else a new time-sortable id) and print its id"`
+	Name       string   `long:"name" value-name:"NAME" description:"name of the run created by new" unquote:"false"`
 	NameSource string   `long:"name-source" value-name:"SOURCE" description:"where --name came from (flag, spec_slug, agent), kept in run.json" unquote:"false"`
-	Spec       string   `long:"spec" value-name:"FILE" description:"the run's spec, kept as run.json spec_path (with --new-run)" unquote:"false"`
-	Plan       string   `long:"plan" value-name:"FILE" description:"the run's plan, kept as run.json plan_path (with --new-run)" unquote:"false"`
-	Status     string   `long:"status" value-name:"STATUS" description:"set the run's status: running, completed, failed, stuck, canceled" unquote:"false"`
-	Message    string   `long:"message" value-name:"TEXT" description:"reason kept with --status (the run's last_error)" unquote:"false"`
-	Setting    []string `long:"setting" value-name:"KEY=VALUE" description:"store a setting in the run (repeatable); with --new-run or --run alone" unquote:"false"`
+	Spec       string   `long:"spec" value-name:"FILE" description:"the run's spec, kept as run.json spec_path (with new)" unquote:"false"`
+	Plan       string   `long:"plan" value-name:"FILE" description:"the run's plan, kept as run.json plan_path (with new)" unquote:"false"`
+	Status     string   `hidden:"yes" long:"status" value-name:"STATUS" description:"set the run's status: running, completed, failed, stuck, canceled" unquote:"false"`
+	Message    string   `long:"message" value-name:"TEXT" description:"reason kept with status (the run's last_error)" unquote:"false"`
+	Setting    []string `long:"setting" value-name:"KEY=VALUE" description:"store a setting in the run (repeatable); with new or set" unquote:"false"`
 	ExitStatus bool     `long:"exit-status" description:"exit with the recorded validation exit code"`
 	Finish     bool     `long:"finish" description:"after recording, end the run: completed when the validation passed, else failed"`
 	Summary    bool     `long:"summary" description:"say what was recorded in one line on stderr instead of the record on stdout (also with --exit-status and --finish)"`
-	Snapshot   string   `long:"snapshot" value-name:"MILESTONE" description:"write a context snapshot (context/context_NNN.md, context_latest.md) for this milestone and print its path" unquote:"false"`
+	Snapshot   string   `hidden:"yes" long:"snapshot" value-name:"MILESTONE" description:"write a context snapshot (context/context_NNN.md, context_latest.md) for this milestone and print its path" unquote:"false"`
 	PID        int      `long:"pid" value-name:"PID" range:"2," description:"record the driver's pid in run.json (with --run; cleared when the run ends)"`
 	PGID       int      `long:"pgid" value-name:"PGID" range:"2," description:"record the driver's process group in run.json"`
-	Attempt    bool     `long:"attempt" description:"record the step on stdin as an attempt, not an iteration"`
+	Attempt    bool     `hidden:"yes" long:"attempt" description:"record the step on stdin as an attempt, not an iteration"`
 	Kind       string   `long:"kind" value-name:"KIND" description:"what the attempt was: interrupted, rate_limited, stuck_report, reviewer, naming, agent (default: from the step)" unquote:"false"`
-	RateLimit  string   `long:"rate-limit" value-name:"STEP_FILE" description:"if the step record in STEP_FILE hit a rate limit, record it as an attempt, leave the store's note and print the wait in ms (else 0)" unquote:"false"`
-	Repair     bool     `long:"repair" description:"only mend what a killed writer left in the run (every write does this first)"`
-	Verify     bool     `long:"verify" description:"read one validation record on stdin: a final verification command, kept in verify.jsonl and manifest.json"`
-	Hypotheses bool     `long:"hypotheses" description:"read a step record on stdin and put its final message into the run's stuck.md Hypotheses section"`
-	NoClean    bool     `long:"no-clean" description:"do not apply the retention policy after a terminal --status or --finish"`
+	RateLimit  string   `hidden:"yes" long:"rate-limit" value-name:"STEP_FILE" description:"if the step record in STEP_FILE hit a rate limit, record it as an attempt, leave the store's note and print the wait in ms (else 0)" unquote:"false"`
+	Repair     bool     `hidden:"yes" long:"repair" description:"only mend what a killed writer left in the run (every write does this first)"`
+	Verify     bool     `hidden:"yes" long:"verify" description:"read one validation record on stdin: a final verification command, kept in verify.jsonl and manifest.json"`
+	Hypotheses bool     `hidden:"yes" long:"hypotheses" description:"read a step record on stdin and put its final message into the run's stuck.md Hypotheses section"`
+	NoClean    bool     `long:"no-clean" description:"do not apply the retention policy after a terminal status or --finish"`
 	runstate.Writing
 }
 
@@ -89,16 +95,22 @@ func Main(env *cli.Env) error {
 func run(env *cli.Env) error {
 	opts := &Options{Writing: runstate.Defaults()}
 	p := cli.NewParser(env, opts, usage)
+	addSubcommands(p)
 	args, err := cli.Parse(env, p, &opts.Common, env.Args)
+	if err != nil {
+		return err
+	}
+	mode, args, err := fromSubcommand(env, p, opts, args)
 	if err != nil {
 		return err
 	}
 	if len(args) > 0 {
 		return env.UsageError("unexpected argument %q", args[0])
 	}
-	if _, err := checkFlags(env, p); err != nil {
+	if mode, err = checkFlags(env, p, mode); err != nil {
 		return err
 	}
+	deprecated(env, p, mode)
 	if opts.Run != "" {
 		if err := store.ValidRunID(opts.Run); err != nil {
 			return env.UsageError("%v", err)

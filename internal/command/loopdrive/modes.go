@@ -1,0 +1,70 @@
+package loopdrive
+
+import (
+	"fmt"
+
+	flags "github.com/jessevdk/go-flags"
+
+	"github.com/loopkit/loopkit/internal/cli"
+)
+
+// loop-drive's subcommands: new, resume, resume-all, init and trust read the rest of
+// the line themselves (run); the others set one mode of Options.
+var subcommands = []struct{ name, short string }{
+	{"new", "hold a new run (scripts/loop run)"},
+	{"resume", "hold a run again (scripts/loop resume)"},
+	{"resume-all", "resume interrupted runs (loop resume --interrupted)"},
+	{"next", "print the next action"},
+	{"record", "record iteration --iteration from stdin, print its summary and the next action"},
+	{"attempt", "keep the step on stdin, which could not work, as an attempt; print the next action"},
+	{"cancel", "stop the run's driver and mark the run canceled"},
+	{"pause", "let the current step finish, then stop the driver; the run is paused"},
+	{"merge", "merge the completed run's branch into its merge target"},
+	{"init", "set up a project (scripts/loop init)"},
+	{"trust", "accept a config file's commands (scripts/loop trust)"},
+	{"usage", "print the help of scripts/loop"},
+}
+
+// addSubcommands registers the subcommands, for --help, the man page and
+// completion.
+func addSubcommands(p *flags.Parser) {
+	p.SubcommandsOptional = true // the old mode flags, for one release
+	for _, c := range subcommands {
+		if _, err := p.AddCommand(c.name, c.short, "", &struct{}{}); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// pickMode sets the one mode the subcommand, or else one old mode flag,
+// asks for: two are exit 2 naming both, none is exit 2 listing them.
+func pickMode(env *cli.Env, p *flags.Parser, opts *Options) error {
+	flagsOn := map[string]*bool{"next": &opts.Next, "record": &opts.Record, "attempt": &opts.Attempt,
+		"cancel": &opts.Cancel, "pause": &opts.Pause, "merge": &opts.Merge, "usage": &opts.Usage}
+	var given []string
+	for _, c := range subcommands {
+		if on := flagsOn[c.name]; on != nil && *on {
+			given = append(given, c.name)
+		}
+	}
+	if p.Active != nil {
+		if len(given) > 0 {
+			return env.UsageError("the %s subcommand and --%s cannot be used together", p.Active.Name, given[0])
+		}
+		*flagsOn[p.Active.Name] = true
+		return nil
+	}
+	switch len(given) {
+	case 0:
+		return env.UsageError("no subcommand: give one of new, resume, resume-all, next, record, attempt, cancel, pause, merge, init, trust, usage")
+	case 1:
+		deprecated(env, given[0])
+		return nil
+	}
+	return env.UsageError("--%s and --%s cannot be used together", given[0], given[1])
+}
+
+// deprecated says on stderr that an old mode flag goes.
+func deprecated(env *cli.Env, mode string) {
+	fmt.Fprintf(env.Stderr, "%s: --%s is deprecated and goes in the next release: use '%s %s'\n", env.Name, mode, env.Name, mode)
+}
