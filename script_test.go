@@ -8,7 +8,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command"
 	"github.com/loopkit/loopkit/internal/command/loopclean"
 	"github.com/loopkit/loopkit/internal/command/loopdrive"
 	"github.com/loopkit/loopkit/internal/command/loopexport"
@@ -22,14 +22,14 @@ import (
 // commands are the loop-* binaries the scripts run, built into the test
 // binary the way Go's own tests build `go`.
 var commands = map[string]func(){
-	"loop-validate": func() { os.Exit(cli.Main("loop-validate", loopvalidate.Main)) },
-	"loop-record":   func() { os.Exit(cli.Main("loop-record", looprecord.Main)) },
-	"loop-progress": func() { os.Exit(cli.Main("loop-progress", loopprogress.Main)) },
-	"loop-view":     func() { os.Exit(cli.Main("loop-view", loopview.Main)) },
-	"loop-clean":    func() { os.Exit(cli.Main("loop-clean", loopclean.Main)) },
-	"loop-step":     func() { os.Exit(cli.Main("loop-step", loopstep.Main)) },
-	"loop-export":   func() { os.Exit(cli.Main("loop-export", loopexport.Main)) },
-	"loop-drive":    func() { os.Exit(cli.Main("loop-drive", loopdrive.Main)) },
+	"loop-validate": func() { os.Exit(command.Main("loop-validate", loopvalidate.Main)) },
+	"loop-record":   func() { os.Exit(command.Main("loop-record", looprecord.Main)) },
+	"loop-progress": func() { os.Exit(command.Main("loop-progress", loopprogress.Main)) },
+	"loop-view":     func() { os.Exit(command.Main("loop-view", loopview.Main)) },
+	"loop-clean":    func() { os.Exit(command.Main("loop-clean", loopclean.Main)) },
+	"loop-step":     func() { os.Exit(command.Main("loop-step", loopstep.Main)) },
+	"loop-export":   func() { os.Exit(command.Main("loop-export", loopexport.Main)) },
+	"loop-drive":    func() { os.Exit(command.Main("loop-drive", loopdrive.Main)) },
 }
 
 func TestMain(m *testing.M) {

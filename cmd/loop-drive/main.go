@@ -5,8 +5,8 @@ package main
 import (
 	"os"
 
-	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command"
 	"github.com/loopkit/loopkit/internal/command/loopdrive"
 )
 
-func main() { os.Exit(cli.Main("loop-drive", loopdrive.Main)) }
+func main() { os.Exit(command.Main("loop-drive", loopdrive.Main)) }

@@ -4,8 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command"
 	"github.com/loopkit/loopkit/internal/command/loopexport"
 )
 
-func main() { os.Exit(cli.Main("loop-export", loopexport.Main)) }
+func main() { os.Exit(command.Main("loop-export", loopexport.Main)) }

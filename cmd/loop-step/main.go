@@ -4,8 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command"
 	"github.com/loopkit/loopkit/internal/command/loopstep"
 )
 
-func main() { os.Exit(cli.Main("loop-step", loopstep.Main)) }
+func main() { os.Exit(command.Main("loop-step", loopstep.Main)) }

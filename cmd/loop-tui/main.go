@@ -4,8 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command"
 	"github.com/loopkit/loopkit/internal/command/looptui"
 )
 
-func main() { os.Exit(cli.Main("loop-tui", looptui.Main)) }
+func main() { os.Exit(command.Main("loop-tui", looptui.Main)) }

@@ -14,7 +14,6 @@ import (
 	flags "github.com/jessevdk/go-flags"
 
 	"github.com/loopkit/loopkit/internal/exitcode"
-	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/safefile"
 )
@@ -124,7 +123,7 @@ func LoadConfig(storeConfig, named string) (Config, error) {
 // is flag > env > config files > default. Unknown keys are logged.
 func (c Config) Apply(env *Env, p *flags.Parser, data any) error {
 	// under a driver, the driver warned once when it took the run
-	if os.Getenv(proc.DriverEnv) == "" {
+	if os.Getenv(driverEnv) == "" {
 		c.WarnUnknown(env)
 	}
 	return c.apply(p, reflect.ValueOf(data).Elem())
@@ -216,3 +215,7 @@ func setValue(fv reflect.Value, s string) error {
 	}
 	return nil
 }
+
+// driverEnv is proc.DriverEnv, named here so that cli, which every command
+// imports, stays below proc (TestLayers).
+const driverEnv = "LOOPKIT_DRIVER_PID"

@@ -14,7 +14,6 @@ import (
 	"github.com/charmbracelet/log"
 
 	"github.com/loopkit/loopkit/internal/exitcode"
-	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/safefile"
 )
 
@@ -111,7 +110,6 @@ func VersionLine() string {
 // Main runs a command against the process's streams and returns its exit
 // status. A closed stdout (`| head`) ends the command quietly.
 func Main(name string, run func(*Env) error) int {
-	proc.MaybeWatch()
 	// Catching SIGPIPE (rather than ignoring it) makes writes return EPIPE
 	// while children still get the default disposition.
 	sigpipe := make(chan os.Signal, 1)

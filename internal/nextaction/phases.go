@@ -5,7 +5,6 @@ import (
 
 	"github.com/loopkit/loopkit/internal/finalverify"
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/review"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -32,7 +31,7 @@ func (in *Input) loadPhases(st *store.Store, id string) error {
 	if len(cmds) == 0 {
 		return nil
 	}
-	vs, err := recorder.ReadVerifications(st.RunPath(id, store.VerifyFile))
+	vs, err := st.ReadVerifications(id)
 	if err != nil {
 		return err
 	}

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/charmbracelet/log"
+
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/runconfig"
+	"github.com/loopkit/loopkit/internal/store"
 )
 
 // Settings are a run's rate-limit settings.
@@ -46,9 +48,18 @@ func (d Decision) Line() string {
 	return fmt.Sprintf("rate-limited: waiting %s, resuming at %s", d.Wait.Round(time.Second), d.ResumeAt.Local().Format("15:04:05 MST"))
 }
 
+// Writer is what a decision records its waits through: the run's writer
+// (internal/runstate gives it); the decision itself only reads the store.
+type Writer interface {
+	Update(id string, change func(run *record.Run) error) (*record.Run, error)
+	AppendEvent(ev record.Event) error
+}
+
 // Decider decides for one run.
 type Decider struct {
-	R   *recorder.Recorder
+	St  *store.Store
+	W   Writer
+	Log *log.Logger
 	Run string
 	Set Settings
 	// Agent is the agent program, for the default account.
@@ -70,7 +81,7 @@ func (d *Decider) account() string { return Account(d.Set.Account, d.Agent) }
 // loop of the account (this one included), which Before then waits on.
 func (d *Decider) Limited(step *record.Step) (time.Duration, error) {
 	now := d.now()
-	s, err := CurrentStretch(d.R.St, d.Run)
+	s, err := CurrentStretch(d.St, d.Run)
 	if err != nil {
 		return 0, err
 	}
@@ -79,12 +90,12 @@ func (d *Decider) Limited(step *record.Step) (time.Duration, error) {
 	if step.RateLimitEvidence != nil {
 		evidence = *step.RateLimitEvidence
 	}
-	if err := Leave(d.R.St.Root, d.account(), Entry{ResetsAt: now.Add(wait).UnixMilli(), RunID: d.Run, Evidence: evidence, WrittenAt: now.UnixMilli()}, now); err != nil {
-		d.R.Log.Warn("could not leave the rate-limit note", "err", err)
+	if err := Leave(d.St.Root, d.account(), Entry{ResetsAt: now.Add(wait).UnixMilli(), RunID: d.Run, Evidence: evidence, WrittenAt: now.UnixMilli()}, now); err != nil {
+		d.Log.Warn("could not leave the rate-limit note", "err", err)
 	}
 	ms := wait.Milliseconds()
 	ev := record.Event{TS: now.UnixMilli(), RunID: d.Run, Type: record.EventRateLimited, RateLimitResetsAt: step.RateLimitResetsAt, WaitMs: &ms, Message: "the agent hit a usage or rate limit: " + evidence}
-	_, err = d.R.Update(d.Run, func(*record.Run) error { return d.R.AppendEvent(ev) })
+	_, err = d.W.Update(d.Run, func(*record.Run) error { return d.W.AppendEvent(ev) })
 	return wait, err
 }
 
@@ -95,11 +106,11 @@ func (d *Decider) Limited(step *record.Step) (time.Duration, error) {
 // recorded with that call.
 func (d *Decider) Before() (Decision, error) {
 	now := d.now()
-	e, ok := Pending(d.R.St.Root, d.account(), now)
+	e, ok := Pending(d.St.Root, d.account(), now)
 	if !ok {
 		return Decision{}, nil
 	}
-	s, err := CurrentStretch(d.R.St, d.Run)
+	s, err := CurrentStretch(d.St, d.Run)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -120,16 +131,16 @@ func (d *Decider) Before() (Decision, error) {
 	}
 	ms, at := wait.Milliseconds(), now.Add(wait).UnixMilli()
 	ev := record.Event{TS: now.UnixMilli(), RunID: d.Run, Type: record.EventRateLimited, RateLimitResetsAt: &at, WaitMs: &ms, Message: NoteWaitMessage}
-	_, err = d.R.Update(d.Run, func(*record.Run) error { return d.R.AppendEvent(ev) })
+	_, err = d.W.Update(d.Run, func(*record.Run) error { return d.W.AppendEvent(ev) })
 	return dec, err
 }
 
 // ForRun is the decider of a run, from its settings (account, max_wait,
 // rate_limit_backoff and the agent's program).
-func ForRun(r *recorder.Recorder, run *record.Run) (*Decider, error) {
+func ForRun(st *store.Store, w Writer, l *log.Logger, run *record.Run) (*Decider, error) {
 	program := ""
 	if argv := run.Settings.Agent; len(argv) > 0 {
 		program = argv[0]
 	}
-	return &Decider{R: r, Run: run.RunID, Set: SettingsOf(&run.Settings), Agent: program}, nil
+	return &Decider{St: st, W: w, Log: l, Run: run.RunID, Set: SettingsOf(&run.Settings), Agent: program}, nil
 }

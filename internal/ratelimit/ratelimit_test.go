@@ -92,7 +92,7 @@ func newDecider(t *testing.T, set Settings, now *time.Time) *Decider {
 	if err := r.EnsureRun("r1", "r1"); err != nil {
 		t.Fatal(err)
 	}
-	return &Decider{R: r, Run: "r1", Set: set, Agent: "claude -p", Now: func() time.Time { return *now }}
+	return &Decider{St: r.St, W: r, Log: r.Log, Run: "r1", Set: set, Agent: "claude -p", Now: func() time.Time { return *now }}
 }
 
 // A limited call leaves a note its own run then waits on; waits add up
@@ -124,25 +124,25 @@ func TestDeciderStretch(t *testing.T) {
 	if strings.Join(got, " ") != "1m0s=1m0s 2m0s=2m0s pause" {
 		t.Errorf("waits %v, want 1m 2m pause", got)
 	}
-	if err := d.R.EnsureRun("r2", "r2"); err != nil {
+	if err := d.W.(*recorder.Recorder).EnsureRun("r2", "r2"); err != nil {
 		t.Fatal(err)
 	}
-	other := &Decider{R: d.R, Run: "r2", Set: Settings{MaxWait: time.Hour}, Agent: "/opt/bin/claude", Now: d.Now}
+	other := &Decider{St: d.St, W: d.W, Log: d.Log, Run: "r2", Set: Settings{MaxWait: time.Hour}, Agent: "/opt/bin/claude", Now: d.Now}
 	dec, err := other.Before()
 	if err != nil || dec.Wait != 4*time.Minute || dec.Pause {
 		t.Errorf("Before of another run: %+v %v", dec, err)
 	}
-	if s, _ := CurrentStretch(d.R.St, "r2"); s.Attempts != 0 || s.Waited != 4*time.Minute {
+	if s, _ := CurrentStretch(d.St, "r2"); s.Attempts != 0 || s.Waited != 4*time.Minute {
 		t.Errorf("stretch %+v: the note wait is not an agent attempt", s)
 	}
-	if s, _ := CurrentStretch(d.R.St, "r1"); s.Attempts != 3 || s.Waited != 7*time.Minute {
+	if s, _ := CurrentStretch(d.St, "r1"); s.Attempts != 3 || s.Waited != 7*time.Minute {
 		t.Errorf("stretch of r1 %+v", s)
 	}
 	n := 1
-	d.R.Update("r1", func(*record.Run) error {
-		return d.R.AppendEvent(record.Event{RunID: "r1", Type: record.EventIterationRecorded, Iteration: &n})
+	d.W.Update("r1", func(*record.Run) error {
+		return d.W.AppendEvent(record.Event{RunID: "r1", Type: record.EventIterationRecorded, Iteration: &n})
 	})
-	if s, _ := CurrentStretch(d.R.St, "r1"); s != (Stretch{}) {
+	if s, _ := CurrentStretch(d.St, "r1"); s != (Stretch{}) {
 		t.Errorf("after an iteration: %+v", s)
 	}
 }

@@ -2,9 +2,7 @@ package recorder
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/loopkit/loopkit/internal/record"
@@ -33,7 +31,7 @@ func (r *Recorder) RecordVerification(id string, in *record.Input) (*record.Veri
 		return nil, nil, err
 	}
 	digest := Digest(in)
-	vs, err := ReadVerifications(path)
+	vs, err := r.St.ReadVerifications(id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,23 +100,6 @@ func (r *Recorder) ticked(id string, last *record.IterationLog) bool {
 		}
 	}
 	return *last.TasksDone > before
-}
-
-// ReadVerifications reads verify.jsonl (none when it does not exist).
-func ReadVerifications(path string) ([]*record.Verification, error) {
-	var vs []*record.Verification
-	err := store.ScanFile(path, func(_ int, line []byte) error {
-		v := &record.Verification{}
-		if err := json.Unmarshal(line, v); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		vs = append(vs, v)
-		return nil
-	})
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	return vs, err
 }
 
 // verifyManifest adds the final verification's commands for the verified

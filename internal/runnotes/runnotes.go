@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/finalverify"
-	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/review"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -35,7 +34,7 @@ func Load(st *store.Store, id string) (string, error) {
 	if len(cmds) == 0 {
 		return strings.Join(parts, "\n"), nil
 	}
-	vs, err := recorder.ReadVerifications(st.RunPath(id, store.VerifyFile))
+	vs, err := st.ReadVerifications(id)
 	if err != nil {
 		return "", err
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
@@ -67,13 +66,23 @@ func RewriteFile(n int) string { return fmt.Sprintf("prompt.rewrite.%d.txt", n) 
 // is nothing to remember, and each iteration is spared a run.json write.
 var errQuiet = errors.New("nothing fired")
 
+// Writer is what the watchdog records its findings through: the run's
+// writer (internal/runstate gives it), so that the decision itself only
+// reads the store and never imports the recorder.
+type Writer interface {
+	Update(id string, change func(run *record.Run) error) (*record.Run, error)
+	AppendEvent(ev record.Event) error
+	LastStepID(id, phase string) string
+	Snapshot(id, milestone string) (string, error)
+}
+
 // Check looks at the run's last iteration: it records every signal that
 // fires (WATCHDOG_SIGNAL events, run.json's watchdog.fired) and rewrites the
 // prompt (WATCHDOG_REWRITE) or, with no rewrite left, says the run is stuck.
 // It reads O(k) lines from the end of the log, and checking an iteration
 // already checked changes nothing, so a driver resumed after a crash may
 // call it again.
-func Check(r *recorder.Recorder, id string, set Settings) (*Action, error) {
+func Check(st *store.Store, r Writer, id string, set Settings) (*Action, error) {
 	act := &Action{Do: DoContinue}
 	if set.Off {
 		return act, nil
@@ -86,7 +95,7 @@ func Check(r *recorder.Recorder, id string, set Settings) (*Action, error) {
 			run.Watchdog = wd
 		}
 		act.Prompt = wd.Prompt
-		win, err := Window(r.St, id, set.K, wd.Since)
+		win, err := Window(st, id, set.K, wd.Since)
 		if err != nil {
 			return err
 		}
@@ -118,7 +127,7 @@ func Check(r *recorder.Recorder, id string, set Settings) (*Action, error) {
 			return fmt.Errorf("watchdog: read the prompt to rewrite: %w", err)
 		}
 		k := wd.Rewrites + 1
-		after = filepath.Join(r.St.RunDir(id), RewriteFile(k))
+		after = filepath.Join(st.RunDir(id), RewriteFile(k))
 		if err := store.WriteFileAtomic(after, []byte(Rewrite(string(text), k, act.Signals)), store.FileMode); err != nil {
 			return err
 		}

@@ -58,7 +58,7 @@ func TestCheckRewritesThenStuck(t *testing.T) {
 	var got []string
 	for i, out := range []string{goFail1, goFail2, goFail3, goFail1, goFail2, goFail3, goFail1, goFail2, goFail3} {
 		recordFail(t, r, out)
-		act, err := Check(r, "r1", set)
+		act, err := Check(r.St, r, "r1", set)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestCheckRewritesThenStuck(t *testing.T) {
 			}
 		}
 		// a second check of the same iteration changes nothing
-		again, err := Check(r, "r1", set)
+		again, err := Check(r.St, r, "r1", set)
 		if err != nil || again.Do != DoContinue || again.Prompt != act.Prompt {
 			t.Errorf("second check of iteration %d: %+v %v", i+1, again, err)
 		}
@@ -103,7 +103,7 @@ func TestCheckOff(t *testing.T) {
 	for _, out := range []string{goFail1, goFail2, goFail3} {
 		recordFail(t, r, out)
 	}
-	act, err := Check(r, "r1", Settings{Off: true, K: 2})
+	act, err := Check(r.St, r, "r1", Settings{Off: true, K: 2})
 	if err != nil || act.Do != DoContinue || len(act.Signals) != 0 {
 		t.Errorf("off: %+v %v", act, err)
 	}
@@ -129,7 +129,7 @@ func TestQuietCheckWritesNothing(t *testing.T) {
 	path := r.St.RunPath("r1", store.RunFile)
 	before, _ := os.ReadFile(path)
 	for i := 0; i < 2; i++ {
-		act, err := Check(r, "r1", Settings{K: 2, MaxRewrites: 2})
+		act, err := Check(r.St, r, "r1", Settings{K: 2, MaxRewrites: 2})
 		if err != nil || act.Do != DoContinue || len(act.Signals) > 0 {
 			t.Fatalf("check %d: %+v %v", i, act, err)
 		}

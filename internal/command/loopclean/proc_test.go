@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopkit/loopkit/internal/cli"
+	lkcommand "github.com/loopkit/loopkit/internal/command"
 	"github.com/loopkit/loopkit/internal/command/loopclean"
 	"github.com/loopkit/loopkit/internal/command/looprecord"
 	"github.com/loopkit/loopkit/internal/retention"
@@ -24,9 +24,9 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("LOOPKIT_TEST_EXEC") {
 	case "loop-clean":
-		os.Exit(cli.Main("loop-clean", loopclean.Main))
+		os.Exit(lkcommand.Main("loop-clean", loopclean.Main))
 	case "loop-record":
-		os.Exit(cli.Main("loop-record", looprecord.Main))
+		os.Exit(lkcommand.Main("loop-record", looprecord.Main))
 	case "hold-live":
 		holdLive(os.Args[1], os.Args[2])
 	}

@@ -29,7 +29,7 @@ func guard(env *cli.Env, st *store.Store, id string, a nextaction.Action) (nexta
 	if err != nil {
 		return a, err
 	}
-	act, err := watchdog.Check(r, id, watchdog.SettingsOf(&run.Settings))
+	act, err := watchdog.Check(st, r, id, watchdog.SettingsOf(&run.Settings))
 	if err != nil {
 		return a, err
 	}
@@ -45,7 +45,7 @@ func guard(env *cli.Env, st *store.Store, id string, a nextaction.Action) (nexta
 		a.Prompt, a.Rule = act.Prompt, "watchdog-rewrite"
 		a.Reason = "watchdog: " + watchdog.Names(act.Signals) + "; retrying with the rewritten prompt " + act.Prompt
 	}
-	d, err := ratelimit.ForRun(r, run)
+	d, err := ratelimit.ForRun(st, r, env.Log, run)
 	if err != nil {
 		return a, cli.WithCode(exitcode.Usage, fmt.Errorf("run %s: %w", id, err))
 	}

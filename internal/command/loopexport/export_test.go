@@ -26,7 +26,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
-	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command"
 	"github.com/loopkit/loopkit/internal/command/loopexport"
 	"github.com/loopkit/loopkit/internal/command/looprecord"
 	"github.com/loopkit/loopkit/internal/exitcode"
@@ -39,9 +39,9 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("LOOPKIT_TEST_EXEC") {
 	case "loop-export":
-		os.Exit(cli.Main("loop-export", loopexport.Main))
+		os.Exit(command.Main("loop-export", loopexport.Main))
 	case "loop-record":
-		os.Exit(cli.Main("loop-record", looprecord.Main))
+		os.Exit(command.Main("loop-record", looprecord.Main))
 	}
 	os.Exit(m.Run())
 }

@@ -34,7 +34,7 @@ func rateLimitMode(env *cli.Env, door *runstate.Door, id, file string) error {
 	if err != nil {
 		return failure(err)
 	}
-	d, err := ratelimit.ForRun(r, run)
+	d, err := ratelimit.ForRun(r.St, r, env.Log, run)
 	if err != nil {
 		return env.UsageError("run %s: %v", id, err)
 	}

@@ -5,14 +5,14 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/command"
 )
 
 // The test binary doubles as loop-record, so the tests can run it as real
 // processes (concurrent writers, SIGKILL) without a separate build.
 func TestMain(m *testing.M) {
 	if os.Getenv("LOOPKIT_TEST_MAIN") == "loop-record" {
-		os.Exit(cli.Main("loop-record", Main))
+		os.Exit(command.Main("loop-record", Main))
 	}
 	os.Exit(m.Run())
 }

@@ -1,0 +1,17 @@
+// Package command starts a loopkit command: every binary's main (and the
+// tests that run a command as a child) goes through Main, so the process
+// watcher and the shared conventions of package cli start the same way.
+package command
+
+import (
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/proc"
+)
+
+// Main runs the command and returns its exit status. A process started as
+// the watcher of a child (proc.WatchEnv set) is that watcher instead: it
+// never returns.
+func Main(name string, run func(*cli.Env) error) int {
+	proc.MaybeWatch()
+	return cli.Main(name, run)
+}
