@@ -23,11 +23,12 @@ func Start(pid int) (uint64, error) {
 }
 
 // Alive reports whether pid is still the process whose Start was start:
-// false when it is gone, or when the pid now names another process.
+// false when it is gone, is a zombie, or the pid now names another
+// process. This package is loopkit's one liveness check.
 func Alive(pid int, start uint64) bool {
 	if start == 0 {
 		return false
 	}
 	now, err := Start(pid)
-	return err == nil && now == start
+	return err == nil && now == start && !Zombie(pid)
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package proc
+package procid
 
 // Zombie: on other systems a zombie's parent reaps it soon; count it alive.
 func Zombie(pid int) bool { return false }

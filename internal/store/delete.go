@@ -9,13 +9,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/loopkit/loopkit/internal/gitrun"
-	"github.com/loopkit/loopkit/internal/proc"
+	"github.com/loopkit/loopkit/internal/procid"
 )
 
 // TombPrefix starts the name a run directory is renamed to before removal.
@@ -207,5 +206,5 @@ func deadCreator(name string) bool {
 		return false
 	}
 	// a zombie (killed, its parent gone, never reaped) holds nothing
-	return syscall.Kill(pid, 0) == syscall.ESRCH || proc.Zombie(pid)
+	return !procid.Running(pid)
 }

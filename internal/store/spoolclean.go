@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/loopkit/loopkit/internal/procid"
 )
 
@@ -142,10 +140,10 @@ func writerGone(root *os.Root, e SpoolEntry) bool {
 		pid, pgid, start = m.PID, m.PGID, m.PIDStart
 	}
 	// With its start time known, a pid reused by another process is gone.
-	if pid == os.Getpid() || start == 0 && exists(pid) || start != 0 && procid.Alive(pid, start) {
+	if pid == os.Getpid() || start == 0 && procid.Running(pid) || start != 0 && procid.Alive(pid, start) {
 		return false
 	}
-	return pgid <= 0 || !exists(-pgid)
+	return !procid.GroupExists(pgid)
 }
 
 // readMeta is the entry's meta, when its writer wrote one (the name
@@ -157,9 +155,4 @@ func readMeta(root *os.Root, e SpoolEntry) (SpoolMeta, bool) {
 		return SpoolMeta{}, false
 	}
 	return m, true
-}
-
-// exists sends signal 0: ESRCH means no such process (or group).
-func exists(pid int) bool {
-	return unix.Kill(pid, 0) != unix.ESRCH
 }

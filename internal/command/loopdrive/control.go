@@ -15,7 +15,6 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/deadstep"
 	"github.com/loopkit/loopkit/internal/driverargs"
-	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/procrec"
 	"github.com/loopkit/loopkit/internal/record"
@@ -125,14 +124,6 @@ func waitLock(path string, timeout time.Duration) (*store.Lock, error) {
 	}
 }
 
-// processAlive: the process exists and is not a zombie.
-func processAlive(pid int) bool {
-	if unix.Kill(pid, 0) == unix.ESRCH {
-		return false
-	}
-	return !proc.Zombie(pid)
-}
-
 // stopLeft kills the process groups a crashed loop-step or loop-validate of
 // the run left behind (their spool entries name the group), keeps what a
 // dead step's agent printed as an interrupted attempt of the run (its
@@ -193,7 +184,7 @@ func stopLeft(env *cli.Env, st *store.Store, id string) {
 	entries, _ := os.ReadDir(st.SpoolDir())
 	for _, de := range entries {
 		e, ok := store.ParseSpoolName(de.Name())
-		if !ok || strings.HasPrefix(de.Name(), ".") || processAlive(e.PID) {
+		if !ok || strings.HasPrefix(de.Name(), ".") || procid.Running(e.PID) {
 			continue
 		}
 		if _, err := os.Lstat(filepath.Join(st.SpoolDir(), e.Base+".json")); err == nil {
@@ -208,7 +199,7 @@ func stopLeft(env *cli.Env, st *store.Store, id string) {
 		if len(parts) < 2 {
 			continue
 		}
-		if pid, err := strconv.Atoi(parts[1]); err == nil && pid > 0 && !processAlive(pid) {
+		if pid, err := strconv.Atoi(parts[1]); err == nil && pid > 0 && !procid.Running(pid) {
 			os.Remove(f)
 		}
 	}
@@ -218,9 +209,9 @@ func stopLeft(env *cli.Env, st *store.Store, id string) {
 // and start time; a pid alone only when no start time was recorded).
 func writerAlive(m store.SpoolMeta) bool {
 	if m.PIDStart != 0 {
-		return procid.Alive(m.PID, m.PIDStart) && !proc.Zombie(m.PID)
+		return procid.Alive(m.PID, m.PIDStart)
 	}
-	return m.PID > 0 && processAlive(m.PID)
+	return m.PID > 0 && procid.Running(m.PID)
 }
 
 // groupLeft: the agent's or validation's process group still exists and is
@@ -228,7 +219,7 @@ func writerAlive(m store.SpoolMeta) bool {
 // (a group outlives its leader, and while it exists its id is never given
 // to a new process). A group without a recorded start time is left alone.
 func groupLeft(m store.SpoolMeta) bool {
-	if m.PGID <= 1 || m.PGIDStart == 0 || unix.Kill(-m.PGID, 0) != nil {
+	if m.PGIDStart == 0 || !procid.GroupExists(m.PGID) {
 		return false
 	}
 	now, err := procid.Start(m.PGID)
@@ -249,7 +240,7 @@ func waitWriterGone(m store.SpoolMeta, d time.Duration) bool {
 // agent's output is then complete), at most d.
 func waitGroupGone(pgid int, d time.Duration) {
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if unix.Kill(-pgid, 0) == unix.ESRCH {
+		if !procid.GroupExists(pgid) {
 			return
 		}
 	}

@@ -356,7 +356,7 @@ func (h *holder) lockDriver(id string) error {
 			return cli.Failf("run %s: %w", id, err)
 		}
 		pid := driverPID(h.st, id)
-		if pid > 0 && processAlive(pid) || time.Now().After(deadline) {
+		if pid > 0 && procid.Running(pid) || time.Now().After(deadline) {
 			who := "another driver"
 			if pid > 0 {
 				who = fmt.Sprintf("the driver with pid %d", pid)

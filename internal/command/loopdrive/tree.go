@@ -13,6 +13,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/exitcode"
+	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -58,7 +59,7 @@ func (h *holder) lockTree(dir, id string) error {
 	for errors.Is(err, store.ErrLocked) {
 		other := treeHolder(path)
 		if other != "" && time.Now().Before(deadline) {
-			if pid := driverPID(h.st, other); pid <= 0 || !processAlive(pid) {
+			if pid := driverPID(h.st, other); pid <= 0 || !procid.Running(pid) {
 				time.Sleep(50 * time.Millisecond)
 				l, err = store.LockFile(path, true, false)
 				continue
