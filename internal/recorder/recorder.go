@@ -1,6 +1,8 @@
-// Package recorder is loop-record's writer: it turns step and validation
-// records into a committed IterationLog, with the iteration folder, the
-// derived files (events, report, manifest, run.json) and crash repair.
+// Package recorder is the writer of runs, used through the one door
+// (internal/runstate) by every command that writes: it turns step and
+// validation records into a committed IterationLog, with the iteration
+// folder, the derived files (events, report, manifest, run.json) and
+// crash repair.
 package recorder
 
 import (

@@ -8,8 +8,9 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 )
 
-// loop-drive's subcommands: new, resume, resume-all, init and trust read the rest of
-// the line themselves (run); the others set one mode of Options.
+// loop-drive's subcommands: new, resume, resume-all, init and trust read
+// the rest of the line themselves (run); the others set one mode of
+// Options.
 var subcommands = []struct{ name, short string }{
 	{"new", "hold a new run (scripts/loop run)"},
 	{"resume", "hold a run again (scripts/loop resume)"},
