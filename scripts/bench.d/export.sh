@@ -27,11 +27,11 @@ echo '{"type":"user","message":{"content":[{"tool_use_id":"t1","type":"tool_resu
 echo '{"type":"result","subtype":"success","is_error":false,"result":"done",'"$s"',"total_cost_usd":0.02,'"$u"'}'
 SH
 chmod +x agent
-"$BIN/loop-record" --new-run --run tmpl >/dev/null
+"$BIN/loop-record" new --run tmpl >/dev/null
 { "$BIN/loop-step" --run tmpl --prompt TASK.md -- ./agent
   "$BIN/loop-validate" --run tmpl -- sh -c 'echo "--- FAIL: TestX"; exit 1' || true; } 2>/dev/null |
   "$BIN/loop-record" --run tmpl --iteration 1 >/dev/null
-"$BIN/loop-record" --new-run --run big >/dev/null
+"$BIN/loop-record" new --run big >/dev/null
 jq -c --argjson n "$n" 'range(1; $n + 1) as $i | .iteration = $i | .id = "big-iter-\($i)" | .run_id = "big"' \
   "$LOOP_STORE/runs/tmpl/iterations.jsonl" >"$LOOP_STORE/runs/big/iterations.jsonl"
 
