@@ -214,15 +214,10 @@ func countLines(path string) int64 {
 // the artifacts specification's manifest has it), and every verification
 // of the run, oldest first, in verifications.
 type manifest struct {
-	RunID            string         `json:"run_id"`
-	Iteration        int            `json:"iteration"`
-	TimestampStart   string         `json:"timestamp_start"`
-	TimestampEnd     string         `json:"timestamp_end"`
-	CommitSHA        *string        `json:"commit_sha"`
-	Status           string         `json:"status"`
-	CommandsExecuted []manifestStep `json:"commands_executed"`
-	Platform         map[string]any `json:"platform"`
-	Verifications    []verification `json:"verifications"`
+	RunID string `json:"run_id"`
+	verification
+	Platform      map[string]any `json:"platform"`
+	Verifications []verification `json:"verifications"`
 }
 
 // verification is one entry of the manifest: an iteration's validation
@@ -234,10 +229,6 @@ type verification struct {
 	CommitSHA        *string        `json:"commit_sha"`
 	Status           string         `json:"status"`
 	CommandsExecuted []manifestStep `json:"commands_executed"`
-}
-
-func (m *manifest) latest() verification {
-	return verification{m.Iteration, m.TimestampStart, m.TimestampEnd, m.CommitSHA, m.Status, m.CommandsExecuted}
 }
 
 // readManifest reads the run's manifest.json; an unreadable one is empty.
@@ -260,7 +251,7 @@ func (m *manifest) setLatest() {
 			keep = append(keep, v)
 		}
 	}
-	m.Verifications = append(keep, m.latest())
+	m.Verifications = append(keep, m.verification)
 }
 
 type manifestStep struct {
@@ -274,8 +265,9 @@ func (r *Recorder) writeManifest(run *record.Run, it *record.IterationLog) error
 	iso := func(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339) }
 	total := it.DurationMs
 	m := manifest{
-		RunID: run.RunID, Iteration: it.Iteration, Status: "FAIL",
-		Platform: map[string]any{"os": runtime.GOOS, "arch": runtime.GOARCH, "container_image": nil},
+		RunID:        run.RunID,
+		verification: verification{Iteration: it.Iteration, Status: "FAIL"},
+		Platform:     map[string]any{"os": runtime.GOOS, "arch": runtime.GOARCH, "container_image": nil},
 	}
 	if it.Status == record.StatusPass {
 		m.Status = "PASS"
