@@ -2,8 +2,9 @@ package proc
 
 import (
 	"io"
-	"os"
 	"sync"
+
+	"github.com/loopkit/loopkit/internal/safefile"
 )
 
 // tailBuffer keeps the last max bytes written to it and counts them all, so
@@ -49,9 +50,11 @@ func (t *tailBuffer) Tail() ([]byte, int64) {
 	return append([]byte(nil), b...), t.total
 }
 
-// FileTail reads the last max bytes of a file and its size.
+// FileTail reads the last max bytes of a file and its size. The file is a
+// stream a step spooled, which the agent could have swapped for a FIFO or a
+// link: it is opened as safefile opens what the agent could touch.
 func FileTail(path string, max int) ([]byte, int64, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return nil, 0, err
 	}
