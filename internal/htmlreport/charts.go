@@ -90,7 +90,7 @@ func timeline(its []*iteration) template.HTML {
 	n, span := bucket(len(its))
 	w := float64(timelineW) / float64(n)
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="timeline" viewBox="0 0 %d 28" preserveAspectRatio="none" role="img" aria-label="timeline of %d iterations">`, timelineW, len(its))
+	fmt.Fprintf(&b, `<svg class="timeline" viewBox="0 0 %d 28" preserveAspectRatio="none" role="img" aria-label="timeline of %s">`, timelineW, view.Plural(len(its), "iteration"))
 	for i := 0; i < n; i++ {
 		from, to := span(i)
 		group := its[from:to]

@@ -79,11 +79,15 @@ func StartBounds(set *runconfig.Settings) string {
 		return ""
 	}
 	n, t := set.MaxIterations, set.Timeout
-	bound := fmt.Sprintf("%d iterations of up to %s each", n, t)
+	its := "iterations"
+	if n == 1 {
+		its = "iteration"
+	}
+	bound := fmt.Sprintf("%d %s of up to %s each", n, its, t)
 	if t > 0 {
 		bound += fmt.Sprintf(" (%s of agent time)", (time.Duration(n) * t.D()).String())
 	} else {
-		bound = fmt.Sprintf("%d iterations with no step timeout", n)
+		bound = fmt.Sprintf("%d %s with no step timeout", n, its)
 	}
 	if m := set.MaxDuration; m > 0 {
 		return fmt.Sprintf("no cost cap: bounded by --max-duration %s and %s; cap the spend with --max-cost USD (config max_cost)", m, bound)

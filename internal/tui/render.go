@@ -259,7 +259,7 @@ func (m *Model) filterNote() string {
 
 func (m *Model) title() string {
 	if m.screen == runsScreen {
-		return fmt.Sprintf("loopkit · %d runs · store %s", len(m.runs), m.st.Root)
+		return fmt.Sprintf("loopkit · %s · store %s", view.Plural(len(m.runs), "run"), m.st.Root)
 	}
 	// only the view shown is named: the status line lists the others'
 	// keys, and the title must fit 80 columns with a long run id

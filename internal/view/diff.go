@@ -122,7 +122,7 @@ func WriteStat(w io.Writer, style Style, stats []FileStat) error {
 		}
 		fmt.Fprintf(&b, "%*d %s%s\n", digits, n, style.paint(green, strings.Repeat("+", plus)), style.paint(red, strings.Repeat("-", minus)))
 	}
-	fmt.Fprintf(&b, " %s", plural(len(stats), "file")+" changed")
+	fmt.Fprintf(&b, " %s", Plural(len(stats), "file")+" changed")
 	if added > 0 || removed == 0 {
 		fmt.Fprintf(&b, ", %d insertion%s(+)", added, pluralS(added))
 	}

@@ -85,7 +85,7 @@ func (v *Logs) Write(rec *Record) error {
 		num += strings.Repeat(" ", v.Width+2-len(num))
 	}
 	line := fmt.Sprintf("%s %s — exit %d — %dms — %s", num, Escape(it.ValidationCommand, false),
-		it.ExitCode, it.DurationMs, plural(len(it.FilesChanged), "file"))
+		it.ExitCode, it.DurationMs, Plural(len(it.FilesChanged), "file"))
 	if it.TasksDone != nil && it.TasksTotal != nil {
 		line += fmt.Sprintf(" — tasks %d/%d", *it.TasksDone, *it.TasksTotal)
 		if it.PlanAdvancedOnFailure {
@@ -215,7 +215,8 @@ func FailingSummary(fs []record.Failure, show int) string {
 	return fmt.Sprintf("%d failing: %s", len(fs), strings.Join(names, ", "))
 }
 
-func plural(n int, word string) string {
+// Plural is "1 word" or "N words".
+func Plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/view"
 )
 
 // mergeBranch merges a completed worktree run's branch into its merge
@@ -80,8 +81,8 @@ func mergeBranch(env *cli.Env, st *store.Store, id string) error {
 		msg += fmt.Sprintf("; the run's uncommitted work was committed on %s as %s", m.RunBranch, short(res.WorkCommit))
 	}
 	if len(res.Unignored) > 0 {
-		msg += fmt.Sprintf("; its .gitignore change un-ignores %d files in %s (%s): check them before committing there",
-			len(res.Unignored), run.WorkspaceRoot, merge.List(res.Unignored))
+		msg += fmt.Sprintf("; its .gitignore change un-ignores %s in %s (%s): check them before committing there",
+			view.Plural(len(res.Unignored), "file"), run.WorkspaceRoot, merge.List(res.Unignored))
 	}
 	if err := saveMerge(rec, id, m, record.EventMergeCompleted, msg); err != nil {
 		return err
