@@ -9,8 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -120,7 +122,39 @@ type Answer struct {
 	Format, Model  string
 }
 
-// Ask runs the naming agent argv with the prompt on stdin, in dir, and
+// placeholders fills the agent's {prompt} (the text) and {prompt_file} (a
+// temporary file holding it) arguments, as loop-step does for the run's
+// steps; with either the agent's stdin is empty. done removes the file.
+func placeholders(argv []string, prompt string) (out []string, stdin string, done func(), err error) {
+	out, stdin, done = slices.Clone(argv), prompt, func() {}
+	for i, arg := range out {
+		switch arg {
+		case "{prompt}":
+			out[i], stdin = prompt, ""
+		case "{prompt_file}":
+			f, ferr := os.CreateTemp("", "loopkit-naming-*.prompt")
+			if ferr != nil {
+				return nil, "", done, fmt.Errorf("naming prompt file: %w", ferr)
+			}
+			_, werr := f.WriteString(prompt)
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			name := f.Name()
+			prev := done
+			done = func() { prev(); os.Remove(name) }
+			if werr != nil {
+				done()
+				return nil, "", func() {}, fmt.Errorf("naming prompt file: %w", werr)
+			}
+			out[i], stdin = name, ""
+		}
+	}
+	return out, stdin, done, nil
+}
+
+// Ask runs the naming agent argv with the prompt on stdin (or in its
+// {prompt} or {prompt_file} argument), in dir, and
 // reads its answer (any format loop-step reads). Any failure — it does not
 // start, exits non-zero, times out, or answers nothing usable — is an
 // error: the caller falls back to the spec's slug.
@@ -128,11 +162,16 @@ func Ask(ctx context.Context, argv []string, prompt, dir string, timeout time.Du
 	if len(argv) == 0 {
 		return nil, errors.New("no naming agent command")
 	}
+	argv, stdin, done, err := placeholders(argv, prompt)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(prompt)
+	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	cmd.WaitDelay = time.Second

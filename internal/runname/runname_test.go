@@ -63,6 +63,14 @@ func TestAsk(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "nope") || a == nil || a.ExitCode == nil || *a.ExitCode != 3 {
 		t.Errorf("failing agent: %+v %v", a, err)
 	}
+	// {prompt} and {prompt_file} are filled as loop-step fills them, and
+	// the agent's stdin is then empty
+	for _, ph := range []string{"{prompt}", "{prompt_file}"} {
+		a, err = Ask(ctx, []string{"sh", "-c", `test -z "$(cat)" || exit 9; case $1 in /*) cat "$1";; *) echo "$1";; esac`, "sh", ph}, "Named by arg", "", 10*time.Second)
+		if err != nil || a.Name != "Named by arg" {
+			t.Errorf("%s: Ask = %+v, %v", ph, a, err)
+		}
+	}
 	if _, err := Ask(ctx, []string{"sh", "-c", "echo"}, "p", "", 10*time.Second); err == nil {
 		t.Error("empty answer accepted")
 	}

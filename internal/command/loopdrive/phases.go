@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -119,12 +118,6 @@ func (h *holder) name(set *runconfig.Settings, run *record.Run) error {
 	}
 	spec, _ := safefile.ReadFile(set.Prompt, safefile.DocMax)
 	prompt := runname.Prompt(string(spec))
-	argv = slices.Clone(argv)
-	for i, arg := range argv { // gemini and opencode take it as an argument
-		if arg == "{prompt}" {
-			argv[i] = prompt
-		}
-	}
 	a, err := runname.Ask(context.Background(), argv, prompt, set.Dir, namingTimeout)
 	h.naming = namingStep(strings.Join(argv, " "), a, err) // recorded once the run exists
 	if err != nil {
