@@ -36,7 +36,7 @@ type Settings struct {
 	MaxCost          float64  `json:"max_cost,omitempty" flag:"max-cost" arg:"USD" env:"LOOP_MAX_COST" config:"max_cost" range:"0,1e9" help:"fail the run once its cost passes USD"`
 	MaxTokens        int64    `json:"max_tokens,omitempty" flag:"max-tokens" arg:"N" env:"LOOP_MAX_TOKENS" config:"max_tokens" range:"0,9e15" help:"fail the run once input+output tokens pass N"`
 	MaxDuration      Duration `json:"max_duration,omitempty" flag:"max-duration" arg:"D" env:"LOOP_MAX_DURATION" config:"max_duration" help:"fail the run once its drivers have worked D (a step then gets 1m more)"`
-	DurationGrace    Duration `json:"duration_grace,omitempty" env:"LOOP_DURATION_GRACE" default:"1m"`
+	DurationGrace    Duration `json:"duration_grace,omitempty" env:"LOOP_DURATION_GRACE" default:"1m" note:"the extra time a step cut by --max-duration gets to finish"`
 
 	// Completion.
 	RequireCompletion bool     `json:"require_completion,omitempty" flag:"require-completion" help:"also require the agent's completion marker"`

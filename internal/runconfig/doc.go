@@ -1,0 +1,56 @@
+package runconfig
+
+import (
+	"sort"
+	"strings"
+)
+
+// DocStart and DocEnd enclose the table DocTable writes in docs/cli.md;
+// TestCLIDocSettings keeps that copy equal to the schema.
+const (
+	DocStart = "<!-- settings: written from internal/runconfig by `go test ./internal/runconfig -run TestCLIDocSettings -update` -->"
+	DocEnd   = "<!-- end of settings -->"
+)
+
+// DocTable is every setting a person can give, as a markdown table: flag,
+// environment variable, config key (older names after it), default, the
+// accepted form and the help line; then the keys one command reads for
+// itself. The help, the man page and this table are all read from the
+// schema's tags.
+func DocTable() string {
+	var b strings.Builder
+	b.WriteString("| flag | variable | config key | default | values | meaning |\n|---|---|---|---|---|---|\n")
+	code := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		return "`" + s + "`"
+	}
+	for i := range fields {
+		f := &fields[i]
+		if f.State || (f.Flag == "" && f.Env == "" && f.Config == "") {
+			continue
+		}
+		flag := ""
+		if f.Flag != "" {
+			flag = strings.TrimSpace("--" + f.Flag + " " + strings.Trim(f.Arg, "'"))
+		}
+		conf := code(f.Config)
+		for _, a := range f.Aliases {
+			conf += " (or " + code(a) + ")"
+		}
+		cells := []string{code(flag), code(f.Env), conf, code(f.Default), f.Form(), f.Doc()}
+		for i, c := range cells {
+			cells[i] = strings.ReplaceAll(c, "|", `\|`)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	keys := make([]string, 0, len(tools))
+	for k := range tools {
+		keys = append(keys, code(k))
+	}
+	sort.Strings(keys)
+	b.WriteString("\nConfig keys one command reads for itself (its `--help` names the flag):\n" +
+		strings.Join(keys, ", ") + ".\n")
+	return b.String()
+}
