@@ -71,7 +71,7 @@ func Clean(st *store.Store, o Options, emit func(Decision) error) (Report, error
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return rep, err
 	}
-	sp, err := store.CleanSpool(st, o.Now, o.DryRun, o.KeepStep)
+	sp, err := store.CleanSpool(st, store.SpoolSweep{Now: o.Now, DryRun: o.DryRun, Keep: o.KeepStep})
 	rep.Spool = sp
 	if err != nil {
 		return rep, fmt.Errorf("clean spool %s: %w", st.SpoolDir(), err)

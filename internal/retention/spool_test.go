@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,7 +62,7 @@ func TestCleanSpool(t *testing.T) {
 	os.WriteFile(kept[len(kept)-1], meta, 0o600)
 	os.Chtimes(kept[len(kept)-1], time.Now().Add(-day2), time.Now().Add(-day2))
 
-	res, err := store.CleanSpool(st, time.Now(), true, nil)
+	res, err := store.CleanSpool(st, store.SpoolSweep{Now: time.Now(), DryRun: true})
 	if err != nil || res.Files != len(gone) {
 		t.Fatalf("dry run: %+v %v", res, err)
 	}
@@ -70,7 +71,7 @@ func TestCleanSpool(t *testing.T) {
 			t.Errorf("dry run removed %s", p)
 		}
 	}
-	res, err = store.CleanSpool(st, time.Now(), false, nil)
+	res, err = store.CleanSpool(st, store.SpoolSweep{Now: time.Now()})
 	if err != nil || res.Files != len(gone) || res.Bytes != int64(13*len(gone)) {
 		t.Fatalf("clean: %+v %v", res, err)
 	}
@@ -104,7 +105,7 @@ func TestCleanSpoolBaseObjects(t *testing.T) {
 	for _, d := range []string{objects, other} {
 		os.Chtimes(d, old, old)
 	}
-	if _, err := store.CleanSpool(st, time.Now(), false, nil); err != nil {
+	if _, err := store.CleanSpool(st, store.SpoolSweep{Now: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(objects); err == nil {
@@ -142,7 +143,7 @@ func TestCleanSpoolReusedPID(t *testing.T) {
 	os.WriteFile(metaPath, meta, 0o600)
 	os.Chtimes(metaPath, time.Now().Add(-day2), time.Now().Add(-day2))
 
-	if _, err := store.CleanSpool(st, time.Now(), false, nil); err != nil {
+	if _, err := store.CleanSpool(st, store.SpoolSweep{Now: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(reused); err == nil {
@@ -150,5 +151,36 @@ func TestCleanSpoolReusedPID(t *testing.T) {
 	}
 	if _, err := os.Stat(live); err != nil {
 		t.Error("removed while its writer (same pid, same start) lives")
+	}
+}
+
+// A FIFO planted as an old entry's meta (the spool is in the agent's
+// reach) is no meta: the age sweep never waits on it, as the driver's
+// clean-up of a crashed run never did (one sweep serves both now).
+func TestCleanSpoolPlantedFIFO(t *testing.T) {
+	st := newStore(t)
+	ms := time.Now().Add(-48 * time.Hour).UnixMilli()
+	stream := spoolFile(t, st, fmt.Sprintf("%d-%d-ff.step.stdout", ms, deadPID(t)), 48*time.Hour)
+	fifo := strings.TrimSuffix(stream, ".stdout") + ".json"
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	os.Chtimes(fifo, old, old)
+	done := make(chan error, 1)
+	go func() { _, err := store.CleanSpool(st, store.SpoolSweep{Now: time.Now()}); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
+			f.Close() // releases the reader
+		}
+		t.Fatal("CleanSpool still reading a FIFO spool meta after 20 s")
+	}
+	if _, err := os.Stat(stream); err == nil {
+		t.Error("the dead writer's stream was left")
 	}
 }

@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/procid"
+	"github.com/loopkit/loopkit/internal/safefile"
 )
 
 // SpoolMaxAge is how old a spool file must be before it may be removed.
@@ -62,13 +64,31 @@ type SpoolResult struct {
 	Bytes int64
 }
 
-// CleanSpool removes spool files older than SpoolMaxAge whose writer is gone:
-// neither its pid nor, from the entry's meta, its child's process group is
-// alive. Names that are not spool entries are left alone. keep, when not
-// nil, is asked once for each such step entry (its base path and meta)
-// before its files go: an agent's transcript, tokens and cost that no
-// driver recorded; false leaves the entry for a later sweep.
-func CleanSpool(st *Store, now time.Time, dryRun bool, keep func(base string, m SpoolMeta) bool) (SpoolResult, error) {
+// SpoolSweep says which spool entries CleanSpool removes.
+type SpoolSweep struct {
+	Now    time.Time
+	DryRun bool
+	// Run, when set, sweeps that run's entries at any age, and entries
+	// of any run whose writer died before it wrote their meta: the caller
+	// holds the run's driver lock, so nothing of the run will record them.
+	// Without Run, only entries older than SpoolMaxAge go.
+	Run string
+	// Gone, when set, decides that an entry's writer and its child's
+	// group are gone (and may stop them: the driver's clean-up stops what a
+	// crashed run left); by default both must have exited.
+	Gone func(base string, m SpoolMeta) bool
+	// Keep, when set, is asked once for each step entry whose meta names
+	// its run, before its files go: an agent's transcript, tokens and cost
+	// that no driver recorded; false leaves the entry for a later sweep.
+	Keep func(base string, m SpoolMeta) bool
+}
+
+// CleanSpool is the one spool clean-up: loop-clean's age sweep and the
+// driver's clean-up of a crashed run (o.Run). An entry goes once its
+// writer is gone: neither its pid nor, from its meta, its child's process
+// group is alive. Names that are not spool entries are left alone, and a
+// meta that is not a regular file (a planted FIFO) is never waited on.
+func CleanSpool(st *Store, o SpoolSweep) (SpoolResult, error) {
 	var res SpoolResult
 	root, err := os.OpenRoot(st.SpoolDir())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -82,8 +102,8 @@ func CleanSpool(st *Store, now time.Time, dryRun bool, keep func(base string, m 
 	if err != nil {
 		return res, err
 	}
-	gone := map[string]bool{} // by entry base: one meta read per entry
-	kept := map[string]bool{}
+	type verdict struct{ seen, remove bool }
+	decided := map[string]verdict{} // by entry base: one meta read per entry
 	for _, de := range entries {
 		e, ok := ParseSpoolName(de.Name())
 		// A directory entry is a step's base objects (<entry>.git).
@@ -92,31 +112,18 @@ func CleanSpool(st *Store, now time.Time, dryRun bool, keep func(base string, m 
 			continue
 		}
 		info, err := de.Info()
-		if err != nil || now.Sub(info.ModTime()) <= SpoolMaxAge {
+		if err != nil || o.Run == "" && o.Now.Sub(info.ModTime()) <= SpoolMaxAge {
 			continue
 		}
-		g, seen := gone[e.Base]
-		if !seen {
-			g = writerGone(root, e)
-			gone[e.Base] = g
+		v := decided[e.Base]
+		if !v.seen {
+			v = verdict{seen: true, remove: o.decide(st, root, e)}
+			decided[e.Base] = v
 		}
-		if !g {
+		if !v.remove {
 			continue
 		}
-		if keep != nil && !dryRun && strings.HasSuffix(e.Base, ".step") {
-			k, seen := kept[e.Base]
-			if !seen {
-				k = true
-				if m, ok := readMeta(root, e); ok && m.RunID != "" {
-					k = keep(filepath.Join(st.SpoolDir(), e.Base), m)
-				}
-				kept[e.Base] = k
-			}
-			if !k {
-				continue
-			}
-		}
-		if !dryRun {
+		if !o.DryRun {
 			remove := root.Remove
 			if objects {
 				remove = root.RemoveAll
@@ -131,12 +138,34 @@ func CleanSpool(st *Store, now time.Time, dryRun bool, keep func(base string, m 
 	return res, nil
 }
 
+// decide reports whether entry e's files go.
+func (o SpoolSweep) decide(st *Store, root *os.Root, e SpoolEntry) bool {
+	m, hasMeta := readMeta(root, e)
+	if o.Run != "" && hasMeta && m.RunID != o.Run {
+		return false // another run's: its own driver records it
+	}
+	base := filepath.Join(st.SpoolDir(), e.Base)
+	gone := false
+	if hasMeta && o.Gone != nil {
+		gone = o.Gone(base, m)
+	} else {
+		gone = writerGone(e, m, hasMeta)
+	}
+	if !gone {
+		return false
+	}
+	if o.Keep != nil && !o.DryRun && hasMeta && m.RunID != "" && strings.HasSuffix(e.Base, ".step") {
+		return o.Keep(base, m)
+	}
+	return true
+}
+
 // writerGone reports whether the process that wrote a spool entry, and the
 // process group of the child it ran, have both exited.
-func writerGone(root *os.Root, e SpoolEntry) bool {
+func writerGone(e SpoolEntry, m SpoolMeta, hasMeta bool) bool {
 	pid, pgid := e.PID, 0
 	var start uint64
-	if m, ok := readMeta(root, e); ok {
+	if hasMeta {
 		pid, pgid, start = m.PID, m.PGID, m.PIDStart
 	}
 	// With its start time known, a pid reused by another process is gone.
@@ -147,10 +176,19 @@ func writerGone(root *os.Root, e SpoolEntry) bool {
 }
 
 // readMeta is the entry's meta, when its writer wrote one (the name
-// carries the writer's pid: a meta naming another is not its own).
+// carries the writer's pid: a meta naming another is not its own). The
+// spool is in the agent's reach: a meta that is a FIFO or a link is none.
 func readMeta(root *os.Root, e SpoolEntry) (SpoolMeta, bool) {
 	var m SpoolMeta
-	data, err := root.ReadFile(e.Base + ".json")
+	f, err := root.OpenFile(e.Base+".json", os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return m, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return m, false
+	}
+	data, err := safefile.ReadAll(f, e.Base+".json", 1<<20)
 	if err != nil || json.Unmarshal(data, &m) != nil || m.PID <= 0 || m.PID != e.PID {
 		return SpoolMeta{}, false
 	}

@@ -1,13 +1,9 @@
 package loopdrive
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -19,7 +15,6 @@ import (
 	"github.com/loopkit/loopkit/internal/procrec"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runstate"
-	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -128,24 +123,11 @@ func waitLock(path string, timeout time.Duration) (*store.Lock, error) {
 // the run left behind (their spool entries name the group), keeps what a
 // dead step's agent printed as an interrupted attempt of the run (its
 // transcript, tokens and cost), then removes the entries whose writer is
-// gone: nothing else will record them.
+// gone: nothing else will record them. The sweep is the store's one spool
+// clean-up; what is the driver's is stopping what the run left.
 func stopLeft(env *cli.Env, st *store.Store, id string) {
-	metas, _ := filepath.Glob(filepath.Join(st.SpoolDir(), "*.json"))
-	for _, f := range metas {
-		e, ok := store.ParseSpoolName(filepath.Base(f))
-		if !ok || strings.HasPrefix(filepath.Base(f), ".") {
-			continue
-		}
-		data, err := safefile.ReadFile(f, 1<<20) // a planted FIFO must not hang a cancel
-		if err != nil {
-			continue
-		}
-		var m store.SpoolMeta
-		// the entry is the run's, and the meta its writer's own (the
-		// name carries the writer's pid)
-		if json.Unmarshal(data, &m) != nil || m.RunID != id || m.PID != e.PID {
-			continue
-		}
+	gone := func(base string, m store.SpoolMeta) bool {
+		name := filepath.Base(base) + ".json"
 		// The caller holds the run's driver lock: no driver of the run is
 		// alive, so any group still named here was left behind.
 		if groupLeft(m) {
@@ -157,7 +139,7 @@ func stopLeft(env *cli.Env, st *store.Store, id string) {
 				waitGroupGone(m.PGID, 10*time.Second)
 			} else {
 				env.Log.Warn(fmt.Sprintf("spool entry %s names process group %d, which loopkit did not start for run %s: not signalled",
-					filepath.Base(f), m.PGID, id))
+					name, m.PGID, id))
 			}
 		}
 		// A loop-step outliving a driver killed alone ends once its agent
@@ -166,42 +148,14 @@ func stopLeft(env *cli.Env, st *store.Store, id string) {
 		// at load 30 is normal), and saying so is the only trace of a skip.
 		if writerAlive(m) && !waitWriterGone(m, 30*time.Second) {
 			env.Log.Warn(fmt.Sprintf("spool entry %s is still being written by pid %d: not recorded now; resume the run again once it has exited",
-				filepath.Base(f), m.PID))
-			continue
+				name, m.PID))
+			return false
 		}
-		base := strings.TrimSuffix(f, ".json")
-		if strings.HasSuffix(base, ".step") && !keepStep(env, st, id, base, m) {
-			continue // left for loop-clean: what it holds was not recorded
-		}
-		left, _ := filepath.Glob(base + ".*")
-		for _, p := range left {
-			os.RemoveAll(p) // streams, and a step's base objects (a directory)
-		}
+		return true
 	}
-	// entries whose writer died before writing their meta (a step killed
-	// while it snapshotted the tree): no meta names their run, and with
-	// their writer gone nothing will record them
-	entries, _ := os.ReadDir(st.SpoolDir())
-	for _, de := range entries {
-		e, ok := store.ParseSpoolName(de.Name())
-		if !ok || strings.HasPrefix(de.Name(), ".") || procid.Running(e.PID) {
-			continue
-		}
-		if _, err := os.Lstat(filepath.Join(st.SpoolDir(), e.Base+".json")); err == nil {
-			continue
-		}
-		os.RemoveAll(filepath.Join(st.SpoolDir(), de.Name()))
-	}
-	// temporary files of a spool meta whose writer was killed mid-rename
-	tmps, _ := filepath.Glob(filepath.Join(st.SpoolDir(), ".*.tmp-*"))
-	for _, f := range tmps {
-		parts := strings.Split(filepath.Base(f), "-")
-		if len(parts) < 2 {
-			continue
-		}
-		if pid, err := strconv.Atoi(parts[1]); err == nil && pid > 0 && !procid.Running(pid) {
-			os.Remove(f)
-		}
+	keep := func(base string, m store.SpoolMeta) bool { return deadstep.Keep(st, env.Log, id, base, m) }
+	if _, err := store.CleanSpool(st, store.SpoolSweep{Now: time.Now(), Run: id, Gone: gone, Keep: keep}); err != nil {
+		env.Log.Warn("spool not cleaned", "run", id, "err", err)
 	}
 }
 
@@ -244,10 +198,4 @@ func waitGroupGone(pgid int, d time.Duration) {
 			return
 		}
 	}
-}
-
-// keepStep records a dead step's spool entry as an interrupted attempt of
-// run id (deadstep.Keep), and reports whether the entry may now go.
-func keepStep(env *cli.Env, st *store.Store, id, base string, m store.SpoolMeta) bool {
-	return deadstep.Keep(st, env.Log, id, base, m)
 }
