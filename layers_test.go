@@ -1,7 +1,12 @@
 package loopkit_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -62,4 +67,68 @@ func deps(t *testing.T, pkg string) []string {
 		t.Fatalf("go list -deps %s: %v", pkg, err)
 	}
 	return strings.Fields(string(out))
+}
+
+// TestStatusThroughDoor: a run's status is written only through
+// internal/runstate's door (its event, hooks and clean), whoever changes
+// it: no command sets run.Status to a status of its own or calls the
+// writer's SetStatus. (loop-drive's holder marked runs running and queued
+// by hand before.)
+func TestStatusThroughDoor(t *testing.T) {
+	statuses := map[string]bool{}
+	for _, s := range []string{"RunRunning", "RunCompleted", "RunFailed", "RunStuck", "RunCanceled", "RunPaused", "RunQueued"} {
+		statuses[s] = true
+	}
+	err := filepath.WalkDir("internal", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch path {
+			case "internal/runstate", "internal/recorder", "internal/store", "internal/testsupport":
+				return filepath.SkipDir // the door, its writer, the run's creation, fakes
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for i, lhs := range n.Lhs {
+					sel, ok := lhs.(*ast.SelectorExpr)
+					if !ok || sel.Sel.Name != "Status" || i >= len(n.Rhs) {
+						continue
+					}
+					if v, ok := n.Rhs[i].(*ast.SelectorExpr); ok && statuses[v.Sel.Name] {
+						t.Errorf("%s: sets a run's status to %s by hand: go through runstate.Door", path, v.Sel.Name)
+					}
+				}
+			case *ast.CallExpr:
+				sel, ok := n.Fun.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "SetStatus" {
+					return true
+				}
+				if recv, ok := sel.X.(*ast.SelectorExpr); ok && recv.Sel.Name == "Rec" {
+					t.Errorf("%s: calls the writer's SetStatus: call the door's", path)
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && strings.Contains(strings.ToLower(id.Name), "rec") {
+					t.Errorf("%s: calls %s.SetStatus, the writer's: call the door's", path, id.Name)
+				}
+				if recv, ok := sel.X.(*ast.SelectorExpr); ok && strings.Contains(strings.ToLower(recv.Sel.Name), "rec") {
+					t.Errorf("%s: calls %s.SetStatus, the writer's: call the door's", path, recv.Sel.Name)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

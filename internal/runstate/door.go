@@ -8,6 +8,7 @@ package runstate
 
 import (
 	"os"
+	"time"
 
 	"github.com/charmbracelet/log"
 
@@ -118,6 +119,49 @@ func (d *Door) SetStatus(id, status, message string) (*record.Run, error) {
 		p.Ended = id
 		retention.AutoClean(d.Rec.St, p, d.Log)
 	}
+	return run, nil
+}
+
+// Queue marks run id queued while its driver waits for a slot.
+func (d *Door) Queue(id, why string) (*record.Run, error) {
+	return d.SetStatus(id, record.RunQueued, why)
+}
+
+// Start marks run id running once a driver holds it (new, resumed or out
+// of the queue), with RUN_STARTED naming the driver's worker id.
+func (d *Door) Start(id, worker string) (*record.Run, error) {
+	return d.change(id, func(run *record.Run) (record.Event, error) {
+		return record.Event{Type: record.EventRunStarted, WorkerID: &worker}, nil
+	})
+}
+
+// Resume marks a stopped run running again: change adjusts the run (new
+// bounds, a prompt with the stuck report's hypotheses) and says what for
+// RUN_RESUMED's message.
+func (d *Door) Resume(id string, change func(run *record.Run) (string, error)) (*record.Run, error) {
+	return d.change(id, func(run *record.Run) (record.Event, error) {
+		msg, err := change(run)
+		return record.Event{Type: record.EventRunResumed, Message: msg}, err
+	})
+}
+
+// change makes run id running with the event ev gives, then fires the
+// status's hooks as SetStatus does.
+func (d *Door) change(id string, ev func(run *record.Run) (record.Event, error)) (*record.Run, error) {
+	var reason string
+	run, err := d.Rec.Update(id, func(run *record.Run) error {
+		e, err := ev(run)
+		if err != nil {
+			return err
+		}
+		run.Status = record.RunRunning
+		e.TS, e.RunID, e.Status, reason = time.Now().UnixMilli(), id, record.RunRunning, e.Message
+		return d.Rec.AppendEvent(e)
+	})
+	if err != nil {
+		return nil, err
+	}
+	hooks.ForRun(d.Rec.St, run, d.Log).Status(d.Rec.St, run, reason)
 	return run, nil
 }
 

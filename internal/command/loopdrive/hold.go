@@ -36,8 +36,11 @@ import (
 // lock and a concurrency slot, all kept by this process so that the
 // driver's children never inherit a lock descriptor.
 type holder struct {
-	env   *cli.Env
-	st    *store.Store
+	env *cli.Env
+	st  *store.Store
+	// door changes the run's status (queued, running); rec is its writer,
+	// for the rest
+	door  *runstate.Door
 	rec   *recorder.Recorder
 	locks []*store.Lock
 	// parent is the driver's pid, read when this process started
@@ -55,7 +58,8 @@ func (h *holder) fail(err error) error { return exitRecord(h.env, err) }
 func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 	// The driver is the parent we start with: die with it from the start,
 	// so a driver killed while this one waits for a slot leaves nothing.
-	h := &holder{env: env, st: st, rec: runstate.Plain(st, env.Log).Rec, parent: os.Getppid()}
+	door := runstate.Plain(st, env.Log)
+	h := &holder{env: env, st: st, door: door, rec: door.Rec, parent: os.Getppid()}
 	dieWithParent()
 	if h.parent <= 1 {
 		return cli.Failf("the driver that started this is gone")
@@ -305,7 +309,7 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 		return "", err
 	}
 	msg := fmt.Sprintf("resumed after iteration %d (was %s)", n, run.Status)
-	resumed, err := h.rec.Update(id, func(run *record.Run) error {
+	resumed, err := h.door.Resume(id, func(run *record.Run) (string, error) {
 		if opts.MaxIterations > 0 {
 			run.Settings.MaxIterations = opts.MaxIterations
 			msg += fmt.Sprintf(", max_iterations %d", opts.MaxIterations)
@@ -320,13 +324,12 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 			msg += ", the merge to be tried again"
 		}
 		if p, err := h.promptWithHypotheses(run, n); err != nil {
-			return err
+			return "", err
 		} else if p != "" {
 			run.Settings.PromptCurrent = p
 			msg += ", with the stuck report's hypotheses in the prompt"
 		}
-		run.Status = record.RunRunning
-		return h.rec.AppendEvent(record.Event{TS: time.Now().UnixMilli(), RunID: id, Type: record.EventRunResumed, Status: record.RunRunning, Message: msg})
+		return msg, nil
 	})
 	if err != nil {
 		return "", cli.Failf("%w", err)

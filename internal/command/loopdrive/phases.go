@@ -176,7 +176,7 @@ func (h *holder) queueSlot(set *runconfig.Settings, id string) error {
 			// the run's status sees it queued
 			if !queued {
 				queued = true
-				if _, err := h.rec.SetStatus(id, record.RunQueued, "waiting for "+strings.Join(runs, ", ")); err != nil {
+				if _, err := h.door.Queue(id, "waiting for "+strings.Join(runs, ", ")); err != nil {
 					h.env.Log.Warn("run not marked queued", "err", err)
 				}
 			}

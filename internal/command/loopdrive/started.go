@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/progress"
-	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -17,12 +15,7 @@ import (
 // driver takes the run, new, resumed or out of the queue.
 func (h *holder) started(id string) error {
 	worker := WorkerID(h.parent)
-	_, err := h.rec.Update(id, func(run *record.Run) error {
-		run.Status = record.RunRunning
-		return h.rec.AppendEvent(record.Event{TS: time.Now().UnixMilli(), RunID: id, Type: record.EventRunStarted,
-			Status: record.RunRunning, WorkerID: &worker})
-	})
-	if err != nil {
+	if _, err := h.door.Start(id, worker); err != nil {
 		return cli.Failf("%w", err)
 	}
 	return nil
