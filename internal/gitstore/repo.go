@@ -213,9 +213,13 @@ func copyFile(src, dst string) error {
 // Snapshot writes the work tree at w.Top (untracked files included, ignored
 // ones not) into the repo as a tree, through the repo's own index (its
 // stat cache makes the next snapshot hash only what changed).
-func (r *Repo) Snapshot(w *Where) (string, error) {
+func (r *Repo) Snapshot(w *Where) (string, error) { return r.snapshotFrom(w, w.Index) }
+
+// snapshotFrom is Snapshot whose index, when the repo has none yet, starts
+// as a copy of seed's.
+func (r *Repo) snapshotFrom(w *Where, seed string) (string, error) {
 	index := filepath.Join(r.GitDir, "index")
-	if err := seedIndex(w.Index, index); err != nil {
+	if err := seedIndex(seed, index); err != nil {
 		return "", err
 	}
 	return snapshot(writer(w, r.GitDir, filepath.Join(r.GitDir, "objects"), []string{w.Objects}, index), addArgs(w))
@@ -358,6 +362,20 @@ func AfterStep(parent string, where *Where, baseObjects string) (repo *Repo, tre
 			return nil, "", fmt.Errorf("import the step's base: %w", err)
 		}
 	}
-	tree, err = repo.Snapshot(where)
+	tree, err = repo.snapshotFrom(where, baseIndex(where, baseObjects))
 	return repo, tree, err
+}
+
+// baseIndex is the index the run's first snapshot after a step starts
+// from: the base's (Base leaves it beside the objects; its stat cache is
+// as fresh as the step's start, and its entries' objects were just
+// imported), else the user's.
+func baseIndex(where *Where, baseObjects string) string {
+	if baseObjects != "" {
+		p := filepath.Join(baseObjects, "index")
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	return where.Index
 }

@@ -190,7 +190,9 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 		return "", true, true, err
 	}
 	tree := trim(out)
-	os.Remove(index) // only the objects are needed later
+	// The index stays with the objects: the run's first snapshot after
+	// the step starts from it (see AfterStep), so a folder with no index
+	// of the user's is not hashed whole twice.
 	if head != nil {
 		w = <-head
 	}
@@ -347,9 +349,9 @@ func snapshot(w gitCmd, add []string) (string, error) {
 // million files is about 100 MB.
 const maxSeedIndex = 1 << 30
 
-// seedIndex copies the user's index (userIndex) to path (when path has
-// none yet) so git's stat cache spares hashing unchanged files; the user's
-// index is only read.
+// seedIndex copies an index (the user's, or a step base's) to path (when
+// path has none yet) so git's stat cache spares hashing unchanged files;
+// the index copied is only read.
 func seedIndex(userIndex, path string) error {
 	if _, err := os.Lstat(path); err == nil || userIndex == "" || userIndex == path {
 		return nil

@@ -38,8 +38,9 @@ edited, the tree after the step, its commit and the list of changes.
 | a later one | $(snap plain/next) | $(snap git/next) | $(ratio "$(snap plain/next median)" "$(snap git/next median)") |
 
 In a git repository the user's index gives the stat cache from the start;
-in a folder without git the run's first iteration hashes every file (for
-its base, then for the tree after the step) and later ones find them in
-the run's own index, so only what changed is read again.
+in a folder without git the run's first iteration hashes every file once,
+for its base (whose index is then the stat cache of the tree after the
+step), and later ones find them in the run's own index, so only what
+changed is read again.
 MD
 echo "wrote $BENCH_ROOT/docs/bench/snapshot.md" >&2
