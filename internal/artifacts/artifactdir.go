@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -19,6 +18,9 @@ import (
 type combinedState struct {
 	Iterations int   `json:"iterations"`
 	Bytes      int64 `json:"bytes"`
+	// where the iterations in it end in the store's log (see mark)
+	Offset int64  `json:"offset"`
+	Tail   string `json:"tail,omitempty"`
 }
 
 const stateFile = ".combined.json"
@@ -40,23 +42,34 @@ func writeArtifactDir(base string, s *source) error {
 	}
 	defer logs.Close()
 	logs.dropTemps()
-	if err := stepLogs(logs, s); err != nil {
+	p := d.progress(s)
+	its, _, err := s.iters.after(p.Iterations)
+	if err != nil {
+		return err
+	}
+	ats, _, err := s.attempts.after(p.Attempts)
+	if err != nil {
+		return err
+	}
+	if err := stepLogs(logs, s, its, ats); err != nil {
 		return err
 	}
 	if err := combined(logs, s); err != nil {
 		return err
 	}
-	if !exists(s.file(store.ManifestFile)) {
-		return nil
+	if exists(s.file(store.ManifestFile)) {
+		if err := d.write(store.ManifestFile, func(w io.Writer) error { _, err := copyFrom(w, s.file(store.ManifestFile)); return err }); err != nil {
+			return err
+		}
 	}
-	return d.write(store.ManifestFile, func(w io.Writer) error { _, err := copyFrom(w, s.file(store.ManifestFile)); return err })
+	return d.setProgress(progress{Iterations: s.iters.end, Attempts: s.attempts.end})
 }
 
 var stepNumber = lazyre.New(`-step-([0-9]+)$`)
 
-// stepLogs writes each agent step's output once, named by the step's
-// number and phase.
-func stepLogs(d *dir, s *source) error {
+// stepLogs writes the output of each agent step of its (iterations) and
+// ats (attempts) once, named by the step's number and phase.
+func stepLogs(d *dir, s *source, its []iteration, ats []record.Attempt) error {
 	one := func(ag *record.Agent, stdout, stderr string) error {
 		if ag == nil {
 			return nil
@@ -72,12 +85,12 @@ func stepLogs(d *dir, s *source) error {
 		}
 		return d.write(name, func(w io.Writer) error { _, err := agentOutput(w, stdout, stderr); return err })
 	}
-	for _, it := range s.iters {
+	for _, it := range its {
 		if err := one(it.Agent, s.iterFile(it.Iteration, store.AgentStdout), s.iterFile(it.Iteration, store.AgentStderr)); err != nil {
 			return err
 		}
 	}
-	for _, a := range s.attempts {
+	for _, a := range ats {
 		if err := one(a.Agent, s.attemptFile(a.Attempt, store.AgentStdout), s.attemptFile(a.Attempt, store.AgentStderr)); err != nil {
 			return err
 		}
@@ -110,13 +123,17 @@ func combined(d *dir, s *source) error {
 			st = combinedState{}
 		}
 	}
-	if st.Iterations > len(s.iters) { // another run's leftover, or edited: start again
+	its, from, err := s.iters.after(mark{N: st.Iterations, Offset: st.Offset, Tail: st.Tail})
+	if err != nil {
+		return err
+	}
+	if from.N != st.Iterations { // another run's leftover, or edited: start again
 		st = combinedState{}
 	}
-	if st.Iterations == len(s.iters) && d.has("combined.log") {
+	if len(its) == 0 && d.has("combined.log") {
 		return nil
 	}
-	f, err := d.root.OpenFile("combined.log", os.O_RDWR|os.O_CREATE|noFollow, 0o600)
+	f, err := d.openAppend("combined.log")
 	if err != nil {
 		return err
 	}
@@ -125,11 +142,11 @@ func combined(d *dir, s *source) error {
 	if err != nil {
 		return err
 	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s/combined.log is not a regular file; move it away", d.path)
-	}
-	if fi.Size() < st.Bytes {
-		st = combinedState{} // shorter than said: written again from the start
+	if fi.Size() < st.Bytes { // shorter than said: written again from the start
+		st = combinedState{}
+		if its, _, err = s.iters.after(mark{}); err != nil {
+			return err
+		}
 	}
 	if err := f.Truncate(st.Bytes); err != nil {
 		return err
@@ -137,7 +154,7 @@ func combined(d *dir, s *source) error {
 	if _, err := f.Seek(st.Bytes, io.SeekStart); err != nil {
 		return err
 	}
-	for _, it := range s.iters[st.Iterations:] {
+	for _, it := range its {
 		if err := combinedBlocks(f, s, &it); err != nil {
 			return err
 		}
@@ -149,7 +166,8 @@ func combined(d *dir, s *source) error {
 	if err != nil {
 		return err
 	}
-	data, _ := json.Marshal(combinedState{Iterations: len(s.iters), Bytes: end})
+	e := s.iters.end
+	data, _ := json.Marshal(combinedState{Iterations: e.N, Bytes: end, Offset: e.Offset, Tail: e.Tail})
 	return d.writeBytes(stateFile, data)
 }
 

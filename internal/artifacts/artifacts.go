@@ -88,15 +88,20 @@ func Remove(run *record.Run) error {
 
 // Write brings every copy the run's settings ask for up to date with the
 // store. The caller holds the run's append lock, so one writer at a time
-// copies a run. Each copy is tried; the errors are joined.
-func Write(st *store.Store, run *record.Run) error {
+// copies a run. Each copy is tried; the errors are joined. A copy goes on
+// from where it says it got (its progress), so a recording costs what it
+// adds to the run, not the run's length.
+func Write(st *store.Store, run *record.Run) error { return write(st, run, false) }
+
+// Rebuild is Write checking every file of the copies, whatever their
+// progress says: a repair's, for a copy that lost files.
+func Rebuild(st *store.Store, run *record.Run) error { return write(st, run, true) }
+
+func write(st *store.Store, run *record.Run, full bool) error {
 	if !Wanted(run) {
 		return nil
 	}
-	s, err := load(st, run)
-	if err != nil {
-		return err
-	}
+	s := load(st, run, full)
 	set := run.Settings
 	var errs []error
 	try := func(what, base string, write func(string, *source) error) {

@@ -38,7 +38,8 @@ func IterName(n int, ext string) string { return fmt.Sprintf("iter-%02d%s", n, e
 // writeLogDir brings base/run-<id>/ up to date: prompt.txt (the first
 // prompt), summary.json, report.tsv, iter-XX.log and iter-XX.tail.txt per
 // iteration, prompt.rewrite.N.txt per watchdog rewrite. An iteration's
-// files are written once: a committed iteration never changes.
+// files are written once: a committed iteration never changes, so only
+// the iterations past the copy's progress are looked at.
 func writeLogDir(base string, s *source) error {
 	d, err := openDir(base, "run-"+s.run.RunID)
 	if err != nil {
@@ -46,39 +47,57 @@ func writeLogDir(base string, s *source) error {
 	}
 	defer d.Close()
 	d.dropTemps()
-	if len(s.iters) > 0 && !d.has("prompt.txt") {
+	p := d.progress(s)
+	its, from, err := s.iters.after(p.Iterations)
+	if err != nil {
+		return err
+	}
+	if from != p.Iterations {
+		p = progress{} // another run's copy, or a log repaired: check it all
+	}
+	if (from.N > 0 || len(its) > 0) && !d.has("prompt.txt") {
 		if p := s.iterFile(1, store.PromptFile); exists(p) {
 			if err := d.write("prompt.txt", func(w io.Writer) error { _, err := copyFrom(w, p); return err }); err != nil {
 				return err
 			}
 		}
 	}
-	for _, it := range s.iters {
+	for _, it := range its {
 		if err := writeIteration(d, s, it.Iteration); err != nil {
 			return err
 		}
 	}
-	for k := 1; ; k++ {
-		name := fmt.Sprintf("prompt.rewrite.%d.txt", k)
-		p := s.file(name)
-		if !exists(p) {
+	for ; ; p.Rewrites++ {
+		name := fmt.Sprintf("prompt.rewrite.%d.txt", p.Rewrites+1)
+		src := s.file(name)
+		if !exists(src) {
 			break
 		}
 		if d.has(name) {
 			continue
 		}
-		if err := d.write(name, func(w io.Writer) error { _, err := copyFrom(w, p); return err }); err != nil {
+		if err := d.write(name, func(w io.Writer) error { _, err := copyFrom(w, src); return err }); err != nil {
 			return err
 		}
 	}
-	if err := d.write(store.ReportFile, func(w io.Writer) error { _, err := copyFrom(w, s.file(store.ReportFile)); return err }); err != nil {
+	report := d.appendCopy
+	if s.full { // a repair writes it whole: a copy edited inside is no prefix
+		report = func(name, src string) error {
+			return d.write(name, func(w io.Writer) error { _, err := copyFrom(w, src); return err })
+		}
+	}
+	if err := report(store.ReportFile, s.file(store.ReportFile)); err != nil {
 		return err
 	}
 	data, err := record.MarshalIndent(summary(s.run))
 	if err != nil {
 		return err
 	}
-	return d.writeBytes("summary.json", data) // last: it says how far the copy got
+	if err := d.writeBytes("summary.json", data); err != nil {
+		return err
+	}
+	p.Iterations = s.iters.end
+	return d.setProgress(p)
 }
 
 // writeIteration writes iter-XX.log (the agent's output) and its last 50

@@ -6,6 +6,7 @@ import (
 	"github.com/loopkit/loopkit/internal/artifacts"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
+	"github.com/loopkit/loopkit/internal/store"
 )
 
 // Update changes a run's run.json under the append lock, after repair.
@@ -34,7 +35,11 @@ func (r *Recorder) Update(id string, change func(run *record.Run) error) (*recor
 // copyOut brings the run's copies outside the store (log_dir, the global
 // mirror, the artifact directory) up to date with it. They are derived:
 // a failure is a warning, and the next recording writes them again.
-func (r *Recorder) copyOut(run *record.Run) {
+func (r *Recorder) copyOut(run *record.Run) { r.copies(run, artifacts.Write) }
+
+// copies is copyOut by write: artifacts.Write, or artifacts.Rebuild for a
+// repair (every file checked, not only what the copies have not got).
+func (r *Recorder) copies(run *record.Run, write func(*store.Store, *record.Run) error) {
 	// a run no driver made (no agent) has no copy settings of its own
 	if len(run.Settings.Agent) == 0 && len(r.CopyDefaults) > 0 {
 		c := *run
@@ -46,7 +51,7 @@ func (r *Recorder) copyOut(run *record.Run) {
 		artifacts.Resolve(&c.Settings, run.WorkspaceRoot)
 		run = &c
 	}
-	if err := artifacts.Write(r.St, run); err != nil && r.Log != nil {
+	if err := write(r.St, run); err != nil && r.Log != nil {
 		r.Log.Warn(fmt.Sprintf("run %s: copy not up to date: %v", run.RunID, err))
 	}
 }
@@ -137,7 +142,7 @@ func (r *Recorder) Repair(id string) error {
 		return err
 	}
 	if st.stale == nil {
-		r.copyOut(st.run) // derived copies too: a lost one is written again
+		r.copies(st.run, artifacts.Rebuild) // derived copies too: a lost one is written again
 	}
 	return st.stale
 }
