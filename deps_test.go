@@ -25,6 +25,7 @@ var depRules = []struct {
 	{"go.opentelemetry.io/otel", nil, "loop-export builds pdata itself: no tracing SDK"},
 	{"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp", nil, "ptraceotlp pulls gRPC in"},
 	{"charm.land/", []string{"loop-tui"}, "the terminal UI libraries are loop-tui's"},
+	{"mvdan.cc/sh/", []string{"loop-drive"}, "the shell parser checks a new run's validation (runcheck): its start-up is loop-drive's alone"},
 }
 
 // TestDependencyRules checks every command's linked packages (as make

@@ -26,8 +26,9 @@ func DocTable() string {
 		}
 		return "`" + s + "`"
 	}
-	for i := range fields {
-		f := &fields[i]
+	sc := table()
+	for i := range sc.fields {
+		f := &sc.fields[i]
 		if f.State || (f.Flag == "" && f.Env == "" && f.Config == "") {
 			continue
 		}
@@ -45,8 +46,8 @@ func DocTable() string {
 		}
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
-	keys := make([]string, 0, len(tools))
-	for k := range tools {
+	keys := make([]string, 0, len(sc.tools))
+	for k := range sc.tools {
 		keys = append(keys, code(k))
 	}
 	sort.Strings(keys)

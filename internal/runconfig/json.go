@@ -15,6 +15,7 @@ import (
 // its non-zero ones.
 func (s Settings) MarshalJSON() ([]byte, error) {
 	v := reflect.ValueOf(&s).Elem()
+	fields := Fields()
 	keys := make([]string, 0, len(fields))
 	vals := map[string]any{}
 	for i := range fields {
@@ -57,7 +58,7 @@ func (s *Settings) UnmarshalJSON(b []byte) error {
 	*s = Defaults()
 	v := reflect.ValueOf(s).Elem()
 	for k, r := range raw {
-		f := byKey[k]
+		f := ByKey(k)
 		if f == nil {
 			continue
 		}

@@ -104,6 +104,7 @@ func Enforce(runDir string, s *Settings) []string {
 	}
 	changed := append([]string(nil), s.bad...) // unreadable: the default was taken
 	sv, kv := reflect.ValueOf(s).Elem(), reflect.ValueOf(&kept).Elem()
+	fields := Fields()
 	for i := range fields {
 		f := &fields[i]
 		if f.State || f.Key == "" {
@@ -128,6 +129,7 @@ func (s *Settings) Changed() []string { return s.changed }
 
 func (s *Settings) clearState() {
 	v := reflect.ValueOf(s).Elem()
+	fields := Fields()
 	for i := range fields {
 		if fields[i].State {
 			v.Field(fields[i].index).SetZero()

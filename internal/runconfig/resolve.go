@@ -32,6 +32,7 @@ func (e *SettingError) Error() string { return e.Where + " " + e.Err.Error() }
 // Defaults are the settings with every default filled.
 func Defaults() Settings {
 	var s Settings
+	fields := Fields()
 	for i := range fields {
 		if f := &fields[i]; f.Default != "" {
 			_ = f.set(&s, f.Default) // checked in init
@@ -46,6 +47,7 @@ func Defaults() Settings {
 // (iterations, max_iterations) is read by its seed name first.
 func Resolve(src Sources) (Settings, error) {
 	s := Defaults()
+	fields := Fields()
 	for i := range fields {
 		f := &fields[i]
 		if f.State {
@@ -83,7 +85,7 @@ func Resolve(src Sources) (Settings, error) {
 
 // Set sets the setting key from text, checked as Resolve checks it.
 func (s *Settings) Set(key, text string) error {
-	f := byKey[key]
+	f := ByKey(key)
 	if f == nil {
 		return fmt.Errorf("no setting %q", key)
 	}
@@ -96,7 +98,7 @@ func (s *Settings) Set(key, text string) error {
 // Get is the setting key as text ("" for an unknown key): what the driver
 // gets as S[key].
 func (s *Settings) Get(key string) string {
-	if f := byKey[key]; f != nil {
+	if f := ByKey(key); f != nil {
 		return f.Text(s)
 	}
 	return ""
@@ -105,7 +107,7 @@ func (s *Settings) Get(key string) string {
 // List is a list setting's items (the agent's argv, on_event, ...), nil
 // for any other key.
 func (s *Settings) List(key string) []string {
-	if f := byKey[key]; f != nil && f.Many {
+	if f := ByKey(key); f != nil && f.Many {
 		return reflect.ValueOf(s).Elem().Field(f.index).Interface().([]string)
 	}
 	return nil
@@ -116,6 +118,7 @@ func (s *Settings) List(key string) []string {
 // none of its own).
 func (s *Settings) Map() map[string]string {
 	m := map[string]string{}
+	fields := Fields()
 	for i := range fields {
 		f := &fields[i]
 		if f.Key == "" || f.Flag == "trust-config" {
@@ -135,7 +138,7 @@ func FromMap(m map[string]string) (Settings, error) {
 	s := Defaults()
 	var first error
 	for k, v := range m {
-		f := byKey[k]
+		f := ByKey(k)
 		if f == nil || v == "" {
 			continue
 		}

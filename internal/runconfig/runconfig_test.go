@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -57,7 +58,7 @@ func TestEveryConfigTagKnown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k := range tools {
+	for k := range table().tools {
 		if !read[k] {
 			t.Errorf("Tools names %s, which no command reads", k)
 		}
@@ -85,6 +86,28 @@ func TestSchema(t *testing.T) {
 		if f.State && (f.Flag != "" || f.Config != "" || f.Env != "") {
 			t.Errorf("state %s has a source", f.Key)
 		}
+		var s Settings
+		if err := f.set(&s, f.Default); f.Default != "" && err != nil {
+			t.Errorf("%s default: %v", f.Key, err)
+		}
+	}
+}
+
+// TestTags: the table's one-pass tag reader reads what reflect's does.
+func TestTags(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[Settings](), reflect.TypeFor[Tools]()} {
+		for i := 0; i < typ.NumField(); i++ {
+			tag := typ.Field(i).Tag
+			got := tags(tag)
+			for _, k := range []string{"json", "flag", "arg", "env", "config", "alias", "default", "range", "choice", "check", "help", "note", "state", "absent"} {
+				if want, _ := tag.Lookup(k); got[k] != want {
+					t.Errorf("%s tag %s: read %q, reflect reads %q", typ.Field(i).Name, k, got[k], want)
+				}
+			}
+		}
+	}
+	if got := tags(`a:"x\"y" b:"2"`); got["a"] != `x"y` || got["b"] != "2" {
+		t.Errorf("escaped quote: %q", got)
 	}
 }
 

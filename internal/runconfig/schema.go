@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Field is one setting as its tags describe it.
@@ -30,88 +31,124 @@ type Field struct {
 	kind    reflect.Type
 }
 
-var (
+// schema is the settings table, read from Settings' tags on first use:
+// building it takes reflection over every tag, and most starts of a
+// command never look at a setting (`--version`, a reader).
+type schema struct {
 	fields   []Field
-	byKey    = map[string]*Field{}
-	byFlag   = map[string]*Field{}
-	byConfig = map[string]*Field{} // config keys and aliases
-	tools    = map[string]reflect.Type{}
-	durType  = reflect.TypeOf(Duration(0))
+	byKey    map[string]*Field
+	byFlag   map[string]*Field
+	byConfig map[string]*Field // config keys and aliases
+	tools    map[string]bool
+}
+
+var (
+	table   = sync.OnceValue(buildSchema)
+	durType = reflect.TypeFor[Duration]()
 )
 
-func init() {
-	t := reflect.TypeOf(Settings{})
+func buildSchema() *schema {
+	t := reflect.TypeFor[Settings]()
+	sc := &schema{fields: make([]Field, 0, t.NumField()), byKey: map[string]*Field{},
+		byFlag: map[string]*Field{}, byConfig: map[string]*Field{}, tools: map[string]bool{}}
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		if !sf.IsExported() {
 			continue
 		}
-		key, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		tag := tags(sf.Tag)
+		key, _, _ := strings.Cut(tag["json"], ",")
 		if key == "-" {
-			key = strings.ReplaceAll(sf.Tag.Get("flag"), "-", "_")
+			key = strings.ReplaceAll(tag["flag"], "-", "_")
 		}
-		f := Field{Key: key, Flag: sf.Tag.Get("flag"), Arg: sf.Tag.Get("arg"), Env: sf.Tag.Get("env"),
-			Config: sf.Tag.Get("config"), Default: sf.Tag.Get("default"), Range: sf.Tag.Get("range"),
-			Check: sf.Tag.Get("check"), Help: sf.Tag.Get("help"), Note: sf.Tag.Get("note"), State: sf.Tag.Get("state") != "",
+		f := Field{Key: key, Flag: tag["flag"], Arg: tag["arg"], Env: tag["env"],
+			Config: tag["config"], Default: tag["default"], Range: tag["range"],
+			Check: tag["check"], Help: tag["help"], Note: tag["note"], State: tag["state"] != "",
 			Many: sf.Type.Kind() == reflect.Slice, index: i, kind: sf.Type}
-		if a := sf.Tag.Get("alias"); a != "" {
+		if a := tag["alias"]; a != "" {
 			f.Aliases = strings.Split(a, ",")
 		}
-		if c := sf.Tag.Get("choice"); c != "" {
+		if c := tag["choice"]; c != "" {
 			f.Choices = strings.Split(c, "|")
 		}
-		fields = append(fields, f)
+		sc.fields = append(sc.fields, f)
 	}
-	for i := range fields {
-		f := &fields[i]
-		byKey[f.Key] = f
+	for i := range sc.fields {
+		f := &sc.fields[i]
+		sc.byKey[f.Key] = f
 		if f.Flag != "" {
-			byFlag[f.Flag] = f
+			sc.byFlag[f.Flag] = f
 		}
 		for _, c := range append([]string{f.Config}, f.Aliases...) {
 			if c != "" {
-				byConfig[c] = f
-			}
-		}
-		if f.Default != "" { // a default the schema cannot read is a bug here
-			var s Settings
-			if err := f.set(&s, f.Default); err != nil {
-				panic(fmt.Sprintf("runconfig: %s default: %v", f.Key, err))
+				sc.byConfig[c] = f
 			}
 		}
 	}
-	tt := reflect.TypeOf(Tools{})
+	tt := reflect.TypeFor[Tools]()
 	for i := 0; i < tt.NumField(); i++ {
-		tools[tt.Field(i).Tag.Get("config")] = tt.Field(i).Type
+		sc.tools[tt.Field(i).Tag.Get("config")] = true
+	}
+	return sc
+}
+
+// tags reads a struct tag's key:"value" pairs in one pass (the table asks
+// each field for a dozen keys; reflect's Get would scan the tag for each).
+func tags(tag reflect.StructTag) map[string]string {
+	m := map[string]string{}
+	s := string(tag)
+	for {
+		s = strings.TrimLeft(s, " ")
+		k, rest, ok := strings.Cut(s, ":")
+		if !ok || len(rest) == 0 || rest[0] != '"' {
+			return m
+		}
+		i := 1
+		for i < len(rest) && rest[i] != '"' {
+			if rest[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(rest) {
+			return m
+		}
+		v, err := strconv.Unquote(rest[:i+1])
+		if err != nil {
+			return m
+		}
+		m[k] = v
+		s = rest[i+1:]
 	}
 }
 
 // Fields are the settings in the order of the struct (the help's order).
-func Fields() []Field { return fields }
+func Fields() []Field { return table().fields }
 
 // ByKey is the setting stored under key, or nil.
-func ByKey(key string) *Field { return byKey[key] }
+func ByKey(key string) *Field { return table().byKey[key] }
 
 // ByFlag is the setting a flag (without "--") sets, or nil.
-func ByFlag(flag string) *Field { return byFlag[flag] }
+func ByFlag(flag string) *Field { return table().byFlag[flag] }
 
 // ByConfig is the setting a config key (or one of its aliases) sets, or nil.
-func ByConfig(key string) *Field { return byConfig[key] }
+func ByConfig(key string) *Field { return table().byConfig[key] }
 
 // Known reports a config key some loopkit command reads: a setting's key
 // or alias, or one of Tools.
 func Known(key string) bool {
-	_, tool := tools[key]
-	return byConfig[key] != nil || tool
+	sc := table()
+	return sc.byConfig[key] != nil || sc.tools[key]
 }
 
 // ConfigKeys are every known config key (aliases included), sorted.
 func ConfigKeys() []string {
 	var keys []string
-	for k := range byConfig {
+	sc := table()
+	for k := range sc.byConfig {
 		keys = append(keys, k)
 	}
-	for k := range tools {
+	for k := range sc.tools {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)

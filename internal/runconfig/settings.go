@@ -9,7 +9,7 @@
 //
 // Settings are resolved once, when a run is created (Resolve: flags >
 // --config/LOOP_CONFIG > the store's config > environment > defaults, see
-// Resolve), checked once (Check), stored typed in run.json and in a copy
+// Resolve), checked once (runcheck.Check), stored typed in run.json and in a copy
 // the workspace cannot reach (Keep); everyone after reads the typed values.
 package runconfig
 

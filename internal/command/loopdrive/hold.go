@@ -25,6 +25,7 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/report"
+	"github.com/loopkit/loopkit/internal/runcheck"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/safefile"
@@ -128,7 +129,7 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 // taken before the run directory appears.
 func (h *holder) create(opts *holdOptions) (string, error) {
 	set := &opts.Settings
-	if err := set.Check(); err != nil {
+	if err := runcheck.Check(set); err != nil {
 		return "", cli.Usagef("%v", err)
 	}
 	if set.MergeTarget != "" && !set.Worktree { // only a run's own branch is merged

@@ -1,10 +1,12 @@
-package runconfig
+package runcheck
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 // The validation's first command is found as sh would find it, before any
@@ -48,8 +50,8 @@ func TestValidationRunnable(t *testing.T) {
 			t.Errorf("%q: error %v, want %q", tc.cmd, err, tc.want)
 		}
 	}
-	ok := Settings{Dir: dir, Validate: "gotest ./...", Agent: []string{"sh"}}
-	if err := ok.Check(); err == nil || !strings.Contains(err.Error(), "gotest") {
+	ok := runconfig.Settings{Dir: dir, Validate: "gotest ./...", Agent: []string{"sh"}}
+	if err := Check(&ok); err == nil || !strings.Contains(err.Error(), "gotest") {
 		t.Errorf("Check does not check the validation: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package runconfig
+package runcheck
 
 import (
 	"errors"
@@ -32,7 +32,7 @@ func ValidationRunnable(cmd, dir string) error {
 		}
 	}
 	name, ok := literal(call.Args[0])
-	if !ok || name == "" || funcs[name] || shellBuiltins[name] {
+	if !ok || name == "" || funcs[name] || shellBuiltin(name) {
 		return nil
 	}
 	if strings.Contains(name, "/") {
@@ -122,15 +122,15 @@ func literal(w *syntax.Word) (string, bool) {
 	return s, true
 }
 
-// shellBuiltins are the commands sh finds without PATH: POSIX's special
-// and regular builtins, and those of dash and bash (sh may be either).
-var shellBuiltins = map[string]bool{}
-
-func init() {
-	for _, n := range strings.Fields(`. : [ [[ alias bg break builtin cd command continue
-		declare echo eval exec exit export false fc fg getopts hash jobs kill let
-		local printf pwd read readonly return set shift source test times trap
-		true type typeset ulimit umask unalias unset wait`) {
-		shellBuiltins[n] = true
+// shellBuiltin: the commands sh finds without PATH: POSIX's special and
+// regular builtins, and those of dash and bash (sh may be either).
+func shellBuiltin(name string) bool {
+	switch name {
+	case ".", ":", "[", "[[", "alias", "bg", "break", "builtin", "cd", "command", "continue",
+		"declare", "echo", "eval", "exec", "exit", "export", "false", "fc", "fg", "getopts", "hash", "jobs", "kill", "let",
+		"local", "printf", "pwd", "read", "readonly", "return", "set", "shift", "source", "test", "times", "trap",
+		"true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait":
+		return true
 	}
+	return false
 }

@@ -1,24 +1,27 @@
-package runconfig
+// Package runcheck checks a run's settings against the outside world
+// before anything runs. It is the only user of the shell parser, in its
+// own package so that only the command creating runs (loop-drive) links it
+// and pays its start-up.
+package runcheck
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
-// AgentKey is the setting holding the agent's argv.
-const AgentKey = "agent"
-
-// Check checks what Resolve cannot, on the outside world, before anything
+// Check checks what runconfig.Resolve cannot, on the outside world, before anything
 // runs: the files and directories named exist, the agent command can be
 // started and the validation's first command can be found. A typo is then
 // one line and exit 2 instead of a run that fails the same way on every
 // iteration.
-func (s *Settings) Check() error {
+func Check(s *runconfig.Settings) error {
+	fields := runconfig.Fields()
 	for i := range fields {
 		f := &fields[i]
 		v := f.Text(s)
@@ -67,20 +70,4 @@ func AgentRunnable(name, dir string) error {
 		return fmt.Errorf("agent command %s: %v", name, err)
 	}
 	return nil
-}
-
-// EncodeAgent and DecodeAgent store the agent's argv in one text setting
-// (run.json before settings were typed).
-func EncodeAgent(argv []string) string {
-	b, _ := json.Marshal(argv)
-	return string(b)
-}
-
-// DecodeAgent reads what EncodeAgent stored.
-func DecodeAgent(v string) ([]string, error) {
-	var argv []string
-	if err := json.Unmarshal([]byte(v), &argv); err != nil {
-		return nil, fmt.Errorf("agent setting is not a JSON list of strings: %w", err)
-	}
-	return argv, nil
 }
