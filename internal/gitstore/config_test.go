@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -67,5 +68,12 @@ func TestPrivateConfigIsChecked(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(marker); len(data) > 0 {
 		t.Errorf("a textconv ran on the store's diff: %q", data)
+	}
+}
+
+// TestBigFileText: the threshold git is given is bigFile.
+func TestBigFileText(t *testing.T) {
+	if bigFileText != strconv.Itoa(bigFile) {
+		t.Errorf("bigFileText %s, bigFile %d", bigFileText, bigFile)
 	}
 }

@@ -6,7 +6,6 @@
 package gitstore
 
 import (
-	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -18,12 +17,15 @@ import (
 // into packs, never read whole into memory, and get no line diff.
 const bigFile = 8 << 20
 
+// bigFileText is bigFile in decimal, a constant (TestBigFileText).
+const bigFileText = "8388608"
+
 // safety: big files streamed into packs, never read whole; objects,
 // packs and refs private like the rest of the store, whatever the umask
 // (0600 files, 0700 directories). Hooks, pager, locks and the rest are
 // gitrun's policy, the same for every git loopkit runs.
 var safety = []string{
-	fmt.Sprintf("core.bigFileThreshold=%d", bigFile),
+	"core.bigFileThreshold=" + bigFileText,
 	"core.sharedRepository=0600",
 }
 

@@ -39,7 +39,7 @@ func WriteIndex(w io.Writer, runs []view.RunInfo, o Options) error {
 			Href: (&url.URL{Path: FileName(r.Run.RunID)}).String(), Age: view.Age(r.Run.CreatedAt, now)})
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := indexT.ExecuteTemplate(bw, "index", p); err != nil {
+	if err := indexT().ExecuteTemplate(bw, "index", p); err != nil {
 		return err
 	}
 	return bw.Flush()

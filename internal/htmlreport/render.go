@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/store"
@@ -21,28 +22,36 @@ var (
 	styleCSS string
 )
 
-var funcs = template.FuncMap{
-	"millis": view.Millis,
-	"human":  view.Human,
-	"tokens": func(n *int64) string {
-		if n == nil {
-			return "-" // unknown: the agent reported none
-		}
-		return view.Human(*n)
-	},
-	"cost":    view.Cost,
-	"dollars": dollars,
-	"stamp": func(ms int64) string {
-		return view.Stamp(&ms)
-	},
-	"detailed":  func(skipped, total int) int { return total - skipped },
-	"diffLines": diffLines,
+func funcs() template.FuncMap {
+	return template.FuncMap{
+		"millis": view.Millis,
+		"human":  view.Human,
+		"tokens": func(n *int64) string {
+			if n == nil {
+				return "-" // unknown: the agent reported none
+			}
+			return view.Human(*n)
+		},
+		"cost":    view.Cost,
+		"dollars": dollars,
+		"stamp": func(ms int64) string {
+			return view.Stamp(&ms)
+		},
+		"detailed":  func(skipped, total int) int { return total - skipped },
+		"diffLines": diffLines,
+	}
 }
 
+// The templates are parsed on first use: parsing them took half a
+// millisecond at every start of loop-view, report or not.
 var (
-	reportT = template.Must(template.Must(template.New("report").Funcs(funcs).Parse(reportTmpl)).New("style").Parse(styleCSS))
-	indexT  = template.Must(template.Must(template.New("index").Funcs(funcs).Parse(indexTmpl)).New("style").Parse(styleCSS))
+	reportT = sync.OnceValue(func() *template.Template { return parse("report", reportTmpl) })
+	indexT  = sync.OnceValue(func() *template.Template { return parse("index", indexTmpl) })
 )
+
+func parse(name, text string) *template.Template {
+	return template.Must(template.Must(template.New(name).Funcs(funcs()).Parse(text)).New("style").Parse(styleCSS))
+}
 
 // Options of a report.
 type Options struct {
@@ -60,7 +69,7 @@ func Write(w io.Writer, st *store.Store, id string, o Options) error {
 		p.Generated = o.Now.UTC().Format("2006-01-02 15:04:05Z")
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := reportT.ExecuteTemplate(bw, "report", p); err != nil {
+	if err := reportT().ExecuteTemplate(bw, "report", p); err != nil {
 		return err
 	}
 	return bw.Flush()

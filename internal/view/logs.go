@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/view/jsonobj"
@@ -48,9 +49,14 @@ func keySet(keys ...string) map[string]bool {
 }
 
 var (
-	logKeys     = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure", "failures", "review")
-	verboseKeys = keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure", "failures", "review",
-		"tool_calls", "llm_input_tokens", "llm_output_tokens", "llm_cache_read_tokens", "llm_cache_creation_tokens", "cost_usd", "agent")
+	// built on first use, not at every start of every command linking views
+	logKeys = sync.OnceValue(func() map[string]bool {
+		return keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure", "failures", "review")
+	})
+	verboseKeys = sync.OnceValue(func() map[string]bool {
+		return keySet("iteration", "validation_command", "exit_code", "status", "duration_ms", "files_changed", "error", "tasks_done", "tasks_total", "plan_advanced_on_failure", "failures", "review",
+			"tool_calls", "llm_input_tokens", "llm_output_tokens", "llm_cache_read_tokens", "llm_cache_creation_tokens", "cost_usd", "agent")
+	})
 )
 
 // Logs is the Logs view: one line per iteration,
@@ -71,9 +77,9 @@ type Logs struct {
 
 // Write renders one stored IterationLog.
 func (v *Logs) Write(rec *Record) error {
-	keys := logKeys
+	keys := logKeys()
 	if v.Verbose {
-		keys = verboseKeys
+		keys = verboseKeys()
 	}
 	it, err := decodeLog(rec.Raw, keys)
 	if err != nil {

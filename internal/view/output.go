@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/loopkit/loopkit/internal/record"
 )
@@ -12,8 +13,12 @@ import (
 const HeadChars = 200
 
 var (
-	outputKeys = keySet("iteration", "exit_code", "status", "duration_ms", "stdout")
-	fullKeys   = keySet("iteration", "exit_code", "status", "duration_ms", "stdout", "stderr", "stdout_truncated", "stderr_truncated")
+	outputKeys = sync.OnceValue(func() map[string]bool {
+		return keySet("iteration", "exit_code", "status", "duration_ms", "stdout")
+	})
+	fullKeys = sync.OnceValue(func() map[string]bool {
+		return keySet("iteration", "exit_code", "status", "duration_ms", "stdout", "stderr", "stdout_truncated", "stderr_truncated")
+	})
 )
 
 // Output is the Output view: "## Iteration N — Exit <code> — <ms>ms"
@@ -29,9 +34,9 @@ type Output struct {
 
 // Write renders one stored IterationLog.
 func (v *Output) Write(rec *Record) error {
-	keys := outputKeys
+	keys := outputKeys()
 	if v.Full {
-		keys = fullKeys
+		keys = fullKeys()
 	}
 	it, err := decodeLog(rec.Raw, keys)
 	if err != nil {

@@ -6,8 +6,6 @@
 package watchdog
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,11 +26,9 @@ const (
 // repeated failure fires on its third occurrence.
 const DefaultK = 2
 
-// EmptyDiff is the diff digest of an iteration that changed nothing.
-var EmptyDiff = func() string {
-	sum := sha256.Sum256(nil)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}()
+// EmptyDiff is the diff digest of an iteration that changed nothing: the
+// SHA-256 of nothing (TestEmptyDiff).
+const EmptyDiff = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 // Iteration is one iteration as the watchdog sees it: its log line and,
 // for the last two, the blob changes of its diff.

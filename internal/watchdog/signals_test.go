@@ -1,6 +1,8 @@
 package watchdog
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"reflect"
 	"strings"
 	"testing"
@@ -140,5 +142,13 @@ func TestParsePatch(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// TestEmptyDiff: the constant is the SHA-256 of nothing.
+func TestEmptyDiff(t *testing.T) {
+	sum := sha256.Sum256(nil)
+	if want := "sha256:" + hex.EncodeToString(sum[:]); EmptyDiff != want {
+		t.Errorf("EmptyDiff = %s, want %s", EmptyDiff, want)
 	}
 }
