@@ -1,13 +1,17 @@
 package artifacts
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -56,32 +60,101 @@ func Wanted(run *record.Run) bool {
 	return s.LogDir != "" || s.ArtifactDir != "" || s.ArtifactMode == Mirror
 }
 
+// CopiesFile, in the run's directory, lists the directories the run's
+// copies were written to (a JSON array), each added before its first
+// write: retention removes them whatever settings or environment the
+// cleaning command has (a pipeline's run took them from its recorder's).
+const CopiesFile = "copies.json"
+
+// maxCopiesFile caps what is read of CopiesFile: a few paths.
+const maxCopiesFile = 64 << 10
+
+// dirs are the directories run's settings send copies to.
+func dirs(run *record.Run) []string {
+	set := run.Settings
+	var out []string
+	if set.LogDir != "" {
+		out = append(out, filepath.Join(set.LogDir, "run-"+run.RunID))
+	}
+	if set.ArtifactMode == Mirror {
+		if g := cmp.Or(set.GlobalLogDir, DefaultGlobalLogDir()); g != "" {
+			out = append(out, filepath.Join(g, "run-"+run.RunID))
+		}
+	}
+	if set.ArtifactDir != "" {
+		out = append(out, filepath.Join(set.ArtifactDir, "runs", run.RunID))
+	}
+	return out
+}
+
+// Locations are the directories holding copies of run: those its
+// settings name and those CopiesFile recorded. Read before the store
+// deletes the run.
+func Locations(st *store.Store, run *record.Run) []string {
+	out := dirs(run)
+	for _, d := range recorded(st, run.RunID) {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func recorded(st *store.Store, id string) []string {
+	var ds []string
+	data, err := safefile.ReadFile(st.RunPath(id, CopiesFile), maxCopiesFile)
+	if err != nil || json.Unmarshal(data, &ds) != nil {
+		return nil
+	}
+	return ds
+}
+
+// remember adds ds to the run's CopiesFile, before they are written.
+func remember(st *store.Store, id string, ds []string) error {
+	have := recorded(st, id)
+	all := slices.Clone(have)
+	for _, d := range ds {
+		if !slices.Contains(all, d) {
+			all = append(all, d)
+		}
+	}
+	if len(all) == len(have) {
+		return nil
+	}
+	data, err := json.Marshal(all)
+	if err != nil {
+		return err
+	}
+	return store.WriteFileAtomic(st.RunPath(id, CopiesFile), data, store.FileMode)
+}
+
 // Remove deletes the copies of a run the store has deleted (retention):
-// its log_dir layout and its verification artifacts, each through an
-// os.Root on the directory that holds it, so a link inside is removed as
-// a link. The mirror stays: the global directory is the long-term record.
-func Remove(run *record.Run) error {
+// each of ds (see Locations) that is a copy of run id by its name
+// (run-<id>, or runs/<id>), through an os.Root on the directory that
+// holds it, so a link inside is removed as a link. The bin/loop layout,
+// the mirror in global_log_dir and the verification artifacts alike.
+func Remove(id string, ds []string) error {
+	if store.ValidRunID(id) != nil {
+		return nil
+	}
 	var errs []error
-	rm := func(base string, name string) {
-		if !filepath.IsAbs(base) || store.ValidRunID(run.RunID) != nil {
-			return
+	for _, d := range ds {
+		base, name := filepath.Dir(d), filepath.Base(d)
+		if !filepath.IsAbs(d) || name != "run-"+id && (name != id || filepath.Base(base) != "runs") {
+			continue // not a copy's name: never removed
 		}
 		root, err := os.OpenRoot(base)
 		if errors.Is(err, os.ErrNotExist) {
-			return
+			continue
 		}
 		if err != nil {
 			errs = append(errs, err)
-			return
+			continue
 		}
-		defer root.Close()
 		if err := root.RemoveAll(name); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", filepath.Join(base, name), err))
+			errs = append(errs, fmt.Errorf("%s: %w", d, err))
 		}
-	}
-	rm(run.Settings.LogDir, "run-"+run.RunID)
-	if d := run.Settings.ArtifactDir; d != "" {
-		rm(filepath.Join(d, "runs"), run.RunID)
+		root.Close()
 	}
 	return errors.Join(errs...)
 }
@@ -101,6 +174,9 @@ func write(st *store.Store, run *record.Run, full bool) error {
 	if !Wanted(run) {
 		return nil
 	}
+	if err := remember(st, run.RunID, dirs(run)); err != nil {
+		return fmt.Errorf("record where the copies go: %w", err)
+	}
 	s := load(st, run, full)
 	set := run.Settings
 	var errs []error
@@ -114,11 +190,7 @@ func write(st *store.Store, run *record.Run, full bool) error {
 	}
 	try("log_dir", set.LogDir, writeLogDir)
 	if set.ArtifactMode == Mirror {
-		g := set.GlobalLogDir
-		if g == "" {
-			g = DefaultGlobalLogDir()
-		}
-		try("global_log_dir", g, writeLogDir)
+		try("global_log_dir", cmp.Or(set.GlobalLogDir, DefaultGlobalLogDir()), writeLogDir)
 	}
 	try("artifact_dir", set.ArtifactDir, writeArtifactDir)
 	return errors.Join(errs...)

@@ -175,12 +175,14 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-// A run the store deleted takes its log_dir and artifact copies with it;
-// a link inside them is removed as a link, its target kept.
+// A run the store deleted takes its copies with it: log_dir, the mirror
+// and the artifact directory, and those a pipeline's run was sent to by
+// its recorder's environment (recorded in copies.json, not in its
+// settings); a link inside them is removed as a link, its target kept.
 func TestRemoveFollowsStore(t *testing.T) {
 	tmp := t.TempDir()
-	logs, arts := filepath.Join(tmp, "logs"), filepath.Join(tmp, "arts")
-	st, run := fixture(t, 1, map[string]string{KeyLogDir: logs, KeyArtifactDir: arts})
+	logs, arts, mirror := filepath.Join(tmp, "logs"), filepath.Join(tmp, "arts"), filepath.Join(tmp, "mirror")
+	st, run := fixture(t, 1, map[string]string{KeyLogDir: logs, KeyArtifactDir: arts, KeyArtifactMode: Mirror, KeyGlobalLogDir: mirror})
 	if err := Write(st, run); err != nil {
 		t.Fatal(err)
 	}
@@ -189,10 +191,14 @@ func TestRemoveFollowsStore(t *testing.T) {
 	os.Symlink(keep, filepath.Join(logs, "run-r", "link"))
 	other := filepath.Join(logs, "run-other")
 	os.MkdirAll(other, 0o700)
-	if err := Remove(run); err != nil {
+	// as a pipeline's run: the settings name no copy, copies.json does
+	pipeline := *run
+	pipeline.Settings = runconfig.MustFromMap(nil)
+	ds := Locations(st, &pipeline)
+	if err := Remove(run.RunID, ds); err != nil {
 		t.Fatal(err)
 	}
-	for _, gone := range []string{filepath.Join(logs, "run-r"), filepath.Join(arts, "runs", "r")} {
+	for _, gone := range []string{filepath.Join(logs, "run-r"), filepath.Join(arts, "runs", "r"), filepath.Join(mirror, "run-r")} {
 		if _, err := os.Lstat(gone); !os.IsNotExist(err) {
 			t.Errorf("%s still there (%v)", gone, err)
 		}
@@ -201,5 +207,12 @@ func TestRemoveFollowsStore(t *testing.T) {
 		if _, err := os.Lstat(kept); err != nil {
 			t.Errorf("%s removed: %v", kept, err)
 		}
+	}
+	// a directory not named as a copy of the run is never removed
+	if err := Remove(run.RunID, []string{tmp, other, filepath.Join(tmp, "runs")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(other); err != nil {
+		t.Errorf("%s removed: %v", other, err)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/log"
 
 	"github.com/loopkit/loopkit/internal/artifacts"
-	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -110,14 +109,16 @@ func cleanRuns(st *store.Store, o Options, emit func(Decision) error, rep *Repor
 	}
 	var emitErr error
 	for i := range ds {
-		var run *record.Run
+		var copies []string
 		if ds[i].Action == Delete && !o.DryRun {
-			run, _ = st.ReadRun(ds[i].RunID) // before it goes: where its copies are
+			if run, err := st.ReadRun(ds[i].RunID); err == nil {
+				copies = artifacts.Locations(st, run) // before it goes: where its copies are
+			}
 		}
 		carryOut(del, o, &ds[i], rep)
-		if run != nil && ds[i].Action == Delete && ds[i].Error == "" {
-			if err := artifacts.Remove(run); err != nil {
-				o.Log.Warn("the deleted run's copies were not all removed", "run", run.RunID, "err", err)
+		if len(copies) > 0 && ds[i].Action == Delete && ds[i].Error == "" {
+			if err := artifacts.Remove(ds[i].RunID, copies); err != nil {
+				o.Log.Warn("the deleted run's copies were not all removed", "run", ds[i].RunID, "err", err)
 			}
 		}
 		if emitErr == nil && emit != nil {
