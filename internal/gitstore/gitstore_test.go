@@ -280,7 +280,7 @@ func gitCalls(t *testing.T, fn func()) int {
 }
 
 // Each git process costs milliseconds of every iteration: the step's base
-// is one rev-parse and the snapshot (add, write-tree), with the
+// is one rev-parse and the snapshot (add; the trees without git), with the
 // cleanliness test taken from the snapshot itself and the commit of a
 // dirty tree written without git.
 func TestBaseGitCalls(t *testing.T) {

@@ -222,7 +222,8 @@ func (r *Repo) snapshotFrom(w *Where, seed string) (string, error) {
 	if err := seedIndex(seed, index); err != nil {
 		return "", err
 	}
-	return snapshot(writer(w, r.GitDir, filepath.Join(r.GitDir, "objects"), []string{w.Objects}, index), addArgs(w))
+	objects, alts := filepath.Join(r.GitDir, "objects"), []string{w.Objects}
+	return snapshot(writer(w, r.GitDir, objects, alts, index), addArgs(w), index, objects, alts)
 }
 
 // SetIteration records tree as iteration n's: a commit (parent base, when

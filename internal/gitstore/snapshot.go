@@ -185,11 +185,10 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 		return "", true, true, err
 	}
 	ready()
-	out, err := wr.run("write-tree")
+	tree, err := writeTree(wr, index, objects, alts)
 	if err != nil {
 		return "", true, true, err
 	}
-	tree := trim(out)
 	// The index stays with the objects: the run's first snapshot after
 	// the step starts from it (see AfterStep), so a folder with no index
 	// of the user's is not hashed whole twice.
@@ -333,10 +332,22 @@ func alternates(dirs []string) string {
 }
 
 // snapshot writes the work tree as it is (untracked files included, ignored
-// ones not) as a tree object through the writer's private index.
-func snapshot(w gitCmd, add []string) (string, error) {
+// ones not) as a tree object through the writer's private index (at
+// index; objects and alts as given to writer).
+func snapshot(w gitCmd, add []string, index, objects string, alts []string) (string, error) {
 	if _, err := w.run(add...); err != nil {
 		return "", err
+	}
+	return writeTree(w, index, objects, alts)
+}
+
+// writeTree is `git write-tree` of the index git add just wrote, by
+// writeTreeFromIndex when it can (no git process, no index rewritten),
+// else by git.
+func writeTree(w gitCmd, index, objects string, alts []string) (string, error) {
+	tree, err := writeTreeFromIndex(index, objects, append([]string{objects}, alts...))
+	if err == nil || !errors.Is(err, errIndexUnsupported) {
+		return tree, err
 	}
 	out, err := w.run("write-tree")
 	if err != nil {
