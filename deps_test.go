@@ -68,15 +68,41 @@ func TestDependencyRules(t *testing.T) {
 	}
 }
 
-// TestLoopExportSize builds loop-export as make build builds the commands
-// (static, -trimpath) and holds it to 12 MiB: the SDK-based exporter was
-// 23.8 MB.
+// exportTags are the build tags of loop-export's builds (make export and
+// the release): net/http without HTTP/2.
+const exportTags = "nethttpomithttp2"
+
+// TestExportTags: make export, make export-grpc and the release build
+// loop-export with exportTags, as TestLoopExportSize does.
+func TestExportTags(t *testing.T) {
+	mk, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(mk), "EXPORT_TAGS := "+exportTags+"\n") ||
+		strings.Count(string(mk), "-tags $(EXPORT_TAGS) ")+strings.Count(string(mk), "-tags grpc,$(EXPORT_TAGS) ") != 2 {
+		t.Errorf("the Makefile's export and export-grpc do not build with -tags %s", exportTags)
+	}
+	rel, err := os.ReadFile(".goreleaser.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, build, _ := strings.Cut(string(rel), "id: loop-export\n")
+	build, _, _ = strings.Cut(build, "\n\n")
+	if !strings.Contains(build, "tags: ["+exportTags+"]") {
+		t.Errorf(".goreleaser.yaml builds loop-export without tags: [%s]", exportTags)
+	}
+}
+
+// TestLoopExportSize builds loop-export as make export builds it (static,
+// -trimpath, exportTags) and holds it to 12 MB: the SDK-based exporter
+// was 23.8 MB.
 func TestLoopExportSize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds loop-export")
 	}
 	bin := filepath.Join(t.TempDir(), "loop-export")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-X github.com/loopkit/loopkit/internal/cli.Version=v0.0.0-size", "-o", bin, "./cmd/loop-export")
+	cmd := exec.Command("go", "build", "-tags", exportTags, "-trimpath", "-ldflags", "-X github.com/loopkit/loopkit/internal/cli.Version=v0.0.0-size", "-o", bin, "./cmd/loop-export")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -85,8 +111,8 @@ func TestLoopExportSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Size() > 12<<20 {
-		t.Errorf("loop-export is %d bytes, over 12 MiB: see what it links (go list -deps ./cmd/loop-export)", fi.Size())
+	if fi.Size() > 12_000_000 {
+		t.Errorf("loop-export is %d bytes, over 12 MB: see what it links (go list -deps ./cmd/loop-export)", fi.Size())
 	}
 	t.Logf("loop-export: %d bytes", fi.Size())
 }

@@ -65,7 +65,7 @@ SH
 chmod +x "$work/prepare"
 measure "$work/e.json" -r "$rounds" -w 1 --prepare "$work/prepare" "$BIN/loop-export big --endpoint $url"
 "$work/prepare"
-size=$(awk -v b="$(stat -c %s "$BIN/loop-export")" 'BEGIN { printf "%.1f", b / 1048576 }')
+size=$(awk -v b="$(stat -c %s "$BIN/loop-export")" 'BEGIN { printf "%.2f MB (%.2f MiB)", b / 1e6, b / 1048576 }')
 /usr/bin/time -f '%M' -o "$work/rss" "$BIN/loop-export" big --endpoint "$url" >/dev/null
 rss=$(awk '{ printf "%.1f", $1 / 1024 }' "$work/rss")
 rate() { jq -r --argjson n "$n" ".results[0].$1.median as \$s | \$n / \$s | round" "$work/e.json"; }
@@ -86,7 +86,7 @@ its checkpoint removed before each round.
 | \`loop-export big --endpoint URL\` | $(fig "$work/e.json" 0) | |
 | iterations per second of wall time / of CPU (medians) | $(rate wall) / $(rate cpu) | ≥ 5,000 |
 | peak RSS (GNU time) | $rss MiB | < 64 MiB |
-| size of \`bin/loop-export\` | $size MiB | ≤ 12 MB |
+| size of \`bin/loop-export\` | $size | ≤ 12 MB |
 
 loop-export delivers as it reads (every 2,048 spans, then the checkpoint
 moves), so its memory does not grow with the run.
