@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,20 +21,32 @@ import (
 // attempt counts the steps of the same phase since the last recorded
 // iteration. Both are read from events.jsonl, under the append lock, so a
 // step id is never given twice, even after a crash.
+//
+// run.json is not rewritten: nothing in it changes (each rewrite creates
+// and frees a file, which on a busy file system costs milliseconds of
+// every iteration); the copies outside the store get the event.
 func (r *Recorder) StartStep(id, phase string, ts int64) (string, error) {
-	var stepID string
-	_, err := r.Update(id, func(run *record.Run) error {
-		last, attempt, err := r.stepCounts(id, phase)
-		if err != nil {
-			return err
-		}
-		stepID = record.StepID(id, last+1)
-		if ts == 0 {
-			ts = r.nowMs()
-		}
-		return r.AppendEvent(record.Event{TS: ts, RunID: id, Type: record.EventStepStarted, StepID: stepID, Phase: phase, Attempt: &attempt})
-	})
-	return stepID, err
+	if !r.St.RunExists(id) {
+		return "", fmt.Errorf("no such run: %s", id)
+	}
+	lock, st, err := r.lockRepaired(id, false)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Unlock()
+	last, attempt, err := r.stepCounts(id, phase)
+	if err != nil {
+		return "", err
+	}
+	stepID := record.StepID(id, last+1)
+	if ts == 0 {
+		ts = r.nowMs()
+	}
+	if err := r.AppendEvent(record.Event{TS: ts, RunID: id, Type: record.EventStepStarted, StepID: stepID, Phase: phase, Attempt: &attempt}); err != nil {
+		return "", err
+	}
+	r.copyOut(st.run)
+	return stepID, nil
 }
 
 // stepCounts reads events.jsonl backwards: the number of the run's last

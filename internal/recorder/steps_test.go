@@ -19,11 +19,17 @@ func TestStepEvents(t *testing.T) {
 	if _, err := r.Record("x", validation(t, 1, "out"), 0); err != nil {
 		t.Fatal(err)
 	}
+	runJSON, _ := os.Stat(r.St.RunPath("x", store.RunFile))
 	for i, want := range []struct{ id, phase string }{{"x-step-1", "implementation"}, {"x-step-2", "implementation"}, {"x-step-3", "review"}} {
 		id, err := r.StartStep("x", want.phase, 0)
 		if err != nil || id != want.id {
 			t.Fatalf("step %d: %q, %v; want %s", i+1, id, err, want.id)
 		}
+	}
+	// nothing of run.json changes: it is not written again (a file
+	// created and one freed per step)
+	if fi, err := os.Stat(r.St.RunPath("x", store.RunFile)); err != nil || !os.SameFile(fi, runJSON) {
+		t.Errorf("StartStep rewrote run.json")
 	}
 	data, _ := os.ReadFile(r.St.RunPath("x", store.EventsFile))
 	if !bytes.Contains(data, []byte(`"step_id":"x-step-2","phase":"implementation","attempt":2`)) ||
