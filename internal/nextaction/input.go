@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/charmbracelet/log"
+
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
@@ -31,6 +33,16 @@ type Input struct {
 	Attempt *record.Agent
 	// Now is when the decision is made (the time guard reads it).
 	Now time.Time
+	// St is the store (Load sets it); Record is the run's writer, through
+	// which the watchdog and rate-limit rules record what they decide: with
+	// either nil, those rules say nothing (a reader's, a test's decision).
+	St     *store.Store
+	Record Recorder
+	// Hook fires a run hook (the watchdog's); Log gets the rules' warnings.
+	Hook func(event string, fields map[string]any)
+	Log  *log.Logger
+
+	rewrite *rewrite // the watchdog rule's, for the next iteration
 }
 
 // Load reads run id's run.json and the end of its log.
@@ -39,7 +51,7 @@ func Load(st *store.Store, id string) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &Input{Run: run, Now: time.Now()}
+	in := &Input{Run: run, Now: time.Now(), St: st}
 	n := max(Lookback, in.Set().MaxAgentFailures)
 	lines, err := store.TailLines(st.RunPath(id, store.IterationsFile), n)
 	if err != nil {

@@ -19,9 +19,11 @@ type Rule struct {
 	Decide func(in *Input) (Action, bool)
 }
 
-// Rules are the driver's rules in the order they are asked. A feature adds
-// its rule where it belongs in this list (a wait before the stop rules, a
-// rewrite before running out of iterations).
+// Rules are the driver's rules in the order they are asked: this list is
+// the one place that decides what the driver does next. A feature adds its
+// rule where it belongs in it. The stop rules come first; the watchdog and
+// the rate limit are asked only when the run could go on, and record what
+// they decide (through Input.Record) so that asking again decides the same.
 var Rules = []Rule{
 	{"not-running", notRunning},
 	{"agent-cannot-run", agentCannotRun},
@@ -33,9 +35,13 @@ var Rules = []Rule{
 	{"over-budget", overBudget},
 	{"over_duration", overDuration},
 	{"out-of-iterations", outOfIterations},
+	{RuleWatchdog, watchdogCheck},  // stuck, or a rewritten prompt for the next iteration
+	{RuleRateLimited, rateLimited}, // wait, or pause past max_wait
 }
 
-// Decide asks the rules in order; when none acts, the next iteration runs.
+// Decide asks the rules in order; when none acts, the next iteration runs
+// (with the watchdog's rewritten prompt, when it rewrote one: rule
+// watchdog-rewrite). The action names the rule that decided.
 func Decide(in *Input, rules []Rule) Action {
 	for _, r := range rules {
 		if a, ok := r.Decide(in); ok {
@@ -45,7 +51,10 @@ func Decide(in *Input, rules []Rule) Action {
 			return a
 		}
 	}
-	a := Action{Kind: Iterate, Iteration: in.LastNumber() + 1, Prompt: in.Prompt(), Rule: "next"}
+	a := Action{Kind: Iterate, Iteration: in.LastNumber() + 1, Prompt: in.Prompt(), Rule: RuleNext}
+	if rw := in.rewrite; rw != nil {
+		a.Prompt, a.Rule, a.Reason = rw.prompt, RuleWatchdogRewrite, rw.reason
+	}
 	extra := map[string]string{}
 	if w := costUnknown(in); w != "" {
 		extra["warning"] = w

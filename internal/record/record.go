@@ -551,6 +551,9 @@ type Event struct {
 	OutputPath *string `json:"output_path,omitempty"`
 	Mode       *string `json:"mode,omitempty"`
 	Reason     *string `json:"reason,omitempty"`
+	// Rule is the driver's rule that decided a status change (internal/
+	// nextaction: over-budget, watchdog, rate-limited, ...).
+	Rule string `json:"rule,omitempty"`
 }
 
 // PayloadKeys are the keys an event of a type always carries (seed 003's

@@ -60,6 +60,12 @@ func (r *Recorder) copies(run *record.Run, write func(*store.Store, *record.Run)
 // report row. message, when set, is kept as the run's last_error for failed,
 // stuck and canceled runs.
 func (r *Recorder) SetStatus(id, status, message string) (*record.Run, error) {
+	return r.SetStatusRule(id, status, message, "")
+}
+
+// SetStatusRule is SetStatus naming, in the status event, the driver's
+// rule that decided it.
+func (r *Recorder) SetStatusRule(id, status, message, rule string) (*record.Run, error) {
 	return r.Update(id, func(run *record.Run) error {
 		now := r.nowMs()
 		run.Status = status
@@ -85,7 +91,7 @@ func (r *Recorder) SetStatus(id, status, message string) (*record.Run, error) {
 				return fmt.Errorf("stuck report: %w", err)
 			}
 		}
-		ev := record.Event{TS: now, RunID: id, Type: record.StatusEvent(status), Status: status, Message: message}
+		ev := record.Event{TS: now, RunID: id, Type: record.StatusEvent(status), Status: status, Message: message, Rule: rule}
 		switch status {
 		case record.RunCompleted:
 			mode := CompletionMode(&run.Settings)

@@ -109,7 +109,13 @@ func (d *Door) WithProgress(l *progress.Limits) *Door { d.Rec.Progress = l; retu
 // fires the status's hook, and applies the retention policy when the run
 // has ended.
 func (d *Door) SetStatus(id, status, message string) (*record.Run, error) {
-	run, err := d.Rec.SetStatus(id, status, message)
+	return d.SetStatusRule(id, status, message, "")
+}
+
+// SetStatusRule is SetStatus for a status the driver's rule decided: the
+// status event names the rule (internal/nextaction's).
+func (d *Door) SetStatusRule(id, status, message, rule string) (*record.Run, error) {
+	run, err := d.Rec.SetStatusRule(id, status, message, rule)
 	if err != nil {
 		return nil, err
 	}

@@ -209,7 +209,7 @@ act_stop() {
   local status=${A[status]} reason=${A[reason]:-} hook
   FINISHING=1
   if [ "${A[rule]:-}" != not-running ]; then
-    "$LK_RECORD" status "$status" --run "$RUN" ${reason:+--message "$reason"} >/dev/null ||
+    "$LK_RECORD" status "$status" --run "$RUN" ${reason:+--message "$reason"} --rule "${A[rule]:-}" >/dev/null ||
       log "could not mark run $RUN $status"
   fi
   [ "$status" != stuck ] || ask_hypotheses

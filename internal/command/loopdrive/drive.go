@@ -8,7 +8,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
-	"github.com/loopkit/loopkit/internal/exitcode"
+	"github.com/loopkit/loopkit/internal/hooks"
 	"github.com/loopkit/loopkit/internal/nextaction"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runstate"
@@ -180,7 +180,15 @@ func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent
 	}
 	in.Attempt = attempt
 	restoreSettings(env, st, id, in.Run)
+	// the watchdog and rate-limit rules record through the door's writer
+	in.Record, in.Log = runstate.Plain(st, env.Log).Rec, env.Log
+	in.Hook = func(event string, fields map[string]any) {
+		hooks.ForRun(st, in.Run, env.Log).Fire(event, id, fields)
+	}
 	a := nextaction.Decide(in, nextaction.Rules)
+	if a.Rule == nextaction.RuleInternalError {
+		env.Log.Error("could not decide the next action", "err", strings.TrimPrefix(a.Reason, "internal error: "))
+	}
 	if a.Kind == nextaction.Stop && in.Run.Status == record.RunRunning {
 		// the run's last working time, exact: the holder saves it only now and then
 		r := runstate.Plain(st, env.Log).Rec
@@ -189,11 +197,6 @@ func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent
 			return nil
 		}); err != nil {
 			return nextaction.Action{}, cli.Failf("%w", err)
-		}
-	}
-	if a.Kind == nextaction.Iterate {
-		if a, err = guard(env, st, id, a); err != nil {
-			return internalError(env, err), nil
 		}
 	}
 	return a, nil
@@ -216,6 +219,5 @@ func restoreSettings(env *cli.Env, st *store.Store, id string, run *record.Run) 
 // failed with the error (the driver records it), never left running.
 func internalError(env *cli.Env, err error) nextaction.Action {
 	env.Log.Error("could not decide the next action", "err", err)
-	return nextaction.Action{Kind: nextaction.Stop, Status: record.RunFailed,
-		Reason: "internal error: " + err.Error(), Exit: exitcode.Internal, Rule: "internal-error"}
+	return nextaction.InternalError(err)
 }

@@ -124,6 +124,7 @@ var companions = map[string][]string{
 	"pgid":        {"update"},
 	"message":     {"status", "finish"},
 	"no-clean":    {"status", "finish"},
+	"rule":        {"status"},
 	"iteration":   {"record"},
 	"exit-status": {"record"},
 	"finish":      {"record"},
@@ -169,7 +170,7 @@ func checkFlags(env *cli.Env, p *flags.Parser, mode string) (string, error) {
 		return "", env.UsageError("set needs --setting KEY=VALUE, --pid or --pgid")
 	}
 	effective := mode
-	for _, f := range []string{"name", "setting", "pid", "pgid", "iteration", "exit-status", "finish", "summary", "message", "no-clean", "kind"} {
+	for _, f := range []string{"name", "setting", "pid", "pgid", "iteration", "exit-status", "finish", "summary", "message", "no-clean", "kind", "rule"} {
 		if !given(f) {
 			continue
 		}

@@ -70,6 +70,7 @@ type Options struct {
 	Plan       string   `long:"plan" value-name:"FILE" description:"the run's plan, kept as run.json plan_path (with new)" unquote:"false"`
 	Status     string   `hidden:"yes" long:"status" value-name:"STATUS" description:"set the run's status: running, completed, failed, stuck, canceled" unquote:"false"`
 	Message    string   `long:"message" value-name:"TEXT" description:"reason kept with status (the run's last_error)" unquote:"false"`
+	Rule       string   `long:"rule" value-name:"NAME" description:"with status: the driver's rule that decided it, kept in its event" unquote:"false"`
 	Setting    []string `long:"setting" value-name:"KEY=VALUE" description:"store a setting in the run (repeatable); with new or set" unquote:"false"`
 	ExitStatus bool     `long:"exit-status" description:"exit with the recorded validation exit code"`
 	Finish     bool     `long:"finish" description:"after recording, end the run: completed when the validation passed, else failed"`
@@ -158,7 +159,7 @@ func run(env *cli.Env) error {
 		if opts.Run == "" {
 			return env.UsageError("--status needs --run (or LOOP_RUN_ID)")
 		}
-		run, err := door.SetStatus(opts.Run, opts.Status, opts.Message)
+		run, err := door.SetStatusRule(opts.Run, opts.Status, opts.Message, opts.Rule)
 		if err != nil {
 			return failure(err)
 		}
