@@ -27,7 +27,7 @@ import (
 
 const usage = `[OPTIONS] < RECORDS
 loop-record new [--run ID] [--name NAME] [--setting KEY=VALUE ...]
-loop-record status STATUS --run ID [--message TEXT]
+loop-record status STATUS --run ID [--message TEXT] [--rule NAME]
 loop-record attempt --run ID [--kind KIND] < STEP
 loop-record verify|hypotheses --run ID < RECORD
 loop-record snapshot MILESTONE | rate-limit STEP_FILE --run ID
