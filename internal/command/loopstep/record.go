@@ -83,7 +83,10 @@ func (s *stepRun) record(out *outcome) *record.Step {
 func fillError(rec *record.Step, res *proc.Result, p *agent.Result, binary string) {
 	var msgs []string
 	kind := p.ErrorKind
-	if res.Err != nil {
+	// A kill after the result line ends an agent whose work was done (Gemini
+	// CLI stays up 15-30 s after its result): killed_after_result says so,
+	// and the step has no error but what the agent reported.
+	if res.Err != nil && !res.KilledAfterResult {
 		msgs = append(msgs, res.Err.Error())
 		if res.PID == 0 && (res.StatusCode == 127 || res.StatusCode == 126) {
 			kind = record.ErrorKindNotFound
