@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/loopkit/loopkit/internal/testsupport/modelapi"
 )
@@ -26,9 +25,6 @@ type cli struct {
 	// maxTurns limits the CLI to one model turn: extra args, or nil when
 	// the CLI has no such limit
 	maxTurns func(h *harness) []string
-	// startup is added to each case's timeout: on a loaded machine Gemini
-	// CLI took a minute from its start to its first request, opencode two
-	startup time.Duration
 }
 
 func raw(v any) json.RawMessage {
@@ -92,7 +88,7 @@ stream_idle_timeout_ms = 15000
 		},
 	},
 	"gemini": {
-		name: "gemini", ext: "jsonl", jq: "gemini-stream-errors.jq", model: "gemini-2.5-flash", startup: 45 * time.Second,
+		name: "gemini", ext: "jsonl", jq: "gemini-stream-errors.jq", model: "gemini-2.5-flash",
 		config: func(h *harness) []string {
 			// general.maxAttempts: its retries (10 by default, 10 at most)
 			writeFile(filepath.Join(h.home, ".gemini", "settings.json"), `{"security":{"auth":{"selectedType":"gemini-api-key"}},
@@ -115,7 +111,7 @@ stream_idle_timeout_ms = 15000
 		},
 	},
 	"opencode": {
-		name: "opencode", ext: "jsonl", jq: "opencode-errors.jq", model: "scripted-model", startup: 90 * time.Second,
+		name: "opencode", ext: "jsonl", jq: "opencode-errors.jq", model: "scripted-model",
 		config: func(h *harness) []string {
 			h.opencodeConfig(nil)
 			return []string{"OPENCODE_CONFIG=" + filepath.Join(h.home, "opencode.json"), "OPENCODE_DISABLE_MODELS_FETCH=1",

@@ -169,18 +169,18 @@ func (h *harness) loopRun(tc matrixCase) {
 		}
 	}
 	env = append(env, h.cli.config(h)...)
-	timeout, err := time.ParseDuration(tc.timeout)
-	if err != nil {
-		t.Fatal(err)
-	}
+	budget := tc.budget(h.cli.name)
 	args := []string{"run", "--prompt", "TASK.md", "--validate", tc.validate, "--max-iterations", "1",
-		"--max-agent-failures", "1", "--timeout", (timeout + h.cli.startup).String(), "--max-wait", "1s", "--max-concurrency", "64"}
+		"--max-agent-failures", "1", "--timeout", budget.String(), "--max-wait", "1s", "--max-concurrency", "64"}
 	agent := h.cli.args(h)
 	if tc.name == "max_turns" {
 		agent = append(agent, h.cli.maxTurns(h)...)
 	}
 	args = append(append(args, "--"), agent...)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// loop run's own deadline: the agent's budget, the validation and the
+	// agent's kill grace after it
+	deadline := budget + 2*time.Minute
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	cmd := exec.Command(abs(filepath.Join(root, "scripts", "loop")), args...)
 	cmd.Dir, cmd.Env = h.ws, env
@@ -193,14 +193,16 @@ func (h *harness) loopRun(tc matrixCase) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	var err error
 	select {
 	case err = <-done:
 	case <-ctx.Done():
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		err = <-done
-		t.Errorf("loop run still running after 5m: killed")
+		t.Errorf("loop run still running after %s: killed", deadline)
 	}
 	h.took = time.Since(h.started)
+	startups.add(h)
 	h.stdout, h.stderr = out.String(), errb.String()
 	h.exit = 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -209,7 +211,7 @@ func (h *harness) loopRun(tc matrixCase) {
 		t.Fatal(err)
 	}
 	h.run, _, _ = strings.Cut(h.stdout, "\n")
-	t.Logf("loop run: exit %d in %s", h.exit, h.took.Round(100*time.Millisecond))
+	t.Logf("loop run: exit %d in %s (--timeout %s)", h.exit, h.took.Round(100*time.Millisecond), budget)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("loop run stdout:\n%s\nstderr:\n%s", h.stdout, tail(h.stderr, 3000))
