@@ -7,6 +7,8 @@ import (
 	"github.com/charmbracelet/log"
 	"github.com/muesli/termenv"
 	"golang.org/x/sys/unix"
+
+	"github.com/loopkit/loopkit/internal/lazylog"
 )
 
 // IsTerminal reports whether f is a terminal (nil is not).
@@ -43,16 +45,18 @@ func ColorFor(f *os.File) bool {
 type plainWriter struct{ io.Writer }
 
 // NewLogger is the stderr logger of a command: prefixed with its name,
-// coloured only when ColorFor(stderr) says so.
-func NewLogger(w io.Writer, name string) *log.Logger {
-	f, _ := w.(*os.File)
-	l := log.NewWithOptions(plainWriter{w}, log.Options{Prefix: name})
-	if ColorFor(f) {
-		l.SetColorProfile(termenv.ANSI256)
-	} else {
-		l.SetColorProfile(termenv.Ascii)
-	}
-	return l
+// coloured only when ColorFor(stderr) says so; made at its first line.
+func NewLogger(w io.Writer, name string) *lazylog.Lazy {
+	return lazylog.New(func() *log.Logger {
+		f, _ := w.(*os.File)
+		l := log.NewWithOptions(plainWriter{w}, log.Options{Prefix: name})
+		if ColorFor(f) {
+			l.SetColorProfile(termenv.ANSI256)
+		} else {
+			l.SetColorProfile(termenv.Ascii)
+		}
+		return l
+	})
 }
 
 // TerminalWidth is the width of the terminal f is, 0 when f is none.

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/log"
 
 	"github.com/loopkit/loopkit/internal/exitcode"
+	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/safefile"
 )
 
@@ -48,7 +49,7 @@ type Env struct {
 	Stdin  io.Reader
 	Stdout *bufio.Writer
 	Stderr io.Writer
-	Log    *log.Logger
+	Log    *lazylog.Lazy
 	// StdoutFile is the real stdout when it is a file (terminal detection).
 	StdoutFile *os.File
 	// ErrorFile, when set, receives the one-line error Finish reports, so

@@ -3,8 +3,7 @@ package deadstep
 import (
 	"fmt"
 
-	"github.com/charmbracelet/log"
-
+	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/store"
@@ -15,7 +14,7 @@ import (
 // recorded, or nothing in it to keep. Recording the same entry twice is a
 // no-op (the attempt's digest), and a step that is already an iteration is
 // not recorded again.
-func Keep(st *store.Store, l *log.Logger, id, base string, m store.SpoolMeta) bool {
+func Keep(st *store.Store, l lazylog.Logger, id, base string, m store.SpoolMeta) bool {
 	step, err := Rebuild(base, m, l.Warn)
 	if err != nil {
 		l.Warn(fmt.Sprintf("run %s: the output of a killed step was not read: %v", id, err))

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/charmbracelet/log"
+	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
 )
@@ -48,12 +48,12 @@ type Hooks struct {
 	Commands []string
 	Timeout  time.Duration
 	Store    string
-	Log      *log.Logger
+	Log      lazylog.Logger
 }
 
 // FromSettings is a run's hook commands (on_event) and their timeout
 // (hook_timeout; 0 is the default's).
-func FromSettings(set *runconfig.Settings, storeRoot string, l *log.Logger) *Hooks {
+func FromSettings(set *runconfig.Settings, storeRoot string, l lazylog.Logger) *Hooks {
 	h := &Hooks{Commands: set.OnEvent, Timeout: set.HookTimeout.D(), Store: storeRoot, Log: l}
 	if h.Timeout <= 0 {
 		h.Timeout = DefaultTimeout

@@ -1,15 +1,15 @@
 package hooks
 
 import (
-	"github.com/charmbracelet/log"
 	"github.com/loopkit/loopkit/internal/agent"
+	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
 // ForRun is a run's hooks, from its settings (checked when the run was
 // made: a timeout of 0 is the default's).
-func ForRun(st *store.Store, run *record.Run, l *log.Logger) *Hooks {
+func ForRun(st *store.Store, run *record.Run, l lazylog.Logger) *Hooks {
 	return FromSettings(&run.Settings, st.Root, l)
 }
 

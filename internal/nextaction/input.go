@@ -4,8 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/charmbracelet/log"
-
+	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
@@ -40,7 +39,7 @@ type Input struct {
 	Record Recorder
 	// Hook fires a run hook (the watchdog's); Log gets the rules' warnings.
 	Hook func(event string, fields map[string]any)
-	Log  *log.Logger
+	Log  lazylog.Logger
 
 	rewrite *rewrite // the watchdog rule's, for the next iteration
 }

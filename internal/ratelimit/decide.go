@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/charmbracelet/log"
-
+	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
@@ -59,7 +58,7 @@ type Writer interface {
 type Decider struct {
 	St  *store.Store
 	W   Writer
-	Log *log.Logger
+	Log lazylog.Logger
 	Run string
 	Set Settings
 	// Agent is the agent program, for the default account.
@@ -137,7 +136,7 @@ func (d *Decider) Before() (Decision, error) {
 
 // ForRun is the decider of a run, from its settings (account, max_wait,
 // rate_limit_backoff and the agent's program).
-func ForRun(st *store.Store, w Writer, l *log.Logger, run *record.Run) (*Decider, error) {
+func ForRun(st *store.Store, w Writer, l lazylog.Logger, run *record.Run) (*Decider, error) {
 	program := ""
 	if argv := run.Settings.Agent; len(argv) > 0 {
 		program = argv[0]

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/log"
+	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
@@ -26,7 +26,7 @@ import (
 // Recorder appends iterations to runs of one store.
 type Recorder struct {
 	St  *store.Store
-	Log *log.Logger
+	Log lazylog.Logger
 	// Workspace is recorded as a new run's workspace_root.
 	Workspace string
 	// Trees keeps each iteration's work tree in the run's private git

@@ -8,9 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/charmbracelet/log"
-
 	"github.com/loopkit/loopkit/internal/artifacts"
+	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -27,7 +26,7 @@ type Options struct {
 	// Wait waits for another clean to finish; otherwise Clean skips.
 	Wait bool
 	Now  time.Time
-	Log  *log.Logger
+	Log  lazylog.Logger
 	// KeepStep records what a dead step's spool entry holds before the
 	// spool sweep removes it (see store.CleanSpool); nil records nothing.
 	KeepStep func(base string, m store.SpoolMeta) bool
@@ -172,7 +171,7 @@ func carryOut(del *store.Deleter, o Options, d *Decision, rep *Report) {
 }
 
 // LogSummary writes the one-line summary of a clean on stderr.
-func (r Report) LogSummary(l *log.Logger, dryRun bool) {
+func (r Report) LogSummary(l lazylog.Logger, dryRun bool) {
 	switch {
 	case r.Skipped:
 		l.Info("another loop-clean is running; skipped")
@@ -191,7 +190,7 @@ func StepRunGone(st *store.Store, m store.SpoolMeta) bool {
 
 // AutoClean is the clean loop-record runs after a run ends: it never waits
 // for another clean and never fails the caller; problems become warnings.
-func AutoClean(st *store.Store, p Policy, l *log.Logger) {
+func AutoClean(st *store.Store, p Policy, l lazylog.Logger) {
 	// A dead step of a run that still exists is left for loop-clean, which
 	// records it first (the recorder that calls this cannot).
 	keep := func(_ string, m store.SpoolMeta) bool { return StepRunGone(st, m) }

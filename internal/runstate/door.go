@@ -10,10 +10,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/charmbracelet/log"
-
 	"github.com/loopkit/loopkit/internal/artifacts"
 	"github.com/loopkit/loopkit/internal/hooks"
+	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
@@ -69,14 +68,14 @@ func Defaults() Writing {
 // Door changes the runs of one store.
 type Door struct {
 	Rec *recorder.Recorder
-	Log *log.Logger
+	Log lazylog.Logger
 	// clean is the policy applied when a run ends; nil: none.
 	clean *retention.Policy
 }
 
 // Open is the writer of st, configured from w in this one place. workspace
 // is the directory the command runs in (its git top level is recorded).
-func Open(st *store.Store, l *log.Logger, w Writing, workspace string) *Door {
+func Open(st *store.Store, l lazylog.Logger, w Writing, workspace string) *Door {
 	r := &recorder.Recorder{St: st, Log: l, Trees: true, MaxPatchBytes: w.MaxPatchBytes, InlineCap: w.InlineCap}
 	if w.InlineCap == 0 {
 		r.InlineCap = -1 // 0 keeps nothing inline
@@ -94,7 +93,7 @@ func Open(st *store.Store, l *log.Logger, w Writing, workspace string) *Door {
 }
 
 // Plain is a door for status changes alone, with the default retention.
-func Plain(st *store.Store, l *log.Logger) *Door {
+func Plain(st *store.Store, l lazylog.Logger) *Door {
 	return Open(st, l, Defaults(), "")
 }
 
