@@ -160,14 +160,23 @@ func (c Config) apply(p *flags.Parser, v reflect.Value) error {
 			continue
 		}
 		key := f.Tag.Get("config")
-		s, ok := c[key]
-		if key == "" || !ok {
+		if key == "" {
 			continue
 		}
 		if long := f.Tag.Get("long"); long != "" {
 			if opt := p.FindOptionByLongName(long); opt != nil && opt.IsSet() && !opt.IsSetDefault() {
 				continue
 			}
+		}
+		if rs := runconfig.ByConfig(key); rs != nil {
+			if err := c.setting(rs, fv); err != nil {
+				return err
+			}
+			continue
+		}
+		s, ok := c[key]
+		if !ok {
+			continue
 		}
 		if ev := f.Tag.Get("env"); ev != "" {
 			if _, set := os.LookupEnv(ev); set {
@@ -181,6 +190,30 @@ func (c Config) apply(p *flags.Parser, v reflect.Value) error {
 		if err != nil {
 			return &ExitError{Code: exitcode.Usage, Err: &ConfigError{File: s.File, Line: s.Line, Key: key, Msg: err.Error()}}
 		}
+	}
+	return nil
+}
+
+// setting fills an option that is a run's setting as runconfig resolves
+// it for the driver, so a command run alone reads it the same way: its
+// variable, then the config files (older key names too), then the
+// schema's default; checked by the schema's parser, range and choices.
+func (c Config) setting(rs *runconfig.Field, fv reflect.Value) error {
+	cfg := map[string]runconfig.ConfigValue{}
+	for k, s := range c {
+		cfg[k] = runconfig.ConfigValue{Value: s.Value, Where: fmt.Sprintf("%s:%d", s.File, s.Line)}
+	}
+	set, err := runconfig.Resolve(runconfig.Sources{Getenv: os.Getenv, Config: cfg, Keys: []string{rs.Key}})
+	if err != nil {
+		return &ExitError{Code: exitcode.Usage, Err: err}
+	}
+	text := set.Get(rs.Key)
+	if text == "" { // unset (a switch off, an empty text)
+		fv.Set(reflect.Zero(fv.Type()))
+		return nil
+	}
+	if err := setValue(fv, text); err != nil {
+		return &ExitError{Code: exitcode.Usage, Err: fmt.Errorf("%s: %w", rs.Name(), err)}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package runconfig
 import (
 	"fmt"
 	"reflect"
+	"slices"
 )
 
 // ConfigValue is one key=value of a config file, with where it was.
@@ -18,6 +19,10 @@ type Sources struct {
 	Flags  map[string][]string // by setting key, the values as given
 	Getenv func(string) string
 	Config map[string]ConfigValue
+	// Keys, when set, are the only settings resolved (a command reading a
+	// few of them is not stopped by a bad value of another); the rest keep
+	// their defaults.
+	Keys []string
 }
 
 // SettingError is a value a setting does not take: it names where the
@@ -50,7 +55,7 @@ func Resolve(src Sources) (Settings, error) {
 	fields := Fields()
 	for i := range fields {
 		f := &fields[i]
-		if f.State {
+		if f.State || src.Keys != nil && !slices.Contains(src.Keys, f.Key) {
 			continue
 		}
 		if vals := src.Flags[f.Key]; len(vals) > 0 {

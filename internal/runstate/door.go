@@ -17,6 +17,7 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/recorder"
 	"github.com/loopkit/loopkit/internal/retention"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -40,22 +41,28 @@ type Writing struct {
 	ArtifactDir  string `config:"artifact_dir"`
 }
 
-// copyDefaults are w's copy settings, the environment first.
+// copyDefaults are the copy settings (internal/artifacts) of a run whose
+// own settings do not say, as a pipeline's loop-record makes: runconfig
+// resolves them as for the driver (each one's variable, then the config
+// files w was filled from, then its default); a default is left out.
 func (w Writing) copyDefaults() map[string]string {
-	set := map[string]string{}
-	for _, c := range []struct{ key, env, conf string }{
-		{artifacts.KeyLogDir, "LOOP_LOG_DIR", w.LogDir},
-		{artifacts.KeyArtifactMode, "LOOP_ARTIFACT_MODE", w.ArtifactMode},
-		{artifacts.KeyGlobalLogDir, "LOOP_GLOBAL_LOG_DIR", w.GlobalLogDir},
-		{artifacts.KeyArtifactDir, "AGENT_ARTIFACT_DIR", w.ArtifactDir},
-	} {
-		if v := os.Getenv(c.env); v != "" {
-			set[c.key] = v
-		} else if c.conf != "" {
-			set[c.key] = c.conf
+	keys := []string{artifacts.KeyLogDir, artifacts.KeyArtifactMode, artifacts.KeyGlobalLogDir, artifacts.KeyArtifactDir}
+	cfg := map[string]runconfig.ConfigValue{}
+	for i, v := range []string{w.LogDir, w.ArtifactMode, w.GlobalLogDir, w.ArtifactDir} {
+		if v != "" {
+			cfg[runconfig.ByKey(keys[i]).Config] = runconfig.ConfigValue{Value: v, Where: "config"}
 		}
 	}
-	return set
+	// a bad value was refused where the config was read (exit 2); here
+	// what resolved before it is kept
+	set, _ := runconfig.Resolve(runconfig.Sources{Getenv: os.Getenv, Config: cfg, Keys: keys})
+	out := map[string]string{}
+	for _, k := range keys {
+		if v := set.Get(k); v != "" && v != runconfig.ByKey(k).Default {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // Defaults are the settings no flag or file changed (go-flags sets the
