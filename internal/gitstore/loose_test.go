@@ -17,16 +17,7 @@ import (
 // trees: nested directories, exec bits, links, a file turned directory and
 // back, a file turned link, a nested repository (a gitlink) and deletions.
 func TestLooseChangesAsGit(t *testing.T) {
-	repo := gitRepo(t)
-	sub := filepath.Join(repo, "sub")
-	os.Mkdir(sub, 0o755)
-	run(t, sub, "git", "init", "-q")
-	subCommit := func(text string) {
-		write(t, sub, "s.txt", text, 0o644)
-		run(t, sub, "git", "add", ".")
-		run(t, sub, "git", "commit", "-qm", text)
-	}
-	subCommit("one")
+	repo, subCommit := repoWithGitlink(t)
 	write(t, repo, "seed.txt", "seed\n", 0o644)
 	run(t, repo, "git", "add", "seed.txt")
 	run(t, repo, "git", "commit", "-qm", "init")
@@ -36,44 +27,7 @@ func TestLooseChangesAsGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	names := []string{"a", "a.txt", "a-b", "b", "d", "d/x", "d/y.go", "d/e/f", "d.x", "z"}
-	parentDir := func(p string) { // a file in the way of a directory goes
-		for d := filepath.Dir(p); d != repo; d = filepath.Dir(d) {
-			if fi, err := os.Lstat(d); err == nil && !fi.IsDir() {
-				os.Remove(d)
-			}
-		}
-		os.MkdirAll(filepath.Dir(p), 0o755)
-	}
-	mutate := func() {
-		for range 1 + rng.IntN(4) {
-			name := names[rng.IntN(len(names))]
-			p := filepath.Join(repo, name)
-			switch rng.IntN(6) {
-			case 0:
-				os.RemoveAll(p)
-			case 1, 2:
-				os.RemoveAll(p) // a directory of that name goes
-				parentDir(p)
-				mode := os.FileMode(0o644)
-				if rng.IntN(3) == 0 {
-					mode = 0o755
-				}
-				os.WriteFile(p, []byte(fmt.Sprintf("%d\n", rng.IntN(3))), mode)
-				os.Chmod(p, mode)
-			case 3:
-				os.RemoveAll(p)
-				parentDir(p)
-				os.Symlink(fmt.Sprintf("target%d", rng.IntN(2)), p)
-			case 4:
-				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
-					os.Chmod(p, fi.Mode().Perm()^0o111)
-				}
-			case 5:
-				subCommit(fmt.Sprintf("v%d", rng.IntN(1000)))
-			}
-		}
-	}
+	mutate := randomEdits(repo, rng, []string{"a", "a.txt", "a-b", "b", "d", "d/x", "d/y.go", "d/e/f", "d.x", "z"}, subCommit)
 	var trees []string
 	base := strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD"))
 	for range 40 {
@@ -183,5 +137,68 @@ func TestLooseHostileObjects(t *testing.T) {
 	put(nohead, bytes.Repeat([]byte("x"), 1<<20))
 	if _, err := db.size(nohead); err == nil {
 		t.Error("an object without a header has a size")
+	}
+}
+
+// repoWithGitlink is a repository with a nested one at sub (a gitlink once
+// added) and the function that commits text in it.
+func repoWithGitlink(t *testing.T) (repo string, subCommit func(text string)) {
+	t.Helper()
+	repo = gitRepo(t)
+	sub := filepath.Join(repo, "sub")
+	os.Mkdir(sub, 0o755)
+	run(t, sub, "git", "init", "-q")
+	subCommit = func(text string) {
+		write(t, sub, "s.txt", text, 0o644)
+		run(t, sub, "git", "add", ".")
+		run(t, sub, "git", "commit", "-qm", text)
+	}
+	subCommit("one")
+	return repo, subCommit
+}
+
+// randomEdits returns a function making one to four random edits among
+// names in repo: a deletion, a file written (exec bit or not, CRLF in
+// it), a symlink, an exec bit flipped, a new commit of the nested
+// repository, the folder d/e removed. A file in the way of a folder goes.
+func randomEdits(repo string, rng *rand.Rand, names []string, subCommit func(string)) func() {
+	parentDir := func(p string) {
+		for d := filepath.Dir(p); d != repo; d = filepath.Dir(d) {
+			if fi, err := os.Lstat(d); err == nil && !fi.IsDir() {
+				os.Remove(d)
+			}
+		}
+		os.MkdirAll(filepath.Dir(p), 0o755)
+	}
+	return func() {
+		for range 1 + rng.IntN(4) {
+			name := names[rng.IntN(len(names))]
+			p := filepath.Join(repo, name)
+			switch rng.IntN(7) {
+			case 0:
+				os.RemoveAll(p)
+			case 1, 2:
+				os.RemoveAll(p) // a directory of that name goes
+				parentDir(p)
+				mode := os.FileMode(0o644)
+				if rng.IntN(3) == 0 {
+					mode = 0o755
+				}
+				os.WriteFile(p, []byte(fmt.Sprintf("line %d\r\nnext\n", rng.IntN(3))), mode)
+				os.Chmod(p, mode)
+			case 3:
+				os.RemoveAll(p)
+				parentDir(p)
+				os.Symlink(fmt.Sprintf("target%d", rng.IntN(2)), p)
+			case 4:
+				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+					os.Chmod(p, fi.Mode().Perm()^0o111)
+				}
+			case 5:
+				subCommit(fmt.Sprintf("v%d", rng.IntN(1000)))
+			case 6:
+				os.RemoveAll(filepath.Join(repo, "d", "e"))
+			}
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -23,16 +22,7 @@ func TestWriteTreeAsGit(t *testing.T) {
 }
 
 func writeTreeAsGit(t *testing.T, variant string) {
-	repo := gitRepo(t)
-	sub := filepath.Join(repo, "sub")
-	os.Mkdir(sub, 0o755)
-	run(t, sub, "git", "init", "-q")
-	subCommit := func(text string) {
-		write(t, sub, "s.txt", text, 0o644)
-		run(t, sub, "git", "add", ".")
-		run(t, sub, "git", "commit", "-qm", text)
-	}
-	subCommit("one")
+	repo, subCommit := repoWithGitlink(t)
 	write(t, repo, "seed.txt", "seed\n", 0o644)
 	write(t, repo, ".gitattributes", "*.crlf text eol=crlf\n*.auto text=auto\n*.bin filter=lfs diff=lfs merge=lfs -text\n", 0o644)
 	write(t, repo, "p.bin", "version https://git-lfs.github.com/spec/v1\noid sha256:"+strings.Repeat("ab", 32)+"\nsize 12\n", 0o644)
@@ -87,46 +77,7 @@ func writeTreeAsGit(t *testing.T, variant string) {
 	}
 
 	rng := rand.New(rand.NewPCG(3, uint64(len(variant))))
-	names := []string{"a", "a.txt", "a-b", "b.crlf", "c.auto", "d", "d/x", "d/y.go", "d/e/f", "d.x", "q.bin", "z"}
-	parentDir := func(p string) { // a file in the way of a directory goes
-		for d := filepath.Dir(p); d != repo; d = filepath.Dir(d) {
-			if fi, err := os.Lstat(d); err == nil && !fi.IsDir() {
-				os.Remove(d)
-			}
-		}
-		os.MkdirAll(filepath.Dir(p), 0o755)
-	}
-	mutate := func() {
-		for range 1 + rng.IntN(4) {
-			name := names[rng.IntN(len(names))]
-			p := filepath.Join(repo, name)
-			switch rng.IntN(7) {
-			case 0:
-				os.RemoveAll(p)
-			case 1, 2:
-				os.RemoveAll(p) // a directory of that name goes
-				parentDir(p)
-				mode := os.FileMode(0o644)
-				if rng.IntN(3) == 0 {
-					mode = 0o755
-				}
-				os.WriteFile(p, []byte(fmt.Sprintf("line %d\r\nnext\n", rng.IntN(3))), mode)
-				os.Chmod(p, mode)
-			case 3:
-				os.RemoveAll(p)
-				parentDir(p)
-				os.Symlink(fmt.Sprintf("target%d", rng.IntN(2)), p)
-			case 4:
-				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
-					os.Chmod(p, fi.Mode().Perm()^0o111)
-				}
-			case 5:
-				subCommit(fmt.Sprintf("v%d", rng.IntN(1000)))
-			case 6:
-				os.RemoveAll(filepath.Join(repo, "d", "e"))
-			}
-		}
-	}
+	mutate := randomEdits(repo, rng, []string{"a", "a.txt", "a-b", "b.crlf", "c.auto", "d", "d/x", "d/y.go", "d/e/f", "d.x", "q.bin", "z"}, subCommit)
 	iterations := 12
 	if testing.Short() {
 		iterations = 6
