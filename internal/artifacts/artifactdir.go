@@ -35,14 +35,16 @@ func writeArtifactDir(base string, s *source) error {
 		return err
 	}
 	defer d.Close()
-	d.dropTemps()
 	logs, err := d.sub("logs")
 	if err != nil {
 		return err
 	}
 	defer logs.Close()
-	logs.dropTemps()
 	p := d.progress(s)
+	if p == (progress{}) {
+		d.dropTemps()
+		logs.dropTemps()
+	}
 	its, _, err := s.iters.after(p.Iterations)
 	if err != nil {
 		return err

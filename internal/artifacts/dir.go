@@ -2,7 +2,8 @@
 // bin/loop layout (log_dir, and the global mirror of artifact_mode=mirror)
 // and the verification artifacts of AGENT_ARTIFACT_DIR. The store stays
 // the source of truth: every copy is rebuilt from it, so a copy lost or cut
-// short by a kill is written again by the next recording (or a repair).
+// short by a kill is written again by the next recording, and a file lost
+// from a copy by a repair (see Rebuild).
 //
 // The agent can write into these directories too. A copy is written
 // through an os.Root opened on the directory resolved once: no link below
@@ -18,7 +19,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 )
 
@@ -98,13 +98,15 @@ func (d *dir) has(name string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-var tmpSeq atomic.Int64
-
 // write replaces name with what fill writes: a temporary file made new
 // (O_EXCL: never an existing file or link), synced, renamed over name,
-// then the directory synced. A kill leaves the old file or the new one.
+// then the directory synced. A kill leaves the old file or the new one,
+// and the temporary file, which the next write of name (the copy's
+// progress is behind it) removes: one writer at a time copies a run, so
+// its name is fixed and no directory listing is needed to find it.
 func (d *dir) write(name string, fill func(w io.Writer) error) error {
-	tmp := fmt.Sprintf(".%s.tmp-%d-%d", name, os.Getpid(), tmpSeq.Add(1))
+	tmp := "." + name + ".tmp-w"
+	d.root.Remove(tmp) // a killed writer's, or a link: never followed
 	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
@@ -146,7 +148,9 @@ func (d *dir) sync() error {
 	return f.Sync()
 }
 
-// dropTemps removes temporary files a killed writer left.
+// dropTemps removes temporary files a killed writer left, whatever their
+// name (earlier writers put their pid in it): for a copy without progress,
+// or checked whole.
 func (d *dir) dropTemps() {
 	f, err := d.root.Open(".")
 	if err != nil {

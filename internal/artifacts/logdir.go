@@ -46,8 +46,10 @@ func writeLogDir(base string, s *source) error {
 		return err
 	}
 	defer d.Close()
-	d.dropTemps()
 	p := d.progress(s)
+	if p == (progress{}) {
+		d.dropTemps()
+	}
 	its, from, err := s.iters.after(p.Iterations)
 	if err != nil {
 		return err

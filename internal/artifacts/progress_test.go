@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,8 +93,14 @@ func TestCopyProgressBehindAndRebuild(t *testing.T) {
 	f, _ := os.OpenFile(filepath.Join(logs, store.ReportFile), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("5\tite")
 	f.Close()
+	// and killed while writing iteration 3's log
+	os.Remove(filepath.Join(logs, "iter-03.log"))
+	os.WriteFile(filepath.Join(logs, ".iter-03.log.tmp-w"), []byte("half"), 0o600)
 	if err := Write(st, run); err != nil {
 		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(logs); slices.ContainsFunc(ents, func(e os.DirEntry) bool { return strings.Contains(e.Name(), ".tmp-") }) {
+		t.Errorf("a killed writer's temporary file is left: %v", ents)
 	}
 	fresh := *run
 	fresh.Settings = runconfig.MustFromMap(map[string]string{KeyLogDir: filepath.Join(tmp, "f-logs"), KeyArtifactDir: filepath.Join(tmp, "f-arts")})
