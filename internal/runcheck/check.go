@@ -12,14 +12,16 @@ import (
 	"path/filepath"
 	"strings"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
-// Check checks what runconfig.Resolve cannot, on the outside world, before anything
-// runs: the files and directories named exist, the agent command can be
-// started and the validation's first command can be found. A typo is then
-// one line and exit 2 instead of a run that fails the same way on every
-// iteration.
+// Check checks what runconfig.Resolve cannot, on the outside world,
+// before anything runs: the files and directories named exist, the agent
+// command can be started and the validation's first command can be found.
+// A typo is then one line and exit 2 instead of a run that fails the same
+// way on every iteration.
 func Check(s *runconfig.Settings) error {
 	fields := runconfig.Fields()
 	for i := range fields {
@@ -70,4 +72,128 @@ func AgentRunnable(name, dir string) error {
 		return fmt.Errorf("agent command %s: %v", name, err)
 	}
 	return nil
+}
+
+// ValidationRunnable says why the validation (run as `sh -c CMD` in dir)
+// cannot run: the first command the shell would run is no builtin, not on
+// PATH, or a path that is missing or not executable. A command it cannot
+// know before running (a word with an expansion, PATH set in the string,
+// a string it cannot parse) passes: only a certain failure is refused.
+func ValidationRunnable(cmd, dir string) error {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	if err != nil {
+		return nil // sh says what is wrong with it, at the first validation
+	}
+	funcs := map[string]bool{}
+	call := firstCall(f.Stmts, funcs)
+	if call == nil || len(call.Args) == 0 {
+		return nil
+	}
+	for _, a := range call.Assigns {
+		if a.Name != nil && a.Name.Value == "PATH" {
+			return nil
+		}
+	}
+	name, ok := literal(call.Args[0])
+	if !ok || name == "" || funcs[name] || shellBuiltin(name) {
+		return nil
+	}
+	if strings.Contains(name, "/") {
+		path := name
+		if !filepath.IsAbs(name) && dir != "" {
+			path = filepath.Join(dir, name)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			return fmt.Errorf("--validate: %s: no such file (the validation runs in %s)", name, dir)
+		}
+		if fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return fmt.Errorf("--validate: %s: not executable (chmod +x it, or run it with sh %s)", name, name)
+		}
+		return nil
+	}
+	if _, err := exec.LookPath(name); err != nil && !errors.Is(err, exec.ErrDot) {
+		return fmt.Errorf("--validate: %s: not found on PATH (check the spelling, or give its path)", name)
+	}
+	return nil
+}
+
+// firstCall is the first simple command the shell runs in stmts, noting
+// the functions defined before it; nil when it cannot tell (a loop or a
+// case whose body may not run).
+func firstCall(stmts []*syntax.Stmt, funcs map[string]bool) *syntax.CallExpr {
+	for _, st := range stmts {
+		switch c := st.Cmd.(type) {
+		case *syntax.FuncDecl:
+			if c.Name != nil {
+				funcs[c.Name.Value] = true
+			}
+			continue
+		case *syntax.CallExpr:
+			if len(c.Args) == 0 {
+				continue // assignments alone: the next command runs
+			}
+			return c
+		case *syntax.BinaryCmd:
+			return firstCall([]*syntax.Stmt{c.X}, funcs)
+		case *syntax.Subshell:
+			return firstCall(c.Stmts, funcs)
+		case *syntax.Block:
+			return firstCall(c.Stmts, funcs)
+		case *syntax.IfClause:
+			return firstCall(c.Cond, funcs)
+		case *syntax.WhileClause:
+			return firstCall(c.Cond, funcs)
+		case *syntax.TimeClause:
+			if c.Stmt != nil {
+				return firstCall([]*syntax.Stmt{c.Stmt}, funcs)
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// literal is a word's text when it has no expansion, glob or escape.
+func literal(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	s := b.String()
+	if strings.ContainsAny(s, `\*?[`) {
+		return "", false
+	}
+	return s, true
+}
+
+// shellBuiltin: the commands sh finds without PATH: POSIX's special and
+// regular builtins, and those of dash and bash (sh may be either).
+func shellBuiltin(name string) bool {
+	switch name {
+	case ".", ":", "[", "[[", "alias", "bg", "break", "builtin", "cd", "command", "continue",
+		"declare", "echo", "eval", "exec", "exit", "export", "false", "fc", "fg", "getopts", "hash", "jobs", "kill", "let",
+		"local", "printf", "pwd", "read", "readonly", "return", "set", "shift", "source", "test", "times", "trap",
+		"true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait":
+		return true
+	}
+	return false
 }
