@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
+
+	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // Resolve opens the store named by flag (--store / LOOP_STORE) or, when
@@ -61,4 +64,41 @@ func WriteSpoolMeta(base string, m SpoolMeta) error {
 		return err
 	}
 	return ReplaceFile(base+".json", append(data, '\n'), FileMode)
+}
+
+// UpdateSpoolMeta rewrites the meta WriteSpoolMeta wrote, once the child's
+// group is known, in place: a file created and one freed less for every
+// step and validation. The new meta only adds fields, so one write at
+// offset 0 of at most a page covers the old bytes whole: a kill leaves the
+// old meta or the new one, and a reader racing the copy fails to parse it
+// and reads again, as for a meta not yet there. A meta that is not there,
+// not a regular file, linked elsewhere too, or longer than the new one is
+// replaced as WriteSpoolMeta does.
+func UpdateSpoolMeta(base string, m SpoolMeta) error {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	path := base + ".json"
+	f, err := wfile.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return ReplaceFile(path, data, FileMode)
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || linked(fi) || fi.Size() > int64(len(data)) || len(data) > os.Getpagesize() {
+		f.Close()
+		return ReplaceFile(path, data, FileMode)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// linked: the file has another name too (a hard link someone made).
+func linked(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return !ok || st.Nlink != 1
 }

@@ -276,7 +276,7 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 			if err := procrec.Add(pid, meta.PGIDStart, procrec.Group, s.runDir()); err != nil && meta.PGIDStart != 0 {
 				s.env.Log.Warn("the agent's process group is not recorded: a cancel will not stop what it leaves", "err", err)
 			}
-			if err := store.WriteSpoolMeta(s.spool, meta); err != nil {
+			if err := store.UpdateSpoolMeta(s.spool, meta); err != nil {
 				s.env.Log.Warn("spool meta not written", "err", err)
 			}
 		}

@@ -141,7 +141,7 @@ func run(env *cli.Env) error {
 			if err := procrec.Add(pid, meta.PGIDStart, procrec.Group, runDir); err != nil && meta.PGIDStart != 0 {
 				env.Log.Warn("the validation's process group is not recorded: a cancel will not stop what it leaves", "err", err)
 			}
-			if err := store.WriteSpoolMeta(base, meta); err != nil {
+			if err := store.UpdateSpoolMeta(base, meta); err != nil {
 				env.Log.Warn("spool meta not written", "err", err)
 			}
 		}
