@@ -144,6 +144,11 @@ func (o SpoolSweep) decide(st *Store, root *os.Root, e SpoolEntry) bool {
 	if o.Run != "" && hasMeta && m.RunID != o.Run {
 		return false // another run's: its own driver records it
 	}
+	if o.Run != "" && !hasMeta {
+		if _, err := root.Lstat(e.Base + ".json"); err == nil {
+			return false // a meta that does not read (yet): whose it is, is not known
+		}
+	}
 	base := filepath.Join(st.SpoolDir(), e.Base)
 	gone := false
 	if hasMeta && o.Gone != nil {
