@@ -13,6 +13,7 @@ import (
 // it, when a section has no measured line, or when a document quotes a
 // summary that differs from docs/benchmarks.md.
 func TestBenchCheck(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip(err)
 	}

@@ -32,6 +32,7 @@ var depRules = []struct {
 // build links them: CGO_ENABLED=0, no tags) against depRules, and the
 // main go.mod for Kubernetes modules.
 func TestDependencyRules(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, "./cmd/...")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
 	out, err := cmd.Output()
@@ -75,6 +76,7 @@ const exportTags = "nethttpomithttp2"
 // TestExportTags: make export, make export-grpc and the release build
 // loop-export with exportTags, as TestLoopExportSize does.
 func TestExportTags(t *testing.T) {
+	t.Parallel()
 	mk, err := os.ReadFile("Makefile")
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +100,7 @@ func TestExportTags(t *testing.T) {
 // -trimpath, exportTags) and holds it to 12 MB: the SDK-based exporter
 // was 23.8 MB.
 func TestLoopExportSize(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds loop-export")
 	}

@@ -40,6 +40,7 @@ var optionLine = regexp.MustCompile(`^  (-\w, )?(    )?--?[\w-]+( \S+)?( +)\S`)
 // enough to read in one screen or two. Adding a flag: keep its description
 // to one line (52 columns, with its default); put details in docs/.
 func TestHelpFits(t *testing.T) {
+	t.Parallel()
 	texts := helpTexts
 	// Every subcommand loop-view lists, including ones added later.
 	out, _ := exec.Command("loop-view", "--help").Output()
@@ -98,6 +99,7 @@ func checkHelp(t *testing.T, name, help string) {
 // TestDriverHelp: the driver's help (also for `run --help`) fits like the
 // commands', and its flags take the --flag=value form too.
 func TestDriverHelp(t *testing.T) {
+	t.Parallel()
 	view, err := exec.LookPath("loop-view")
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ const mod = "github.com/loopkit/loopkit/"
 // process handling; the decisions read the store and never reach the
 // writer; the writer is below the one door.
 func TestLayers(t *testing.T) {
+	t.Parallel()
 	for _, r := range []struct {
 		pkg    string
 		never  []string // not even indirectly
@@ -75,6 +76,7 @@ func deps(t *testing.T, pkg string) []string {
 // writer's SetStatus. (loop-drive's holder marked runs running and queued
 // by hand before.)
 func TestStatusThroughDoor(t *testing.T) {
+	t.Parallel()
 	statuses := map[string]bool{}
 	for _, s := range []string{"RunRunning", "RunCompleted", "RunFailed", "RunStuck", "RunCanceled", "RunPaused", "RunQueued"} {
 		statuses[s] = true

@@ -28,6 +28,7 @@ import (
 //   - Blocks run in README order and share the workspace, so a later block
 //     may use the runs an earlier one recorded.
 func TestReadmeExamples(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("jq"); err != nil {
 		t.Skip("jq not installed (the README uses it); .ci/run installs it")
 	}
@@ -127,6 +128,7 @@ func readmeBlocks(t *testing.T, path string) []readmeBlock {
 // event exit 0 on every other event, so the driver does not warn of a
 // failed hook on each of them.
 func TestReadmeHooksQuiet(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)

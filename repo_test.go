@@ -10,6 +10,7 @@ import (
 // TestNoReleaseArchivesInGit: make dist writes dist/ (ignored); archives
 // committed there go stale with the first commit after them.
 func TestNoReleaseArchivesInGit(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(".git"); err != nil {
 		t.Skip("not a git checkout")
 	}

@@ -39,6 +39,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs testdata/script/*.txtar. UPDATE_SCRIPTS=1 rewrites golden
 // output in place.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	defaultSignals()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",

@@ -11,6 +11,7 @@ import (
 // TestShellcheck keeps the driver and the helper scripts shellcheck-clean.
 // CI installs shellcheck (.ci/run); elsewhere the test skips without it.
 func TestShellcheck(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("shellcheck"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("shellcheck is not installed (.ci/run installs it)")
@@ -36,6 +37,7 @@ func TestShellcheck(t *testing.T) {
 // TestDriverShort keeps the bash driver a sequencer: decisions, parsing and
 // help belong in Go (loop-drive), where table tests reach them.
 func TestDriverShort(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("scripts/loop.d/*.sh")
 	lines := 0
 	for _, f := range append(files, "scripts/loop") {

@@ -22,6 +22,7 @@ import (
 // start-up (docs/benchmarks.md, "Starting a command"). Patterns outside
 // tests are lazyre.New, compiled on first use.
 func TestNoCompileAtStart(t *testing.T) {
+	t.Parallel()
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -85,6 +86,7 @@ var workAtStartAllowed = map[string]string{
 // package has a func init, and package-level variables call nothing but
 // the constructors of lazy values (cheapAtStart); tables are literals.
 func TestNoWorkAtStart(t *testing.T) {
+	t.Parallel()
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -175,6 +177,7 @@ var initLine = regexp.MustCompile(`^init (\S+) @\S+ ms, \S+ ms clock, (\d+) byte
 // few in initAllowed. A new dependency with tables built at init, or a
 // loopkit package building one, fails here.
 func TestInitTrace(t *testing.T) {
+	t.Parallel()
 	mk, err := os.ReadFile("Makefile")
 	if err != nil {
 		t.Fatal(err)

@@ -62,6 +62,7 @@ func commandLinks(t *testing.T, names ...string) string {
 // TestCrashStoreUnderClean runs for LOOPKIT_STRESS_SECONDS (a few seconds by
 // default; make crash runs it for minutes).
 func TestCrashStoreUnderClean(t *testing.T) {
+	t.Parallel()
 	secs := 4
 	if s := os.Getenv("LOOPKIT_STRESS_SECONDS"); s != "" {
 		secs, _ = strconv.Atoi(s)

@@ -80,6 +80,7 @@ func runOnPTY(t *testing.T, dir string, env []string, name string, args ...strin
 // TestNoTerminalQueries: on a terminal that does not answer, a command that
 // prints and exits neither sends a query nor waits for an answer.
 func TestNoTerminalQueries(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st := filepath.Join(dir, ".loop")
 	base := append(os.Environ(), "LOOP_STORE="+st, "TERM=xterm-256color", "COLORTERM=truecolor")

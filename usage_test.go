@@ -14,6 +14,7 @@ import (
 // range are usage errors (exit 2) that name the flag (or the config file,
 // line and key), before anything is written.
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args   string
 		config string // written to c.conf and passed with --config

@@ -53,12 +53,15 @@ func TestIdleTimeoutCodexReconnectSpam(t *testing.T) {
 	}
 }
 
-// Output that is progress keeps the agent alive past the idle timeout.
+// Output that is progress keeps the agent alive past the idle timeout: the
+// agent runs about three times the timeout, printing every tenth of it, so
+// only a pause of the whole timeout (not a loaded machine's slow sleep
+// start) between two lines could end it.
 func TestIdleTimeoutProgressKeepsAlive(t *testing.T) {
 	c := newCase(t)
-	script := c.write("agent.sh", "#!/bin/sh\nfor i in 1 2 3 4 5 6 7 8; do echo \"step $i\"; sleep 0.1; done\necho done\n")
+	script := c.write("agent.sh", "#!/bin/sh\ni=0\nwhile [ $i -lt 30 ]; do i=$((i+1)); echo \"step $i\"; sleep 0.1; done\necho done\n")
 	chmodX(t, script)
-	rec, code, _ := c.run("", "--prompt", c.dir+"/prompt.md", "--idle-timeout", "500ms", "--", script)
+	rec, code, _ := c.run("", "--prompt", c.dir+"/prompt.md", "--idle-timeout", "1s", "--", script)
 	if code != 0 || rec.IdleTimeout || rec.FinalMessage == "" {
 		t.Fatalf("code %d idle %v final %q", code, rec.IdleTimeout, rec.FinalMessage)
 	}
