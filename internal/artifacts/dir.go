@@ -59,7 +59,16 @@ func openDir(base string, sub ...string) (*dir, error) {
 		}
 		root = next
 	}
-	return &dir{root: root, path: path}, nil
+	d := &dir{root: root, path: path}
+	// A copy in the work tree (log_dir is relative to it) is loopkit's, not
+	// the agent's work: ignored, it stays out of the iterations' snapshots.
+	if !d.has(".gitignore") {
+		if err := d.writeBytes(".gitignore", []byte("*\n")); err != nil {
+			d.Close()
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // subdir makes name in r (when missing) and opens it: a link or a file in
