@@ -74,7 +74,7 @@ func Stat(patch []byte) []FileStat {
 		case strings.HasPrefix(line, "Binary files ") || line == "GIT binary patch":
 			cur.Binary = true
 		case strings.HasPrefix(line, "rename to "):
-			cur.Path = strings.TrimPrefix(line, "rename to ")
+			cur.Path = unquotePath(strings.TrimPrefix(line, "rename to "))
 		case strings.HasPrefix(line, "@@"):
 			inHunk = true
 		case !inHunk:
@@ -87,13 +87,42 @@ func Stat(patch []byte) []FileStat {
 	return out
 }
 
-// diffPath is the b/ side of "diff --git a/x b/x" (paths with spaces kept).
+// diffPath is the b/ side of "diff --git a/x b/x" (paths with spaces
+// kept). git quotes a side holding a byte outside ASCII, a quote or a
+// backslash ("a/x" "b/x", C escapes): it is unquoted.
 func diffPath(line string) string {
 	rest := strings.TrimPrefix(line, "diff --git ")
+	if strings.HasSuffix(rest, `"`) {
+		if i := strings.LastIndex(rest, ` "b/`); i >= 0 {
+			if p, err := strconv.Unquote(rest[i+1:]); err == nil {
+				return strings.TrimPrefix(p, "b/")
+			}
+		}
+	}
+	if strings.HasPrefix(rest, `"`) { // a quoted a/ side, a plain b/ side
+		for i := 1; i < len(rest); i++ {
+			if rest[i] == '\\' {
+				i++
+			} else if rest[i] == '"' {
+				return strings.TrimPrefix(strings.TrimPrefix(rest[i+1:], " "), "b/")
+			}
+		}
+	}
 	if i := strings.Index(rest, " b/"); i >= 0 && strings.HasPrefix(rest, "a/") {
 		return rest[i+3:]
 	}
 	return rest
+}
+
+// unquotePath is a path from a patch's header line, unquoted when git
+// quoted it.
+func unquotePath(p string) string {
+	if strings.HasPrefix(p, `"`) {
+		if u, err := strconv.Unquote(p); err == nil {
+			return u
+		}
+	}
+	return p
 }
 
 // WriteStat writes git's --stat summary: " path | N +++--" per file, then
