@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 const cyan = "\x1b[36m"
@@ -130,7 +131,7 @@ func unquotePath(p string) string {
 func WriteStat(w io.Writer, style Style, stats []FileStat) error {
 	width, most, added, removed := 0, 0, 0, 0
 	for _, s := range stats {
-		width = max(width, len(Escape(s.Path, false)))
+		width = max(width, utf8.RuneCountInString(Escape(s.Path, false))) // fmt pads in runes
 		most = max(most, s.Added+s.Removed)
 		added += s.Added
 		removed += s.Removed

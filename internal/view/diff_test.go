@@ -2,6 +2,7 @@ package view
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -23,5 +24,17 @@ func TestStatQuotedPaths(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Stat:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// The bar starts one column after the longest name, counted in characters.
+func TestWriteStatAlignsWideNames(t *testing.T) {
+	var b strings.Builder
+	if err := WriteStat(&b, Style{}, []FileStat{{Path: "é", Added: 1}, {Path: "a", Added: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	want := " é | 1 +\n a | 1 +\n 2 files changed, 2 insertions(+)\n"
+	if b.String() != want {
+		t.Fatalf("WriteStat:\n%q\nwant\n%q", b.String(), want)
 	}
 }
