@@ -47,6 +47,10 @@ func parsePatch(r io.Reader) (map[string]blobChange, error) {
 			if i := strings.Index(rest, " b/"); i >= 0 {
 				file = rest[:i]
 			}
+		case bytes.HasPrefix(line, []byte(`diff --git "`)):
+			// git quoted a name (a byte outside ASCII, a quote): the header
+			// as it stands names the file, the same in every patch
+			file = strings.TrimSpace(string(line[len("diff --git "):]))
 		case bytes.HasPrefix(line, []byte("index ")) && file != "":
 			ids := strings.Fields(string(line[len("index "):]))
 			if len(ids) > 0 {

@@ -131,7 +131,8 @@ func TestNormalize(t *testing.T) {
 
 func TestParsePatch(t *testing.T) {
 	p := "diff --git a/calc.go b/calc.go\nindex 1111111111111111111111111111111111111111..2222222222222222222222222222222222222222 100644\n--- a/calc.go\n+++ b/calc.go\n@@ -1 +1 @@\n-a\n+b\n" +
-		"diff --git a/new.txt b/new.txt\nnew file mode 100644\nindex 0000000000000000000000000000000000000000..3333333333333333333333333333333333333333\n"
+		"diff --git a/new.txt b/new.txt\nnew file mode 100644\nindex 0000000000000000000000000000000000000000..3333333333333333333333333333333333333333\n" +
+		"diff --git \"a/z \\303\\251\" \"b/z \\303\\251\"\nindex 4444444444444444444444444444444444444444..5555555555555555555555555555555555555555 100644\n"
 	got, err := parsePatch(strings.NewReader(p))
 	if err != nil {
 		t.Fatal(err)
@@ -139,6 +140,8 @@ func TestParsePatch(t *testing.T) {
 	want := map[string]blobChange{
 		"calc.go": {"1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"},
 		"new.txt": {"0000000000000000000000000000000000000000", "3333333333333333333333333333333333333333"},
+		// a name git quoted (a byte outside ASCII) is kept as its header gives it
+		`"a/z \303\251" "b/z \303\251"`: {"4444444444444444444444444444444444444444", "5555555555555555555555555555555555555555"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
