@@ -178,6 +178,9 @@ type Agent struct {
 	// RateLimitResetsAt: when the limit the step hit lifts (Unix ms), as
 	// the agent said it; kept so the attempt shows why the run waited.
 	RateLimitResetsAt *int64 `json:"rate_limit_resets_at,omitempty"`
+	// KilledAfterResult: the agent gave its result but did not exit, and
+	// was stopped (Gemini CLI lingers after its result): no failure.
+	KilledAfterResult bool `json:"killed_after_result,omitempty"`
 
 	// Format names the agent's output format (claude, codex, ...), Model
 	// the model its stream named, and

@@ -53,3 +53,11 @@ func TestAttemptKeepsRateLimitReset(t *testing.T) {
 		t.Fatalf("attempt agent %+v", a.Agent)
 	}
 }
+
+// A step stopped after its result keeps saying so in the stored record,
+// so the views do not show it as a failure.
+func TestAgentKeepsKilledAfterResult(t *testing.T) {
+	if !agentOf(&record.Step{KilledAfterResult: true}).KilledAfterResult {
+		t.Fatal("killed_after_result lost")
+	}
+}

@@ -214,6 +214,7 @@ func agentOf(s *record.Step) *record.Agent {
 		SessionID:           s.SessionID,
 		RateLimited:         s.RateLimited,
 		RateLimitResetsAt:   s.RateLimitResetsAt,
+		KilledAfterResult:   s.KilledAfterResult,
 		Format:              s.Format,
 		Model:               s.Model,
 		StartedAt:           s.StartedAt,

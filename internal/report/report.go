@@ -54,6 +54,8 @@ func agentTrouble(ag *record.Agent) string {
 	switch {
 	case ag.TimedOut:
 		parts = append(parts, "timed out")
+	case ag.KilledAfterResult:
+		// its result was given: stopping a lingering CLI is no trouble
 	case ag.ExitCode == nil || *ag.ExitCode < 0:
 		parts = append(parts, "did not exit by itself")
 	case *ag.ExitCode != 0:

@@ -41,3 +41,14 @@ func TestWrittenHypotheses(t *testing.T) {
 		t.Errorf("no section: got %q", got)
 	}
 }
+
+// A lingering CLI stopped after its result is no trouble of the agent's.
+func TestStoppedAfterResultNoTrouble(t *testing.T) {
+	code := -1
+	if got := agentTrouble(&record.Agent{ExitCode: &code, KilledAfterResult: true}); got != "" {
+		t.Fatalf("trouble %q", got)
+	}
+	if got := agentTrouble(&record.Agent{ExitCode: &code}); got != "did not exit by itself" {
+		t.Fatalf("trouble %q", got)
+	}
+}

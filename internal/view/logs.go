@@ -239,6 +239,8 @@ func agentLine(ag *record.Agent) string {
 	switch {
 	case ag.TimedOut:
 		line += "timed out"
+	case ag.KilledAfterResult:
+		line += "stopped after its result (it did not exit)"
 	case ag.ExitCode == nil || *ag.ExitCode < 0:
 		line += "did not exit by itself"
 	default:
@@ -257,6 +259,9 @@ func agentLine(ag *record.Agent) string {
 }
 
 func agentColor(ag *record.Agent) string {
+	if ag.KilledAfterResult && !ag.TimedOut && ag.ErrorKind == nil {
+		return ""
+	}
 	if ag.TimedOut || ag.ErrorKind != nil || ag.ExitCode == nil || *ag.ExitCode != 0 {
 		return red
 	}

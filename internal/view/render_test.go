@@ -132,3 +132,20 @@ func TestCostOf(t *testing.T) {
 		}
 	}
 }
+
+// An agent stopped after giving its result (Gemini CLI lingers) did its
+// work: the line says so, in no alarm colour.
+func TestAgentStoppedAfterResult(t *testing.T) {
+	code := -1
+	ag := &record.Agent{ExitCode: &code, KilledAfterResult: true, Completed: true}
+	if got := agentLine(ag); got != "agent: stopped after its result (it did not exit)" {
+		t.Fatalf("line %q", got)
+	}
+	if c := agentColor(ag); c != "" {
+		t.Fatalf("colour %q", c)
+	}
+	ag.KilledAfterResult = false
+	if got := agentLine(ag); got != "agent: did not exit by itself" || agentColor(ag) != red {
+		t.Fatalf("plain kill: %q", got)
+	}
+}
