@@ -25,6 +25,9 @@ type cli struct {
 	// maxTurns limits the CLI to one model turn: extra args, or nil when
 	// the CLI has no such limit
 	maxTurns func(h *harness) []string
+	// noReset says why the CLI's output carries no rate-limit reset time
+	// ("" when it does): loopkit then waits its own backoff.
+	noReset string
 }
 
 func raw(v any) json.RawMessage {
@@ -61,7 +64,8 @@ var clis = map[string]cli{
 		maxTurns: func(h *harness) []string { return []string{"--max-turns", "1"} },
 	},
 	"codex": {
-		name: "codex", ext: "jsonl", jq: "codex-errors.jq", model: "gpt-scripted",
+		noReset: "Codex 0.169 names only the status in its retry line (\"Reconnecting... 1/1 (exceeded retry limit, last status: 429 Too Many Requests, request id: …)\"): neither the API's retry-after nor its x-ratelimit-reset-* headers reach its output",
+		name:    "codex", ext: "jsonl", jq: "codex-errors.jq", model: "gpt-scripted",
 		config: func(h *harness) []string {
 			home := filepath.Join(h.home, ".codex")
 			writeFile(filepath.Join(home, "config.toml"), fmt.Sprintf(`model = "gpt-scripted"
@@ -111,7 +115,8 @@ stream_idle_timeout_ms = 15000
 		},
 	},
 	"opencode": {
-		name: "opencode", ext: "jsonl", jq: "opencode-errors.jq", model: "scripted-model",
+		noReset: "opencode 1.18.33 logs only the API's message (\"stream error … AI_APICallError: Rate limit reached: …\"), not the retry-after header nor its own retry delay",
+		name:    "opencode", ext: "jsonl", jq: "opencode-errors.jq", model: "scripted-model",
 		config: func(h *harness) []string {
 			h.opencodeConfig(nil)
 			return []string{"OPENCODE_CONFIG=" + filepath.Join(h.home, "opencode.json"), "OPENCODE_DISABLE_MODELS_FETCH=1",
