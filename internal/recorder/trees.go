@@ -98,7 +98,7 @@ func (r *Recorder) writePatch(dir string, repo *gitstore.Repo, it *record.Iterat
 	if err != nil {
 		return err
 	}
-	note := fmt.Sprintf("# The diff of this iteration is over %d bytes (--max-patch-bytes), or names a file\n"+
+	note := fmt.Sprintf("# The diff of this iteration is over %d bytes (config max_patch_bytes), or names a file\n"+
 		"# too big to diff in bounded memory: only its summary is kept. The whole diff:\n"+
 		"#   loop-view diff %s %d\n", limit, it.RunID, it.Iteration)
 	res, err := repo.WritePatch(f, base, tree, cs, limit, note)
