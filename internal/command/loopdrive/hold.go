@@ -244,7 +244,8 @@ func (h *holder) lockLive(id string) error {
 // returns "" when there is nothing to drive (the run is completed).
 // workTreeThere refuses to resume a run whose work tree is gone (a
 // worktree removed) or is now a link (the agent may have made it one):
-// one line and exit 1, the run left as it was, never an internal error.
+// one line and exit 2 (a resume refused with a hint, as for any run the
+// driver will not start), the run left as it was, never an internal error.
 func workTreeThere(id string, set *runconfig.Settings) error {
 	dir := set.Dir
 	if dir == "" {
@@ -257,13 +258,13 @@ func workTreeThere(id string, set *runconfig.Settings) error {
 		if b := set.RunBranch; b != "" {
 			hint = fmt.Sprintf("git worktree add %s %s, then resume; or start a new run", dir, b)
 		}
-		return &cli.ExitError{Code: exitcode.Failure, Err: fmt.Errorf("run %s works in %s, which is gone", id, dir), Hint: hint}
+		return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s works in %s, which is gone", id, dir), Hint: hint}
 	case err != nil:
 		return cli.Failf("run %s: %w", id, err)
 	case fi.Mode()&os.ModeSymlink != 0:
-		return cli.Failf("run %s works in %s, which is now a symlink: loopkit follows none there; move it away", id, dir)
+		return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s works in %s, which is now a symlink: loopkit follows none there; move it away", id, dir)}
 	case !fi.IsDir():
-		return cli.Failf("run %s works in %s, which is not a directory now; move it away", id, dir)
+		return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s works in %s, which is not a directory now; move it away", id, dir)}
 	}
 	return nil
 }
