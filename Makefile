@@ -105,10 +105,12 @@ vet:
 	$(GO) vet ./...
 	cd examples/fleet && $(GO) vet ./...
 
-# vet, then staticcheck (pinned; staticcheck.conf says what it skips):
-# CI runs it beside make test.
+# vet, then staticcheck (pinned; staticcheck.conf says what it skips) and
+# shellcheck (TestShellcheck, which -short leaves to this target): CI runs
+# it after make test.
 lint: vet
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
+	$(TEST_ENV) $(GO) test -count=1 -run '^TestShellcheck$$' .
 	cd examples/fleet && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
 
 demo:

@@ -10,8 +10,12 @@ import (
 
 // TestShellcheck keeps the driver and the helper scripts shellcheck-clean.
 // CI installs shellcheck (.ci/run); elsewhere the test skips without it.
+// A lint, 4.4 s of CPU: make lint runs it, make test (-short) leaves it.
 func TestShellcheck(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("a lint: make lint runs it")
+	}
 	if _, err := exec.LookPath("shellcheck"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("shellcheck is not installed (.ci/run installs it)")
