@@ -129,8 +129,8 @@ func newStore(t *testing.T, id string) *store.Store {
 
 func TestConcurrentWriters(t *testing.T) {
 	writers, each := 8, 200
-	if testing.Short() {
-		each = 20
+	if testing.Short() { // make test; test-long runs 200 each
+		each = 10
 	}
 	st := newStore(t, "conc")
 	var mu sync.Mutex
@@ -174,6 +174,9 @@ func TestConcurrentWriters(t *testing.T) {
 // writer repairs the run and every acknowledged record must be there once.
 func TestKillWritersAtRandom(t *testing.T) {
 	rounds := 40
+	if testing.Short() { // make test; make crash runs 200
+		rounds = 20
+	}
 	if s := os.Getenv("LOOPKIT_CRASH_ROUNDS"); s != "" {
 		rounds, _ = strconv.Atoi(s)
 	}
