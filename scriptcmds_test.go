@@ -39,9 +39,10 @@ func setupScript(env *testscript.Env) error {
 	for k, v := range goEnv() {
 		env.Setenv(k, v)
 	}
+	// three rounds: SIGHUP, SIGTERM and SIGKILL once each (make crash: 200)
 	rounds := os.Getenv("LOOPKIT_CRASH_ROUNDS")
 	if rounds == "" {
-		rounds = "4"
+		rounds = "3"
 	}
 	env.Setenv("CRASH_ROUNDS", rounds)
 	env.Setenv("GOTOOLCHAIN", "local")
