@@ -44,17 +44,7 @@ func TestTerminalDrivesRun(t *testing.T) {
 	}
 	root, _ := filepath.Abs("../..")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/loop-view", "./cmd/loop-tui", "./cmd/loop-drive",
-		"./cmd/loop-step", "./cmd/loop-validate", "./cmd/loop-record")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	// installed side by side, as make install puts them
-	if err := os.Symlink(filepath.Join(root, "scripts/loop"), filepath.Join(bin, "loop")); err != nil {
-		t.Fatal(err)
-	}
+	bin := commandsDir(t) // scripts/loop beside them, as make install puts it
 	ws := filepath.Join(dir, "ws")
 	if out, err := exec.Command("cp", "-r", filepath.Join(root, "testdata/demo"), ws).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v\n%s", err, out)

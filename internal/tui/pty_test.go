@@ -43,16 +43,10 @@ func openPTY(t *testing.T) (ours, theirs *os.File) {
 // answers the queries it sends: the screen must still be drawn at once and
 // q must still quit.
 func TestNoTerminalAnswerNeeded(t *testing.T) {
-	root, _ := filepath.Abs("../..")
 	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", dir+"/", "./cmd/loop-tui")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	m, s := openPTY(t)
 	defer m.Close()
-	cmd := exec.Command(filepath.Join(dir, "loop-tui"))
+	cmd := exec.Command(filepath.Join(commandsDir(t), "loop-tui"))
 	cmd.Env = append(os.Environ(), "LOOP_STORE="+filepath.Join(dir, ".loop"), "TERM=xterm-256color", "NO_COLOR=")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s, s, s
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}

@@ -23,12 +23,7 @@ func TestTerminal(t *testing.T) {
 	}
 	root, _ := filepath.Abs("../..")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/loop-view", "./cmd/loop-tui", "./cmd/loop-record")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := commandsDir(t)
 	storeDir := filepath.Join(dir, ".loop")
 	record := func(args []string, stdin string) {
 		t.Helper()
