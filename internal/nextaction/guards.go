@@ -50,7 +50,11 @@ func watchdogCheck(in *Input) (Action, bool) {
 	if in.Record == nil || in.St == nil {
 		return Action{}, false
 	}
-	act, err := watchdog.Check(in.St, in.Record, in.Run.RunID, watchdog.SettingsOf(in.Set()))
+	set := watchdog.SettingsOf(in.Set())
+	if set.Seen = in.Run.Watchdog; set.Seen == nil {
+		set.Seen = &record.Watchdog{}
+	}
+	act, err := watchdog.Check(in.St, in.Record, in.Run.RunID, set)
 	if err != nil {
 		return InternalError(err), true
 	}

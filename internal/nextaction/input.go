@@ -50,6 +50,13 @@ func Load(st *store.Store, id string) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
+	return LoadWith(st, run)
+}
+
+// LoadWith is Load with run.json as run, which its writer has just written
+// in this process: the file is not read and decoded again.
+func LoadWith(st *store.Store, run *record.Run) (*Input, error) {
+	id := run.RunID
 	in := &Input{Run: run, Now: time.Now(), St: st}
 	n := max(Lookback, in.Set().MaxAgentFailures)
 	lines, err := store.TailLines(st.RunPath(id, store.IterationsFile), n)

@@ -60,6 +60,9 @@ type Result struct {
 	Line []byte // the stored line, byte for byte
 	// Repeat is set when the iteration was already recorded from the same input.
 	Repeat bool
+	// Run is run.json as this commit wrote it; nil when it was not written
+	// (a repeat, or a Warning).
+	Run *record.Run
 	// Warning is set when the record was committed but a derived file
 	// (events, report, manifest, run.json) could not be written.
 	Warning error
@@ -247,7 +250,9 @@ func (r *Recorder) commit(st *repaired, n int, in *record.Input, digest string, 
 	// writer's repair (run.json, written last, stays behind the log).
 	res := &Result{Log: it, Line: line, Warning: st.stale}
 	if st.stale == nil {
-		res.Warning = r.applyIteration(run, it, in)
+		if res.Warning = r.applyIteration(run, it, in); res.Warning == nil {
+			res.Run = run
+		}
 	}
 	r.copyOut(run)
 	return res, nil

@@ -196,6 +196,8 @@ func (d *Door) RecordIteration(id string, in *record.Input, want int) (*recorder
 	}
 	if res.Repeat {
 		d.Log.Info("iteration already recorded from the same input; nothing to do", "run", id, "iteration", res.Log.Iteration)
+	} else if res.Run != nil {
+		hooks.ForRun(d.Rec.St, res.Run, d.Log).Cost(res.Run, res.Log)
 	} else if run, err := d.Rec.St.ReadRun(id); err == nil {
 		hooks.ForRun(d.Rec.St, run, d.Log).Cost(run, res.Log)
 	}

@@ -21,6 +21,10 @@ type Settings struct {
 	Off         bool
 	K           int
 	MaxRewrites int
+	// Seen is the run's watchdog state as the caller last read run.json
+	// (nil: not read). When nothing fires on it, Check returns without
+	// the run's lock, a repair and a second read of run.json and the log.
+	Seen *record.Watchdog
 }
 
 // SettingsOf are the watchdog's settings, from a run's typed settings.
@@ -87,6 +91,10 @@ func Check(st *store.Store, r Writer, id string, set Settings) (*Action, error) 
 	if set.Off {
 		return act, nil
 	}
+	if quiet(st, id, set) {
+		act.Prompt = set.Seen.Prompt
+		return act, nil
+	}
 	var before, after string
 	_, err := r.Update(id, func(run *record.Run) error {
 		wd := run.Watchdog
@@ -149,4 +157,19 @@ func Check(st *store.Store, r Writer, id string, set Settings) (*Action, error) 
 	}
 	act.Snapshot, err = r.Snapshot(id, "REPLAN")
 	return act, err
+}
+
+// quiet says, from the state the caller read, that a check would find
+// nothing to record: the same window, read again under the lock, decides
+// the same, since only a check (this driver's) moves Since. An error is
+// left for the check under the lock to report.
+func quiet(st *store.Store, id string, set Settings) bool {
+	if set.Seen == nil {
+		return false
+	}
+	win, err := Window(st, id, set.K, set.Seen.Since)
+	if err != nil {
+		return false
+	}
+	return len(win) == 0 || win[len(win)-1].Log.Iteration <= set.Seen.Checked || len(Evaluate(win, set.K)) == 0
 }

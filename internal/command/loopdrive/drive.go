@@ -165,16 +165,23 @@ func next(env *cli.Env, st *store.Store, id string) error {
 
 // decide is the next action of run id.
 func decide(env *cli.Env, st *store.Store, id string) (nextaction.Action, error) {
-	return decideAfter(env, st, id, nil)
+	return decideAfter(env, st, id, nil, nil)
 }
 
 // decideAfter is the next action of run id after attempt, a step kept as
 // an attempt instead of an iteration (nil for none).
-func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent) (nextaction.Action, error) {
+// written is run.json as this process just wrote it (nil: read it).
+func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent, written *record.Run) (nextaction.Action, error) {
 	if !st.RunExists(id) {
 		return nextaction.Action{}, cli.Failf("no such run: %s", id)
 	}
-	in, err := nextaction.Load(st, id)
+	var in *nextaction.Input
+	var err error
+	if written != nil && written.RunID == id && len(written.Settings.Changed()) == 0 {
+		in, err = nextaction.LoadWith(st, written)
+	} else {
+		in, err = nextaction.Load(st, id)
+	}
 	if err != nil {
 		return internalError(env, err), nil
 	}

@@ -49,7 +49,7 @@ func recordNext(env *cli.Env, door *runstate.Door, opts *Options) error {
 	if _, err := fmt.Fprintf(env.Stdout, "summary=%s\n", bytes.TrimRight(line.Bytes(), "\n")); err != nil {
 		return err
 	}
-	a, err := decide(env, st, opts.Run)
+	a, err := decideAfter(env, st, opts.Run, nil, res.Run)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func attemptNext(env *cli.Env, door *runstate.Door, id string) error {
 		return cli.Failf("record the attempt of run %s: %w", id, err)
 	}
 	s := in.Step
-	a, err := decideAfter(env, st, id, &record.Agent{ExitCode: s.ExitCode, Error: s.Error, ErrorKind: s.ErrorKind})
+	a, err := decideAfter(env, st, id, &record.Agent{ExitCode: s.ExitCode, Error: s.Error, ErrorKind: s.ErrorKind}, nil)
 	if err != nil {
 		return err
 	}
