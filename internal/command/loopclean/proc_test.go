@@ -41,7 +41,11 @@ func holdLive(root, id string) {
 		os.Exit(1)
 	}
 	fmt.Println("locked")
-	select {}
+	// not select{}: a static binary (no cgo) has the runtime's deadlock
+	// check, which would end this process and free the lock
+	for {
+		time.Sleep(time.Hour)
+	}
 }
 
 // command is the test binary run as prog on store st.
