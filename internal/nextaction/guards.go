@@ -54,6 +54,7 @@ func watchdogCheck(in *Input) (Action, bool) {
 	if set.Seen = in.Run.Watchdog; set.Seen == nil {
 		set.Seen = &record.Watchdog{}
 	}
+	set.Tail = in.tail(set.K + 1)
 	act, err := watchdog.Check(in.St, in.Record, in.Run.RunID, set)
 	if err != nil {
 		return InternalError(err), true

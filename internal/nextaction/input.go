@@ -42,6 +42,9 @@ type Input struct {
 	Log  lazylog.Logger
 
 	rewrite *rewrite // the watchdog rule's, for the next iteration
+	// exact: Recent are the log's last lines, none skipped; whole: and
+	// they are the whole log (Load sets them).
+	exact, whole bool
 }
 
 // Load reads run id's run.json and the end of its log.
@@ -70,6 +73,7 @@ func LoadWith(st *store.Store, run *record.Run) (*Input, error) {
 		}
 		in.Recent = append(in.Recent, it)
 	}
+	in.exact, in.whole = len(in.Recent) == len(lines), len(lines) < n
 	if err := in.loadPhases(st, id); err != nil {
 		return nil, err
 	}
@@ -119,4 +123,13 @@ func (in *Input) Prompt() string {
 		return p
 	}
 	return in.Set().Prompt
+}
+
+// tail are the log's last k iterations when Load read them all (nil:
+// not known), so that a rule reading fewer lines need not read them again.
+func (in *Input) tail(k int) []*record.IterationLog {
+	if !in.exact || (len(in.Recent) < k && !in.whole) {
+		return nil
+	}
+	return append([]*record.IterationLog{}, in.Recent[max(len(in.Recent)-k, 0):]...)
 }

@@ -25,6 +25,9 @@ type Settings struct {
 	// (nil: not read). When nothing fires on it, Check returns without
 	// the run's lock, a repair and a second read of run.json and the log.
 	Seen *record.Watchdog
+	// Tail are the log's last K+1 iterations as the caller decoded them
+	// (nil: read them), for the check on Seen.
+	Tail []*record.IterationLog
 }
 
 // SettingsOf are the watchdog's settings, from a run's typed settings.
@@ -167,7 +170,10 @@ func quiet(st *store.Store, id string, set Settings) bool {
 	if set.Seen == nil {
 		return false
 	}
-	win, err := Window(st, id, set.K, set.Seen.Since)
+	win, err := windowOf(st, id, set.Tail, set.Seen.Since)
+	if set.Tail == nil {
+		win, err = Window(st, id, set.K, set.Seen.Since)
+	}
 	if err != nil {
 		return false
 	}

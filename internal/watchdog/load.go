@@ -21,12 +21,20 @@ func Window(st *store.Store, id string, k, since int) ([]Iteration, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Iteration
-	for _, line := range lines {
-		it := &record.IterationLog{}
-		if err := json.Unmarshal(line, it); err != nil {
+	logs := make([]*record.IterationLog, len(lines))
+	for i, line := range lines {
+		logs[i] = &record.IterationLog{}
+		if err := json.Unmarshal(line, logs[i]); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+	}
+	return windowOf(st, id, logs, since)
+}
+
+// windowOf is Window from the log's last k+1 iterations, already decoded.
+func windowOf(st *store.Store, id string, logs []*record.IterationLog, since int) ([]Iteration, error) {
+	var out []Iteration
+	for _, it := range logs {
 		if it.Iteration > since {
 			out = append(out, Iteration{Log: it})
 		}
