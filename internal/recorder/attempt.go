@@ -109,11 +109,9 @@ func (r *Recorder) appendAttempt(st *repaired, s *record.Step, digest, kind stri
 	// Past the commit point: a failure here is repaired by the next writer.
 	res.Warning = st.stale
 	if st.stale == nil {
-		if fin := r.stepFinished(id, a.Agent, dir, a.CreatedAt); fin != nil {
-			if err := r.St.AppendEvent(*fin); err != nil {
-				res.Warning = err // run.json stays behind: the next writer appends it
-				return res, nil
-			}
+		if err := r.finishStep(id, a.Agent, dir, a.CreatedAt, nil); err != nil {
+			res.Warning = err // run.json stays behind: the next writer appends it
+			return res, nil
 		}
 		addAttemptToRun(run, a)
 		run.UpdatedAt = max(run.UpdatedAt, a.CreatedAt)

@@ -63,10 +63,8 @@ func (r *Recorder) derive(run *record.Run, it *record.IterationLog) error {
 	n, code := it.Iteration, it.ExitCode
 	ev := record.Event{TS: it.CreatedAt, RunID: run.RunID, Type: record.EventIterationRecorded, Iteration: &n, ExitCode: &code}
 	// the step ends (its output has its place) before its iteration is recorded
-	if fin := r.stepFinished(run.RunID, it.Agent, r.St.IterationDir(run.RunID, n), it.CreatedAt); fin != nil {
-		if err := r.St.AppendEvent(*fin); err != nil {
-			return err
-		}
+	if err := r.finishStep(run.RunID, it.Agent, r.St.IterationDir(run.RunID, n), it.CreatedAt, nil); err != nil {
+		return err
 	}
 	// Three files, each fsynced: written at once, the file system commits
 	// them together. Their order does not matter to a repair, which compares

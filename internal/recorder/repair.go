@@ -128,6 +128,9 @@ func (r *Recorder) catchUp(run *record.Run) error {
 	r.Log.Warn("derived files lag behind the log; bringing them up to date", "run", id, "recorded", run.Iteration)
 	resetTotals(run)
 	var last *record.IterationLog
+	// an iteration's events come after its attempts' (its review's, which
+	// the same writer commits first)
+	var owed []func() error
 	err = store.ScanFile(r.St.RunPath(id, store.IterationsFile), func(lineNo int, line []byte) error {
 		it := &record.IterationLog{}
 		if err := json.Unmarshal(line, it); err != nil {
@@ -137,15 +140,13 @@ func (r *Recorder) catchUp(run *record.Run) error {
 			return err
 		}
 		if !evSeen[it.Iteration] {
-			if fin := r.stepFinished(id, it.Agent, r.St.IterationDir(id, it.Iteration), it.CreatedAt); fin != nil && !finished[fin.StepID] {
-				if err := r.St.AppendEvent(*fin); err != nil {
+			owed = append(owed, func() error {
+				if err := r.finishStep(id, it.Agent, r.St.IterationDir(id, it.Iteration), it.CreatedAt, finished); err != nil {
 					return err
 				}
-			}
-			n, code := it.Iteration, it.ExitCode
-			if err := r.St.AppendEvent(record.Event{TS: it.CreatedAt, RunID: id, Type: record.EventIterationRecorded, Iteration: &n, ExitCode: &code}); err != nil {
-				return err
-			}
+				n, code := it.Iteration, it.ExitCode
+				return r.St.AppendEvent(record.Event{TS: it.CreatedAt, RunID: id, Type: record.EventIterationRecorded, Iteration: &n, ExitCode: &code})
+			})
 		}
 		if !rowSeen[it.Iteration] {
 			if err := r.appendReport(id, r.iterationRow(id, it)); err != nil {
@@ -168,10 +169,8 @@ func (r *Recorder) catchUp(run *record.Run) error {
 		if err := json.Unmarshal(line, a); err != nil {
 			return fmt.Errorf("%s line %d: %w", store.AttemptsFile, lineNo, err)
 		}
-		if fin := r.stepFinished(id, a.Agent, r.St.AttemptDir(id, a.Attempt), a.CreatedAt); fin != nil && !finished[fin.StepID] {
-			if err := r.St.AppendEvent(*fin); err != nil {
-				return err
-			}
+		if err := r.finishStep(id, a.Agent, r.St.AttemptDir(id, a.Attempt), a.CreatedAt, finished); err != nil {
+			return err
 		}
 		addAttemptToRun(run, a)
 		run.UpdatedAt = max(run.UpdatedAt, a.CreatedAt)
@@ -179,6 +178,11 @@ func (r *Recorder) catchUp(run *record.Run) error {
 	})
 	if err != nil {
 		return err
+	}
+	for _, f := range owed {
+		if err := f(); err != nil {
+			return err
+		}
 	}
 	if last != nil {
 		if err := r.writeManifest(run, last); err != nil {

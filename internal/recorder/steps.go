@@ -13,8 +13,10 @@ import (
 )
 
 // Seed 003's step events: STEP_STARTED when an agent step of the run
-// begins (loop-step, before the agent starts), STEP_FINISHED when its
-// record is committed, with the file its output is kept in.
+// begins (loop-step, before the agent starts), STEP_FINISHED when it ends:
+// when the next step of its iteration starts (a review, see
+// StartStepAfter), else when its record is committed, with the file its
+// output is kept in.
 
 // StartStep appends STEP_STARTED for a new agent step of the run and
 // returns its id, <run_id>-step-<n>: n counts the run's steps from 1, and
@@ -26,6 +28,16 @@ import (
 // and frees a file, which on a busy file system costs milliseconds of
 // every iteration); the copies outside the store get the event.
 func (r *Recorder) StartStep(id, phase string, ts int64) (string, error) {
+	return r.StartStepAfter(id, phase, ts, nil)
+}
+
+// StartStepAfter is StartStep for a step that follows prev, an ended step
+// of the iteration not committed yet (the step a reviewer reads): prev's
+// STEP_FINISHED comes first, in the same locked append, unless prev is no
+// open step of the run. Its output_path is null: the driver may yet keep
+// prev as an attempt (canceled during the review), not as the iteration.
+// prev's commit then appends no second STEP_FINISHED (see finishStep).
+func (r *Recorder) StartStepAfter(id, phase string, ts int64, prev *record.Step) (string, error) {
 	if !r.St.RunExists(id) {
 		return "", fmt.Errorf("no such run: %s", id)
 	}
@@ -34,14 +46,22 @@ func (r *Recorder) StartStep(id, phase string, ts int64) (string, error) {
 		return "", err
 	}
 	defer lock.Unlock()
-	last, attempt, err := r.stepCounts(id, phase)
+	c, err := r.stepCounts(id, phase)
 	if err != nil {
 		return "", err
 	}
-	stepID := record.StepID(id, last+1)
+	stepID := record.StepID(id, c.last+1)
 	if ts == 0 {
 		ts = r.nowMs()
 	}
+	if prev != nil && c.started[prev.StepID] && !c.finished[prev.StepID] {
+		d := prev.DurationMs
+		fin := record.Event{TS: ts, RunID: id, Type: record.EventStepFinished, StepID: prev.StepID, ExitCode: prev.ExitCode, DurationMs: &d}
+		if err := r.AppendEvent(fin); err != nil {
+			return "", err
+		}
+	}
+	attempt := c.attempt
 	if err := r.AppendEvent(record.Event{TS: ts, RunID: id, Type: record.EventStepStarted, StepID: stepID, Phase: phase, Attempt: &attempt}); err != nil {
 		return "", err
 	}
@@ -49,14 +69,21 @@ func (r *Recorder) StartStep(id, phase string, ts int64) (string, error) {
 	return stepID, nil
 }
 
-// stepCounts reads events.jsonl backwards: the number of the run's last
-// step (0: none), and 1 + the steps of phase started since the last
-// ITERATION_RECORDED.
-func (r *Recorder) stepCounts(id, phase string) (last, attempt int, err error) {
-	attempt = 1
+// stepCount is what events.jsonl says of the run's steps: the number of
+// its last step (0: none), 1 + the steps of a phase started since the last
+// ITERATION_RECORDED, and the steps started and finished since then.
+type stepCount struct {
+	last, attempt     int
+	started, finished map[string]bool
+}
+
+// stepCounts reads events.jsonl backwards, to the last ITERATION_RECORDED
+// (further while no step has been seen).
+func (r *Recorder) stepCounts(id, phase string) (stepCount, error) {
+	c := stepCount{attempt: 1, started: map[string]bool{}, finished: map[string]bool{}}
 	counting := true
 	prefix := id + "-step-"
-	_, err = store.ReadBackward(r.St.RunPath(id, store.EventsFile), func(_ int64, line []byte) (bool, error) {
+	_, err := store.ReadBackward(r.St.RunPath(id, store.EventsFile), func(_ int64, line []byte) (bool, error) {
 		var e struct {
 			Type   string `json:"type"`
 			StepID string `json:"step_id"`
@@ -68,17 +95,24 @@ func (r *Recorder) stepCounts(id, phase string) (last, attempt int, err error) {
 		switch e.Type {
 		case record.EventIterationRecorded:
 			counting = false
-		case record.EventStepStarted:
-			if counting && e.Phase == phase {
-				attempt++
+		case record.EventStepFinished:
+			if counting {
+				c.finished[e.StepID] = true
 			}
-			if n, err := strconv.Atoi(strings.TrimPrefix(e.StepID, prefix)); err == nil && n > last && strings.HasPrefix(e.StepID, prefix) {
-				last = n
+		case record.EventStepStarted:
+			if counting {
+				c.started[e.StepID] = true
+				if e.Phase == phase {
+					c.attempt++
+				}
+			}
+			if n, err := strconv.Atoi(strings.TrimPrefix(e.StepID, prefix)); err == nil && n > c.last && strings.HasPrefix(e.StepID, prefix) {
+				c.last = n
 			}
 		}
-		return last == 0 || counting, nil
+		return c.last == 0 || counting, nil
 	})
-	return last, attempt, err
+	return c, err
 }
 
 // LastStepID is the id of the run's latest step of phase ("" for any
@@ -96,14 +130,27 @@ func (r *Recorder) LastStepID(id, phase string) string {
 	return found
 }
 
-// stepFinished is the STEP_FINISHED event of an agent step committed with
-// its output in dir (an iteration or attempt folder); nil for a step
-// loop-step gave no id (recorded without a run, or by hand).
-func (r *Recorder) stepFinished(id string, ag *record.Agent, dir string, ts int64) *record.Event {
+// finishStep appends the STEP_FINISHED of an agent step committed with its
+// output in dir (an iteration or attempt folder), unless finished has it:
+// the steps events.jsonl has finished (nil: read those since the last
+// ITERATION_RECORDED, where a step that ended as its review began is).
+// A step loop-step gave no id (recorded without a run, or by hand) has
+// no events.
+func (r *Recorder) finishStep(id string, ag *record.Agent, dir string, ts int64, finished map[string]bool) error {
 	if ag == nil || ag.StepID == "" {
 		return nil
 	}
-	ev := &record.Event{TS: ts, RunID: id, Type: record.EventStepFinished, StepID: ag.StepID, ExitCode: ag.ExitCode}
+	if finished == nil {
+		c, err := r.stepCounts(id, "")
+		if err != nil {
+			return err
+		}
+		finished = c.finished
+	}
+	if finished[ag.StepID] {
+		return nil
+	}
+	ev := record.Event{TS: ts, RunID: id, Type: record.EventStepFinished, StepID: ag.StepID, ExitCode: ag.ExitCode}
 	d := ag.DurationMs
 	ev.DurationMs = &d
 	out := filepath.Join(dir, AgentStdout)
@@ -112,5 +159,5 @@ func (r *Recorder) stepFinished(id string, ag *record.Agent, dir string, ts int6
 			ev.OutputPath = &rel
 		}
 	}
-	return ev
+	return r.St.AppendEvent(ev)
 }

@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -82,4 +83,81 @@ func TestEventPayloadKeys(t *testing.T) {
 	if string(line) != `{"ts":1,"run_id":"x","type":"RUN_CREATED","name":"a<b","name_source":null,"spec_path":null,"plan_path":null}` {
 		t.Errorf("RUN_CREATED: %s", line)
 	}
+}
+
+// A step a reviewer reads ends as the review starts: its STEP_FINISHED
+// (where its output goes is not known yet) comes before the review's
+// STEP_STARTED, and neither the commit of the iteration nor a repair after
+// a crash finishes it again.
+func TestStepFinishedAsReviewStarts(t *testing.T) {
+	r := newRecorder(t)
+	if _, err := r.Record("x", decode(t, stepLine, valLine), 0); err != nil {
+		t.Fatal(err)
+	}
+	impl, err := r.StartStep("x", "implementation", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := 3
+	prev := &record.Step{Type: record.TypeStep, Command: "agent", ExitCode: &code, DurationMs: 42, StepID: impl}
+	rev, err := r.StartStepAfter("x", "review", 0, prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := r.St.RunPath("x", store.EventsFile)
+	if !strings.Contains(readFile(t, ev), `"type":"STEP_FINISHED","exit_code":3,"step_id":"x-step-1","duration_ms":42,"output_path":null}`) {
+		t.Fatalf("no STEP_FINISHED for the reviewed step:\n%s", readFile(t, ev))
+	}
+	withID := func(line, id string) string {
+		return strings.Replace(line, `{"type":"step",`, `{"type":"step","step_id":"`+id+`",`, 1)
+	}
+	if _, err := r.Record("x", decode(t, withID(stepLine, impl), withID(reviewLine, rev), valLine), 0); err != nil {
+		t.Fatal(err)
+	}
+	want := "ITERATION_RECORDED STEP_STARTED:x-step-1 STEP_FINISHED:x-step-1 STEP_STARTED:x-step-2 STEP_FINISHED:x-step-2 ITERATION_RECORDED"
+	if got := stepEventOrder(t, ev); got != want {
+		t.Fatalf("events:\n%s\nwant\n%s", got, want)
+	}
+	// a writer killed after the commit: the review's end and the
+	// iteration's event are owed, the reviewed step's end is not
+	data := []byte(readFile(t, ev))
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	os.WriteFile(ev, bytes.Join(lines[:len(lines)-3], nil), 0o600)
+	run, _ := r.St.ReadRun("x")
+	run.Iteration, run.Attempts = 1, 0
+	r.St.WriteRun(run)
+	if err := r.Repair("x"); err != nil {
+		t.Fatal(err)
+	}
+	if got := stepEventOrder(t, ev); got != want {
+		t.Fatalf("events after the repair:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// stepEventOrder lists the step and iteration events of the log, in order.
+func stepEventOrder(t *testing.T, path string) string {
+	t.Helper()
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(readFile(t, path)), "\n") {
+		var e record.Event
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatal(err)
+		}
+		switch e.Type {
+		case record.EventStepStarted, record.EventStepFinished:
+			got = append(got, e.Type+":"+e.StepID)
+		case record.EventIterationRecorded:
+			got = append(got, e.Type)
+		}
+	}
+	return strings.Join(got, " ")
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/procrec"
+	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -29,8 +30,10 @@ type stepRun struct {
 	dir     string
 	command string
 	prompt  string
-	argv    []string
-	stdin   bool
+	// reviewed is the step under review (--review), nil for other steps.
+	reviewed *record.Step
+	argv     []string
+	stdin    bool
 	// spool is the spool entry's base path ("" with --no-store).
 	spool                  string
 	stdoutPath, stderrPath string

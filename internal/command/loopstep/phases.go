@@ -11,31 +11,36 @@ import (
 )
 
 // phasePrompt turns the task prompt into the phase's prompt: a review of
-// the step recorded in --review, or for an implementation step of a run,
-// the task with the run's notes (a reviewer's requested changes, a failed
-// final verification) after it.
-func phasePrompt(env *cli.Env, st *store.Store, opts *Options, prompt string) (string, error) {
+// the step recorded in --review (returned too: it ends as the review
+// starts), or for an implementation step of a run, the task with the
+// run's notes (a reviewer's requested changes, a failed final
+// verification) after it.
+func phasePrompt(env *cli.Env, st *store.Store, opts *Options, prompt string) (string, *record.Step, error) {
 	if opts.Review != "" {
 		if opts.Run == "" || !st.RunExists(opts.Run) {
-			return "", env.UsageError("--review needs the --run whose step it reviews")
+			return "", nil, env.UsageError("--review needs the --run whose step it reviews")
 		}
-		diff, n, err := reviewDiff(st, opts.Run, opts.Review)
+		s, err := reviewedStep(opts.Review)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
-		return review.Prompt(prompt, diff, opts.ReviewMarker, n), nil
+		diff, n, err := reviewDiff(st, opts.Run, opts.Review, s)
+		if err != nil {
+			return "", nil, err
+		}
+		return review.Prompt(prompt, diff, opts.ReviewMarker, n), s, nil
 	}
 	if opts.Phase != "implementation" || opts.Run == "" || !st.RunExists(opts.Run) {
-		return prompt, nil
+		return prompt, nil, nil
 	}
 	notes, err := runnotes.Load(st, opts.Run)
 	if err != nil {
-		return "", cli.Failf("run notes: %w", err)
+		return "", nil, cli.Failf("run notes: %w", err)
 	}
 	if notes == "" {
-		return prompt, nil
+		return prompt, nil, nil
 	}
-	return prompt + "\n\n" + notes, nil
+	return prompt + "\n\n" + notes, nil, nil
 }
 
 // verdict fills a review step's verdict from the agent's final message.

@@ -15,20 +15,25 @@ import (
 	"github.com/loopkit/loopkit/internal/store"
 )
 
-// reviewDiff is the change the step recorded in file made: its work tree
+// reviewedStep reads the record of the step under review from file.
+func reviewedStep(file string) (*record.Step, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, cli.Failf("--review: %w", pathError(err))
+	}
+	in, err := record.DecodeInput(data)
+	if err != nil || in.Step == nil || in.Validation != nil {
+		return nil, cli.BadInput(fmt.Errorf("--review %s: want the step record under review (%v)", file, err))
+	}
+	return in.Step, nil
+}
+
+// reviewDiff is the change step s (read from file) made: its work tree
 // now against the tree before it (the step's git_base), snapshotted into
 // the run's private git directory as loop-record will snapshot it (which
 // then finds the files already hashed). n is the iteration the step will
 // be, the run's next. A step outside git has an unknown change: "".
-func reviewDiff(st *store.Store, run, file string) (diff string, n int, err error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return "", 0, cli.Failf("--review: %w", pathError(err))
-	}
-	in, err := record.DecodeInput(data)
-	if err != nil || in.Step == nil || in.Validation != nil {
-		return "", 0, cli.BadInput(fmt.Errorf("--review %s: want the step record under review (%v)", file, err))
-	}
+func reviewDiff(st *store.Store, run, file string, s *record.Step) (diff string, n int, err error) {
 	last, _, err := st.LastIteration(run)
 	if err != nil {
 		return "", 0, cli.Failf("run %s: %w", run, err)
@@ -36,7 +41,6 @@ func reviewDiff(st *store.Store, run, file string) (diff string, n int, err erro
 	if n = 1; last != nil {
 		n = last.Iteration + 1
 	}
-	s := in.Step
 	if s.GitBase == nil || s.Dir == "" {
 		return "", n, nil
 	}

@@ -111,10 +111,11 @@ func run(env *cli.Env) error {
 	if opts.Review != "" {
 		opts.Phase = "review"
 	}
-	if prompt, err = phasePrompt(env, st, opts, prompt); err != nil {
+	prompt, reviewed, err := phasePrompt(env, st, opts, prompt)
+	if err != nil {
 		return err
 	}
-	s := &stepRun{env: env, opts: opts, st: st, dir: dir, command: cli.Quote(args), prompt: prompt}
+	s := &stepRun{env: env, opts: opts, st: st, dir: dir, command: cli.Quote(args), prompt: prompt, reviewed: reviewed}
 	if opts.Prices != "" {
 		if s.prices, err = loadPrices(opts.Prices); err != nil {
 			return env.UsageError("--prices %v", err)
