@@ -29,8 +29,12 @@ iters=$("$root/bin/loop-view" logs "$run" --json --jq .iteration -r | wc -l)
 [ "$iters" -eq 0 ] || fail "$iters iterations, want 0"
 atts=$(wc -l <.loop/runs/"$run"/attempts.jsonl)
 [ "$atts" -eq 1 ] || fail "$atts attempts, want 1"
-"$root/bin/loop-view" logs -v "$run" | grep -q '^attempt 1: cannot_work .*agent: exit 1 — Not logged in.*(authentication)' ||
-  fail "logs -v: $("$root/bin/loop-view" logs -v "$run")"
-"$root/bin/loop-view" describe "$run" | grep -q 'last error: *agent cannot work: Not logged in' ||
-  fail "describe: $("$root/bin/loop-view" describe "$run")"
+# whole outputs first: grep -q stops at its match, and under pipefail the
+# writer it leaves dies of SIGPIPE
+logs=$("$root/bin/loop-view" logs -v "$run")
+grep -q '^attempt 1: cannot_work .*agent: exit 1 — Not logged in.*(authentication)' <<<"$logs" ||
+  fail "logs -v: $logs"
+desc=$("$root/bin/loop-view" describe "$run")
+grep -q 'last error: *agent cannot work: Not logged in' <<<"$desc" ||
+  fail "describe: $desc"
 echo "real-claude: $("$CLAUDE" --version 2>/dev/null | head -n 1): failed after 1 attempt, Not logged in shown"
