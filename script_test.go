@@ -29,7 +29,7 @@ var commands = map[string]func(){
 	"loop-clean":    func() { os.Exit(command.Main("loop-clean", loopclean.Main)) },
 	"loop-step":     func() { os.Exit(command.Main("loop-step", loopstep.Main)) },
 	"loop-export":   func() { os.Exit(command.Main("loop-export", loopexport.Main)) },
-	"loop-drive":    func() { os.Exit(command.Main("loop-drive", loopdrive.Main)) },
+	"loop-drive":    func() { os.Exit(command.Main(loopdrive.Name(), loopdrive.Main)) },
 }
 
 func TestMain(m *testing.M) {

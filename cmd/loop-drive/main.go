@@ -9,4 +9,4 @@ import (
 	"github.com/loopkit/loopkit/internal/command/loopdrive"
 )
 
-func main() { os.Exit(command.Main("loop-drive", loopdrive.Main)) }
+func main() { os.Exit(command.Main(loopdrive.Name(), loopdrive.Main)) }

@@ -36,7 +36,7 @@ func driverHeld(st *store.Store, id string) (bool, error) {
 func cancel(env *cli.Env, door *runstate.Door, id string) error {
 	st := door.Rec.St
 	if !st.RunExists(id) {
-		return cli.Failf("no such run: %s", id)
+		return cli.Usagef("no such run: %s (see '%s list')", id, driverargs.Prog())
 	}
 	held, err := driverHeld(st, id)
 	if err != nil {
@@ -82,7 +82,7 @@ func cancel(env *cli.Env, door *runstate.Door, id string) error {
 func pause(env *cli.Env, door *runstate.Door, id string) error {
 	st := door.Rec.St
 	if !st.RunExists(id) {
-		return cli.Failf("no such run: %s", id)
+		return cli.Usagef("no such run: %s (see '%s list')", id, driverargs.Prog())
 	}
 	run, err := st.ReadRun(id)
 	if err != nil {

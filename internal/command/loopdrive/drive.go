@@ -3,6 +3,7 @@
 package loopdrive
 
 import (
+	"os"
 	"slices"
 	"strings"
 
@@ -81,6 +82,15 @@ type Options struct {
 	// --record, --cancel and --pause write as loop-record does, by the
 	// same flags and config keys.
 	runstate.Writing
+}
+
+// Name is the name loop-drive's messages go by: `loop` under the driver
+// (which exports LOOP_PROG), whose user never typed loop-drive.
+func Name() string {
+	if os.Getenv("LOOP_PROG") != "" {
+		return "loop"
+	}
+	return "loop-drive"
 }
 
 // Main is loop-drive.

@@ -34,8 +34,11 @@ func loadConfig(env *cli.Env, st *store.Store, check, accept bool) (cli.Config, 
 		if errors.Is(err, fs.ErrNotExist) && f[1] == "" {
 			continue
 		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, cli.Usagef("config %s (--config or LOOP_CONFIG): no such file", f[0])
+		}
 		if err != nil {
-			return nil, cli.WithCode(exitcode.Usage, fmt.Errorf("config: %w", err))
+			return nil, cli.WithCode(exitcode.Usage, err) // trust.Read's, naming the config
 		}
 		if err := cli.ParseConfig(f[0], data, cfg); err != nil {
 			return nil, cli.WithCode(exitcode.Usage, err)
