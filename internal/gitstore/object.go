@@ -2,13 +2,14 @@ package gitstore
 
 import (
 	"bytes"
-	"compress/zlib"
 	"crypto/sha1"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
+	"hash/adler32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -66,19 +67,13 @@ func writeLoose(objects string, h hash.Hash, kind string, data []byte) (string, 
 		}
 		return "", err
 	}
-	var z bytes.Buffer
-	zw := zlib.NewWriter(&z)
-	zw.Write([]byte(header))
-	zw.Write(data)
-	if err := zw.Close(); err != nil {
-		return "", err
-	}
+	z := zlibStored(append([]byte(header), data...))
 	tmp, err := wfile.CreateTemp(dir, "tmp_obj_")
 	if err != nil {
 		return "", err
 	}
 	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(z.Bytes())
+	_, err = tmp.Write(z)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -95,4 +90,29 @@ func writeLoose(objects string, h hash.Hash, kind string, data []byte) (string, 
 		}
 	}
 	return id, nil
+}
+
+// zlibStored is data as a zlib stream of stored (uncompressed) deflate
+// blocks, what git writes with core.looseCompression 0: a tree or a
+// commit is mostly object ids, which do not compress, and compress/zlib
+// allocates about 800 KB of state per writer, page faults that cost a
+// short-lived command more than the bytes saved.
+func zlibStored(data []byte) []byte {
+	const maxBlock = 65535
+	sum := adler32.Checksum(data)
+	out := make([]byte, 0, 2+len(data)+5*(len(data)/maxBlock+1)+4)
+	out = append(out, 0x78, 0x01) // deflate, 32 KiB window, no dictionary, level "fastest"
+	for first := true; first || len(data) > 0; first = false {
+		n := min(len(data), maxBlock)
+		final := byte(0)
+		if n == len(data) {
+			final = 1
+		}
+		out = append(out, final) // BFINAL, BTYPE 00 (stored)
+		out = binary.LittleEndian.AppendUint16(out, uint16(n))
+		out = binary.LittleEndian.AppendUint16(out, ^uint16(n))
+		out = append(out, data[:n]...)
+		data = data[n:]
+	}
+	return binary.BigEndian.AppendUint32(out, sum)
 }

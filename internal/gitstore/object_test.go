@@ -1,6 +1,10 @@
 package gitstore
 
 import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,5 +107,36 @@ func TestAlternates(t *testing.T) {
 	got := alternates([]string{"/a/objects", `/b:c/"d"\e/objects`})
 	if want := `/a/objects:"/b:c/\"d\"\\e/objects"`; got != want {
 		t.Errorf("alternates = %s, want %s", got, want)
+	}
+}
+
+// Objects are stored zlib streams (no compressor state to allocate):
+// compress/zlib and git read them back whole, at every block boundary.
+func TestZlibStoredRoundTrip(t *testing.T) {
+	for _, n := range []int{0, 1, 65534, 65535, 65536, 3*65535 + 7} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i*7 + i/251)
+		}
+		r, err := zlib.NewReader(bytes.NewReader(zlibStored(data)))
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("%d bytes: read back %d bytes, %v", n, len(got), err)
+		}
+	}
+	repo := gitRepo(t)
+	big := bytes.Repeat([]byte("loopkit stores this object in three blocks\n"), 4000)
+	id, err := writeLoose(filepath.Join(repo, ".git", "objects"), sha1.New(), "blob", big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := run(t, repo, "git", "cat-file", "-p", id); out != string(big) {
+		t.Fatalf("git cat-file -p %s: %d bytes, want %d", id, len(out), len(big))
+	}
+	if want := strings.TrimSpace(run(t, repo, "sh", "-c", "git cat-file -p "+id+" | git hash-object --stdin")); want != id {
+		t.Fatalf("git hashes the content as %s, we named it %s", want, id)
 	}
 }
