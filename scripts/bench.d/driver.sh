@@ -62,7 +62,11 @@ if [ -e "$work/want" ]; then
   ! grep -q RUN_QUEUED "\$d/events.jsonl" || { echo "bench: run \$run waited for a slot" >&2; exit 1; }
   rm -f "$work/want"
 fi
-rm -rf "$work/ws" "$work/counter" && mkdir -p "$work/ws" && cp -R "$BENCH_ROOT/testdata/demo/." "$work/ws/"
+# the last workspace is moved aside, not removed (all go at exit): on ext4
+# without a journal each new file scans past the inodes freed in the last
+# 30 s, so the harness's own removal would slow the driver's next run
+[ ! -e "$work/ws" ] || mv "$work/ws" "\$(mktemp -u "$work/old.XXXXXX")"
+rm -f "$work/counter" && mkdir -p "$work/ws" && cp -R "$BENCH_ROOT/testdata/demo/." "$work/ws/"
 cd "$work/ws" && git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm init
 SH
 chmod +x "$work/agent" "$work/loop" "$work/bare" "$work/fresh"
@@ -74,6 +78,19 @@ measure "$work/d.json" -r "$rounds" -w 1 --prepare "$work/fresh" \
 "$work/fresh" && "$work/loop" "$long" 2>/dev/null
 rec_ms=$(cd "$work/ws" && LOOP_STORE=.loop "$BIN/loop-view" logs "$(basename "$work"/ws/.loop/runs/*)" --json --jq '.duration_ms + .agent.duration_ms' -r | awk '{ s += $1 } END { printf "%.1f", s / NR }')
 "$work/fresh" # checks it
+# the files an iteration creates, frees and fsyncs, from ext4's trace
+# points (perf stat, when this machine lets us read them)
+fs_count() { # N: "allocated freed synced" of a run of N iterations
+  "$work/fresh" && perf stat -x, -e ext4:ext4_allocate_inode,ext4:ext4_free_inode,ext4:ext4_sync_file_enter \
+    -o "$work/fs.txt" "$work/loop" "$1" 2>/dev/null &&
+    awk -F, '/ext4:/ { printf "%s ", $1 }' "$work/fs.txt"
+}
+files="not counted here (perf cannot read ext4's trace points)"
+if command -v perf >/dev/null 2>&1 && a=$(fs_count "$short") && b=$(fs_count "$long") && [ "$(wc -w <<<"$a $b")" -eq 6 ]; then
+  files=$(awk -v a="$a" -v b="$b" -v n=$((long - short)) 'BEGIN { split(a, x, " "); split(b, y, " ");
+    printf "an iteration creates %.0f files and folders, frees %.0f and fsyncs %.0f", (y[1] - x[1]) / n, (y[2] - x[2]) / n, (y[3] - x[3]) / n }')
+fi
+"$work/fresh"
 
 # Per round: (loop long - loop short) - (bare long - bare short), over the
 # extra iterations; the fixed cost is what is left at 0 iterations.
@@ -131,5 +148,13 @@ directory, and the next step's base), both streams spooled byte-exact, the agent
 stream parsed, files_changed and changes.patch, an fsynced commit of the
 iteration, the watchdog's look at it, the next action decided, and the
 summary line. A real agent step takes minutes.
+
+Where it goes: most of it is the kernel's, starting processes and creating
+files ($files, by ext4's trace points), less the Go code's. The
+store's file system here: $(df -T "$work" | awk 'NR == 2 { print $2 }').
+On ext4 without a journal, each file created scans past the inodes freed
+in the last 30 s (\`recently_deleted\` in a perf profile), so the cost of a
+file grows with the files removed around it; the harness moves each
+finished workspace aside and removes them all at the end.
 MD
 echo "wrote docs/bench/driver.md (overhead $over_med ms CPU)" >&2
