@@ -110,6 +110,33 @@ func Drivers(runDir string) map[int]uint64 {
 	return out
 }
 
+// Groups are the process groups recorded for the run at runDir that are
+// still the groups recorded: their leader is the process recorded, or gone
+// while the group lives on (a group's id is not given to a new process
+// while the group exists). What a spool meta names is only a candidate;
+// this is what a run left behind, whatever the agent wrote.
+func Groups(runDir string) []int {
+	var out []int
+	d, err := dir()
+	if err != nil {
+		return out
+	}
+	ents, _ := os.ReadDir(d)
+	for _, e := range ents {
+		pid, start, ok := parse(e.Name())
+		if !ok || !procid.GroupExists(pid) {
+			continue
+		}
+		if now, err := procid.Start(pid); err == nil && now != start {
+			continue // the pid is another process, the group recorded gone
+		}
+		if k, r, ok := read(filepath.Join(d, e.Name())); ok && k == Group && r == runDir {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
 // read is a record's kind and run directory: a regular file of this
 // user's, never followed.
 func read(path string) (kind, runDir string, ok bool) {

@@ -1,11 +1,14 @@
 package procrec
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/userdir"
@@ -66,5 +69,59 @@ func TestRuntimeFallback(t *testing.T) {
 	os.Symlink(t.TempDir(), d)
 	if _, err := userdir.Runtime(); err == nil {
 		t.Error("a link in place of the runtime directory is accepted")
+	}
+}
+
+// Groups lists the run's recorded groups that still exist as recorded: a
+// group whose leader has died lives on; another kind, another run, or a
+// record whose pid now starts at another time is not listed.
+func TestGroups(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	// a group whose leader exits at once, its member working on
+	cmd := exec.Command("sh", "-c", "sleep 30 >/dev/null & echo started")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	defer syscall.Kill(-pgid, syscall.SIGKILL)
+	start, err := procid.Start(pgid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Add(pgid, start, Group, "/r"); err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(out)
+	cmd.Wait() // the leader is gone, its group is not
+	d, _ := dir()
+	os.WriteFile(filepath.Join(d, strconv.Itoa(pgid)+"-"+strconv.FormatUint(start, 10)+"x"), []byte("group\n/r\n"), 0o600)
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer other.Wait()
+	defer other.Process.Kill()
+	ostart, _ := procid.Start(other.Process.Pid)
+	Add(other.Process.Pid, ostart, Driver, "/r")
+	Add(other.Process.Pid, ostart+1, Group, "/r") // its pid, another start: reused
+	if got := Groups("/r"); len(got) != 1 || got[0] != pgid {
+		t.Errorf("Groups(/r) = %v, want [%d]", got, pgid)
+	}
+	if got := Groups("/other"); len(got) != 0 {
+		t.Errorf("Groups(/other) = %v, want none", got)
+	}
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	for deadline := time.Now().Add(10 * time.Second); procid.GroupExists(pgid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the killed group is still there after 10 s")
+		}
+	}
+	if got := Groups("/r"); len(got) != 0 {
+		t.Errorf("Groups(/r) after the group's end = %v", got)
 	}
 }

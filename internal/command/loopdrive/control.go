@@ -120,12 +120,20 @@ func waitLock(path string, timeout time.Duration) (*store.Lock, error) {
 }
 
 // stopLeft kills the process groups a crashed loop-step or loop-validate of
-// the run left behind (their spool entries name the group), keeps what a
-// dead step's agent printed as an interrupted attempt of the run (its
-// transcript, tokens and cost), then removes the entries whose writer is
-// gone: nothing else will record them. The sweep is the store's one spool
+// the run left behind (loopkit's record of them, and the groups their spool
+// entries name), keeps what a dead step's agent printed as an interrupted
+// attempt of the run (its transcript, tokens and cost), then removes the
+// entries whose writer is gone: nothing else will record them. The sweep is the store's one spool
 // clean-up; what is the driver's is stopping what the run left.
 func stopLeft(env *cli.Env, st *store.Store, id string) {
+	// First the groups loopkit recorded starting for the run (outside the
+	// workspace): a meta the agent rewrote would hide its group from the
+	// sweep, and a group stopped first leaves its output whole.
+	for _, pgid := range procrec.Groups(st.RunDir(id)) {
+		env.Log.Info(fmt.Sprintf("stopping process group %d left behind by run %s", pgid, id))
+		unix.Kill(-pgid, unix.SIGKILL)
+		waitGroupGone(pgid, 10*time.Second)
+	}
 	gone := func(base string, m store.SpoolMeta) bool {
 		name := filepath.Base(base) + ".json"
 		// The caller holds the run's driver lock: no driver of the run is
