@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -93,19 +94,8 @@ func Has(pid int, start uint64, kind, runDir string) bool {
 // start time, each still that process.
 func Drivers(runDir string) map[int]uint64 {
 	out := map[int]uint64{}
-	d, err := dir()
-	if err != nil {
-		return out
-	}
-	ents, _ := os.ReadDir(d)
-	for _, e := range ents {
-		pid, start, ok := parse(e.Name())
-		if !ok || !procid.Alive(pid, start) {
-			continue
-		}
-		if k, r, ok := read(filepath.Join(d, e.Name())); ok && k == Driver && r == runDir {
-			out[pid] = start
-		}
+	for pid, start := range recorded(Driver, runDir, procid.Alive) {
+		out[pid] = start
 	}
 	return out
 }
@@ -117,24 +107,39 @@ func Drivers(runDir string) map[int]uint64 {
 // this is what a run left behind, whatever the agent wrote.
 func Groups(runDir string) []int {
 	var out []int
-	d, err := dir()
-	if err != nil {
-		return out
-	}
-	ents, _ := os.ReadDir(d)
-	for _, e := range ents {
-		pid, start, ok := parse(e.Name())
-		if !ok || !procid.GroupExists(pid) {
-			continue
-		}
-		if now, err := procid.Start(pid); err == nil && now != start {
-			continue // the pid is another process, the group recorded gone
-		}
-		if k, r, ok := read(filepath.Join(d, e.Name())); ok && k == Group && r == runDir {
-			out = append(out, pid)
-		}
+	for pgid := range recorded(Group, runDir, groupAsRecorded) {
+		out = append(out, pgid)
 	}
 	return out
+}
+
+func groupAsRecorded(pgid int, start uint64) bool {
+	if !procid.GroupExists(pgid) {
+		return false
+	}
+	now, err := procid.Start(pgid)
+	return err != nil || now == start // another start: the pid is another process
+}
+
+// recorded yields the records of kind for the run at runDir whose pid and
+// start time pass live.
+func recorded(kind, runDir string, live func(pid int, start uint64) bool) iter.Seq2[int, uint64] {
+	return func(yield func(int, uint64) bool) {
+		d, err := dir()
+		if err != nil {
+			return
+		}
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			pid, start, ok := parse(e.Name())
+			if !ok || !live(pid, start) {
+				continue
+			}
+			if k, r, ok := read(filepath.Join(d, e.Name())); ok && k == kind && r == runDir && !yield(pid, start) {
+				return
+			}
+		}
+	}
 }
 
 // read is a record's kind and run directory: a regular file of this
