@@ -3,26 +3,25 @@
 # Each turn asks `loop-drive next` for the action and runs act_<action>;
 # a feature adds an action by defining act_<name> in a file of loop.d.
 
-RUN=""          # the run being driven
-declare -A S=() # its settings, from loop-drive
-AGENT=()        # the agent's argv
-declare -A A=() # the current action's key=value fields
-CHILD=""        # the background child being waited for
-SIGNALED=""     # the signal that ended the run, and the exit status it gives
-SIGCODE=0
-FINISHING=""
-DECIDED="" # A already holds the next action
-TMP=""
-REC="" # what slurp read
+RUN=""                    # the run being driven
+declare -A S=()           # its settings, from loop-drive
+AGENT=()                  # the agent's argv
+declare -A A=()           # the current action's key=value fields
+CHILD=""                  # the background child being waited for
+SIGNALED="" SIGCODE=0     # the signal that ended the run, and the exit status it gives
+FINISHING="" DECIDED=""   # the run is ending; A already holds the next action
+HREQ="" HREP="" ASKING="" # the pipes to the holder (hold); a request in flight
+TMP="" REC=""             # the driver's temporary folder; what slurp read
 
 # on_signal NAME CODE: INT, TERM, HUP and PIPE end the run as canceled.
 # A running child (loop-step, loop-validate) gets the same signal (TERM
-# for PIPE) and stops its process group; the run is marked once it has returned.
+# for PIPE) and stops its process group; the run is marked once it, or
+# the holder's answer (next_action), has returned.
 on_signal() {
   [ -n "$SIGNALED" ] || { SIGNALED=$1; SIGCODE=$2; }
   if [ -n "$CHILD" ]; then
     kill -"${1/PIPE/TERM}" "$CHILD" 2>/dev/null
-  elif [ -z "$FINISHING" ]; then
+  elif [ -z "$FINISHING" ] && [ -z "$ASKING" ]; then
     canceled
   fi
 }
@@ -87,13 +86,14 @@ checked() {
 # driver's arguments), which takes the run's driver lock, a concurrency slot
 # and the live lock and keeps them until this driver exits; reads the store,
 # run id, settings and agent argv it prints as NUL-terminated KEY=VALUE
-# records (or the help to print, or the status to exit with).
+# records (or the help to print, or the status to exit with); then
+# answers next_action over the same pipes.
 hold() {
-  local fd rec k=""
-  exec {fd}< <(exec "$LK_DRIVE" "$@")
-  while IFS= read -r -d '' rec <&"$fd"; do
-    k=${rec%%=*}
-    local v=${rec#*=}
+  local rec k="" v
+  coproc HOLDER { LOOPKIT_DRIVE_REQUESTS=1 exec "$LK_DRIVE" "$@"; }
+  HREP=${HOLDER[0]} HREQ=${HOLDER[1]}
+  while IFS= read -r -d '' rec <&"$HREP"; do
+    k=${rec%%=*} v=${rec#*=}
     case $k in
       store) export LOOP_STORE=$v ;;
       config) export LOOP_CONFIG=$v ;; # run --config FILE: the children read it too
@@ -104,26 +104,34 @@ hold() {
       status) echo "$v"; log "run ${RUN:-} already $v" ;;
       warning) log "warning: $v" ;;
       note) log "$v" ;;
-      exit) exec {fd}<&-; exit "$v" ;;
+      exit) exit "$v" ;;
       ready) break ;;
     esac
   done
-  exec {fd}<&-
   [ "$k" = ready ] || die 70 "loop-drive ended without holding the run"
-  # loop-step and loop-validate stop if this driver dies without a trap;
-  # commands under a driver leave config warnings to it (said once)
+  # children stop if this driver dies untrapped, and leave config warnings to it
   export LOOPKIT_DRIVER_PID=$$
 }
 
-# next_action [MODE...]: fills A from `loop-drive next`, or from MODE
-# (record), which decides the next action after its own work; DECIDED
-# tells drive not to ask again.
+# next_action [MODE ARGS...]: fills A from `loop-drive next`, or from
+# MODE (record, attempt: REC is their input), which decides the next
+# action after its own work; DECIDED tells drive not to ask again. The
+# holder answers (no Go process per call): what it printed, a NUL and its
+# exit status. A signal waits for the answer (ASKING): a record cut short
+# would lose the iteration.
 next_action() {
-  local k v out rc
+  local line rest="" rc="" in=""
   A=()
-  out=$("$LK_DRIVE" "${@:-next}" --run "$RUN"); rc=$?
-  checked loop-drive $rc
-  while IFS='=' read -r k v; do A[$k]=$v; done <<<"$out"
+  [ $# -eq 0 ] || in=$REC
+  ASKING=1
+  printf '%s\0' "${LOOPKIT_ERROR_FILE:-}" "${@:-next}" --run "$RUN" "" "$in" >&"$HREQ" &&
+    IFS= read -r -d '' rest <&"$HREP" && IFS= read -r rc <&"$HREP"
+  ASKING=""
+  checked loop-drive "${rc:-70}"
+  while [ -n "$rest" ]; do # KEY=VALUE lines; a here-string costs a pipe and a read per byte
+    line=${rest%%$'\n'*} rest=${rest:${#line}+1}
+    [[ $line != *=* ]] || A[${line%%=*}]=${line#*=}
+  done
   [ -n "${A[action]:-}" ] || die 70 "could not decide the next action of run $RUN"
   [ -z "${A[warning]:-}" ] || log "warning: ${A[warning]}"
   [ $# -eq 0 ] || DECIDED=1
@@ -179,7 +187,7 @@ act_iterate() {
   # a step that could not work (not logged in, no program) is an attempt:
   # no review, no validation; loop-drive keeps it and fails the run
   if [[ $REC == *'"cannot_work":true'* ]]; then
-    next_action attempt <<<"$REC"
+    next_action attempt
     : >"$TMP/step.json"
     return
   fi
@@ -190,7 +198,7 @@ act_iterate() {
   checked loop-validate $?
   # one call records the iteration and decides the next action
   slurp "$TMP/step.json" ${A[review]:+"$TMP/review.json"} "$TMP/validate.json"
-  next_action record --iteration "$i" <<<"$REC"
+  next_action record --iteration "$i"
   : >"$TMP/step.json"; : >"$TMP/review.json" # in the iteration now
   # printed by the driver itself: a closed stdout (`| head`) is a SIGPIPE
   # here, while a Go child would end quietly

@@ -3,6 +3,7 @@ package loopdrive
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,8 @@ type holdOptions struct {
 	// environment and config, for the queue).
 	Settings runconfig.Settings
 	PhaseOptions
+	// Serve answers the driver's requests on stdin once the run is held.
+	Serve bool
 }
 
 // driverFlag is the value of one of the driver's own flags (before the
@@ -71,6 +74,19 @@ func withoutConfig(args []string) []string {
 // output is the driver's records: a usage error goes to stderr, followed by
 // exit=2; help is an out= record, since stdout is the driver's pipe.
 func driverLine(env *cli.Env, mode string, args []string) error {
+	serve := serving()
+	err := holdLine(env, mode, args, serve)
+	if serve {
+		// The driver reads the records above from a pipe the shell closes
+		// once this process is reaped: live until the driver is gone.
+		env.Stdout.Flush()
+		io.Copy(io.Discard, env.Stdin)
+	}
+	return err
+}
+
+// holdLine is driverLine; serve as RequestsEnv asks.
+func holdLine(env *cli.Env, mode string, args []string, serve bool) error {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return exitRecord(env, cli.Failf("current directory: %w", err))
@@ -120,6 +136,7 @@ func driverLine(env *cli.Env, mode string, args []string) error {
 	if named != "" {
 		emit(env, "config", named)
 	}
+	opts.Serve = serve
 	return hold(env, st, opts)
 }
 

@@ -120,8 +120,14 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 	if opts.New {
 		h.startNotes(run)
 	}
+	var reqs chan request
+	if opts.Serve {
+		asChild(st.Root, h.parent)
+		reqs = make(chan request)
+		go readRequests(env.Stdin, reqs)
+	}
 	h.emit("ready", "1")
-	h.wait(id)
+	h.wait(id, reqs)
 	return nil
 }
 
@@ -399,9 +405,11 @@ func (h *holder) emitSettings(run *record.Run) {
 
 // wait keeps the locks until the driver exits or sends SIGUSR1. Signals a
 // terminal sends to the whole foreground group are the driver's to handle:
-// the lock must outlive the driver's own cleanup. Meanwhile it checkpoints
-// the drivers' working time, for --max-duration.
-func (h *holder) wait(id string) {
+// the lock must outlive the driver's own cleanup. Meanwhile it answers the
+// driver's requests (reqs, nil when not asked; one at a time, so that a
+// record and a checkpoint never overlap) and checkpoints the drivers'
+// working time, for --max-duration.
+func (h *holder) wait(id string, reqs chan request) {
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGPIPE, syscall.SIGQUIT)
 	release := make(chan os.Signal, 1)
 	signal.Notify(release, syscall.SIGUSR1)
@@ -412,6 +420,14 @@ func (h *holder) wait(id string) {
 		select {
 		case <-release:
 			return
+		case req, ok := <-reqs:
+			if !ok {
+				reqs = nil // the driver sends no more; its exit ends the wait
+				continue
+			}
+			if err := answer(h.env, id, req); err != nil {
+				h.env.Log.Warn("the driver's request was not answered", "err", err)
+			}
 		case now := <-tick.C:
 			if now.Sub(last) < drivenCheckpoint {
 				continue

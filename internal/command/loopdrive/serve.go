@@ -1,0 +1,118 @@
+package loopdrive
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/proc"
+)
+
+// RequestsEnv, set to 1 by the driver on the holder it starts with a pipe
+// on stdin, asks the holder to answer the driver's `next`, `record` and
+// `attempt` calls: a Go process started for each would cost every
+// iteration milliseconds of CPU. The holder takes it out of its
+// environment, so nothing it starts inherits it.
+const RequestsEnv = "LOOPKIT_DRIVE_REQUESTS"
+
+// served are the modes a holder answers, for the run it holds only.
+var served = []string{"next", "record", "attempt"}
+
+// request is one call: NUL-terminated fields, the error file (as
+// LOOPKIT_ERROR_FILE would name it, or empty), the arguments up to an
+// empty field, then what the call reads on stdin.
+type request struct {
+	errorFile string
+	args      []string
+	stdin     []byte
+}
+
+// readRequests sends each request read from r, until r ends or breaks.
+func readRequests(r io.Reader, out chan<- request) {
+	defer close(out)
+	br := bufio.NewReaderSize(r, 64<<10)
+	field := func() (string, bool) {
+		b, err := br.ReadBytes(0)
+		if err != nil {
+			return "", false
+		}
+		return string(b[:len(b)-1]), true
+	}
+	for {
+		var req request
+		var ok bool
+		if req.errorFile, ok = field(); !ok {
+			return
+		}
+		for {
+			a, ok := field()
+			if !ok {
+				return
+			}
+			if a == "" {
+				break
+			}
+			req.args = append(req.args, a)
+		}
+		in, ok := field()
+		if !ok {
+			return
+		}
+		req.stdin = []byte(in)
+		out <- req
+	}
+}
+
+// answer runs req as `loop-drive ARGS` would, for run id, and writes what
+// it printed, a NUL, and its exit status on a line. NUL bytes in what it
+// printed are dropped, as the shell's $(...) drops them.
+func answer(env *cli.Env, id string, req request) error {
+	var out bytes.Buffer
+	renv := &cli.Env{Name: env.Name, Args: req.args, Stdin: bytes.NewReader(req.stdin),
+		Stdout: bufio.NewWriter(&out), Stderr: env.Stderr, Log: env.Log, ErrorFile: req.errorFile}
+	var code int
+	if !forRun(req.args, id) {
+		code = renv.Finish(cli.Usagef("the holder of run %s answers only %v for that run", id, served))
+	} else {
+		code = renv.Finish(cli.Done(run(renv)))
+	}
+	reply := append(bytes.ReplaceAll(out.Bytes(), []byte{0}, nil), 0)
+	reply = strconv.AppendInt(reply, int64(code), 10)
+	if _, err := env.Stdout.Write(append(reply, '\n')); err != nil {
+		return err
+	}
+	return env.Stdout.Flush()
+}
+
+// forRun reports whether args are a served mode with --run id.
+func forRun(args []string, id string) bool {
+	if len(args) == 0 || !slices.Contains(served, args[0]) {
+		return false
+	}
+	for i, a := range args {
+		if a == "--run="+id || a == "--run" && i+1 < len(args) && args[i+1] == id {
+			return true
+		}
+	}
+	return false
+}
+
+// serving reports whether the driver asked for requests (RequestsEnv),
+// and takes the variable out of the environment.
+func serving() bool {
+	on := os.Getenv(RequestsEnv) == "1"
+	os.Unsetenv(RequestsEnv)
+	return on
+}
+
+// asChild sets what the driver's children find in their environment: the
+// store it found and the driver's pid (config warnings are the driver's).
+func asChild(store string, parent int) {
+	os.Setenv("LOOP_STORE", store)
+	os.Setenv(proc.DriverEnv, fmt.Sprint(parent))
+}

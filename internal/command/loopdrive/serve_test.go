@@ -1,0 +1,111 @@
+package loopdrive
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// send is the driver's side of a request (scripts/loop.d/drive.sh, ask).
+func send(errorFile string, args []string, stdin string) string {
+	fields := append(append([]string{errorFile}, args...), "", stdin)
+	return strings.Join(fields, "\x00") + "\x00"
+}
+
+// The holder answers the driver's record and next calls for its run, as
+// many as a long run makes, with what loop-drive would print and its exit
+// status, and keeps no descriptor from one to the next; it refuses any
+// other mode or run with exit 2 and records nothing.
+func TestHolderAnswers(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), ".loop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LOOP_STORE", st.Root)
+	run := store.NewRun("r", "r", time.Now().UnixMilli())
+	run.Settings = runconfig.Defaults()
+	run.Settings.MaxIterations = 100
+	run.Settings.MaxAgentFailures = 1000 // validation-only records: no agent step
+	run.Status = record.RunRunning
+	if err := st.CreateRun(run); err != nil {
+		t.Fatal(err)
+	}
+	const n = 40
+	var in bytes.Buffer
+	for i := 1; i <= n; i++ {
+		line := `{"type":"validation","command":"false","exit_code":1,"stdout":"no ` + strings.Repeat("x", i) + `"}` + "\n"
+		in.WriteString(send("", []string{"record", "--iteration", fmt.Sprint(i), "--run", "r"}, line))
+	}
+	errFile := filepath.Join(t.TempDir(), "error")
+	in.WriteString(send("", []string{"next", "--run", "r"}, ""))
+	in.WriteString(send(errFile, []string{"record", "--iteration", "41", "--run", "other"}, "{}\n"))
+	in.WriteString(send("", []string{"merge", "--run", "r"}, ""))
+	reqs := make(chan request)
+	go readRequests(&in, reqs)
+
+	var out bytes.Buffer
+	env := cli.NewEnv("loop-drive", nil, strings.NewReader(""), &out, io.Discard)
+	fds := func() int {
+		d, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd here")
+		}
+		return len(d)
+	}
+	var before int
+	got := 0
+	for req := range reqs {
+		if got == 1 {
+			runtime.GC()
+			before = fds()
+		}
+		out.Reset()
+		if err := answer(env, "r", req); err != nil {
+			t.Fatal(err)
+		}
+		got++
+		text, code, ok := strings.Cut(out.String(), "\x00")
+		switch {
+		case !ok:
+			t.Fatalf("answer %d has no NUL: %q", got, out.String())
+		case got <= n+1 && (code != "0\n" || !strings.Contains(text, "action=iterate")):
+			t.Fatalf("answer %d: %q, exit %q", got, text, code)
+		case got <= n && !strings.Contains(text, "summary=["):
+			t.Fatalf("answer %d has no summary: %q", got, text)
+		case got > n+1 && (code != "2\n" || text != ""):
+			t.Fatalf("answer %d to %v: %q, exit %q; want nothing, exit 2", got, req.args, text, code)
+		}
+	}
+	if got != n+3 {
+		t.Fatalf("%d answers, want %d", got, n+3)
+	}
+	if after := fds(); after > before {
+		t.Errorf("%d descriptors open after %d records, %d after the first", after, n, before)
+	}
+	if last, _, err := st.LastIteration("r"); err != nil || last == nil || last.Iteration != n {
+		t.Fatalf("last iteration %+v (%v), want %d", last, err, n)
+	}
+	if b, err := os.ReadFile(errFile); err != nil || !strings.Contains(string(b), "answers only") {
+		t.Errorf("error file: %q (%v)", b, err)
+	}
+}
+
+// A request cut short (the driver gone mid-write) is not answered.
+func TestReadRequestsCutShort(t *testing.T) {
+	reqs := make(chan request)
+	go readRequests(strings.NewReader(send("", []string{"next", "--run", "r"}, "")[:10]), reqs)
+	for req := range reqs {
+		t.Fatalf("answered %v", req.args)
+	}
+}
