@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/proc"
@@ -89,17 +90,19 @@ func answer(env *cli.Env, id string, req request) error {
 	return env.Stdout.Flush()
 }
 
-// forRun reports whether args are a served mode with --run id.
+// forRun reports whether args are a served mode whose one --run is id.
 func forRun(args []string, id string) bool {
 	if len(args) == 0 || !slices.Contains(served, args[0]) {
 		return false
 	}
+	runs, ours := 0, false
 	for i, a := range args {
-		if a == "--run="+id || a == "--run" && i+1 < len(args) && args[i+1] == id {
-			return true
+		if strings.HasPrefix(a, "--run") {
+			runs++
+			ours = a == "--run="+id || a == "--run" && i+1 < len(args) && args[i+1] == id
 		}
 	}
-	return false
+	return runs == 1 && ours
 }
 
 // serving reports whether the driver asked for requests (RequestsEnv),

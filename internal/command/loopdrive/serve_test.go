@@ -51,6 +51,7 @@ func TestHolderAnswers(t *testing.T) {
 	in.WriteString(send("", []string{"next", "--run", "r"}, ""))
 	in.WriteString(send(errFile, []string{"record", "--iteration", "41", "--run", "other"}, "{}\n"))
 	in.WriteString(send("", []string{"merge", "--run", "r"}, ""))
+	in.WriteString(send("", []string{"record", "--iteration", "41", "--run", "r", "--run", "other"}, "{}\n"))
 	reqs := make(chan request)
 	go readRequests(&in, reqs)
 
@@ -87,8 +88,8 @@ func TestHolderAnswers(t *testing.T) {
 			t.Fatalf("answer %d to %v: %q, exit %q; want nothing, exit 2", got, req.args, text, code)
 		}
 	}
-	if got != n+3 {
-		t.Fatalf("%d answers, want %d", got, n+3)
+	if got != n+4 {
+		t.Fatalf("%d answers, want %d", got, n+4)
 	}
 	if after := fds(); after > before {
 		t.Errorf("%d descriptors open after %d records, %d after the first", after, n, before)
