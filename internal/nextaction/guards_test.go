@@ -3,7 +3,6 @@ package nextaction_test
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/testsupport/storetest"
 )
 
 // The rule list is the one place that decides: the watchdog and the rate
@@ -35,19 +35,12 @@ func TestRuleOrder(t *testing.T) {
 // minute (left by another loop).
 func rateLimitedRun(t *testing.T, maxIter int, maxWait time.Duration) (*store.Store, *nextaction.Input) {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), ".loop"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := store.NewRun("r", "r", time.Now().UnixMilli())
-	run.Settings = runconfig.Defaults()
-	run.Settings.Agent = []string{"claude", "-p"}
-	run.Settings.MaxIterations = maxIter
-	run.Settings.MaxWait = runconfig.Duration(maxWait)
-	run.Settings.Watchdog = "off"
-	if err := st.CreateRun(run); err != nil {
-		t.Fatal(err)
-	}
+	st, run := storetest.Run(t, func(run *record.Run) {
+		run.Settings.Agent = []string{"claude", "-p"}
+		run.Settings.MaxIterations = maxIter
+		run.Settings.MaxWait = runconfig.Duration(maxWait)
+		run.Settings.Watchdog = "off"
+	})
 	now := time.Now()
 	if err := ratelimit.Leave(st.Root, "claude", ratelimit.Entry{ResetsAt: now.Add(time.Minute).UnixMilli(), RunID: "other", WrittenAt: now.UnixMilli()}, now); err != nil {
 		t.Fatal(err)

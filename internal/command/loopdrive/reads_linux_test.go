@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 	"unsafe"
 
 	"github.com/charmbracelet/log"
@@ -16,7 +14,6 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -63,18 +60,7 @@ func opens(t *testing.T, dir string) func() map[string]int {
 // and 1 now: the writer's tail repairs, its append, the progress block's
 // and the decision's reads).
 func TestRecordReadsRunFilesFewTimes(t *testing.T) {
-	st, err := store.Open(filepath.Join(t.TempDir(), ".loop"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := store.NewRun("r", "r", time.Now().UnixMilli())
-	run.Settings = runconfig.Defaults()
-	run.Settings.MaxIterations = 5
-	run.Settings.MaxAgentFailures = 10 // validation-only records: no agent step
-	run.Status = record.RunRunning
-	if err := st.CreateRun(run); err != nil {
-		t.Fatal(err)
-	}
+	st := runningRun(t, 5)
 	quiet := lazylog.New(func() *log.Logger { return log.New(io.Discard) })
 	door := runstate.Plain(st, quiet)
 	line := `{"type":"validation","command":"false","exit_code":1,"stdout":"no"}` + "\n"

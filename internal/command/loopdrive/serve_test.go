@@ -9,13 +9,23 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/testsupport/storetest"
 )
+
+// runningRun is a store with run "r" running, up to max iterations of
+// validation records alone (no agent step, so no agent failures count).
+func runningRun(t *testing.T, max int) *store.Store {
+	st, _ := storetest.Run(t, func(run *record.Run) {
+		run.Settings.MaxIterations = max
+		run.Settings.MaxAgentFailures = 2 * max
+		run.Status = record.RunRunning
+	})
+	return st
+}
 
 // send is the driver's side of a request (scripts/loop.d/drive.sh, ask).
 func send(errorFile string, args []string, stdin string) string {
@@ -28,19 +38,8 @@ func send(errorFile string, args []string, stdin string) string {
 // status, and keeps no descriptor from one to the next; it refuses any
 // other mode or run with exit 2 and records nothing.
 func TestHolderAnswers(t *testing.T) {
-	st, err := store.Open(filepath.Join(t.TempDir(), ".loop"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := runningRun(t, 100)
 	t.Setenv("LOOP_STORE", st.Root)
-	run := store.NewRun("r", "r", time.Now().UnixMilli())
-	run.Settings = runconfig.Defaults()
-	run.Settings.MaxIterations = 100
-	run.Settings.MaxAgentFailures = 1000 // validation-only records: no agent step
-	run.Status = record.RunRunning
-	if err := st.CreateRun(run); err != nil {
-		t.Fatal(err)
-	}
 	const n = 40
 	var in bytes.Buffer
 	for i := 1; i <= n; i++ {
