@@ -149,7 +149,12 @@ stream parsed, files_changed and changes.patch, an fsynced commit of the
 iteration, the watchdog's look at it, the next action decided, and the
 summary line. A real agent step takes minutes.
 
-Where it goes: most of it is the kernel's, starting processes and creating
+Where it goes: an iteration starts two loopkit processes (loop-step and
+loop-validate) and two git processes (\`add\` and \`diff\`, recording); the
+iteration is recorded and the next action decided by the holder, the
+\`loop-drive\` that keeps the run's locks for the whole run (its CPU is
+counted here too: the harness reaps it). Most of the cost is the
+kernel's, starting processes and creating
 files ($files, by ext4's trace points), less the Go code's. The
 store's file system here: $(df -T "$work" | awk 'NR == 2 { print $2 }').
 On ext4 without a journal, each file created scans past the inodes freed
