@@ -11,11 +11,17 @@ import (
 // driver exports it as LOOP_PROG (`loop` when found on PATH, else the path
 // as typed); "loop", the installed name, when unset.
 func Prog() string {
-	if p := os.Getenv("LOOP_PROG"); p != "" {
+	if p := os.Getenv(progEnv); p != "" {
 		return p
 	}
 	return "loop"
 }
+
+// Driven reports whether the driver started this process: it exports
+// LOOP_PROG to everything it runs.
+func Driven() bool { return os.Getenv(progEnv) != "" }
+
+const progEnv = "LOOP_PROG"
 
 const helpHead = `usage: scripts/loop run (SPEC [PLAN] | --prompt FILE) --validate CMD [OPTIONS]
          -- AGENT ARGS...

@@ -3,7 +3,6 @@
 package loopdrive
 
 import (
-	"os"
 	"slices"
 	"strings"
 
@@ -87,7 +86,7 @@ type Options struct {
 // Name is the name loop-drive's messages go by: `loop` under the driver
 // (which exports LOOP_PROG), whose user never typed loop-drive.
 func Name() string {
-	if os.Getenv("LOOP_PROG") != "" {
+	if driverargs.Driven() {
 		return "loop"
 	}
 	return "loop-drive"

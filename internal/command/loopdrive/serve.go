@@ -37,34 +37,31 @@ type request struct {
 func readRequests(r io.Reader, out chan<- request) {
 	defer close(out)
 	br := bufio.NewReaderSize(r, 64<<10)
-	field := func() (string, bool) {
+	field := func() ([]byte, bool) {
 		b, err := br.ReadBytes(0)
 		if err != nil {
-			return "", false
+			return nil, false
 		}
-		return string(b[:len(b)-1]), true
+		return b[:len(b)-1], true
 	}
 	for {
-		var req request
-		var ok bool
-		if req.errorFile, ok = field(); !ok {
-			return
-		}
-		for {
-			a, ok := field()
-			if !ok {
-				return
-			}
-			if a == "" {
-				break
-			}
-			req.args = append(req.args, a)
-		}
-		in, ok := field()
+		f, ok := field()
 		if !ok {
 			return
 		}
-		req.stdin = []byte(in)
+		req := request{errorFile: string(f)}
+		for {
+			if f, ok = field(); !ok {
+				return
+			}
+			if len(f) == 0 {
+				break
+			}
+			req.args = append(req.args, string(f))
+		}
+		if req.stdin, ok = field(); !ok { // the call's stdin, not copied again
+			return
+		}
 		out <- req
 	}
 }
