@@ -117,17 +117,17 @@ hold() {
 # MODE (record, attempt: REC is their input), which decides the next
 # action after its own work; DECIDED tells drive not to ask again. The
 # holder answers (no Go process per call): what it printed, a NUL and its
-# exit status. A signal waits for the answer (ASKING): a record cut short
-# would lose the iteration.
+# exit status. A signal waits for the answer (ASKING), or a record is cut
+# short. No answer: the holder died; its pipe's SIGPIPE is no signal.
 next_action() {
-  local line rest="" rc="" in=""
-  A=()
+  local line rest="" rc="" in=""; A=()
   [ $# -eq 0 ] || in=$REC
   ASKING=1
-  printf '%s\0' "${LOOPKIT_ERROR_FILE:-}" "${@:-next}" --run "$RUN" "" "$in" >&"$HREQ" &&
-    IFS= read -r -d '' rest <&"$HREP" && IFS= read -r rc <&"$HREP"
+  { printf '%s\0' "${LOOPKIT_ERROR_FILE:-}" "${@:-next}" --run "$RUN" "" "$in" >&"$HREQ" &&
+    IFS= read -r -d '' rest <&"$HREP" && IFS= read -r rc <&"$HREP"; } 2>/dev/null
   ASKING=""
-  checked loop-drive "${rc:-70}"
+  [ -n "$rc" ] || { [ "$SIGNALED" != PIPE ] || SIGNALED=""; die 70 "the holder of run $RUN (loop-drive) is gone; '$LOOP_PROG resume $RUN' goes on"; }
+  checked loop-drive "$rc"
   while [ -n "$rest" ]; do # KEY=VALUE lines; a here-string costs a pipe and a read per byte
     line=${rest%%$'\n'*} rest=${rest:${#line}+1}
     [[ $line != *=* ]] || A[${line%%=*}]=${line#*=}
