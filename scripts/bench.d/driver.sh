@@ -10,11 +10,14 @@ set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 bench_install_tools
-work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench-driver.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench-driver.XXXXXX") shm=""
+trap 'rm -rf "$work" ${shm:+"$shm"}' EXIT
 rounds=${BENCH_RUNS:-15} short=2 long=20
 if [ -n "${BENCH_QUICK:-}" ]; then rounds=5 long=8; fi
 
+# harness DIR: writes DIR's agent, check.sh, loop, bare and fresh.
+harness() {
+local work=$1
 # The agent makes one distinct edit per call and says so in Claude Code's
 # stream-json, claiming completion on its last call; the validation fails
 # with a distinct message until then. Nothing repeats, so the watchdog,
@@ -70,6 +73,8 @@ rm -f "$work/counter" && mkdir -p "$work/ws" && cp -R "$BENCH_ROOT/testdata/demo
 cd "$work/ws" && git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm init
 SH
 chmod +x "$work/agent" "$work/loop" "$work/bare" "$work/fresh"
+}
+harness "$work"
 export COUNTER="$work/counter"
 
 measure "$work/d.json" -r "$rounds" -w 1 --prepare "$work/fresh" \
@@ -94,19 +99,31 @@ fi
 
 # Per round: (loop long - loop short) - (bare long - bare short), over the
 # extra iterations; the fixed cost is what is left at 0 iterations.
-per_round() { # KIND: the rounds' overheads and fixed costs, in ms
-  jq -r --arg k "$1" --argjson s "$short" --argjson l "$long" '
+per_round() { # FILE KIND: the rounds' overheads and fixed costs, in ms
+  jq -r --arg k "$2" --argjson s "$short" --argjson l "$long" '
     [.results[].samples] as $x | range(0; $x[0] | length) as $i |
     [$x[0][$i][$k], $x[1][$i][$k], $x[2][$i][$k], $x[3][$i][$k]] as [$ls, $bs, $ll, $bl] |
     ((($ll - $ls) - ($bl - $bs)) / ($l - $s)) as $o |
-    "\($o * 1000) \((($ls - $bs) - $s * $o) * 1000)"' "$work/d.json"
+    "\($o * 1000) \((($ls - $bs) - $s * $o) * 1000)"' "$1"
 }
-spread() { # COLUMN KIND: "median (min–max)" of the rounds' figures
-  per_round "$2" | awk -v c="$1" '{ print $c }' | sort -g |
+spread() { # FILE COLUMN KIND: "median (min–max)" of the rounds' figures
+  per_round "$1" "$3" | awk -v c="$2" '{ print $c }' | sort -g |
     awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f ms (%.1f–%.1f)", m, v[1], v[NR] }'
 }
-over_cpu=$(spread 1 cpu) over_wall=$(spread 1 wall)
-fixed_cpu=$(spread 2 cpu) fixed_wall=$(spread 2 wall)
+over_cpu=$(spread "$work/d.json" 1 cpu) over_wall=$(spread "$work/d.json" 1 wall)
+fixed_cpu=$(spread "$work/d.json" 2 cpu) fixed_wall=$(spread "$work/d.json" 2 wall)
+
+# The same on tmpfs (the store, the workspace, the temporary and runtime
+# folders), where creating and syncing a file costs little: the difference
+# is this machine's file system's share of the cost.
+on_tmpfs="not measured here (no tmpfs at /dev/shm)"
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && shm=$(mktemp -d /dev/shm/loopkit-bench-driver.XXXXXX); then
+  harness "$shm" && mkdir -m 700 "$shm/run"
+  COUNTER="$shm/counter" TMPDIR="$shm" XDG_RUNTIME_DIR="$shm/run" measure "$shm/d.json" -r "$rounds" -w 1 \
+    --prepare "$shm/fresh" "$shm/loop $short" "$shm/bare $short" "$shm/loop $long" "$shm/bare $long"
+  "$shm/fresh" # checks the last driver run
+  on_tmpfs="CPU $(spread "$shm/d.json" 1 cpu), wall time $(spread "$shm/d.json" 1 wall) ($(when "$shm/d.json"))"
+fi
 over_med=${over_cpu%% ms*}
 
 cat >"$BENCH_ROOT/docs/bench/driver.md" <<MD
@@ -141,6 +158,10 @@ The driver's own cost per iteration: **$over_cpu of CPU**, $over_wall of wall ti
   $fixed_wall of wall time: the settings checked and the run created
   (\`loop-drive --new\`), the context snapshots at the start and the end,
   the final status and the retention check.
+- **The same on tmpfs** (the store, the workspace and the temporary and
+  runtime folders in /dev/shm, measured the same way right after): an
+  iteration's overhead is $on_tmpfs. The difference from the first figure
+  is this machine's file system's share.
 
 An iteration's overhead buys: the prompt rendered with the progress block,
 the work tree's tree after the iteration (kept in the run's private git
