@@ -56,10 +56,12 @@ func TestHolderAnswers(t *testing.T) {
 
 	var out bytes.Buffer
 	env := cli.NewEnv("loop-drive", nil, strings.NewReader(""), &out, io.Discard)
+	// open descriptors, -1 where none can be listed: then only the
+	// answers are checked, not skipped with the count
 	fds := func() int {
-		d, err := os.ReadDir("/proc/self/fd")
+		d, err := os.ReadDir("/dev/fd")
 		if err != nil {
-			t.Skip("no /proc/self/fd here")
+			return -1
 		}
 		return len(d)
 	}
@@ -90,7 +92,7 @@ func TestHolderAnswers(t *testing.T) {
 	if got != n+4 {
 		t.Fatalf("%d answers, want %d", got, n+4)
 	}
-	if after := fds(); after > before {
+	if after := fds(); before >= 0 && after > before {
 		t.Errorf("%d descriptors open after %d records, %d after the first", after, n, before)
 	}
 	if last, _, err := st.LastIteration("r"); err != nil || last == nil || last.Iteration != n {
