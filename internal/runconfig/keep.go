@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/loopkit/loopkit/internal/userdir"
 )
@@ -57,7 +59,11 @@ func Keep(runDir string, s *Settings) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	forgetDecoded()
+	return nil
 }
 
 // IsKept reports the run at runDir has settings kept (a driver made it).
@@ -91,19 +97,16 @@ func Enforce(runDir string, s *Settings) []string {
 		return nil
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
-	if err != nil {
-		return nil
-	}
-	var kept Settings
-	if err := json.Unmarshal(data, &kept); err != nil {
+	kept, ok := decodeKept(f, path, fi)
+	if !ok {
 		return nil
 	}
 	changed := append([]string(nil), s.bad...) // unreadable: the default was taken
-	sv, kv := reflect.ValueOf(s).Elem(), reflect.ValueOf(&kept).Elem()
+	sv, kv := reflect.ValueOf(s).Elem(), reflect.ValueOf(kept).Elem()
 	fields := Fields()
 	for i := range fields {
 		f := &fields[i]
@@ -115,6 +118,11 @@ func Enforce(runDir string, s *Settings) []string {
 			changed = append(changed, f.Key)
 		}
 		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
+			if b.Kind() == reflect.Slice && !b.IsNil() { // kept is shared: s gets its own
+				c := reflect.MakeSlice(b.Type(), b.Len(), b.Len())
+				reflect.Copy(c, b)
+				b = c
+			}
 			a.Set(b)
 		}
 	}
@@ -135,4 +143,51 @@ func (s *Settings) clearState() {
 			v.Field(fields[i].index).SetZero()
 		}
 	}
+}
+
+// decoded is the kept file last decoded by this process: the holder and
+// loop-step read a run's settings several times, and the file changes only
+// by Keep's rename, which gives it another inode.
+var decoded struct {
+	sync.Mutex
+	path string
+	id   keptID
+	s    *Settings
+}
+
+type keptID struct {
+	dev, ino uint64
+	size     int64
+	mtime    time.Time
+}
+
+func forgetDecoded() {
+	decoded.Lock()
+	decoded.s = nil
+	decoded.Unlock()
+}
+
+// decodeKept decodes the open kept file f, or returns the copy decoded
+// from the same file before; the copy must not be changed.
+func decodeKept(f *os.File, path string, fi os.FileInfo) (*Settings, bool) {
+	id := keptID{size: fi.Size(), mtime: fi.ModTime()}
+	st, known := fi.Sys().(*syscall.Stat_t)
+	if known {
+		id.dev, id.ino = uint64(st.Dev), uint64(st.Ino)
+	}
+	decoded.Lock()
+	defer decoded.Unlock()
+	if known && decoded.s != nil && decoded.path == path && decoded.id == id {
+		return decoded.s, true
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return nil, false
+	}
+	kept := &Settings{}
+	if err := json.Unmarshal(data, kept); err != nil {
+		return nil, false
+	}
+	decoded.path, decoded.id, decoded.s = path, id, kept
+	return kept, true
 }

@@ -1,6 +1,7 @@
 package runconfig
 
 import (
+	"bytes"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -220,5 +221,55 @@ func TestKeepEnforce(t *testing.T) {
 	Forget(dir)
 	if IsKept(dir) {
 		t.Error("Forget kept it")
+	}
+}
+
+// TestEnforceDecodedOnce: the kept file decoded once serves later reads,
+// but never one changed since (by Keep, or replaced by anything else),
+// and a caller changing what it got changes no later read.
+func TestEnforceDecodedOnce(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "runs", "r1")
+	s := Defaults()
+	s.MaxIterations, s.Agent = 2, []string{"sh", "agent"}
+	if err := Keep(dir, &s); err != nil {
+		t.Fatal(err)
+	}
+	read := func() Settings {
+		got := Defaults()
+		got.Agent = []string{"evil"}
+		Enforce(dir, &got)
+		return got
+	}
+	first := read()
+	first.Agent[0] = "changed by the caller"
+	if got := read(); got.MaxIterations != 2 || !slices.Equal(got.Agent, []string{"sh", "agent"}) {
+		t.Fatalf("second read: %d %q", got.MaxIterations, got.Agent)
+	}
+	s.MaxIterations = 5
+	if err := Keep(dir, &s); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got.MaxIterations != 5 {
+		t.Errorf("after Keep: max_iterations %d, want 5", got.MaxIterations)
+	}
+	// replaced by another process: a new file renamed over it
+	path, err := keptPath(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte(`"max_iterations":5`), []byte(`"max_iterations":9`), 1)
+	if err := os.WriteFile(path+".new", data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".new", path); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got.MaxIterations != 9 {
+		t.Errorf("after a replacement: max_iterations %d, want 9", got.MaxIterations)
 	}
 }
