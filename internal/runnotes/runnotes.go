@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/finalverify"
+	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/review"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -15,13 +16,9 @@ import (
 // MaxOutputChars bounds the failing command's output quoted in the notes.
 const MaxOutputChars = 2000
 
-// Load returns the notes for the run's next implementation step ("" when
-// there are none).
-func Load(st *store.Store, id string) (string, error) {
-	run, err := st.ReadRun(id)
-	if err != nil {
-		return "", err
-	}
+// Load returns the notes for the next implementation step of the run id,
+// whose record (read by the caller) is run ("" when there are none).
+func Load(st *store.Store, id string, run *record.Run) (string, error) {
 	last, _, err := st.LastIteration(id)
 	if err != nil || last == nil {
 		return "", err

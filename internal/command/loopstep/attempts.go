@@ -27,6 +27,7 @@ type stepRun struct {
 	env     *cli.Env
 	opts    *Options
 	st      *store.Store
+	readRun func() (*record.Run, error) // the --run's record, read once
 	dir     string
 	command string
 	prompt  string

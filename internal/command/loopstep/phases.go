@@ -15,7 +15,7 @@ import (
 // starts), or for an implementation step of a run, the task with the
 // run's notes (a reviewer's requested changes, a failed final
 // verification) after it.
-func phasePrompt(env *cli.Env, st *store.Store, opts *Options, prompt string) (string, *record.Step, error) {
+func phasePrompt(env *cli.Env, st *store.Store, opts *Options, readRun func() (*record.Run, error), prompt string) (string, *record.Step, error) {
 	if opts.Review != "" {
 		if opts.Run == "" || !st.RunExists(opts.Run) {
 			return "", nil, env.UsageError("--review needs the --run whose step it reviews")
@@ -33,7 +33,11 @@ func phasePrompt(env *cli.Env, st *store.Store, opts *Options, prompt string) (s
 	if opts.Phase != "implementation" || opts.Run == "" || !st.RunExists(opts.Run) {
 		return prompt, nil, nil
 	}
-	notes, err := runnotes.Load(st, opts.Run)
+	run, err := readRun()
+	if err != nil {
+		return "", nil, cli.Failf("run notes: %w", err)
+	}
+	notes, err := runnotes.Load(st, opts.Run, run)
 	if err != nil {
 		return "", nil, cli.Failf("run notes: %w", err)
 	}

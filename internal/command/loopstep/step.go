@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/cli"
@@ -111,11 +112,14 @@ func run(env *cli.Env) error {
 	if opts.Review != "" {
 		opts.Phase = "review"
 	}
-	prompt, reviewed, err := phasePrompt(env, st, opts, prompt)
+	// the run's record, read once: its notes go in the prompt, and its
+	// transcripts setting applies once the step is parsed
+	readRun := sync.OnceValues(func() (*record.Run, error) { return st.ReadRun(opts.Run) })
+	prompt, reviewed, err := phasePrompt(env, st, opts, readRun, prompt)
 	if err != nil {
 		return err
 	}
-	s := &stepRun{env: env, opts: opts, st: st, dir: dir, command: cli.Quote(args), prompt: prompt, reviewed: reviewed}
+	s := &stepRun{env: env, opts: opts, st: st, readRun: readRun, dir: dir, command: cli.Quote(args), prompt: prompt, reviewed: reviewed}
 	if opts.Prices != "" {
 		if s.prices, err = loadPrices(opts.Prices); err != nil {
 			return env.UsageError("--prices %v", err)

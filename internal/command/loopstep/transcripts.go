@@ -15,7 +15,7 @@ func (s *stepRun) dropTranscript(rec *record.Step) {
 	// from any source, and the help stays one line
 	drop := s.opts.Transcripts == record.TranscriptsDrop || os.Getenv("LOOP_TRANSCRIPTS") == record.TranscriptsDrop
 	if !drop && s.opts.Run != "" && s.st != nil {
-		if run, err := s.st.ReadRun(s.opts.Run); err == nil {
+		if run, err := s.readRun(); err == nil {
 			drop = run.Settings.Transcripts == record.TranscriptsDrop
 		}
 	}
