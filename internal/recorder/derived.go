@@ -2,18 +2,14 @@ package recorder
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/gitrun"
-	"github.com/loopkit/loopkit/internal/gitstate"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
@@ -206,95 +202,4 @@ func countLines(path string) int64 {
 			return n
 		}
 	}
-}
-
-// manifest is the run manifest: the latest verification at the top (as
-// the artifacts specification's manifest has it), and every verification
-// of the run, oldest first, in verifications.
-type manifest struct {
-	RunID string `json:"run_id"`
-	verification
-	Platform      map[string]any `json:"platform"`
-	Verifications []verification `json:"verifications"`
-}
-
-// verification is one entry of the manifest: an iteration's validation
-// (and the final verification of that iteration, when one ran).
-type verification struct {
-	Iteration        int            `json:"iteration"`
-	TimestampStart   string         `json:"timestamp_start"`
-	TimestampEnd     string         `json:"timestamp_end"`
-	CommitSHA        *string        `json:"commit_sha"`
-	Status           string         `json:"status"`
-	CommandsExecuted []manifestStep `json:"commands_executed"`
-}
-
-// readManifest reads the run's manifest.json; an unreadable one is empty.
-func (r *Recorder) readManifest(id string) manifest {
-	var m manifest
-	if data, err := safefile.ReadFile(r.St.RunPath(id, store.ManifestFile), safefile.DocMax); err == nil {
-		if json.Unmarshal(data, &m) != nil {
-			m = manifest{}
-		}
-	}
-	return m
-}
-
-// setLatest makes the top of m the entry of its iteration in the list: the
-// entries of earlier iterations are kept, a later or equal one replaced.
-func (m *manifest) setLatest() {
-	var keep []verification
-	for _, v := range m.Verifications {
-		if v.Iteration < m.Iteration {
-			keep = append(keep, v)
-		}
-	}
-	m.Verifications = append(keep, m.verification)
-}
-
-type manifestStep struct {
-	Name       string `json:"name"`
-	Command    string `json:"command"`
-	ExitCode   *int   `json:"exit_code"`
-	DurationMs int64  `json:"duration_ms"`
-}
-
-func (r *Recorder) writeManifest(run *record.Run, it *record.IterationLog) error {
-	iso := func(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339) }
-	total := it.DurationMs
-	m := manifest{
-		RunID:        run.RunID,
-		verification: verification{Iteration: it.Iteration, Status: "FAIL"},
-		Platform:     map[string]any{"os": runtime.GOOS, "arch": runtime.GOARCH, "container_image": nil},
-	}
-	if it.Status == record.StatusPass {
-		m.Status = "PASS"
-	}
-	if a := it.Agent; a != nil {
-		m.CommandsExecuted = append(m.CommandsExecuted, manifestStep{"agent", a.Command, a.ExitCode, a.DurationMs})
-		total += a.DurationMs
-	}
-	if it.ValidationCommand != "" {
-		code := it.ExitCode
-		m.CommandsExecuted = append(m.CommandsExecuted, manifestStep{"validate", it.ValidationCommand, &code, it.DurationMs})
-	}
-	m.TimestampStart, m.TimestampEnd = iso(it.CreatedAt-total), iso(it.CreatedAt)
-	m.Verifications = r.readManifest(run.RunID).Verifications
-	// HEAD of the work tree the iteration ran in (its trees were taken
-	// there), not of wherever the recording command was started
-	if h := r.head; h != nil {
-		if sha := h.get(); sha != "" {
-			m.CommitSHA = &sha
-		}
-	} else if top := store.GitTop(r.Workspace); top != "" {
-		if sha := gitstate.HeadCommit(top); sha != "" {
-			m.CommitSHA = &sha
-		}
-	}
-	m.setLatest()
-	data, err := record.MarshalIndent(m)
-	if err != nil {
-		return err
-	}
-	return store.WriteFileAtomic(r.St.RunPath(run.RunID, store.ManifestFile), data, store.FileMode)
 }

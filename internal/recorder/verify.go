@@ -106,7 +106,6 @@ func (r *Recorder) ticked(id string, last *record.IterationLog) bool {
 // iteration to manifest.json's commands_executed, each with its
 // own exit code; the manifest's status is FAIL while any of them failed.
 func (r *Recorder) verifyManifest(run *record.Run, before []*record.Verification, v *record.Verification) error {
-	path := r.St.RunPath(run.RunID, store.ManifestFile)
 	m := r.readManifest(run.RunID)
 	m.RunID = run.RunID
 	var cmds []manifestStep
@@ -130,11 +129,7 @@ func (r *Recorder) verifyManifest(run *record.Run, before []*record.Verification
 	}
 	m.CommandsExecuted = cmds
 	m.setLatest()
-	data, err := record.MarshalIndent(m)
-	if err != nil {
-		return err
-	}
-	return store.WriteFileAtomic(path, data, store.FileMode)
+	return r.saveManifest(run.RunID, m)
 }
 
 // finalVerifyStep names the final verification's commands in the manifest.
