@@ -125,6 +125,10 @@ if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && shm=$(mktemp -d /dev/s
   on_tmpfs="CPU $(spread "$shm/d.json" 1 cpu), wall time $(spread "$shm/d.json" 1 wall) ($(when "$shm/d.json"))"
 fi
 over_med=${over_cpu%% ms*}
+# the bare loop's own CPU per iteration: this machine's speed in the rounds
+bare_cpu=$(jq -r --argjson s "$short" --argjson l "$long" '[.results[].samples] as $x |
+  range(0; $x[0] | length) as $i | ($x[3][$i].cpu - $x[1][$i].cpu) / ($l - $s) * 1000' "$work/d.json" |
+  sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.2f ms (%.2f–%.2f)", m, v[1], v[NR] }')
 
 cat >"$BENCH_ROOT/docs/bench/driver.md" <<MD
 ## The driver (scripts/loop)
@@ -162,6 +166,10 @@ The driver's own cost per iteration: **$over_cpu of CPU**, $over_wall of wall ti
   runtime folders in /dev/shm, measured the same way right after): an
   iteration's overhead is $on_tmpfs. The difference from the first figure
   is this machine's file system's share.
+- **This machine's speed in the same rounds**: the bare loop itself takes
+  $bare_cpu of CPU an iteration (its own slope). This VM's speed varies
+  from hour to hour; figures of two \`make bench\` runs compare only as
+  far as this one does.
 
 An iteration's overhead buys: the prompt rendered with the progress block,
 the work tree's tree after the iteration (kept in the run's private git
