@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/gitstate"
@@ -79,26 +78,16 @@ var written manifestMemo
 type manifestMemo struct {
 	sync.Mutex
 	path string
-	id   fileID
+	v    safefile.Version
 	m    manifest
 }
 
-type fileID struct {
-	dev, ino uint64
-	size     int64
-	mtime    time.Time
-}
-
-func identify(path string) (fileID, bool) {
+func versionOf(path string) (safefile.Version, bool) {
 	fi, err := os.Lstat(path)
 	if err != nil || !fi.Mode().IsRegular() {
-		return fileID{}, false
+		return safefile.Version{}, false
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileID{}, false
-	}
-	return fileID{uint64(st.Dev), uint64(st.Ino), fi.Size(), fi.ModTime()}, true
+	return safefile.VersionOf(fi)
 }
 
 func (w *manifestMemo) get(path string) (manifest, bool) {
@@ -107,7 +96,7 @@ func (w *manifestMemo) get(path string) (manifest, bool) {
 	if w.path != path {
 		return manifest{}, false
 	}
-	if id, ok := identify(path); !ok || id != w.id {
+	if v, ok := versionOf(path); !ok || v != w.v {
 		return manifest{}, false
 	}
 	m := w.m // the list is copied: its callers append to it
@@ -119,9 +108,9 @@ func (w *manifestMemo) put(path string, m manifest) {
 	w.Lock()
 	defer w.Unlock()
 	w.path = ""
-	if id, ok := identify(path); ok {
+	if v, ok := versionOf(path); ok {
 		m.Verifications = slices.Clone(m.Verifications)
-		w.path, w.id, w.m = path, id, m
+		w.path, w.v, w.m = path, v, m
 	}
 }
 

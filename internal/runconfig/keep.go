@@ -11,8 +11,8 @@ import (
 	"sort"
 	"sync"
 	"syscall"
-	"time"
 
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/userdir"
 )
 
@@ -151,14 +151,8 @@ func (s *Settings) clearState() {
 var decoded struct {
 	sync.Mutex
 	path string
-	id   keptID
+	v    safefile.Version
 	s    *Settings
-}
-
-type keptID struct {
-	dev, ino uint64
-	size     int64
-	mtime    time.Time
 }
 
 func forgetDecoded() {
@@ -170,14 +164,10 @@ func forgetDecoded() {
 // decodeKept decodes the open kept file f, or returns the copy decoded
 // from the same file before; the copy must not be changed.
 func decodeKept(f *os.File, path string, fi os.FileInfo) (*Settings, bool) {
-	id := keptID{size: fi.Size(), mtime: fi.ModTime()}
-	st, known := fi.Sys().(*syscall.Stat_t)
-	if known {
-		id.dev, id.ino = uint64(st.Dev), uint64(st.Ino)
-	}
+	v, known := safefile.VersionOf(fi)
 	decoded.Lock()
 	defer decoded.Unlock()
-	if known && decoded.s != nil && decoded.path == path && decoded.id == id {
+	if known && decoded.s != nil && decoded.path == path && decoded.v == v {
 		return decoded.s, true
 	}
 	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
@@ -188,6 +178,6 @@ func decodeKept(f *os.File, path string, fi os.FileInfo) (*Settings, bool) {
 	if err := json.Unmarshal(data, kept); err != nil {
 		return nil, false
 	}
-	decoded.path, decoded.id, decoded.s = path, id, kept
+	decoded.path, decoded.v, decoded.s = path, v, kept
 	return kept, true
 }

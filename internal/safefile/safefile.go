@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"time"
 )
 
 // DocMax caps a text document loopkit reads whole: a prompt, a template,
@@ -91,4 +92,24 @@ func kind(m os.FileMode) string {
 		return "a directory"
 	}
 	return m.Type().String()
+}
+
+// Version tells one version of a file from another: its device and inode,
+// size and modification time. A file replaced by a rename (every atomic
+// write) or rewritten in place has another, so a process may keep what it
+// decoded from a file while the file's version is the same.
+type Version struct {
+	dev, ino uint64
+	size     int64
+	mtime    time.Time
+}
+
+// VersionOf is the version of the file fi describes; ok is false where the
+// system tells no inode.
+func VersionOf(fi os.FileInfo) (v Version, ok bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return Version{}, false
+	}
+	return Version{uint64(st.Dev), uint64(st.Ino), fi.Size(), fi.ModTime()}, true
 }

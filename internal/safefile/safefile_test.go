@@ -76,3 +76,49 @@ func TestOpenFileWritesNeverThroughALink(t *testing.T) {
 		t.Fatalf("target now %q", data)
 	}
 }
+
+// TestVersionOf: a file keeps its version until it is replaced by a rename
+// or rewritten.
+func TestVersionOf(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	version := func() Version {
+		t.Helper()
+		fi, err := os.Lstat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, ok := VersionOf(fi)
+		if !ok {
+			t.Skip("no inode here")
+		}
+		return v
+	}
+	if err := os.WriteFile(path, []byte("one"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	first := version()
+	if version() != first {
+		t.Fatal("the same file has two versions")
+	}
+	// replaced by a rename, same size and time: another inode
+	if err := os.WriteFile(path+".new", []byte("two"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Lstat(path)
+	os.Chtimes(path+".new", fi.ModTime(), fi.ModTime())
+	if err := os.Rename(path+".new", path); err != nil {
+		t.Fatal(err)
+	}
+	renamed := version()
+	if renamed == first {
+		t.Error("a file renamed over it kept the version")
+	}
+	// rewritten in place, longer
+	if err := os.WriteFile(path, []byte("three"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if version() == renamed {
+		t.Error("a file rewritten kept the version")
+	}
+}
