@@ -60,7 +60,6 @@ func (r *Recorder) saveManifest(id string, m manifest) error {
 		return err
 	}
 	path := r.St.RunPath(id, store.ManifestFile)
-	written.forget(path)
 	if err := store.WriteFileAtomic(path, data, store.FileMode); err != nil {
 		return err
 	}
@@ -111,14 +110,6 @@ func (w *manifestMemo) put(path string, m manifest) {
 	if v, ok := versionOf(path); ok {
 		m.Verifications = slices.Clone(m.Verifications)
 		w.path, w.v, w.m = path, v, m
-	}
-}
-
-func (w *manifestMemo) forget(path string) {
-	w.Lock()
-	defer w.Unlock()
-	if w.path == path {
-		w.path = ""
 	}
 }
 

@@ -114,17 +114,18 @@ func Enforce(runDir string, s *Settings) []string {
 			continue
 		}
 		a, b := sv.Field(f.index), kv.Field(f.index)
-		if !reflect.DeepEqual(a.Interface(), b.Interface()) && !contains(changed, f.Key) {
+		if reflect.DeepEqual(a.Interface(), b.Interface()) {
+			continue
+		}
+		if !contains(changed, f.Key) {
 			changed = append(changed, f.Key)
 		}
-		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
-			if b.Kind() == reflect.Slice && !b.IsNil() { // kept is shared: s gets its own
-				c := reflect.MakeSlice(b.Type(), b.Len(), b.Len())
-				reflect.Copy(c, b)
-				b = c
-			}
-			a.Set(b)
+		if b.Kind() == reflect.Slice && !b.IsNil() { // kept is shared: s gets its own
+			c := reflect.MakeSlice(b.Type(), b.Len(), b.Len())
+			reflect.Copy(c, b)
+			b = c
 		}
+		a.Set(b)
 	}
 	sort.Strings(changed)
 	s.changed = changed

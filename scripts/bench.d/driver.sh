@@ -106,9 +106,12 @@ per_round() { # FILE KIND: the rounds' overheads and fixed costs, in ms
     ((($ll - $ls) - ($bl - $bs)) / ($l - $s)) as $o |
     "\($o * 1000) \((($ls - $bs) - $s * $o) * 1000)"' "$1"
 }
+median() { # DIGITS: "median (min–max)" in ms of the numbers on stdin
+  sort -g | awk -v d="$1" '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    f = "%." d "f"; printf f " ms (" f "–" f ")", m, v[1], v[NR] }'
+}
 spread() { # FILE COLUMN KIND: "median (min–max)" of the rounds' figures
-  per_round "$1" "$3" | awk -v c="$2" '{ print $c }' | sort -g |
-    awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f ms (%.1f–%.1f)", m, v[1], v[NR] }'
+  per_round "$1" "$3" | awk -v c="$2" '{ print $c }' | median 1
 }
 over_cpu=$(spread "$work/d.json" 1 cpu) over_wall=$(spread "$work/d.json" 1 wall)
 fixed_cpu=$(spread "$work/d.json" 2 cpu) fixed_wall=$(spread "$work/d.json" 2 wall)
@@ -127,8 +130,7 @@ fi
 over_med=${over_cpu%% ms*}
 # the bare loop's own CPU per iteration: this machine's speed in the rounds
 bare_cpu=$(jq -r --argjson s "$short" --argjson l "$long" '[.results[].samples] as $x |
-  range(0; $x[0] | length) as $i | ($x[3][$i].cpu - $x[1][$i].cpu) / ($l - $s) * 1000' "$work/d.json" |
-  sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.2f ms (%.2f–%.2f)", m, v[1], v[NR] }')
+  range(0; $x[0] | length) as $i | ($x[3][$i].cpu - $x[1][$i].cpu) / ($l - $s) * 1000' "$work/d.json" | median 2)
 
 cat >"$BENCH_ROOT/docs/bench/driver.md" <<MD
 ## The driver (scripts/loop)
