@@ -10,7 +10,10 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bench_install_tools
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+cleanup() {
+  rm -rf "$work"
+}
+EXIT_HOOK=cleanup
 calls=25000 texts=50000 rounds=3
 [ -z "${BENCH_QUICK:-}" ] || { calls=2500 texts=5000; }
 cd "$work" && export LOOP_STORE="$work/.loop"

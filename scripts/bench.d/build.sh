@@ -9,7 +9,11 @@ source "$(dirname "$0")/lib.sh"
 [ -z "${BENCH_QUICK:-}" ] || exit 0
 bench_install_tools
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench.XXXXXX")
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+cleanup() {
+  chmod -R u+w "$work" 2>/dev/null
+  rm -rf "$work"
+}
+EXIT_HOOK=cleanup
 git -C "$BENCH_ROOT" archive HEAD | (mkdir -p "$work/src" && tar -x -C "$work/src")
 (cd "$work/src" && go mod download)
 cat >"$work/prepare" <<SH

@@ -8,7 +8,10 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bench_install_tools
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+cleanup() {
+  rm -rf "$work"
+}
+EXIT_HOOK=cleanup
 quick=${BENCH_QUICK:-}
 n=10000; [ -n "$quick" ] && n=2000
 runs=10; [ -n "$quick" ] && runs=3

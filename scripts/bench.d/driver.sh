@@ -11,7 +11,10 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bench_install_tools
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench-driver.XXXXXX") shm=""
-trap 'rm -rf "$work" ${shm:+"$shm"}' EXIT
+cleanup() {
+  rm -rf "$work" ${shm:+"$shm"}
+}
+EXIT_HOOK=cleanup
 rounds=${BENCH_RUNS:-15} short=2 long=20
 if [ -n "${BENCH_QUICK:-}" ]; then rounds=5 long=8; fi
 

@@ -11,7 +11,11 @@ bench_install_tools
 make -C "$BENCH_ROOT" export >/dev/null
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench.XXXXXX")
 rcv=""
-trap '[ -z "$rcv" ] || kill "$rcv" 2>/dev/null; rm -rf "$work"' EXIT
+cleanup() {
+  [ -z "$rcv" ] || kill "$rcv" 2>/dev/null
+  rm -rf "$work"
+}
+EXIT_HOOK=cleanup
 n=10000 rounds=5; [ -n "${BENCH_QUICK:-}" ] && n=2000 rounds=3
 export LOOP_STORE="$work/.loop" GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@b GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@b
 

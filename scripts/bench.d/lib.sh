@@ -7,7 +7,13 @@ BIN="$BENCH_ROOT/bin"
 BENCH_COMMIT=${BENCH_COMMIT:-$(git -C "$BENCH_ROOT" rev-parse --short=12 HEAD)}
 # BENCH_QUICK figures check the scripts; they are not to be published.
 [ -z "${BENCH_QUICK:-}" ] || BENCH_COMMIT="${BENCH_COMMIT%-quick}-quick"
+# The fragment's cleanup: it sets EXIT_HOOK to a function instead of its
+# own EXIT trap, which would replace this one.
+EXIT_HOOK=:
+trap '"$EXIT_HOOK" || :; [ -n "${BENCH_RUNTIME:-}" ] || rm -rf "$XDG_RUNTIME_DIR"' EXIT
 # A private slot directory: a run never waits for another user's loop.
+# scripts/bench makes and removes one for all fragments; a fragment run
+# alone makes its own, removed above.
 export XDG_RUNTIME_DIR=${BENCH_RUNTIME:-$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench-rt.XXXXXX")}
 BENCH_RUN=$BIN/.bench/bench-run
 

@@ -8,7 +8,10 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bench_install_tools
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+cleanup() {
+  rm -rf "$work"
+}
+EXIT_HOOK=cleanup
 sizes="5 10 100 1000 10000"; [ -n "${BENCH_QUICK:-}" ] && sizes="5 10 100 1000"
 top=${sizes##* }
 cd "$work" && export LOOP_STORE="$work/.loop"

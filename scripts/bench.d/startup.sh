@@ -10,7 +10,10 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bench_install_tools
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+cleanup() {
+  rm -rf "$work"
+}
+EXIT_HOOK=cleanup
 rounds=40; [ -n "${BENCH_QUICK:-}" ] && rounds=10
 cmds=(loop-step loop-validate loop-drive loop-record)
 printf 'package main\n\nfunc main() {}\n' >"$work/empty.go"

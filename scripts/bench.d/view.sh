@@ -8,7 +8,10 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bench_install_tools
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+cleanup() {
+  rm -rf "$work"
+}
+EXIT_HOOK=cleanup
 quick=${BENCH_QUICK:-}
 iters=10000; [ -n "$quick" ] && iters=1000
 export LOOP_STORE="$work/.loop" NO_COLOR=1
