@@ -5,12 +5,16 @@
 package runcheck
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
+	"unicode"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -75,14 +79,23 @@ func AgentRunnable(name, dir string) error {
 }
 
 // ValidationRunnable says why the validation (run as `sh -c CMD` in dir)
-// cannot run: the first command the shell would run is no builtin, not on
-// PATH, or a path that is missing or not executable. A command it cannot
-// know before running (a word with an expansion, PATH set in the string,
-// a string it cannot parse) passes: only a certain failure is refused.
+// cannot run: sh cannot read it, it runs no command, or the first command
+// the shell would run is no builtin, not on PATH, or a path that is
+// missing or not executable. A command it cannot know before running (a
+// word with an expansion, PATH set in the string) passes: only a certain
+// failure is refused.
 func ValidationRunnable(cmd, dir string) error {
+	// sh itself judges the syntax (sh -n reads, runs nothing): a string it
+	// rejects fails every iteration with exit 2, each after a paid step
+	if err := shellReads(cmd, dir); err != nil {
+		return err
+	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
 	if err != nil {
-		return nil // sh says what is wrong with it, at the first validation
+		return nil // sh reads it: a syntax this parser does not know
+	}
+	if len(f.Stmts) == 0 {
+		return fmt.Errorf("--validate %q runs no command: give the command that checks the work, such as 'go test ./...'", cmd)
 	}
 	funcs := map[string]bool{}
 	call := firstCall(f.Stmts, funcs)
@@ -116,6 +129,33 @@ func ValidationRunnable(cmd, dir string) error {
 		return fmt.Errorf("--validate: %s: not found on PATH (check the spelling, or give its path)", name)
 	}
 	return nil
+}
+
+// shellReads runs `sh -n -c cmd` in dir and returns sh's first complaint.
+func shellReads(cmd, dir string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, "sh", "-n", "-c", cmd)
+	c.Dir = dir
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	err := c.Run()
+	var ee *exec.ExitError
+	if err == nil || !errors.As(err, &ee) || ctx.Err() != nil {
+		return nil // no sh to ask, or it could not answer: the run will tell
+	}
+	msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "sh: "), "-c: ")
+	if msg == "" {
+		msg = ee.String()
+	}
+	msg = strings.Map(func(r rune) rune { // one line, no terminal escapes
+		if unicode.IsGraphic(r) {
+			return r
+		}
+		return '?'
+	}, msg)
+	return fmt.Errorf("--validate: sh cannot read it: %s (fix its syntax: it runs as sh -c)", msg)
 }
 
 // firstCall is the first simple command the shell runs in stmts, noting

@@ -39,8 +39,17 @@ func TestValidationRunnable(t *testing.T) {
 		{"./plain.sh", "--validate: ./plain.sh: not executable (chmod +x it"},
 		{"/no/such/bin/test", "no such file"},
 		{"sh ./plain.sh", ""},
-		{"make test (", ""}, // sh reports a syntax error itself
-		{"", ""},
+		// sh -n judges the syntax, before any agent is paid for: a string
+		// sh rejects fails every iteration with exit 2
+		{"make test (", "--validate: sh cannot read it: "},
+		{"go test ./... |", "sh cannot read it: "},
+		{"if then", "sh cannot read it: "},
+		{`go test "./...`, "sh cannot read it: "},
+		{"go test ./... # a comment", ""},
+		// nothing to run passes at once: the first iteration "completes"
+		{"", "runs no command"},
+		{"  ", "runs no command"},
+		{"# go test ./...", "runs no command"},
 	} {
 		err := ValidationRunnable(tc.cmd, dir)
 		switch {
