@@ -109,12 +109,22 @@ func TestDriverHelp(t *testing.T) {
 		c.Env = append(os.Environ(), "LOOP_BIN="+filepath.Dir(view), "LOOP_STORE="+t.TempDir())
 		return c
 	}
-	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"resume", "-h"}} {
-		out, err := driver(args...).Output()
-		if err != nil {
-			t.Fatalf("scripts/loop %v: %v", args, err)
+	// every subcommand takes --help, and the help fits as the README's
+	// ./scripts/loop too (the name it was typed as is in the help)
+	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"resume", "-h"},
+		{"init", "--help"}, {"trust", "--help"}, {"pause", "--help"}, {"cancel", "-h"}, {"list", "--help"}} {
+		for _, prog := range []string{"scripts/loop", "./scripts/loop"} {
+			c := driver(args...)
+			c.Args[1] = prog
+			var stderr strings.Builder
+			c.Stderr = &stderr
+			out, err := c.Output()
+			if err != nil {
+				t.Errorf("%s %v: %v: %s", prog, args, err, stderr.String())
+				continue
+			}
+			checkHelp(t, prog+" "+strings.Join(args, " "), string(out))
 		}
-		checkHelp(t, "scripts/loop "+strings.Join(args, " "), string(out))
 	}
 	out, _ := driver("run", "--max-iterations=2", "--name=x", "--", "true").CombinedOutput()
 	if !strings.Contains(string(out), "--prompt is required") {

@@ -18,16 +18,6 @@ cmd_resume() {
   drive
 }
 
-cmd_cancel() {
-  [ $# -eq 1 ] || usage_error "usage: $LOOP_PROG cancel RUN"
-  exec "$LK_DRIVE" cancel --run "$1"
-}
-
-cmd_pause() {
-  [ $# -eq 1 ] || usage_error "usage: $LOOP_PROG pause RUN"
-  exec "$LK_DRIVE" pause --run "$1"
-}
-
 cmd_list() {
   [ $# -eq 0 ] || usage_error "usage: $LOOP_PROG list"
   exec "$LK_VIEW" runs

@@ -17,11 +17,16 @@ import (
 
 const initHelp = `usage: %[1]s init [--force]
 
+Examples:
+  $ %[1]s init
+  $ %[1]s init --force      # .loop/config written again, TASK.md kept
+
 Writes .loop/config (every setting with its default, commented, and the
 validation guessed from go.mod, package.json, pytest, Cargo.toml or a
-Makefile's test target as verify_cmds) and a starting TASK.md (an existing
-one is kept), then prints the '%[1]s run' line for an agent found on PATH.
-An existing .loop/config is left alone (exit 1) unless --force.
+Makefile's test target as verify_cmds) and a starting TASK.md (an
+existing one is kept), then prints the line that starts a run with an
+agent found on PATH. An existing .loop/config is left alone (exit 1)
+unless --force.
 `
 
 // initProject is `loop init`: the arguments after --init.

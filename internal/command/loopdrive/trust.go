@@ -86,9 +86,33 @@ func show(env *cli.Env, path string, cs []trust.Command) {
 	}
 }
 
+const trustHelp = `usage: %[1]s trust [FILE...]
+
+Examples:
+  $ %[1]s trust             # the store's config, and LOOP_CONFIG's
+  $ %[1]s trust ci.conf
+
+Shows the commands each config file names (verify_cmds, final_verify_cmds,
+reviewer, run_naming_model, on_event) and accepts the file as it is now:
+'%[1]s run' obeys a config that names commands only once that content
+was accepted. Exit status: 0 accepted; 1 a file cannot be read; 2 a bad
+flag, a file that is no config, or no config file to accept.
+`
+
 // acceptConfig is `loop trust [FILE...]`: shows what each config file
 // (default: the driver's) would run, and accepts it as it is now.
 func acceptConfig(env *cli.Env, args []string) error {
+	prog := driverargs.Prog()
+	for _, a := range args {
+		switch {
+		case a == "-h" || a == "--help":
+			_, err := fmt.Fprintf(env.Stdout, trustHelp, prog)
+			return err
+		case len(a) > 1 && a[0] == '-': // a file so named: ./-f
+			fmt.Fprintf(env.Stderr, "loop: unknown flag %s (see %s trust --help)\n", a, prog)
+			return cli.Silent(exitcode.Usage)
+		}
+	}
 	files := slices.Clone(args)
 	if len(files) == 0 {
 		cwd, err := os.Getwd()
