@@ -1,6 +1,7 @@
 // Package gitrun is the one way loopkit runs git, with one policy for
 // every call: no hooks, no pager, no prompt, no optional locks, no
-// external diff or textconv, and none of the commands a repository's own
+// external diff or textconv, no git status run inside a submodule (whose config
+// nothing checks), and none of the commands a repository's own
 // config names unless the person trusted that config (see Trust). The
 // agent can write the workspace's .git/config; git would run what it
 // names (core.fsmonitor, clean filters) under loopkit's calls.
@@ -56,6 +57,11 @@ func (c Cmd) Command(args ...string) *exec.Cmd {
 	if len(args) > 0 && (args[0] == "diff" || args[0] == "log" || args[0] == "show") {
 		// a diff driver is a command too, and .gitattributes picks it
 		args = append([]string{args[0], "--no-ext-diff", "--no-textconv"}, args[1:]...)
+	}
+	if len(args) > 0 && (args[0] == "diff" || args[0] == "status") {
+		// a submodule is dirty when a git status run in it says so, under
+		// its own config, which no hash covers: its HEAD is enough
+		args = append([]string{args[0], "--ignore-submodules=dirty"}, args[1:]...)
 	}
 	cmd := exec.Command("git", append(full, args...)...)
 	cmd.Env = append(append(os.Environ(), policyEnv...), c.Env...)

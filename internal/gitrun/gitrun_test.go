@@ -194,3 +194,36 @@ func TestErrorDiskRefused(t *testing.T) {
 		}
 	}
 }
+
+// A submodule's own config (the agent can write it; no hash covers it)
+// runs under none of loopkit's git calls: git status and git diff would
+// run `git status` in the submodule to see if it is dirty.
+func TestSubmoduleConfigRunsNothing(t *testing.T) {
+	defer reset()
+	dir, log := repo(t)
+	script := filepath.Join(filepath.Dir(log), "cmd.sh")
+	nested := filepath.Join(dir, "nested")
+	os.Mkdir(nested, 0o755)
+	for _, c := range [][]string{{"-C", dir, "add", "-A"}, {"-C", nested, "init", "-q"}, {"-C", nested, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x"},
+		{"-C", dir, "add", "-A"}, {"-C", dir, "commit", "-qm", "nested"}} {
+		if out, err := exec.Command("git", c...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", c, err, out)
+		}
+	}
+	setConfig(t, "-f", filepath.Join(nested, ".git", "config"), "core.fsmonitor", "sh "+script+" fsmonitor")
+	os.WriteFile(filepath.Join(nested, "new.txt"), []byte("n\n"), 0o644)
+	hash, _ := ConfigHash(dir)
+	Trust(hash)
+	for _, args := range [][]string{{"status", "--porcelain"}, {"diff", "HEAD"}} {
+		if _, err := Git(dir, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := ran(log); len(got) > 0 {
+		t.Errorf("the submodule's config ran: %v", got)
+	}
+	exec.Command("git", "-C", dir, "status").Run()
+	if got := ran(log); !slices.Contains(got, "fsmonitor") {
+		t.Errorf("the planted fsmonitor does not run even unguarded (%v): the test proves nothing", got)
+	}
+}

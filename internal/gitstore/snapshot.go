@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -181,7 +182,7 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 	if err := seedIndex(seed, index); err != nil {
 		return "", true, true, err
 	}
-	if _, err := wr.run(addArgs(w)...); err != nil {
+	if err := stage(wr, addArgs(w), index); err != nil {
 		return "", true, true, err
 	}
 	ready()
@@ -335,10 +336,67 @@ func alternates(dirs []string) string {
 // ones not) as a tree object through the writer's private index (at
 // index; objects and alts as given to writer).
 func snapshot(w gitCmd, add []string, index, objects string, alts []string) (string, error) {
-	if _, err := w.run(add...); err != nil {
+	if err := stage(w, add, index); err != nil {
 		return "", err
 	}
 	return writeTree(w, index, objects, alts)
+}
+
+// stage runs add (git add -A) through the writer's index at index. For a
+// gitlink of that index git add runs `git status` in the nested
+// repository, under that repository's own config (an fsmonitor, filters),
+// which no hash of loopkit's covers and the agent can write: the gitlinks
+// are dropped from the index first, and git add takes each nested
+// repository's HEAD anew, as it takes a new one, without looking inside.
+func stage(w gitCmd, add []string, index string) error {
+	links, err := gitlinks(w, index)
+	if err != nil {
+		return err
+	}
+	if len(links) > 0 {
+		rm := w
+		rm.env = append(slices.Clone(w.env), "GIT_LITERAL_PATHSPECS=1")
+		rm.stdin = strings.NewReader(strings.Join(links, "\x00"))
+		if _, err := rm.run("rm", "--cached", "-f", "-q", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+			return err
+		}
+	}
+	_, err = w.run(add...)
+	return err
+}
+
+// gitlinks are the paths of the index at index that name a commit (a
+// nested repository); an index the Go reader leaves to git is asked of
+// git ls-files.
+func gitlinks(w gitCmd, index string) ([]string, error) {
+	data, err := safefile.ReadFile(index, maxIndex)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var links []string
+	if n := indexHashLen(data); n > 0 {
+		if ents, _, err := parseIndex(data, n); err == nil {
+			for _, e := range ents {
+				if e.mode&0o170000 == 0o160000 {
+					links = append(links, e.path)
+				}
+			}
+			return links, nil
+		}
+	}
+	out, err := w.run("ls-files", "--stage", "-z")
+	if err != nil {
+		return nil, err
+	}
+	for _, ent := range bytes.Split(out, []byte{0}) {
+		if meta, path, ok := bytes.Cut(ent, []byte{'\t'}); ok && bytes.HasPrefix(meta, []byte("160000 ")) {
+			links = append(links, string(path))
+		}
+	}
+	return links, nil
 }
 
 // writeTree is `git write-tree` of the index git add just wrote, by
