@@ -128,6 +128,7 @@ func TestExecutableKeys(t *testing.T) {
 		"core.fsmonitor": true, "filter.a=b.c.clean": true, "filter.x.required": false, "diff.x.textconv": true,
 		"credential.https://h.helper": true, "core.editor": true, "pager.log": true, "user.name": false,
 		"remote.origin.uploadpack": true, "remote.origin.url": false, "merge.x.driver": true, "core.bare": false,
+		"gpg.ssh.defaultkeycommand": true, "gpg.ssh.program": true, "gpg.ssh.allowedsignersfile": false, "interactive.difffilter": true,
 	} {
 		if got := executable(key); got != want {
 			t.Errorf("executable(%q) = %v, want %v", key, got, want)
@@ -225,5 +226,30 @@ func TestSubmoduleConfigRunsNothing(t *testing.T) {
 	exec.Command("git", "-C", dir, "status").Run()
 	if got := ran(log); !slices.Contains(got, "fsmonitor") {
 		t.Errorf("the planted fsmonitor does not run even unguarded (%v): the test proves nothing", got)
+	}
+}
+
+// A commit loopkit makes (a merge, a worktree's leftover work) signs when
+// the planted config says so; the command that finds an ssh signing key
+// is the agent's then, and is not run.
+func TestPlantedSigningKeyCommandRunsNothing(t *testing.T) {
+	defer reset()
+	dir, log := repo(t)
+	script := filepath.Join(filepath.Dir(log), "cmd.sh")
+	hash, _ := ConfigHash(dir)
+	Trust(hash)
+	cfg := filepath.Join(dir, ".git", "config")
+	setConfig(t, "-f", cfg, "commit.gpgsign", "true")
+	setConfig(t, "-f", cfg, "gpg.format", "ssh")
+	setConfig(t, "-f", cfg, "gpg.ssh.defaultKeyCommand", "sh "+script+" defaultkey")
+	if _, err := Git(dir, "add", "-A"); err != nil {
+		t.Fatal(err)
+	}
+	Git(dir, "commit", "-qm", "x") // fails: no key to sign with
+	if got := ran(log); len(got) > 0 {
+		t.Errorf("planted commands ran: %v", got)
+	}
+	if got := Neutralised(); !slices.Contains(got, "gpg.ssh.defaultkeycommand") {
+		t.Errorf("neutralised %v", got)
 	}
 }

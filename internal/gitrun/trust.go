@@ -153,7 +153,8 @@ func executable(key string) bool {
 		switch sec + "." + name {
 		case "core.fsmonitor", "core.hookspath", "core.sshcommand", "core.gitproxy", "core.askpass",
 			"core.editor", "core.pager", "core.alternaterefscommand", "sequence.editor", "diff.external",
-			"gpg.program", "credential.helper", "uploadpack.packobjectshook", "web.browser":
+			"gpg.program", "credential.helper", "uploadpack.packobjectshook", "web.browser",
+			"interactive.difffilter", "help.browser", "instaweb.browser", "sendemail.tocmd", "sendemail.cccmd":
 			return true
 		}
 		return sec == "pager" // pager.<command>
@@ -167,12 +168,14 @@ func executable(key string) bool {
 		return name == "driver"
 	case "credential":
 		return name == "helper"
-	case "gpg":
-		return name == "program"
+	case "gpg": // gpg.ssh.defaultKeyCommand finds the key a signed commit uses
+		return name == "program" || name == "defaultkeycommand"
 	case "remote":
 		return name == "uploadpack" || name == "receivepack" || name == "vcs"
-	case "difftool", "mergetool", "browser", "man":
+	case "difftool", "mergetool", "browser", "man", "guitool":
 		return name == "cmd" || name == "path"
+	case "trailer":
+		return name == "command" || name == "cmd"
 	}
 	return false
 }
