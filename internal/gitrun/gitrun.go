@@ -24,6 +24,12 @@ var policy = []string{
 	"-c", "core.hooksPath=" + os.DevNull,
 	"-c", "gc.auto=0",
 	"-c", "maintenance.auto=false",
+	// a file is changed when git's default stat check says so: the
+	// repository's config could have git trust size and mtime alone, which
+	// a writer puts back, and a change would be missing from a snapshot
+	"-c", "core.checkStat=default",
+	"-c", "core.trustctime=true",
+	"-c", "core.ignoreStat=false",
 }
 
 // policyEnv: never ask anyone anything, never refresh an index loopkit

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A textconv, a smudge filter and an fsmonitor planted in a run's private
@@ -75,5 +76,42 @@ func TestPrivateConfigIsChecked(t *testing.T) {
 func TestBigFileText(t *testing.T) {
 	if bigFileText != strconv.Itoa(bigFile) {
 		t.Errorf("bigFileText %s, bigFile %d", bigFileText, bigFile)
+	}
+}
+
+// The repository's config can tell git to trust a file's size and
+// whole-second mtime alone (core.checkStat, core.trustctime,
+// core.ignoreStat): an agent that writes it, then changes a file keeping
+// its size and mtime, would have the change left out of the snapshot.
+// The store's snapshots judge a file by git's default stat check.
+func TestPlantedStatConfigHidesNothing(t *testing.T) {
+	repo := committedRepo(t, "hello BUG(\n")
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	os.Chtimes(filepath.Join(repo, "a.txt"), old, old)
+	run(t, repo, "git", "update-index", "--refresh") // a clean stat cache, as in a repository not just checked out
+	where, err := Locate(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, first, err := AfterStep(filepath.Join(t.TempDir(), "r"), where, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2]string{{"core.checkStat", "minimal"}, {"core.trustctime", "false"}, {"core.ignoreStat", "true"}} {
+		run(t, repo, "git", "config", kv[0], kv[1])
+	}
+	// a new file renamed over (its inode differs: no wait for the clock to
+	// pass the second its ctime would be compared in)
+	write(t, repo, "a.new", "hello FIX(\n", 0o644)
+	os.Chtimes(filepath.Join(repo, "a.new"), old, old)
+	if err := os.Rename(filepath.Join(repo, "a.new"), filepath.Join(repo, "a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := r.Snapshot(where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree == first {
+		t.Error("a same-size change with its mtime put back is missing from the snapshot")
 	}
 }
