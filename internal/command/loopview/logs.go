@@ -154,7 +154,13 @@ func (c *ctx) iterations(args []string, ro *runOpt, fo *filterOpts, jo *jsonOpts
 // (tail -F), and with no run at all it waits for the first one.
 func (c *ctx) waitRun(arg, flag string, following bool) (string, error) {
 	if !following || arg != "" || flag != "" {
-		return c.resolveRun(arg, flag, following)
+		id, err := c.resolveRun(arg, flag, following)
+		if err == nil && following && !c.st.RunExists(id) {
+			// said once: a mistyped id would otherwise wait in silence
+			fmt.Fprintf(c.env.Stderr, "%s: %s\n", c.env.Name, view.Escape(fmt.Sprintf(
+				"no run %s in store %s yet: waiting for it (Ctrl-C to stop; loop-view runs lists the runs)", id, c.st.Root), false))
+		}
+		return id, err
 	}
 	for { // interrupting here needs no clean-up: nothing is printed yet
 		newest, err := view.Newest(c.st)
