@@ -42,17 +42,21 @@ var optionLine = regexp.MustCompile(`^  (-\w, )?(    )?--?[\w-]+( \S+)?( +)\S`)
 func TestHelpFits(t *testing.T) {
 	t.Parallel()
 	texts := helpTexts
-	// Every subcommand loop-view lists, including ones added later.
-	out, _ := exec.Command("loop-view", "--help").Output()
-	_, cmds, _ := strings.Cut(string(out), "\nCommands:\n")
-	cmds, _, _ = strings.Cut(cmds, "\n\n")
-	for _, l := range strings.Split(cmds, "\n") {
-		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(l, "  ") && l[2] != ' ' {
-			texts = append(texts, []string{"loop-view", f[0], "--help"})
+	// Every subcommand loop-view, loop-record and loop-drive list,
+	// including ones added later.
+	for _, cmd := range []string{"loop-view", "loop-record", "loop-drive"} {
+		out, _ := exec.Command(cmd, "--help").Output()
+		_, cmds, _ := strings.Cut(string(out), "\nCommands:\n")
+		cmds, _, _ = strings.Cut(cmds, "\n\n")
+		n := len(texts)
+		for _, l := range strings.Split(cmds, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(l, "  ") && l[2] != ' ' {
+				texts = append(texts, []string{cmd, f[0], "--help"})
+			}
 		}
-	}
-	if len(texts) < len(helpTexts)+5 {
-		t.Fatalf("loop-view --help lists no commands:\n%s", out)
+		if len(texts) < n+5 {
+			t.Fatalf("%s --help lists no commands:\n%s", cmd, out)
+		}
 	}
 	for _, args := range texts {
 		name := strings.Join(args, " ")
@@ -78,6 +82,9 @@ func checkHelp(t *testing.T, name, help string) {
 	lines := strings.Split(strings.TrimRight(help, "\n"), "\n")
 	if !strings.HasPrefix(lines[0], "Usage: ") && !strings.HasPrefix(lines[0], "usage: ") {
 		t.Errorf("%s: first line %q is not a usage line", name, lines[0])
+	}
+	if strings.ContainsRune(help, 0) {
+		t.Errorf("%s: a NUL in the help (the driver's records, not text)", name)
 	}
 	examples := 0
 	for i, l := range lines {

@@ -40,7 +40,7 @@ func WriteHelp(p *flags.Parser) string {
 	for i, u := range usage {
 		u = strings.TrimSpace(u)
 		if i == 0 {
-			fmt.Fprintf(&b, "Usage: %s %s\n", prog, u)
+			fmt.Fprintf(&b, "%s\n", strings.TrimSpace("Usage: "+prog+" "+u))
 			continue
 		}
 		// Further usage forms are written out whole, "loop-x ..."
@@ -185,4 +185,15 @@ func wrap(text string, width int) []string {
 		}
 	}
 	return append(lines, line)
+}
+
+// SubcommandLong is a subcommand's long description for WriteHelp: use
+// (its usage line, a blank line, its examples), then short as a sentence
+// wrapped to the help's 80 columns.
+func SubcommandLong(use, short string) string {
+	if short == "" {
+		return use
+	}
+	text := strings.ToUpper(short[:1]) + short[1:] + "."
+	return use + "\n\n" + strings.Join(wrap(text, 78), "\n")
 }

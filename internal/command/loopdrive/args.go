@@ -127,6 +127,9 @@ func holdLine(env *cli.Env, mode string, args []string, serve bool) error {
 		return cli.Silent(exitcode.Usage)
 	case err != nil:
 		return exitRecord(env, err)
+	case opts == nil && !driverargs.Driven(): // help, asked of loop-drive by a person
+		_, err := env.Stdout.WriteString(driverargs.Help())
+		return err
 	case opts == nil: // help
 		emit(env, "out", driverargs.Help())
 		emit(env, "exit", "0")

@@ -11,27 +11,38 @@ import (
 // loop-drive's subcommands: new, resume, resume-all, init and trust read
 // the rest of the line themselves (run); the others set one mode of
 // Options.
-var subcommands = []struct{ name, short string }{
-	{"new", "hold a new run (scripts/loop run)"},
-	{"resume", "hold a run again (scripts/loop resume)"},
-	{"resume-all", "resume interrupted runs (loop resume --interrupted)"},
-	{"next", "print the next action"},
-	{"record", "record iteration --iteration from stdin, print its summary and the next action"},
-	{"attempt", "keep the step on stdin, which could not work, as an attempt; print the next action"},
-	{"cancel", "stop the run's driver and mark the run canceled"},
-	{"pause", "let the current step finish, then stop the driver; the run is paused"},
-	{"merge", "merge the completed run's branch into its merge target"},
-	{"init", "set up a project (scripts/loop init)"},
-	{"trust", "accept a config file's commands (scripts/loop trust)"},
-	{"usage", "print the help of scripts/loop"},
+var subcommands = []struct{ name, short, use string }{
+	{"new", "hold a new run (scripts/loop run)", ""},
+	{"resume", "hold a run again (scripts/loop resume)", ""},
+	{"resume-all", "resume interrupted runs (loop resume --interrupted)", ""},
+	{"next", "print the next action",
+		"--run ID\n\nExamples:\n  $ loop-drive next --run RUN"},
+	{"record", "record iteration --iteration from stdin, print its summary and the next action",
+		"--run ID --iteration N < STEP_AND_VALIDATION\n\nExamples:\n  $ cat step.json validation.json | loop-drive record --run RUN --iteration 3"},
+	{"attempt", "keep the step on stdin, which could not work, as an attempt; print the next action",
+		"--run ID < STEP\n\nExamples:\n  $ loop-drive attempt --run RUN < step.json"},
+	{"cancel", "stop the run's driver and mark the run canceled",
+		"--run ID\n\nExamples:\n  $ loop-drive cancel --run RUN"},
+	{"pause", "let the current step finish, then stop the driver; the run is paused",
+		"--run ID\n\nExamples:\n  $ loop-drive pause --run RUN"},
+	{"merge", "merge the completed run's branch into its merge target",
+		"--run ID\n\nExamples:\n  $ loop-drive merge --run RUN"},
+	{"init", "set up a project (scripts/loop init)", ""},
+	{"trust", "accept a config file's commands (scripts/loop trust)", ""},
+	{"usage", "print the help of scripts/loop",
+		"\n\nExamples:\n  $ loop-drive usage | less"},
 }
 
 // addSubcommands registers the subcommands, for --help, the man page and
-// completion.
+// completion; the help of those that read their own line is their own.
 func addSubcommands(p *flags.Parser) {
 	p.SubcommandsOptional = true // the old mode flags, for one release
 	for _, c := range subcommands {
-		if _, err := p.AddCommand(c.name, c.short, "", &struct{}{}); err != nil {
+		long := ""
+		if c.use != "" {
+			long = cli.SubcommandLong(c.use, c.short)
+		}
+		if _, err := p.AddCommand(c.name, c.short, long, &struct{}{}); err != nil {
 			panic(err)
 		}
 	}

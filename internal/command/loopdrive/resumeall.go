@@ -22,6 +22,10 @@ import (
 const resumeAllUsage = `Usage: loop resume --interrupted [--store DIR]... [--all-stores]
        loop resume --print-unit systemd|launchd
 
+Examples:
+  $ loop resume --interrupted
+  $ loop resume --interrupted --all-stores
+
 Resumes every interrupted run (running, with no driver alive) of the
 stores given (default: the current one; --all-stores: every store a loop
 was started in, remembered in $XDG_STATE_HOME/loopkit/stores), each in a

@@ -15,21 +15,31 @@ import (
 var modeFlags = []string{"new-run", "status", "attempt", "repair", "verify", "hypotheses", "snapshot", "rate-limit"}
 
 // subcommand is one of loop-record's modes: the old flag it stands for
-// and the value that flag took, now an argument.
+// and the value that flag took, now an argument; use is its --help's
+// usage line and examples.
 type subcommand struct {
-	name, flag, arg, short string
+	name, flag, arg, short, use string
 }
 
 var subcommands = []subcommand{
-	{"new", "new-run", "", "create a run (id from --run, else a new time-sortable id) and print its id"},
-	{"status", "status", "STATUS", "set the run's status: running, completed, failed, stuck, canceled"},
-	{"attempt", "attempt", "", "record the step on stdin as an attempt, not an iteration"},
-	{"rate-limit", "rate-limit", "STEP_FILE", "if the step in STEP_FILE hit a rate limit, record it and print the wait in ms"},
-	{"verify", "verify", "", "record the validation on stdin as a final verification"},
-	{"hypotheses", "hypotheses", "", "put the final message of the step on stdin into stuck.md"},
-	{"snapshot", "snapshot", "MILESTONE", "write a context snapshot for MILESTONE and print its path"},
-	{"repair", "repair", "", "only mend what a killed writer left in the run"},
-	{"set", "update", "", "store --setting, --pid or --pgid in run.json"},
+	{"new", "new-run", "", "create a run (id from --run, else a new time-sortable id) and print its id",
+		"[--run ID] [--name NAME] [--setting KEY=VALUE ...]\n\nExamples:\n  $ loop-record new --run ci\n  $ loop-record new --name 'fix the parser'"},
+	{"status", "status", "STATUS", "set the run's status: running, completed, failed, stuck, canceled",
+		"STATUS --run ID [--message TEXT] [--rule NAME]\n\nExamples:\n  $ loop-record status completed --run ci\n  $ loop-record status canceled --run ci --message 'stopped by hand'"},
+	{"attempt", "attempt", "", "record the step on stdin as an attempt, not an iteration",
+		"--run ID [--kind KIND] < STEP\n\nExamples:\n  $ loop-record attempt --run ci --kind interrupted < step.json"},
+	{"rate-limit", "rate-limit", "STEP_FILE", "if the step in STEP_FILE hit a rate limit, record it and print the wait in ms",
+		"STEP_FILE --run ID\n\nExamples:\n  $ loop-record rate-limit step.json --run ci"},
+	{"verify", "verify", "", "record the validation on stdin as a final verification",
+		"--run ID < VALIDATION\n\nExamples:\n  $ loop-validate -- make e2e | loop-record verify --run ci"},
+	{"hypotheses", "hypotheses", "", "put the final message of the step on stdin into stuck.md",
+		"--run ID < STEP\n\nExamples:\n  $ loop-record hypotheses --run ci < step.json"},
+	{"snapshot", "snapshot", "MILESTONE", "write a context snapshot for MILESTONE and print its path",
+		"MILESTONE --run ID\n\nExamples:\n  $ loop-record snapshot start --run ci"},
+	{"repair", "repair", "", "only mend what a killed writer left in the run",
+		"--run ID\n\nExamples:\n  $ loop-record repair --run ci"},
+	{"set", "update", "", "store --setting, --pid or --pgid in run.json",
+		"--run ID [--setting KEY=VALUE ...] [--pid PID] [--pgid N]\n\nExamples:\n  $ loop-record set --run ci --pid 4242 --pgid 4242"},
 }
 
 // addSubcommands registers the subcommands with the parser, for --help,
@@ -37,7 +47,7 @@ var subcommands = []subcommand{
 func addSubcommands(p *flags.Parser) {
 	p.SubcommandsOptional = true
 	for _, c := range subcommands {
-		if _, err := p.AddCommand(c.name, c.short, "", &struct{}{}); err != nil {
+		if _, err := p.AddCommand(c.name, c.short, cli.SubcommandLong(c.use, c.short), &struct{}{}); err != nil {
 			panic(err)
 		}
 	}
