@@ -34,8 +34,12 @@ func setupScript(env *testscript.Env) error {
 	}
 	env.Setenv("LOOPKIT_ROOT", root)
 	env.Setenv("LOOP_BIN", strings.Split(env.Getenv("PATH"), string(os.PathListSeparator))[0])
-	env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, ".run"))
-	env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
+	// loopkit's own directories are outside every workspace, $WORK too
+	// (its index key, say, is no file of the work tree's)
+	xdg := env.WorkDir + ".xdg"
+	env.Setenv("XDG_RUNTIME_DIR", filepath.Join(xdg, "run"))
+	env.Setenv("XDG_STATE_HOME", filepath.Join(xdg, "state"))
+	env.Defer(func() { os.RemoveAll(xdg) })
 	for k, v := range goEnv() {
 		env.Setenv(k, v)
 	}

@@ -219,7 +219,7 @@ func (r *Repo) Snapshot(w *Where) (string, error) { return r.snapshotFrom(w, w.I
 // as a copy of seed's.
 func (r *Repo) snapshotFrom(w *Where, seed string) (string, error) {
 	index := filepath.Join(r.GitDir, "index")
-	if err := seedIndex(seed, index); err != nil {
+	if err := prepareIndex(seed, index, w.Index); err != nil {
 		return "", err
 	}
 	objects, alts := filepath.Join(r.GitDir, "objects"), []string{w.Objects}

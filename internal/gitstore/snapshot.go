@@ -179,7 +179,7 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 		}
 	}
 	wr := writer(w, odb, objects, alts, index)
-	if err := seedIndex(seed, index); err != nil {
+	if err := prepareIndex(seed, index, w.Index); err != nil {
 		return "", true, true, err
 	}
 	if err := stage(wr, addArgs(w), index); err != nil {
@@ -188,6 +188,9 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 	ready()
 	tree, err := writeTree(wr, index, objects, alts)
 	if err != nil {
+		return "", true, true, err
+	}
+	if err := seal(index); err != nil {
 		return "", true, true, err
 	}
 	// The index stays with the objects: the run's first snapshot after
@@ -339,7 +342,11 @@ func snapshot(w gitCmd, add []string, index, objects string, alts []string) (str
 	if err := stage(w, add, index); err != nil {
 		return "", err
 	}
-	return writeTree(w, index, objects, alts)
+	tree, err := writeTree(w, index, objects, alts)
+	if err != nil {
+		return "", err
+	}
+	return tree, seal(index)
 }
 
 // stage runs add (git add -A) through the writer's index at index. For a

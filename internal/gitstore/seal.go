@@ -1,0 +1,142 @@
+package gitstore
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/loopkit/loopkit/internal/safefile"
+	"github.com/loopkit/loopkit/internal/userdir"
+	"github.com/loopkit/loopkit/internal/wfile"
+)
+
+// An index of the store's (a run's git/index, a step base's in the spool)
+// is a stat cache git trusts: a file whose stat data it holds, or that it
+// marks assume-unchanged or skip-worktree, is not read again. The store
+// sits in the workspace, in the agent's reach: an index it wrote would
+// hide its changes from the snapshots. So each index loopkit writes is
+// sealed, <index>.mac holding an HMAC of its size and trailing checksum
+// under a key kept outside the workspace (the state directory), and one
+// whose seal does not hold is never used.
+
+// macSuffix names an index's seal beside it.
+const macSuffix = ".mac"
+
+var sealKey = sync.OnceValues(func() ([]byte, error) {
+	state, err := userdir.State()
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(state, "index.key")
+	if key, err := safefile.ReadFile(path, 64); err == nil && len(key) == 32 {
+		return key, nil
+	}
+	key := make([]byte, 32)
+	rand.Read(key)
+	// made whole under another name, then linked: a concurrent maker's key
+	// wins and is read back
+	tmp := path + "." + strconv.Itoa(os.Getpid())
+	os.Remove(tmp)
+	if err := os.WriteFile(tmp, key, 0o600); err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); errors.Is(err, fs.ErrExist) {
+		if key, err = safefile.ReadFile(path, 64); err == nil && len(key) != 32 {
+			err = errors.New(path + ": not a key of loopkit's; remove it")
+		}
+		return key, err
+	} else if err != nil {
+		return nil, err
+	}
+	return key, nil
+})
+
+// indexMAC is the HMAC of the index's size and its last 32 bytes (its
+// checksum, whatever the hash), read without following a link.
+func indexMAC(index string) ([]byte, error) {
+	key, err := sealKey()
+	if err != nil {
+		return nil, err
+	}
+	f, err := safefile.Open(index)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	tail := make([]byte, min(fi.Size(), 32))
+	if _, err := f.ReadAt(tail, fi.Size()-int64(len(tail))); err != nil && err != io.EOF {
+		return nil, err
+	}
+	m := hmac.New(sha256.New, key)
+	binary.Write(m, binary.BigEndian, fi.Size())
+	m.Write(tail)
+	return m.Sum(nil), nil
+}
+
+// seal writes the index's seal (a new file renamed over the name). No
+// key (no state directory) leaves the index unsealed: the next snapshot
+// reads every file again, nothing worse.
+func seal(index string) error {
+	mac, err := indexMAC(index)
+	if err != nil {
+		if _, kerr := sealKey(); kerr != nil {
+			return nil
+		}
+		return err
+	}
+	tmp := index + macSuffix + ".tmp"
+	os.Remove(tmp)
+	f, err := wfile.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(mac)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, index+macSuffix)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// sealed tells whether the index is one loopkit wrote and sealed.
+func sealed(index string) bool {
+	want, err := safefile.ReadFile(index+macSuffix, 64)
+	if err != nil {
+		return false
+	}
+	got, err := indexMAC(index)
+	return err == nil && hmac.Equal(got, want)
+}
+
+// prepareIndex leaves at index the stat cache a snapshot starts from: its
+// own when sealed, else a copy of seed when seed is the user's index
+// (user) or a sealed one of the store's, else none (every file is read).
+func prepareIndex(seed, index, user string) error {
+	if _, err := os.Lstat(index); err == nil && !sealed(index) {
+		if err := os.Remove(index); err != nil {
+			return err
+		}
+	}
+	if seed != "" && seed != user && !sealed(seed) {
+		seed = ""
+	}
+	return seedIndex(seed, index)
+}
