@@ -104,6 +104,15 @@ func fromSubcommand(env *cli.Env, p *flags.Parser, opts *Options, args []string)
 	return sub.flag, args, nil
 }
 
+// said is a mode as the person gave it: its subcommand, or else its old
+// flag (--status), so that an error names what was typed.
+func said(p *flags.Parser, flag string) string {
+	if p.Active != nil {
+		return p.Active.Name
+	}
+	return "--" + flag
+}
+
 // deprecated says on stderr, once, that an old mode flag goes.
 func deprecated(env *cli.Env, p *flags.Parser, mode string) {
 	if p.Active != nil || !slices.Contains(modeFlags, mode) {

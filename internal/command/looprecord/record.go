@@ -127,7 +127,7 @@ func run(env *cli.Env) error {
 		return env.UsageError("--kind %q: want a lower-case word such as reviewer or rate_limited", opts.Kind)
 	}
 	if opts.Kind != "" && !opts.Attempt {
-		return env.UsageError("--kind goes with --attempt")
+		return env.UsageError("--kind goes with %s", said(p, "attempt"))
 	}
 	if err := checkPIDs(env, opts, func(name string) bool { return p.FindOptionByLongName(name).IsSet() }); err != nil {
 		return err
@@ -157,7 +157,7 @@ func run(env *cli.Env) error {
 		return newRun(env, r, opts, runSettings)
 	case opts.Status != "":
 		if opts.Run == "" {
-			return env.UsageError("--status needs --run (or LOOP_RUN_ID)")
+			return env.UsageError("%s needs --run (or LOOP_RUN_ID)", said(p, "status"))
 		}
 		run, err := door.SetStatusRule(opts.Run, opts.Status, opts.Message, opts.Rule)
 		if err != nil {
@@ -165,15 +165,18 @@ func run(env *cli.Env) error {
 		}
 		return printJSON(env, run)
 	case opts.Attempt:
+		if opts.Run == "" {
+			return env.UsageError("%s needs --run (or LOOP_RUN_ID)", said(p, "attempt"))
+		}
 		return recordAttempt(env, door, opts)
 	case opts.RateLimit != "":
 		if opts.Run == "" {
-			return env.UsageError("--rate-limit needs --run (or LOOP_RUN_ID)")
+			return env.UsageError("%s needs --run (or LOOP_RUN_ID)", said(p, "rate-limit"))
 		}
 		return rateLimitMode(env, door, opts.Run, opts.RateLimit)
 	case opts.Repair:
 		if opts.Run == "" {
-			return env.UsageError("--repair needs --run (or LOOP_RUN_ID)")
+			return env.UsageError("%s needs --run (or LOOP_RUN_ID)", said(p, "repair"))
 		}
 		if err := r.Repair(opts.Run); err != nil {
 			return failure(err)
@@ -181,7 +184,7 @@ func run(env *cli.Env) error {
 		return nil
 	case opts.Verify:
 		if opts.Run == "" {
-			return env.UsageError("--verify needs --run (or LOOP_RUN_ID)")
+			return env.UsageError("%s needs --run (or LOOP_RUN_ID)", said(p, "verify"))
 		}
 		in, err := readInput(env)
 		if err != nil {
@@ -195,7 +198,7 @@ func run(env *cli.Env) error {
 		return err
 	case opts.Hypotheses:
 		if opts.Run == "" {
-			return env.UsageError("--hypotheses needs --run (or LOOP_RUN_ID)")
+			return env.UsageError("%s needs --run (or LOOP_RUN_ID)", said(p, "hypotheses"))
 		}
 		in, err := readInput(env)
 		if err != nil {
@@ -211,7 +214,7 @@ func run(env *cli.Env) error {
 		return err
 	case opts.Snapshot != "":
 		if opts.Run == "" {
-			return env.UsageError("--snapshot needs --run (or LOOP_RUN_ID)")
+			return env.UsageError("%s needs --run (or LOOP_RUN_ID)", said(p, "snapshot"))
 		}
 		path, err := r.Snapshot(opts.Run, opts.Snapshot)
 		if err != nil {
@@ -221,6 +224,9 @@ func run(env *cli.Env) error {
 		return err
 	case len(runSettings) > 0 || opts.PID != 0 || opts.PGID != 0:
 		if opts.Run == "" {
+			if p.Active != nil { // set
+				return env.UsageError("%s needs --run (or LOOP_RUN_ID)", p.Active.Name)
+			}
 			return env.UsageError("--setting, --pid and --pgid need --run or --new-run")
 		}
 		if len(runSettings) > 0 && runconfig.IsKept(r.St.RunDir(opts.Run)) {
@@ -300,9 +306,6 @@ func recordIteration(env *cli.Env, door *runstate.Door, opts *Options) error {
 var kindPattern = lazyre.New(`^[a-z][a-z0-9_]{0,31}$`)
 
 func recordAttempt(env *cli.Env, door *runstate.Door, opts *Options) error {
-	if opts.Run == "" {
-		return env.UsageError("--attempt needs --run (or LOOP_RUN_ID)")
-	}
 	in, err := readInput(env)
 	if err != nil {
 		return err
