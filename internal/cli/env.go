@@ -55,6 +55,9 @@ type Env struct {
 	// ErrorFile, when set, receives the one-line error Finish reports, so
 	// that the driver can mark its run failed with it (ErrorFileEnv).
 	ErrorFile string
+	// helpName is the command and subcommand whose help a usage error
+	// points at (Parse sets it when a subcommand was given).
+	helpName string
 }
 
 // ErrorFileEnv names the file a loopkit command writes its error line to

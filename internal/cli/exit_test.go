@@ -50,3 +50,26 @@ func TestWrappedUsageKeepsHint(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 }
+
+// A usage error after a subcommand points at that subcommand's help, where
+// its flags and arguments are (loop-view checkout RUN 1 without --to).
+func TestUsageHintNamesSubcommand(t *testing.T) {
+	for _, args := range [][]string{{"sub"}, {"sub", "--bogus"}} {
+		var stderr bytes.Buffer
+		env := NewEnv("loop-x", args, nil, &bytes.Buffer{}, &stderr)
+		var opts struct {
+			To string `long:"to" required:"yes"`
+		}
+		p := NewParser(env, &struct{}{}, "")
+		if _, err := p.AddCommand("sub", "a subcommand", "", &opts); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Parse(env, p, nil, args)
+		if err == nil {
+			err = env.UsageError("bad")
+		}
+		if code := env.Finish(err); code != exitcode.Usage || !strings.Contains(stderr.String(), "hint: see 'loop-x sub --help'\n") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
+		}
+	}
+}

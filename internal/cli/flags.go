@@ -52,6 +52,9 @@ func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, 
 		}
 	}
 	rest, err := p.ParseArgs(args)
+	if p.Active != nil { // its usage errors point at its own help
+		env.helpName = env.Name + " " + p.Active.Name
+	}
 	if completing {
 		return nil, ErrHelpShown
 	}
@@ -68,7 +71,7 @@ func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, 
 			msg := badValue.ReplaceAllString(fe.Message, "$1: $2")
 			err = errors.New(badNumber.ReplaceAllString(msg, "$1 is not a whole number"))
 		}
-		return nil, &ExitError{Code: exitcode.Usage, Err: err, Hint: fmt.Sprintf("see '%s --help'", env.Name)}
+		return nil, &ExitError{Code: exitcode.Usage, Err: err, Hint: env.helpHint()}
 	}
 	if common != nil {
 		if common.Man {
@@ -86,14 +89,23 @@ func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, 
 		}
 	}
 	if err := checkRanges(p); err != nil {
-		return nil, &ExitError{Code: exitcode.Usage, Err: err, Hint: fmt.Sprintf("see '%s --help'", env.Name)}
+		return nil, &ExitError{Code: exitcode.Usage, Err: err, Hint: env.helpHint()}
 	}
 	return rest, nil
 }
 
 // UsageError makes a usage error that points at --help.
 func (e *Env) UsageError(format string, a ...any) error {
-	return &ExitError{Code: exitcode.Usage, Err: fmt.Errorf(format, a...), Hint: fmt.Sprintf("see '%s --help'", e.Name)}
+	return &ExitError{Code: exitcode.Usage, Err: fmt.Errorf(format, a...), Hint: e.helpHint()}
+}
+
+// helpHint points at the help of the subcommand given, else the command's.
+func (e *Env) helpHint() string {
+	name := e.Name
+	if e.helpName != "" {
+		name = e.helpName
+	}
+	return fmt.Sprintf("see '%s --help'", name)
 }
 
 // Done maps ErrHelpShown to success for a command's run function.
