@@ -107,7 +107,18 @@ func ValidationRunnable(cmd, dir string) error {
 			return nil
 		}
 	}
-	name, ok := literal(call.Args[0])
+	args := call.Args
+	name, ok := literal(args[0])
+	for ok && !funcs[name] { // env go test: go is the command that must exist
+		var wrapper bool
+		if args, wrapper = unwrap(name, args[1:]); !wrapper {
+			break
+		}
+		if len(args) == 0 {
+			return nil // an option it cannot follow, or no command
+		}
+		name, ok = literal(args[0])
+	}
 	if !ok || name == "" || funcs[name] || shellBuiltin(name) {
 		return nil
 	}
@@ -156,6 +167,41 @@ func shellReads(cmd, dir string) error {
 		return '?'
 	}, msg)
 	return fmt.Errorf("--validate: sh cannot read it: %s (fix its syntax: it runs as sh -c)", msg)
+}
+
+// unwrap: for a command that runs the command in its arguments (exec,
+// command, env, nice, nohup, timeout), those arguments from that command
+// on; none when an option leaves it unclear. wrapper is false for any
+// other command.
+func unwrap(name string, args []*syntax.Word) (rest []*syntax.Word, wrapper bool) {
+	switch name {
+	case "exec", "command", "env", "nice", "nohup", "timeout":
+	default:
+		return nil, false
+	}
+	skip := 0
+	for ; skip < len(args); skip++ {
+		w, ok := literal(args[skip])
+		if !ok {
+			return nil, true
+		}
+		switch {
+		case name == "env" && (w == "-i" || w == "-" || (strings.Contains(w, "=") && w[0] != '-')):
+			continue
+		case name == "nice" && skip == 0 && w == "-n":
+			skip++
+			continue
+		case name == "timeout" && skip == 0 && w != "" && w[0] != '-':
+			continue // the duration
+		case w != "" && w[0] == '-':
+			return nil, true
+		}
+		break
+	}
+	if skip >= len(args) {
+		return nil, true
+	}
+	return args[skip:], true
 }
 
 // firstCall is the first simple command the shell runs in stmts, noting
