@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -70,5 +71,26 @@ func TestRefusedConnectionRetried(t *testing.T) {
 	}
 	if len(rcv.take()) == 0 {
 		t.Fatal("no spans reached the collector that came up late")
+	}
+}
+
+// TestEndpointScheme: OTLP/HTTP goes to an http or https URL; any other
+// scheme, from the flag or the standard variables, is a usage error at
+// once (exit 2), not a minute of retries ending in Go's "unsupported
+// protocol scheme".
+func TestEndpointScheme(t *testing.T) {
+	root, _ := fixture(t)
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"--endpoint", "ftp://collector:4318"}, `loop-export: --endpoint "ftp://collector:4318": want a URL such as http://localhost:4318`},
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT=ftp://collector:4318"}, nil, `loop-export: OTEL_EXPORTER_OTLP_ENDPOINT="ftp://collector:4318": want a URL such as http://localhost:4318`},
+	} {
+		_, errs, code := runEnv(t, root, "", tc.env, "loop-export", append([]string{"fix", "--retry-for", "1s"}, tc.args...)...)
+		if code != 2 || !strings.HasPrefix(errs, tc.want+"\n") {
+			t.Errorf("%v %v: exit %d, stderr %q; want exit 2, %q", tc.env, tc.args, code, errs, tc.want)
+		}
 	}
 }

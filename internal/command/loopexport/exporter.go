@@ -31,7 +31,7 @@ func newExporter(env *cli.Env, opts *Options) (string, otelexport.Sender, error)
 	}
 	endpoint := opts.Endpoint
 	if endpoint != "" {
-		if u, err := url.Parse(endpoint); err != nil || u.Scheme == "" || u.Host == "" {
+		if u, err := url.Parse(endpoint); err != nil || u.Scheme == "" || u.Host == "" || (opts.Protocol != "grpc" && !httpScheme(u)) {
 			return "", nil, env.UsageError("--endpoint %q: want a URL such as http://localhost:4318", endpoint)
 		}
 	}
@@ -102,7 +102,7 @@ func httpURL(flag string, insecure bool) (string, error) {
 			continue
 		}
 		u, err := url.Parse(v)
-		if err != nil || u.Scheme == "" || u.Host == "" {
+		if err != nil || u.Host == "" || !httpScheme(u) {
 			return "", fmt.Errorf("%s=%q: want a URL such as http://localhost:4318", name, v)
 		}
 		switch {
@@ -118,6 +118,10 @@ func httpURL(flag string, insecure bool) (string, error) {
 	}
 	return "https://localhost:4318/v1/traces", nil
 }
+
+// httpScheme: OTLP/HTTP is sent to http or https URLs only (any other
+// scheme failed only at the first post, after a minute of retries).
+func httpScheme(u *url.URL) bool { return u.Scheme == "http" || u.Scheme == "https" }
 
 // destination is the endpoint the exporter will use, as the OTLP
 // exporters read it from the flag or the environment.
