@@ -29,7 +29,10 @@ const (
 // CLI's earlier cases took to their first request, or maxStartup before
 // any) plus hangWait: a hang case lasts that long whatever happens.
 func (tc matrixCase) budget(cli string) time.Duration {
-	if tc.fault != modelapi.FaultHang && tc.fault != modelapi.FaultStall {
+	switch {
+	case tc.fault == modelapi.FaultHang, tc.fault == modelapi.FaultStall, tc.fault == modelapi.FaultTruncated,
+		tc.fault == modelapi.FaultMalformed, tc.unreachable:
+	default:
 		return longBudget
 	}
 	return startups.allowance(cli) + hangWait

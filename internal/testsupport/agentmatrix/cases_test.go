@@ -19,6 +19,17 @@ type matrixCase struct {
 	kind     string // the error_kind loopkit must record, a|b for either ("" for none)
 	validate string
 	capture  bool // kept under testdata/agents with LOOPKIT_AGENTS_CAPTURE
+	// noRetryAfter: the fault carries no retry-after (nor RetryInfo);
+	// times: only the first so many requests fail (0: all of them)
+	noRetryAfter bool
+	times        int
+	// unreachable points the CLI at a port nothing listens on
+	unreachable bool
+	// maxWait is the run's --max-wait (1s when zero); idleTimeout its
+	// --idle-timeout (the default when zero)
+	maxWait, idleTimeout time.Duration
+	// longAnswer: bytes of the final answer's text
+	longAnswer int
 }
 
 const validateNotes = "grep -qx hello notes.txt && grep -qx world notes.txt"
@@ -34,6 +45,12 @@ var cases = []matrixCase{
 	{name: "context", fault: modelapi.FaultContext, kind: "invalid_request", validate: validateNotes},
 	{name: "stall", fault: modelapi.FaultStall, validate: validateNotes},
 	{name: "hang", fault: modelapi.FaultHang, validate: validateNotes},
+	{name: "rate_limit_no_retry_after", fault: modelapi.FaultRateLimit, kind: "rate_limit", validate: validateNotes, noRetryAfter: true, maxWait: 30 * time.Second},
+	{name: "overloaded_once", fault: modelapi.FaultOverloaded, validate: validateNotes, times: 1},
+	{name: "truncated", fault: modelapi.FaultTruncated, validate: validateNotes},
+	{name: "malformed", fault: modelapi.FaultMalformed, validate: validateNotes},
+	{name: "unreachable", validate: validateNotes, unreachable: true, idleTimeout: 45 * time.Second},
+	{name: "long_answer", validate: validateNotes, longAnswer: 400 << 10},
 }
 
 // scenario: three turns that write notes.txt, append to it through the
@@ -47,7 +64,17 @@ func (tc matrixCase) scenario(h *harness) *modelapi.Scenario {
 	}}
 	if tc.fault != "" {
 		// short waits, so the CLIs' own retries end in seconds
-		sc.Fault = &modelapi.Fault{Kind: tc.fault, RetryAfter: 2}
+		sc.Fault = &modelapi.Fault{Kind: tc.fault, RetryAfter: 2, NoRetryAfter: tc.noRetryAfter, Times: tc.times}
+	}
+	if tc.longAnswer > 0 {
+		last := &sc.Turns[len(sc.Turns)-1]
+		// numbered lines: Gemini CLI stops an answer that repeats itself
+		// ("Loop detected, stopping execution")
+		var b strings.Builder
+		for i := 1; b.Len() < tc.longAnswer; i++ {
+			fmt.Fprintf(&b, "\nLine %d of the long answer: notes.txt holds hello and world.", i)
+		}
+		last.Text += b.String() + "\nAll of notes.txt is written."
 	}
 	return sc
 }
@@ -125,7 +152,7 @@ func (tc matrixCase) check(h *harness) {
 	errText, _ := step["error"].(string)
 	kind, _ := step["error_kind"].(string)
 	switch tc.name {
-	case "success":
+	case "success", "overloaded_once", "long_answer":
 		h.expect("completed", h.exit == 0, "exit %d, want 0 (completed)", h.exit)
 		notes, _ := os.ReadFile(filepath.Join(h.ws, "notes.txt"))
 		h.expect("files-edited", string(notes) == "hello\nworld\n", "notes.txt = %q, want the CLI's tools to have written hello and world", notes)
@@ -133,6 +160,12 @@ func (tc matrixCase) check(h *harness) {
 		h.expect("notice-not-error", errText == "" && kind == "", "a step that completed has error %q (%s)", errText, kind)
 		want := map[string]string{"claude": "reported", "opencode": "reported", "codex": "unknown", "gemini": "unknown"}[h.cli.name]
 		h.expect("cost-source", step["cost_source"] == want, "cost_source %v, want %q", step["cost_source"], want)
+		if tc.longAnswer > 0 {
+			final, _ := step["final_message"].(string)
+			// the record keeps its last record.FinalMessageChars
+			h.expect("long-answer", strings.HasSuffix(strings.TrimSpace(final), "All of notes.txt is written."),
+				"final message %q, want the end of the %d-byte answer", tail(final, 200), tc.longAnswer)
+		}
 	case "max_turns":
 		if h.exit == 0 {
 			t.Errorf("exit 0: a run cut at one model turn cannot have passed")
@@ -143,14 +176,21 @@ func (tc matrixCase) check(h *harness) {
 		}
 		if tc.kind != "" {
 			h.expect("kind", kind != "" && strings.Contains("|"+tc.kind+"|", "|"+kind+"|"), "error_kind %q, want %q (error %q)", kind, tc.kind, errText)
-		} else {
+		} else if tc.fault == modelapi.FaultHang || tc.fault == modelapi.FaultStall {
 			timedOut := step["timed_out"] == true || step["idle_timeout"] == true
 			h.expect("hang-classified", timedOut || kind != "", "a %s step ended neither timed out nor with an error kind: %q", tc.fault, errText)
 		}
-		if step["timed_out"] != true { // a timeout is loopkit's words: the CLI said nothing
+		if tc.idleTimeout > 0 {
+			// Codex waits for the network for ever, without a count: no
+			// progress, so --idle-timeout ends it
+			h.t.Logf("error %q, idle_timeout %v", errText, step["idle_timeout"])
+		}
+		if step["timed_out"] != true && step["idle_timeout"] != true { // a timeout is loopkit's words: the CLI said nothing
 			h.expect("own-words", errText != "" && inWords(errText, stdout, stderr), "error %q is not in the CLI's output", errText)
 		}
-		h.timingTargets(tc, step)
+		if !tc.unreachable {
+			h.timingTargets(tc, step)
+		}
 	}
 }
 
@@ -227,7 +267,28 @@ func (h *harness) timingTargets(tc matrixCase, step map[string]any) {
 		}
 		ts, _ := num(ev["ts"])
 		h.expect("rate-limited", time.UnixMilli(int64(ts)).Sub(first) <= 5*time.Second, "RATE_LIMITED %s after the first 429", time.UnixMilli(int64(ts)).Sub(first).Round(100*time.Millisecond))
-		if h.cli.noReset == "" {
+		if tc.noRetryAfter {
+			// No reset from the API: what a CLI says instead (Claude's
+			// retry_delay_ms, Gemini's "Retrying after 5173ms") is its own
+			// backoff. Under a 30 s --max-wait a loop that trusted it again
+			// called the API every two seconds until the waits added up;
+			// from the second limited call it waits the driver's backoff.
+			var limited []map[string]any
+			for _, e := range h.records("events.jsonl") {
+				if e["type"] == "RATE_LIMITED" {
+					limited = append(limited, e)
+				}
+			}
+			var waits []any
+			short := 0
+			for i, e := range limited {
+				waits = append(waits, e["wait_ms"])
+				if w, _ := num(e["wait_ms"]); i > 0 && w < 60000 {
+					short++
+				}
+			}
+			h.expect("rate-limit-backoff", len(limited) <= 2 && short == 0, "%d limited calls, waits (ms) %v: want the driver's backoff from the second", len(limited), waits)
+		} else if h.cli.noReset == "" {
 			h.expect("rate-limit-reset", step["rate_limit_resets_at"] != nil, "no reset recorded: %v", step["rate_limit_resets_at"])
 		} else {
 			// nothing to take the reset from: the driver's own backoff

@@ -7,9 +7,11 @@ package agentmatrix
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -139,6 +141,15 @@ func newHarness(t *testing.T, c cli, path string, tc matrixCase) *harness {
 	hs := httptest.NewServer(h.srv)
 	t.Cleanup(func() { h.srv.Close(); hs.Close() })
 	h.url = hs.URL
+	if tc.unreachable {
+		// a port that was just free: connection refused
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.url = "http://" + ln.Addr().String()
+		ln.Close()
+	}
 	return h
 }
 
@@ -170,8 +181,14 @@ func (h *harness) loopRun(tc matrixCase) {
 	}
 	env = append(env, h.cli.config(h)...)
 	budget := tc.budget(h.cli.name)
+	maxWait := cmp.Or(tc.maxWait, time.Second)
 	args := []string{"run", "--prompt", "TASK.md", "--validate", tc.validate, "--max-iterations", "1",
-		"--max-agent-failures", "1", "--timeout", budget.String(), "--max-wait", "1s", "--max-concurrency", "64"}
+		"--max-agent-failures", "1", "--timeout", budget.String(), "--max-wait", maxWait.String(), "--max-concurrency", "64"}
+	if tc.idleTimeout > 0 { // a setting loop-step reads for itself: config only
+		conf := filepath.Join(h.home, "loop.conf")
+		writeFile(conf, "idle_timeout="+tc.idleTimeout.String()+"\n")
+		args = append(args, "--config", conf)
+	}
 	agent := h.cli.args(h)
 	if tc.name == "max_turns" {
 		agent = append(agent, h.cli.maxTurns(h)...)
@@ -179,7 +196,7 @@ func (h *harness) loopRun(tc matrixCase) {
 	args = append(append(args, "--"), agent...)
 	// loop run's own deadline: the agent's budget, the validation and the
 	// agent's kill grace after it
-	deadline := budget + 2*time.Minute
+	deadline := budget + 2*time.Minute + maxWait
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	cmd := exec.Command(abs(filepath.Join(root, "scripts", "loop")), args...)

@@ -125,6 +125,10 @@ func (a anthropicWire) writeStall(w http.ResponseWriter, model string, t Turn, i
 	sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": "Let me look"}})
 }
 
+func (anthropicWire) writeMalformed(w http.ResponseWriter) {
+	fmt.Fprintf(w, "event: content_block_delta\ndata: %s\n\n", malformedData)
+}
+
 var anthropicErrorTypes = map[string]string{
 	FaultAuth:       "authentication_error",
 	FaultPermission: "permission_error",

@@ -112,6 +112,10 @@ func (g geminiWire) writeStall(w http.ResponseWriter, model string, t Turn, id s
 	sse(w, "", geminiResponse(model, id, []map[string]any{{"text": "Let me look"}}, "", nil))
 }
 
+func (geminiWire) writeMalformed(w http.ResponseWriter) {
+	fmt.Fprintf(w, "data: %s\n\n", malformedData)
+}
+
 func (geminiWire) writeError(w http.ResponseWriter, kind string, retryAfter int) {
 	retryHeaders(w, kind, retryAfter)
 	status := map[string]string{FaultAuth: "UNAUTHENTICATED", FaultPermission: "PERMISSION_DENIED", FaultRateLimit: "RESOURCE_EXHAUSTED",
@@ -119,7 +123,7 @@ func (geminiWire) writeError(w http.ResponseWriter, kind string, retryAfter int)
 	msg := map[string]string{
 		FaultAuth:       "API key not valid. Please pass a valid API key.",
 		FaultPermission: "Permission denied: Consumer 'api_key:scripted' has been suspended.",
-		FaultRateLimit:  fmt.Sprintf("You exceeded your current quota, please check your plan and billing details. Please retry in %ds.", retryAfter),
+		FaultRateLimit:  "You exceeded your current quota, please check your plan and billing details.",
 		FaultServer:     "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting",
 		FaultOverloaded: "The model is overloaded. Please try again later.",
 		FaultContext:    "The input token count (1212345) exceeds the maximum number of tokens allowed (1048576).",
@@ -129,10 +133,11 @@ func (geminiWire) writeError(w http.ResponseWriter, kind string, retryAfter int)
 	case FaultAuth:
 		details = []any{map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com"}}
 	case FaultRateLimit:
-		details = []any{
-			map[string]any{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": []any{map[string]any{
-				"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests", "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}}},
-			map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": fmt.Sprintf("%ds", retryAfter)},
+		details = []any{map[string]any{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": []any{map[string]any{
+			"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests", "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}}}}
+		if retryAfter > 0 {
+			msg += fmt.Sprintf(" Please retry in %ds.", retryAfter)
+			details = append(details, map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": fmt.Sprintf("%ds", retryAfter)})
 		}
 	}
 	code := statusOf(kind, false)

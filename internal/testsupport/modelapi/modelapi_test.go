@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -279,6 +280,36 @@ func TestStatusFaults(t *testing.T) {
 				t.Fatalf("gemini 429 %q", gerr.Message)
 			}
 		})
+	}
+}
+
+// A cut stream and a malformed one both fail the official SDK's stream:
+// the first as a broken body, the second as an event it cannot decode.
+// A 429 without retry-after carries no header nor Google RetryInfo.
+func TestCutStreamsAndNoRetryAfter(t *testing.T) {
+	for _, kind := range []string{FaultTruncated, FaultMalformed} {
+		_, url := start(t, &Scenario{Turns: twoTurns.Turns, Fault: &Fault{Kind: kind}})
+		c := anthropicClient(url)
+		stream := c.Messages.NewStreaming(ctx(t), anthropicParams())
+		var msg anthropic.Message
+		for stream.Next() {
+			msg.Accumulate(stream.Current())
+		}
+		if stream.Err() == nil || msg.StopReason != "" {
+			t.Errorf("%s: stream ended cleanly (%v), stop %q", kind, stream.Err(), msg.StopReason)
+		}
+	}
+	_, url := start(t, &Scenario{Turns: twoTurns.Turns, Fault: &Fault{Kind: FaultRateLimit, NoRetryAfter: true}})
+	c := anthropicClient(url)
+	_, err := c.Messages.New(ctx(t), anthropicParams())
+	var aerr *anthropic.Error
+	if !errors.As(err, &aerr) || aerr.StatusCode != 429 || aerr.Response.Header.Get("retry-after") != "" || aerr.Response.Header.Get("retry-after-ms") != "" {
+		t.Fatalf("429 without retry-after: %v", err)
+	}
+	_, err = geminiClient(t, url).Models.GenerateContent(ctx(t), "g", genai.Text("go"), nil)
+	var gerr genai.APIError
+	if !errors.As(err, &gerr) || gerr.Code != 429 || strings.Contains(gerr.Message, "retry in") || strings.Contains(fmt.Sprint(gerr.Details), "RetryInfo") {
+		t.Fatalf("gemini 429 without retry info: %#v", err)
 	}
 }
 

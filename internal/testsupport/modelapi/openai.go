@@ -118,6 +118,10 @@ func (r responsesWire) writeStall(w http.ResponseWriter, model string, t Turn, i
 	sse(w, "response.output_text.delta", map[string]any{"type": "response.output_text.delta", "sequence_number": 2, "item_id": "msg_" + id, "output_index": 0, "content_index": 0, "delta": "Let me look", "logprobs": []any{}})
 }
 
+func (responsesWire) writeMalformed(w http.ResponseWriter) {
+	fmt.Fprintf(w, "event: response.output_text.delta\ndata: %s\n\n", malformedData)
+}
+
 func (responsesWire) writeError(w http.ResponseWriter, kind string, retryAfter int) {
 	openaiError(w, kind, retryAfter)
 }
@@ -237,6 +241,10 @@ func (chatWire) writeStall(w http.ResponseWriter, model string, t Turn, id strin
 		sse(w, "", map[string]any{"id": "chatcmpl-" + id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": model,
 			"choices": []any{map[string]any{"index": 0, "delta": d, "finish_reason": nil}}})
 	}
+}
+
+func (chatWire) writeMalformed(w http.ResponseWriter) {
+	fmt.Fprintf(w, "data: %s\n\n", malformedData)
 }
 
 func (chatWire) writeError(w http.ResponseWriter, kind string, retryAfter int) {

@@ -64,6 +64,11 @@ const (
 	FaultContext    = "context"    // 400, prompt too long
 	FaultStall      = "stall"
 	FaultHang       = "hang"
+	// FaultTruncated starts a stream and cuts the connection mid-message;
+	// FaultMalformed sends an event that is not JSON and ends the stream
+	// there, without its closing events.
+	FaultTruncated = "truncated"
+	FaultMalformed = "malformed"
 )
 
 // Fault makes the first Times generation requests fail (0: all of them).
@@ -71,6 +76,9 @@ type Fault struct {
 	Kind       string `json:"kind"`
 	Times      int    `json:"times,omitempty"`
 	RetryAfter int    `json:"retry_after,omitempty"` // seconds, for rate_limit and overloaded
+	// NoRetryAfter sends no retry-after headers (nor Google's RetryInfo):
+	// the client is left to its own backoff.
+	NoRetryAfter bool `json:"no_retry_after,omitempty"`
 }
 
 // Load reads a scenario file.
@@ -89,7 +97,7 @@ func Load(path string) (*Scenario, error) {
 func (s *Scenario) check() error {
 	if s.Fault != nil {
 		switch s.Fault.Kind {
-		case FaultAuth, FaultPermission, FaultRateLimit, FaultServer, FaultOverloaded, FaultContext, FaultStall, FaultHang:
+		case FaultAuth, FaultPermission, FaultRateLimit, FaultServer, FaultOverloaded, FaultContext, FaultStall, FaultHang, FaultTruncated, FaultMalformed:
 		default:
 			return fmt.Errorf("scenario: unknown fault kind %q", s.Fault.Kind)
 		}

@@ -126,6 +126,8 @@ type wire interface {
 	writeError(w http.ResponseWriter, kind string, retryAfter int)
 	// writeStall starts a streamed answer and stops mid-message.
 	writeStall(w http.ResponseWriter, model string, t Turn, id string)
+	// writeMalformed writes one event whose data is not JSON.
+	writeMalformed(w http.ResponseWriter)
 }
 
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, rec Request, body []byte, wi wire) {
@@ -177,9 +179,19 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, rec Request, b
 		case <-r.Context().Done():
 		case <-s.hangs:
 		}
+	case FaultTruncated:
+		wi.writeStall(w, model, t, id)
+		flush(w)
+		panic(http.ErrAbortHandler) // the connection is cut, the body never ends
+	case FaultMalformed:
+		wi.writeStall(w, model, t, id)
+		wi.writeMalformed(w)
+		flush(w)
 	default:
 		retry := f.RetryAfter
-		if retry == 0 && (f.Kind == FaultRateLimit || f.Kind == FaultOverloaded) {
+		if f.NoRetryAfter {
+			retry = 0
+		} else if retry == 0 && (f.Kind == FaultRateLimit || f.Kind == FaultOverloaded) {
 			retry = 1
 		}
 		wi.writeError(w, f.Kind, retry)
@@ -216,6 +228,10 @@ func flush(w http.ResponseWriter) {
 
 // estimateTokens is count_tokens' answer: about four bytes a token.
 func estimateTokens(body []byte) int { return len(body)/4 + 1 }
+
+// malformedData is the data of the event that is not JSON: an object cut
+// after its first field, as a broken proxy might send.
+const malformedData = `{"type":"content_block_delta","index":0,"delta":{"type":"text_del`
 
 // statusOf maps a fault to its HTTP status; overload is 529 on
 // Anthropic's wire and 503 on the others.
