@@ -147,6 +147,44 @@ func TestDeciderStretch(t *testing.T) {
 	}
 }
 
+// The driver writes STEP_STARTED and STEP_FINISHED around every agent
+// call, limited ones too: they are no start of a stretch. When they were,
+// every limited call began a stretch of its own, so the backoff never
+// doubled and --max-wait never paused (the real Claude Code, given a 429
+// without retry-after, was called 229 times in 10 minutes under a 30 s
+// --max-wait).
+func TestStretchSpansSteps(t *testing.T) {
+	now := time.UnixMilli(1_772_139_600_000)
+	d := newDecider(t, Settings{MaxWait: 4 * time.Minute, Backoff: time.Minute}, &now)
+	var got []string
+	for i := 0; i < 4; i++ {
+		for _, typ := range []string{record.EventStepStarted, record.EventStepFinished} {
+			if _, err := d.W.Update("r1", func(*record.Run) error {
+				return d.W.AppendEvent(record.Event{TS: now.UnixMilli(), RunID: "r1", Type: typ, StepID: "r1-step-1"})
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w, err := d.Limited(&record.Step{RateLimited: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec, err := d.Before()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dec.Pause {
+			got = append(got, "pause")
+			break
+		}
+		got = append(got, w.String())
+		now = now.Add(dec.Wait)
+	}
+	if strings.Join(got, " ") != "1m0s 2m0s pause" {
+		t.Errorf("waits %v, want 1m 2m pause", got)
+	}
+}
+
 // A reset time far ahead (1e13 or 9e15 seconds given as ms, int64's end)
 // never overflows a wait into a negative one: the wait is capped at
 // Longest, and a stretch past max_wait pauses the run.

@@ -107,10 +107,14 @@ func stretchOf(lines [][]byte) (Stretch, bool) {
 			if e.Message != NoteWaitMessage {
 				s.Attempts++
 			}
-		case record.EventWatchdogSignal, record.EventWatchdogRewrite:
-		default:
+		case record.EventIterationRecorded, record.EventRunCreated, record.EventRunStarted, record.EventRunResumed,
+			record.EventRunPaused, record.EventRunQueued, record.EventRunCompleted, record.EventRunFailed,
+			record.EventRunStuck, record.EventRunCanceled, record.EventRunResolved:
 			return s, true
 		}
+		// the events between limited calls (the driver's STEP_STARTED and
+		// STEP_FINISHED around each, the watchdog's, a config change) are
+		// within the stretch
 	}
 	return s, false
 }
