@@ -19,6 +19,7 @@ import (
 func TestWait(t *testing.T) {
 	now := time.UnixMilli(1_772_139_600_000)
 	in3s := now.Add(3 * time.Second).UnixMilli()
+	in1h := now.Add(time.Hour).UnixMilli()
 	past := now.Add(-time.Minute).UnixMilli()
 	for _, c := range []struct {
 		name     string
@@ -27,7 +28,9 @@ func TestWait(t *testing.T) {
 		want     time.Duration
 	}{
 		{"known reset", &in3s, 0, 3*time.Second + Margin},
-		{"known reset, any attempt", &in3s, 5, 3*time.Second + Margin},
+		{"known reset, after a limited call: the backoff", &in3s, 1, time.Minute},
+		{"known reset, after five: the backoff", &in3s, 5, 16 * time.Minute},
+		{"far reset, after a limited call", &in1h, 2, time.Hour + Margin},
 		{"reset passed: back off", &past, 0, time.Minute},
 		{"unknown, first", nil, 0, time.Minute},
 		{"unknown, third", nil, 2, 4 * time.Minute},
@@ -144,6 +147,29 @@ func TestDeciderStretch(t *testing.T) {
 	})
 	if s, _ := CurrentStretch(d.St, "r1"); s != (Stretch{}) {
 		t.Errorf("after an iteration: %+v", s)
+	}
+}
+
+// A reset that did not hold is not trusted again: Claude Code's
+// retry_delay_ms is its own half-second backoff when the API sent no
+// retry-after, and a loop that waited only that called the rate-limited
+// API every two seconds for hours (18 calls in 45 s with the real CLI).
+// From the stretch's second limited call the wait is the backoff at least.
+func TestShortResetBacksOff(t *testing.T) {
+	now := time.UnixMilli(1_772_139_600_000)
+	d := newDecider(t, Settings{MaxWait: time.Hour, Backoff: time.Minute}, &now)
+	var got []string
+	for i := 0; i < 4; i++ {
+		at := now.Add(500 * time.Millisecond).UnixMilli()
+		w, err := d.Limited(&record.Step{RateLimited: true, RateLimitResetsAt: &at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, w.String())
+		now = now.Add(w)
+	}
+	if strings.Join(got, " ") != "1.5s 1m0s 2m0s 4m0s" {
+		t.Errorf("waits %v, want the reset once, then the backoff: 1.5s 1m 2m 4m", got)
 	}
 }
 

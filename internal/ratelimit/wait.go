@@ -47,13 +47,26 @@ func addWait(a, b time.Duration) time.Duration {
 
 // Wait is how long to wait before the next attempt: until resetsAt (Unix
 // ms) plus Margin when it is known and ahead, else first doubled for each
-// earlier limited attempt of the stretch, capped at MaxBackoff.
+// earlier limited attempt of the stretch, capped at MaxBackoff. After a
+// limited attempt a known reset waits at least that backoff (first for the
+// second attempt): a reset that did not hold is not trusted again, and a
+// CLI's own retry delay taken for a reset (Claude Code's retry_delay_ms
+// when the API sent no retry-after) would call a limited API every second.
 func Wait(resetsAt *int64, now time.Time, earlier int, first time.Duration) time.Duration {
 	if resetsAt != nil {
 		if d := until(*resetsAt, now); d > 0 {
-			return min(d+Margin, Longest)
+			d = min(d+Margin, Longest)
+			if earlier > 0 {
+				d = max(d, backoff(earlier-1, first))
+			}
+			return d
 		}
 	}
+	return backoff(earlier, first)
+}
+
+// backoff is first doubled earlier times, capped at MaxBackoff.
+func backoff(earlier int, first time.Duration) time.Duration {
 	if first <= 0 {
 		first = FirstBackoff
 	}
