@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -63,5 +64,50 @@ func TestPlantedIndexHidesNothing(t *testing.T) {
 	}
 	if got := strings.TrimSpace(recorded(r, tree)); got != blob("ddd\n") {
 		t.Errorf("after a planted run index: a.txt recorded as %s, want %s", got, blob("ddd\n"))
+	}
+}
+
+// An empty folder (a new project: nothing but the store, outside git or
+// just after git init) leaves no index after git add: there is nothing to
+// seal, its base is the empty tree, and the first step's changes are
+// recorded. (The seal's open failed there: the iteration had no base and
+// no changes.patch.)
+func TestEmptyFolderBase(t *testing.T) {
+	for _, withGit := range []bool{false, true} {
+		var dir string
+		if withGit {
+			dir = gitRepo(t)
+		} else {
+			dir = t.TempDir()
+			t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "gitconfig"))
+			t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+		}
+		t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
+		runDir := filepath.Join(dir, StoreName, "runs", "r")
+		if err := os.MkdirAll(runDir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, StoreName), ".gitignore", "*\n", 0o644)
+		odb := filepath.Join(dir, StoreName, "spool", "s.git")
+		base, _, ok, err := Base(dir, odb, runDir, nil)
+		if err != nil || !ok || base == "" {
+			t.Fatalf("git %v: base %q ok %v: %v", withGit, base, ok, err)
+		}
+		write(t, dir, "out", "hi\n", 0o644)
+		where, err := LocateAny(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		repo, tree, err := AfterStep(runDir, where, odb)
+		if err != nil {
+			t.Fatalf("git %v: after the step: %v", withGit, err)
+		}
+		if err := repo.SetIteration(1, tree, base); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := repo.Changes(base, tree)
+		if got := Paths(cs); err != nil || !slices.Equal(got, []string{"out"}) {
+			t.Errorf("git %v: changes %v (%v), want [out]", withGit, got, err)
+		}
 	}
 }

@@ -408,10 +408,11 @@ func gitlinks(w gitCmd, index string) ([]string, error) {
 
 // writeTree is `git write-tree` of the index git add just wrote, by
 // writeTreeFromIndex when it can (no git process, no index rewritten),
-// else by git.
+// else by git: also when git add wrote no index (an empty work tree),
+// for git writes the empty tree.
 func writeTree(w gitCmd, index, objects string, alts []string) (string, error) {
 	tree, err := writeTreeFromIndex(index, objects, append([]string{objects}, alts...))
-	if err == nil || !errors.Is(err, errIndexUnsupported) {
+	if err == nil || !(errors.Is(err, errIndexUnsupported) || errors.Is(err, os.ErrNotExist)) {
 		return tree, err
 	}
 	out, err := w.run("write-tree")
