@@ -9,6 +9,7 @@ package gitrun
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -35,6 +36,16 @@ var policy = []string{
 // policyEnv: never ask anyone anything, never refresh an index loopkit
 // only reads (git status would rewrite the user's).
 var policyEnv = []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=true", "GIT_ASKPASS=true"}
+
+// aborted ends every git this process runs, running or to come (Abort).
+var aborted, abortAll = context.WithCancel(context.Background())
+
+// Abort kills the git processes this process is running and fails every
+// later one. A git can block for good on what the agent leaves in the
+// work tree (a FIFO where git reads a .gitignore or a config include),
+// and a process that ignores signals so as to finish its work (the
+// driver's holder recording an iteration) is cut this way instead.
+func Abort() { abortAll() }
 
 // Cmd is one git invocation.
 type Cmd struct {
@@ -69,7 +80,7 @@ func (c Cmd) Command(args ...string) *exec.Cmd {
 		// its own config, which no hash covers: its HEAD is enough
 		args = append([]string{args[0], "--ignore-submodules=dirty"}, args[1:]...)
 	}
-	cmd := exec.Command("git", append(full, args...)...)
+	cmd := exec.CommandContext(aborted, "git", append(full, args...)...)
 	cmd.Env = append(append(os.Environ(), policyEnv...), c.Env...)
 	if !slices.ContainsFunc(c.Env, func(e string) bool { return strings.HasPrefix(e, "GIT_DIR=") }) {
 		// loopkit's own git directories are checked by their owner
@@ -78,6 +89,7 @@ func (c Cmd) Command(args ...string) *exec.Cmd {
 	cmd.Stdin = c.Stdin
 	if c.Group {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	}
 	return cmd
 }
@@ -93,6 +105,9 @@ func (c Cmd) Run(args ...string) ([]byte, error) {
 	}
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
+		if aborted.Err() != nil {
+			return stdout.Bytes(), fmt.Errorf("git %s: stopped (the run was stopped)", strings.Join(args, " "))
+		}
 		msg := stderr.Bytes()
 		if len(bytes.TrimSpace(msg)) == 0 {
 			msg = stdout.Bytes()

@@ -21,7 +21,8 @@ on_signal() {
   [ -n "$SIGNALED" ] || { SIGNALED=$1; SIGCODE=$2; }
   if [ -n "$CHILD" ]; then
     kill -"${1/PIPE/TERM}" "$CHILD" 2>/dev/null
-  elif [ -z "$FINISHING" ] && [ -z "$ASKING" ]; then
+  elif [ -n "$ASKING" ]; then kill -USR2 "$HOLDER_PID" 2>/dev/null # a record stuck in git is cut
+  elif [ -z "$FINISHING" ]; then
     canceled
   fi
 }

@@ -403,6 +403,10 @@ func (h *holder) emitSettings(run *record.Run) {
 	}
 }
 
+// stuckGit is how long a request the driver was signalled during may
+// still run git: well under the 15 s `loop cancel` waits for the driver.
+const stuckGit = 5 * time.Second
+
 // wait keeps the locks until the driver exits or sends SIGUSR1. Signals a
 // terminal sends to the whole foreground group are the driver's to handle:
 // the lock must outlive the driver's own cleanup. Meanwhile it answers the
@@ -413,6 +417,15 @@ func (h *holder) wait(id string, reqs chan request) {
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGPIPE, syscall.SIGQUIT)
 	release := make(chan os.Signal, 1)
 	signal.Notify(release, syscall.SIGUSR1)
+	// SIGUSR2: the driver was signalled while a request was answered. A
+	// record finishes in time; one whose git is blocked for good (a FIFO
+	// the agent put where git reads) is cut, and the driver ends the run.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGUSR2)
+	go func() {
+		<-stop
+		time.AfterFunc(stuckGit, gitrun.Abort)
+	}()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	last := time.Now()
