@@ -48,10 +48,12 @@ run options:
 `
 
 const helpTail = `
-Exit status: 0 completed; 1 stuck; 2 usage or a bad setting; 3 failed
-(agent cannot run or keeps failing, over budget or duration, merge refused
-or in conflict); 75 busy (another driver has the run) or paused; 129/130/141/143
-ended by SIGHUP/INT/PIPE/TERM; 70 internal error.
+Exit status: 0 completed; 1 stuck; 2 usage or a bad setting (a validation
+that cannot run included); 3 failed (the agent or the validation cannot
+run, the agent keeps failing, over budget or duration, merge refused or in
+conflict); 75 busy (another driver has the run, or another run the work
+tree: --worktree) or paused; 129/130/141/143 ended by SIGHUP/INT/PIPE/TERM;
+70 internal error.
 `
 
 // descCol is where option descriptions start; width is the help's.

@@ -223,3 +223,17 @@ func TestHelpTable(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpExitStatus: the help's exit statuses say what docs/driver.md's
+// table says: a validation that cannot run is 2 at start and 3 in a run,
+// and 75 is also a work tree another run edits, with --worktree the way out.
+func TestHelpExitStatus(t *testing.T) {
+	_, exit, _ := strings.Cut(Help(), "Exit status:")
+	exit = strings.Join(strings.Fields(exit), " ")
+	for _, want := range []string{"2 usage or a bad setting (a validation that cannot run included)",
+		"3 failed (the agent or the validation cannot run", "another run the work tree: --worktree"} {
+		if !strings.Contains(exit, want) {
+			t.Errorf("the help's exit statuses do not say %q: %s", want, exit)
+		}
+	}
+}
