@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -37,15 +38,21 @@ var policy = []string{
 // only reads (git status would rewrite the user's).
 var policyEnv = []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=true", "GIT_ASKPASS=true"}
 
-// aborted ends every git this process runs, running or to come (Abort).
-var aborted, abortAll = context.WithCancel(context.Background())
+// abort ends every git this process runs, running or to come (Abort);
+// made on first use, as nothing is built at start.
+var abort = sync.OnceValues(func() (context.Context, context.CancelFunc) {
+	return context.WithCancel(context.Background())
+})
+
+// aborted is the context every git runs under.
+func aborted() context.Context { ctx, _ := abort(); return ctx }
 
 // Abort kills the git processes this process is running and fails every
 // later one. A git can block for good on what the agent leaves in the
 // work tree (a FIFO where git reads a .gitignore or a config include),
 // and a process that ignores signals so as to finish its work (the
 // driver's holder recording an iteration) is cut this way instead.
-func Abort() { abortAll() }
+func Abort() { _, cancel := abort(); cancel() }
 
 // Cmd is one git invocation.
 type Cmd struct {
@@ -80,7 +87,7 @@ func (c Cmd) Command(args ...string) *exec.Cmd {
 		// its own config, which no hash covers: its HEAD is enough
 		args = append([]string{args[0], "--ignore-submodules=dirty"}, args[1:]...)
 	}
-	cmd := exec.CommandContext(aborted, "git", append(full, args...)...)
+	cmd := exec.CommandContext(aborted(), "git", append(full, args...)...)
 	cmd.Env = append(append(os.Environ(), policyEnv...), c.Env...)
 	if !slices.ContainsFunc(c.Env, func(e string) bool { return strings.HasPrefix(e, "GIT_DIR=") }) {
 		// loopkit's own git directories are checked by their owner
@@ -105,7 +112,7 @@ func (c Cmd) Run(args ...string) ([]byte, error) {
 	}
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		if aborted.Err() != nil {
+		if aborted().Err() != nil {
 			return stdout.Bytes(), fmt.Errorf("git %s: stopped (the run was stopped)", strings.Join(args, " "))
 		}
 		msg := stderr.Bytes()

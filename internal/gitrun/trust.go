@@ -85,7 +85,7 @@ func guard(dir string) []string {
 // returns GIT_CONFIG_* entries that set every command its own files name
 // back to the global or system value, or to nothing.
 func overrides(dir string) (env, keys []string) {
-	cmd := exec.CommandContext(aborted, "git", "-C", dir, "config", "--list", "--show-scope", "-z", "--includes")
+	cmd := exec.CommandContext(aborted(), "git", "-C", dir, "config", "--list", "--show-scope", "-z", "--includes")
 	cmd.Env = append(os.Environ(), policyEnv...)
 	out, err := cmd.Output()
 	if err != nil {
