@@ -184,6 +184,9 @@ func (h *harness) loopRun(tc matrixCase) {
 	maxWait := cmp.Or(tc.maxWait, time.Second)
 	args := []string{"run", "--prompt", "TASK.md", "--validate", tc.validate, "--max-iterations", "1",
 		"--max-agent-failures", "1", "--timeout", budget.String(), "--max-wait", maxWait.String(), "--max-concurrency", "64"}
+	if tc.agentPolicy {
+		args = append(args, "--rate-limit-policy", "agent")
+	}
 	if tc.idleTimeout > 0 { // a setting loop-step reads for itself: config only
 		conf := filepath.Join(h.home, "loop.conf")
 		writeFile(conf, "idle_timeout="+tc.idleTimeout.String()+"\n")
