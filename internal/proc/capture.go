@@ -26,7 +26,9 @@ type capture struct {
 	spool  *spoolWriter // the file in the copier, when there is a pipe
 }
 
-func newCapture(path string, tee io.Writer, cap int) (*capture, error) {
+// newCapture makes a capture; big sizes its pipe for an agent's stdout,
+// where node CLIs write their last lines just before they exit.
+func newCapture(path string, tee io.Writer, cap int, big bool) (*capture, error) {
 	c := &capture{path: path, tee: tee, cap: cap}
 	if path != "" {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
@@ -39,6 +41,9 @@ func newCapture(path string, tee io.Writer, cap int) (*capture, error) {
 		pr, pw, err := os.Pipe()
 		if err != nil {
 			return nil, err
+		}
+		if big {
+			growPipe(pw)
 		}
 		c.pr, c.pw = pr, pw
 		c.tail = newTailBuffer(cap)

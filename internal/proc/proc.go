@@ -130,12 +130,12 @@ func Run(spec Spec) (*Result, error) {
 		outTee = joinWriters(outTee, &lines{w: wt})
 		errTee = joinWriters(tee, &lines{w: wt})
 	}
-	outs, err := newCapture(spec.StdoutPath, outTee, spec.InlineCap)
+	outs, err := newCapture(spec.StdoutPath, outTee, spec.InlineCap, true)
 	if err != nil {
 		return nil, err
 	}
 	defer outs.close()
-	errs, err := newCapture(spec.StderrPath, errTee, spec.InlineCap)
+	errs, err := newCapture(spec.StderrPath, errTee, spec.InlineCap, false)
 	if err != nil {
 		return nil, err
 	}
