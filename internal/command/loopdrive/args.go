@@ -176,9 +176,14 @@ func emit(env *cli.Env, k, v string) {
 }
 
 // exitRecord reports err, then tells the driver which status to exit with:
-// in that order, since this process dies with the driver.
+// in that order, since this process dies with the driver. A failure (a
+// store it cannot use, a run's file it cannot read) is the driver's 70:
+// its 1 says the run is stuck, which a script would take it for.
 func exitRecord(env *cli.Env, err error) error {
 	code := cli.Code(err)
+	if code == exitcode.Failure {
+		code = exitcode.Internal
+	}
 	env.Finish(err)
 	emit(env, "exit", fmt.Sprint(code))
 	return cli.Silent(code)
