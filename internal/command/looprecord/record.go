@@ -105,6 +105,13 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if len(args) > 0 && p.Active == nil { // loop-record stauts completed
+		names := make([]string, len(subcommands))
+		for i, c := range subcommands {
+			names[i] = c.name
+		}
+		return env.UsageError("unknown subcommand %q: give one of %s, or none to record the iteration on stdin", args[0], strings.Join(names, ", "))
+	}
 	if len(args) > 0 {
 		return env.UsageError("unexpected argument %q", args[0])
 	}
