@@ -106,25 +106,7 @@ func TestDeciderStretch(t *testing.T) {
 	now := time.UnixMilli(1_772_139_600_000)
 	d := newDecider(t, Settings{MaxWait: 4 * time.Minute, Backoff: time.Minute}, &now)
 	d.Agent = "/usr/bin/claude"
-	step := &record.Step{RateLimited: true}
-	var got []string
-	for i := 0; i < 3; i++ {
-		w, err := d.Limited(step)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dec, err := d.Before()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if dec.Pause {
-			got = append(got, "pause")
-			break
-		}
-		got = append(got, w.String()+"="+dec.Wait.String())
-		now = now.Add(dec.Wait)
-	}
-	if strings.Join(got, " ") != "1m0s=1m0s 2m0s=2m0s pause" {
+	if got := limitedRounds(t, d, &now, 3, nil); got != "1m0s=1m0s 2m0s=2m0s pause" {
 		t.Errorf("waits %v, want 1m 2m pause", got)
 	}
 	if err := d.W.(*recorder.Recorder).EnsureRun("r2", "r2"); err != nil {
@@ -182,14 +164,29 @@ func TestShortResetBacksOff(t *testing.T) {
 func TestStretchSpansSteps(t *testing.T) {
 	now := time.UnixMilli(1_772_139_600_000)
 	d := newDecider(t, Settings{MaxWait: 4 * time.Minute, Backoff: time.Minute}, &now)
-	var got []string
-	for i := 0; i < 4; i++ {
+	steps := func() {
 		for _, typ := range []string{record.EventStepStarted, record.EventStepFinished} {
 			if _, err := d.W.Update("r1", func(*record.Run) error {
 				return d.W.AppendEvent(record.Event{TS: now.UnixMilli(), RunID: "r1", Type: typ, StepID: "r1-step-1"})
 			}); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+	if got := limitedRounds(t, d, &now, 4, steps); got != "1m0s=1m0s 2m0s=2m0s pause" {
+		t.Errorf("waits %v, want 1m 2m pause", got)
+	}
+}
+
+// limitedRounds makes up to n limited calls (each after before, when
+// given), waiting what Before says: "wait=before-wait …", "pause" last
+// when the run paused.
+func limitedRounds(t *testing.T, d *Decider, now *time.Time, n int, before func()) string {
+	t.Helper()
+	var got []string
+	for i := 0; i < n; i++ {
+		if before != nil {
+			before()
 		}
 		w, err := d.Limited(&record.Step{RateLimited: true})
 		if err != nil {
@@ -203,12 +200,10 @@ func TestStretchSpansSteps(t *testing.T) {
 			got = append(got, "pause")
 			break
 		}
-		got = append(got, w.String())
-		now = now.Add(dec.Wait)
+		got = append(got, w.String()+"="+dec.Wait.String())
+		*now = now.Add(dec.Wait)
 	}
-	if strings.Join(got, " ") != "1m0s 2m0s pause" {
-		t.Errorf("waits %v, want 1m 2m pause", got)
-	}
+	return strings.Join(got, " ")
 }
 
 // A reset time far ahead (1e13 or 9e15 seconds given as ms, int64's end)
