@@ -12,12 +12,22 @@ import (
 )
 
 // IsTerminal reports whether f is a terminal (nil is not).
+// A character device is not enough (/dev/null is one): a terminal answers
+// a terminal's ioctl. SyscallConn leaves the file's blocking mode alone.
 func IsTerminal(f *os.File) bool {
 	if f == nil {
 		return false
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	ok := false
+	rc.Control(func(fd uintptr) {
+		_, err := unix.IoctlGetTermios(int(fd), ioctlReadTermios)
+		ok = err == nil
+	})
+	return ok
 }
 
 // ColorFor decides whether output to f may be coloured, from the
