@@ -48,7 +48,20 @@ func Check(s *runconfig.Settings) error {
 	if err := AgentRunnable(s.Agent[0], s.Dir); err != nil {
 		return err
 	}
-	return ValidationRunnable(s.Validate, s.Dir)
+	if err := ValidationRunnable(s.Validate, s.Dir); err != nil {
+		return err
+	}
+	// the final verification and the reviewer run through sh -c too: a
+	// typo there fails every iteration after its paid step
+	for _, c := range s.FinalVerify {
+		if err := ShellRunnable("--final-verify", c, s.Dir); err != nil {
+			return err
+		}
+	}
+	if s.Reviewer != "" {
+		return ShellRunnable("--reviewer", s.Reviewer, s.Dir)
+	}
+	return nil
 }
 
 // AgentRunnable says why the agent command could not be started: not on
@@ -84,10 +97,14 @@ func AgentRunnable(name, dir string) error {
 // missing or not executable. A command it cannot know before running (a
 // word with an expansion, PATH set in the string) passes: only a certain
 // failure is refused.
-func ValidationRunnable(cmd, dir string) error {
+func ValidationRunnable(cmd, dir string) error { return ShellRunnable("--validate", cmd, dir) }
+
+// ShellRunnable is ValidationRunnable for the setting flag names (its
+// errors start with it): any command loopkit runs with sh -c in dir.
+func ShellRunnable(flag, cmd, dir string) error {
 	// sh itself judges the syntax (sh -n reads, runs nothing): a string it
 	// rejects fails every iteration with exit 2, each after a paid step
-	if err := shellReads(cmd, dir); err != nil {
+	if err := shellReads(flag, cmd, dir); err != nil {
 		return err
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
@@ -95,7 +112,7 @@ func ValidationRunnable(cmd, dir string) error {
 		return nil // sh reads it: a syntax this parser does not know
 	}
 	if len(f.Stmts) == 0 {
-		return fmt.Errorf("--validate %q runs no command: give the command that checks the work, such as 'go test ./...'", cmd)
+		return fmt.Errorf("%s %q runs no command: give the command to run, such as 'go test ./...'", flag, cmd)
 	}
 	funcs := map[string]bool{}
 	call := firstCall(f.Stmts, funcs)
@@ -129,21 +146,21 @@ func ValidationRunnable(cmd, dir string) error {
 		}
 		fi, err := os.Stat(path)
 		if err != nil {
-			return fmt.Errorf("--validate: %s: no such file (the validation runs in %s)", name, dir)
+			return fmt.Errorf("%s: %s: no such file (it runs in %s)", flag, name, dir)
 		}
 		if fi.IsDir() || fi.Mode()&0o111 == 0 {
-			return fmt.Errorf("--validate: %s: not executable (chmod +x it, or run it with sh %s)", name, name)
+			return fmt.Errorf("%s: %s: not executable (chmod +x it, or run it with sh %s)", flag, name, name)
 		}
 		return nil
 	}
 	if _, err := exec.LookPath(name); err != nil && !errors.Is(err, exec.ErrDot) {
-		return fmt.Errorf("--validate: %s: not found on PATH (check the spelling, or give its path)", name)
+		return fmt.Errorf("%s: %s: not found on PATH (check the spelling, or give its path)", flag, name)
 	}
 	return nil
 }
 
 // shellReads runs `sh -n -c cmd` in dir and returns sh's first complaint.
-func shellReads(cmd, dir string) error {
+func shellReads(flag, cmd, dir string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c := exec.CommandContext(ctx, "sh", "-n", "-c", cmd)
@@ -166,7 +183,7 @@ func shellReads(cmd, dir string) error {
 		}
 		return '?'
 	}, msg)
-	return fmt.Errorf("--validate: sh cannot read it: %s (fix its syntax: it runs as sh -c)", msg)
+	return fmt.Errorf("%s: sh cannot read it: %s (fix its syntax: it runs as sh -c)", flag, msg)
 }
 
 // unwrap: for a command that runs the command in its arguments (exec,

@@ -81,3 +81,29 @@ func TestValidationRunnable(t *testing.T) {
 		t.Errorf("Check does not check the validation: %v", err)
 	}
 }
+
+// The final verification and the reviewer run through sh -c as the
+// validation does: a typo there is refused before any agent is paid for
+// (it made every iteration fail after its paid step, and the run stuck).
+func TestCheckFinalVerifyAndReviewer(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		s    runconfig.Settings
+		want string
+	}{
+		{runconfig.Settings{FinalVerify: []string{"go vet ./...", "gotest ./..."}}, "--final-verify: gotest: not found on PATH"},
+		{runconfig.Settings{FinalVerify: []string{"make e2e |"}}, "--final-verify: sh cannot read it: "},
+		{runconfig.Settings{Reviewer: "reviewr --strict"}, "--reviewer: reviewr: not found on PATH"},
+		{runconfig.Settings{Reviewer: "sh review.sh", FinalVerify: []string{"go vet ./..."}}, ""},
+	} {
+		s := tc.s
+		s.Dir, s.Validate, s.Agent = dir, "true", []string{"sh"}
+		err := Check(&s)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%+v: unexpected error: %v", tc.s, err)
+		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+			t.Errorf("%+v: error %v, want %q", tc.s, err, tc.want)
+		}
+	}
+}
