@@ -113,7 +113,7 @@ func (c Cmd) Run(args ...string) ([]byte, error) {
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		if aborted().Err() != nil {
-			return stdout.Bytes(), fmt.Errorf("git %s: stopped (the run was stopped)", strings.Join(args, " "))
+			return stdout.Bytes(), fmt.Errorf("git %s: stopped (past its time, or the run was stopped)", strings.Join(args, " "))
 		}
 		msg := stderr.Bytes()
 		if len(bytes.TrimSpace(msg)) == 0 {

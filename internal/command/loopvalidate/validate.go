@@ -172,9 +172,15 @@ func run(env *cli.Env) error {
 		if opts.Run != "" {
 			gitrun.TrustRun(st.RunDir(opts.Run))
 		}
+		// git can block for good on what the agent left (a FIFO where it
+		// reads a .gitignore): the listing gets the validation's timeout
+		if d := opts.Timeout.D(); d > 0 {
+			defer time.AfterFunc(d, gitrun.Abort).Stop()
+		}
 		files, err := gitstate.Dirty(top)
 		if err != nil {
 			env.Log.Warn("files_changed unknown", "err", err)
+			rec.FilesChanged = nil // null, not an empty list: nothing is known
 		} else {
 			rec.FilesChanged = files
 		}
