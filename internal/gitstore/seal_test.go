@@ -111,3 +111,48 @@ func TestEmptyFolderBase(t *testing.T) {
 		}
 	}
 }
+
+// The agent can mark files assume-unchanged or skip-worktree in its own
+// repository's index, a snapshot's seed (the run's first, or one after a
+// clean base): git add would skip them whatever they hold. The marks are
+// dropped from the store's copy; the user's index keeps them.
+func TestMarkedSeedHidesNothing(t *testing.T) {
+	for _, askGit := range []bool{false, true} {
+		markedSeed(t, askGit)
+	}
+}
+
+// markedSeed: askGit adds an intent-to-add entry, which the Go index
+// reader leaves to git ls-files; c.txt is marked both ways.
+func markedSeed(t *testing.T, askGit bool) {
+	repo := committedRepo(t, "a\n")
+	commit(t, repo, "b.txt", "b\n")
+	commit(t, repo, "c.txt", "c\n")
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	run(t, repo, "git", "update-index", "--assume-unchanged", "a.txt", "c.txt")
+	run(t, repo, "git", "update-index", "--skip-worktree", "b.txt", "c.txt")
+	write(t, repo, "c.txt", "changed c\n", 0o644)
+	if askGit {
+		write(t, repo, "n.txt", "n\n", 0o644)
+		run(t, repo, "git", "add", "-N", "n.txt")
+	}
+	write(t, repo, "a.txt", "changed a\n", 0o644)
+	write(t, repo, "b.txt", "changed b\n", 0o644)
+	where, err := Locate(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, tree, err := AfterStep(filepath.Join(t.TempDir(), "r"), where, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"a.txt": "changed a\n", "b.txt": "changed b\n", "c.txt": "changed c\n"} {
+		got := strings.TrimSpace(run(t, repo, "git", "--git-dir", r.GitDir, "cat-file", "-p", tree+":"+name))
+		if got != strings.TrimSpace(text) {
+			t.Errorf("asking git %v: %s recorded as %q, want %q", askGit, name, got, text)
+		}
+	}
+	if got := run(t, repo, "git", "ls-files", "-v"); !strings.Contains(got, "h a.txt") || !strings.Contains(got, "S b.txt") {
+		t.Errorf("the user's index lost its marks: %q", got)
+	}
+}

@@ -30,6 +30,9 @@ type indexEntry struct {
 	path string
 	mode uint32
 	id   []byte // raw object id
+	// git add leaves these alone, whatever the file holds: assume-unchanged
+	// (CE_VALID) and skip-worktree
+	assumed, skipped bool
 }
 
 // cacheTree is the index's TREE extension: the tree id of each directory
@@ -113,6 +116,7 @@ func parseIndex(data []byte, idLen int) ([]indexEntry, cacheTree, error) {
 		id := data[pos+40 : pos+40+idLen]
 		flags := binary.BigEndian.Uint16(data[pos+40+idLen:])
 		pos += fixed
+		skipped := false
 		if flags&0x4000 != 0 { // extended flags
 			if version < 3 || pos+2 > end {
 				return nil, nil, bad
@@ -121,6 +125,7 @@ func parseIndex(data []byte, idLen int) ([]indexEntry, cacheTree, error) {
 			if ext&0x2000 != 0 { // intent to add: not in git's trees either
 				return nil, nil, fmt.Errorf("%w: intent-to-add entry", errIndexUnsupported)
 			}
+			skipped = ext&0x4000 != 0
 			pos += 2
 		}
 		if flags&0x3000 != 0 {
@@ -154,7 +159,7 @@ func parseIndex(data []byte, idLen int) ([]indexEntry, cacheTree, error) {
 		if mode&0o170000 == 0o040000 { // a sparse directory entry
 			return nil, nil, fmt.Errorf("%w: sparse index", errIndexUnsupported)
 		}
-		ents = append(ents, indexEntry{path: path, mode: mode, id: id})
+		ents = append(ents, indexEntry{path: path, mode: mode, id: id, assumed: flags&0x8000 != 0, skipped: skipped})
 	}
 	ct := cacheTree{}
 	for pos+8 <= end {
