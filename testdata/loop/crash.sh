@@ -30,9 +30,11 @@ for ((r = 1; r <= rounds; r++)); do
     esac
   fi
   wait "$bg" 2>/dev/null; rc=$?
+  # the driver is reaped, its group may still be dying (a loop-drive the
+  # clean below must see gone, or it keeps the run it was creating)
+  for ((i = 0; i < 30; i++)); do kill -0 -- "-$pgid" 2>/dev/null || break; sleep 0.1; done
   if [ "$sig" != 0 ]; then
     case $rc in 0|129|143) ;; *) fail "driver exit $rc after signal $sig: $(cat "$ws/run.err")" ;; esac
-    for ((i = 0; i < 30; i++)); do kill -0 -- "-$pgid" 2>/dev/null || break; sleep 0.1; done
     kill -0 -- "-$pgid" 2>/dev/null && fail "processes of the driver's group left: $(ps -o pid=,args= -g "$pgid")"
   fi
   run=$(find "$ws/.loop/runs" -mindepth 1 -maxdepth 1 ! -name '.*' -printf '%f\n' 2>/dev/null | head -n 1)
