@@ -54,6 +54,9 @@ func aborted() context.Context { ctx, _ := abort(); return ctx }
 // driver's holder recording an iteration) is cut this way instead.
 func Abort() { _, cancel := abort(); cancel() }
 
+// Aborted reports whether Abort was called: this process runs no more git.
+func Aborted() bool { return aborted().Err() != nil }
+
 // Cmd is one git invocation.
 type Cmd struct {
 	Dir    string   // -C Dir, when set

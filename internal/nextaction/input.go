@@ -30,6 +30,9 @@ type Input struct {
 	// Attempt is the agent step just kept as an attempt instead of an
 	// iteration (it could not work), nil when there is none.
 	Attempt *record.Agent
+	// GitStopped: the deciding process stopped its git (a record's git ran
+	// past its limit, recorder.GitLimit), so it can record no more trees.
+	GitStopped bool
 	// Now is when the decision is made (the time guard reads it).
 	Now time.Time
 	// St is the store (Load sets it); Record is the run's writer, through

@@ -26,6 +26,7 @@ type Rule struct {
 // they decide (through Input.Record) so that asking again decides the same.
 var Rules = []Rule{
 	{"not-running", notRunning},
+	{"git-stopped", gitStopped},
 	{"agent-cannot-run", agentCannotRun},
 	{"validation_cannot_run", validationCannotRun},
 	{"final-verify", finalVerify},
@@ -137,6 +138,16 @@ func notRunning(in *Input) (Action, bool) {
 		reason += ": " + *in.Run.LastError
 	}
 	return stop(in.Run.Status, reason), true
+}
+
+// gitStopped: git blocked reading the work tree on what the agent left
+// there, and was stopped: the run fails rather than go on without trees.
+func gitStopped(in *Input) (Action, bool) {
+	if !in.GitStopped {
+		return Action{}, false
+	}
+	return stop(record.RunFailed, "git did not finish reading the work tree and was stopped: "+
+		"something there blocks it (a FIFO where git reads a .gitignore, .gitattributes or an included config); remove it"), true
 }
 
 // agentCannotRun: the agent could not start (126/127) or said it may not

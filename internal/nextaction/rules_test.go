@@ -3,6 +3,7 @@ package nextaction
 import (
 	"bytes"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/record"
@@ -159,6 +160,22 @@ func TestDecide(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", g.String(), w.String())
 			}
 		})
+	}
+}
+
+// A holder whose git was stopped fails the run, even after a passing
+// validation; a run ended from outside keeps its status.
+func TestGitStopped(t *testing.T) {
+	settings := runconfig.MustFromMap(map[string]string{KeyPrompt: "/p/TASK.md"})
+	recent := []*record.IterationLog{iter(1, "pass", 0, true)}
+	got := Decide(&Input{Run: &record.Run{Status: "running", Settings: settings}, Recent: recent, GitStopped: true}, Rules)
+	if got.Kind != Stop || got.Status != record.RunFailed || got.Exit != 3 || got.Rule != "git-stopped" ||
+		!strings.HasPrefix(got.Reason, "git did not finish reading the work tree") {
+		t.Errorf("git stopped after a pass: %+v", got)
+	}
+	got = Decide(&Input{Run: &record.Run{Status: "canceled", Settings: settings}, Recent: recent, GitStopped: true}, Rules)
+	if got.Status != "canceled" || got.Rule != "not-running" {
+		t.Errorf("git stopped, run canceled from outside: %+v", got)
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
+	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
@@ -36,13 +38,19 @@ const (
 // writeFolder fills the iteration folder before the commit point. The
 // streams are hard-linked from spool/ (the spool entry stays until after
 // the commit, so a writer killed here can be run again with the same input).
-func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.Input) error {
+// The trees' git may run gitLimit at most (0: no limit): see GitLimit.
+func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.Input, gitLimit time.Duration) error {
 	// The trees (git processes: CPU) are taken while the streams are placed
 	// (waits on fsync): they write different files, and of it only
 	// FilesChanged and DiffDigest, which nothing reads before both are done.
 	// meta.json and output.json need neither, and are written beside them.
 	trees := make(chan error, 1)
-	go func() { trees <- r.trees(dir, it, in) }()
+	go func() {
+		if gitLimit > 0 {
+			defer time.AfterFunc(gitLimit, gitrun.Abort).Stop()
+		}
+		trees <- r.trees(dir, it, in)
+	}()
 	err := placeStreams(r, dir, in)
 	if err == nil {
 		err = writeJSON(filepath.Join(dir, MetaFile), metaOf(it, in))

@@ -235,7 +235,7 @@ func (r *Recorder) commit(st *repaired, n int, in *record.Input, digest string, 
 	it.InputDigest = digest
 	it.RunCreatedAt = run.CreatedAt
 	it.Review = review
-	if err := r.writeFolder(dir, it, in); err != nil {
+	if err := r.writeFolder(dir, it, in, GitLimit(&run.Settings)); err != nil {
 		return nil, fmt.Errorf("iteration folder: %w", err)
 	}
 	line, err := record.Marshal(it)

@@ -4,17 +4,30 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/gitstate"
 	"github.com/loopkit/loopkit/internal/gitstore"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // DefaultMaxPatchBytes caps changes.patch when no limit is given.
 const DefaultMaxPatchBytes = 10 << 20
+
+// GitLimit is how long the git of an iteration's record may run: git can
+// block for good on what the agent left in the work tree (a FIFO where it
+// reads a .gitignore, .gitattributes or an included config), and the
+// record ignores the signals that would end it. Past the longest a step or
+// a validation may run, every git of the process is stopped
+// (gitrun.Abort): the record goes on without the tree, and the driver's
+// holder ends the run.
+func GitLimit(s *runconfig.Settings) time.Duration {
+	return max(s.Timeout.D(), s.ValidateTimeout.D())
+}
 
 // trees records the work tree after the iteration in the run's private git
 // directory and, from the step's git_base, narrows files_changed to what

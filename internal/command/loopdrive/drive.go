@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
+	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/hooks"
 	"github.com/loopkit/loopkit/internal/nextaction"
 	"github.com/loopkit/loopkit/internal/record"
@@ -195,6 +196,7 @@ func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent
 		return internalError(env, err), nil
 	}
 	in.Attempt = attempt
+	in.GitStopped = gitrun.Aborted()
 	restoreSettings(env, st, id, in.Run)
 	// the watchdog and rate-limit rules record through the door's writer
 	in.Record, in.Log = runstate.Plain(st, env.Log).Rec, env.Log
