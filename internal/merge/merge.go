@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/loopkit/loopkit/internal/gitrun"
 )
@@ -41,6 +42,11 @@ type Spec struct {
 	// Message is the merge or squash commit's message; WorkMessage that of
 	// the commit of the run's uncommitted work.
 	Message, WorkMessage string
+	// WorkLimit is how long git may take over the run's worktree (0: no
+	// limit). What the agent left there can block git for good (a FIFO
+	// where git reads a .gitignore); past it every git of the process is
+	// stopped (gitrun.Abort), before the primary worktree is touched.
+	WorkLimit time.Duration
 }
 
 // Result is a merge that went through.
@@ -88,7 +94,15 @@ func Run(s Spec) (*Result, error) {
 	}
 	res := &Result{}
 	if s.Worktree != "" {
+		stop := func() bool { return true }
+		if s.WorkLimit > 0 {
+			stop = time.AfterFunc(s.WorkLimit, gitrun.Abort).Stop
+		}
 		c, err := commitWork(s.Worktree, s.RunBranch, s.WorkMessage)
+		if !stop() { // stopped, or about to be: no git of the primary's may start
+			return nil, &Error{Kind: KindGit, Err: fmt.Errorf("git did not finish reading the run's worktree %s within %s and was stopped: "+
+				"something there blocks it (a FIFO where git reads a .gitignore?); remove it", s.Worktree, s.WorkLimit)}
+		}
 		if err != nil {
 			return nil, &Error{Kind: KindGit, Err: err}
 		}

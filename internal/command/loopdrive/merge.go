@@ -53,6 +53,7 @@ func mergeBranch(env *cli.Env, st *store.Store, id string) error {
 		Target: m.Target, Base: in.Set().BaseBranch, Strategy: strategy,
 		Message:     mergeMessage(run.Name, id, n, strategy, m.RunBranch),
 		WorkMessage: fmt.Sprintf("loop: the work of run %s (iteration %d)", id, n),
+		WorkLimit:   recorder.GitLimit(&run.Settings),
 	})
 	m.EndedAt = time.Now().UnixMilli()
 	if err != nil {
