@@ -29,6 +29,7 @@ type live struct {
 	mu      sync.Mutex
 	lines   []liveLine // a ring of at most liveMax
 	first   int        // index of the oldest line in lines
+	total   int        // lines ever added: the newest is line total-1
 	source  string     // agent or validation: the step running now
 	command string
 	started time.Time
@@ -101,6 +102,7 @@ func (l *live) add(text, color string) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.total++
 	if len(l.lines) < liveMax {
 		l.lines = append(l.lines, liveLine{text, color})
 		return
@@ -109,15 +111,65 @@ func (l *live) add(text, color string) {
 	l.first = (l.first + 1) % liveMax
 }
 
-// snapshot copies the last n lines (oldest first) and the step's state.
-func (l *live) snapshot(n int) (lines []liveLine, source, command string, started time.Time, notice string, ended bool, err error) {
+// bounds is the number of the oldest line kept and of the line after
+// the newest (lines are numbered from the first ever added).
+func (l *live) bounds() (oldest, total int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.total - len(l.lines), l.total
+}
+
+// snapshot copies n lines (oldest first) from line top, or the last n when
+// top < 0, moved into what is kept, and the step's state.
+func (l *live) snapshot(top, n int) (lines []liveLine, source, command string, started time.Time, notice string, ended bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	k := len(l.lines)
-	for i := max(k-n, 0); i < k; i++ {
+	from := max(k-n, 0) // ring positions, 0 the oldest
+	if top >= 0 {
+		from = min(max(top-(l.total-k), 0), from)
+	}
+	for i := from; i < min(from+n, k); i++ {
 		lines = append(lines, l.lines[(l.first+i)%k])
 	}
 	return lines, l.source, l.command, l.started, l.notice, l.ended, l.err
+}
+
+// liveKey scrolls the live step through the lines it keeps: up, a page or
+// to the oldest holds the view where it is while the agent goes on; down
+// to the newest (G, f) follows again.
+func (m *Model) liveKey(k string) {
+	if m.live == nil {
+		return
+	}
+	oldest, total := m.live.bounds()
+	n := max(m.bodyHeight()-2, 1) // the step's head and notice lines
+	last := max(total-n, oldest)  // the top that shows the newest lines
+	top := last
+	if m.liveHeld {
+		top = min(max(m.liveTop, oldest), last)
+	}
+	switch k {
+	case "up", "k":
+		top--
+	case "down", "j":
+		top++
+	case "home", "g":
+		top = oldest
+	case "end", "G":
+		top = last
+	case "space", "pgdown", "ctrl+d":
+		top += n - 1
+	case "b", "pgup", "ctrl+u":
+		top -= n - 1
+	case "f":
+		m.liveTop, m.liveHeld = last, !m.liveHeld
+		return
+	default:
+		return
+	}
+	top = min(max(top, oldest), last)
+	m.liveTop, m.liveHeld = top, top < last
 }
 
 // liveBody draws the step: a line saying what runs and for how long (and
@@ -126,7 +178,11 @@ func (m *Model) liveBody(h int) []string {
 	if m.live == nil {
 		return []string{"  (not following this run)"}
 	}
-	lines, source, command, started, notice, ended, err := m.live.snapshot(h - 2)
+	top := -1
+	if m.liveHeld {
+		top = m.liveTop
+	}
+	lines, source, command, started, notice, ended, err := m.live.snapshot(top, h-2)
 	var head string
 	switch {
 	case err != nil:

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,4 +43,67 @@ func TestLiveRateLimitWait(t *testing.T) {
 	if screen := strings.Join(m.liveBody(20), "\n"); strings.Contains(screen, "rate limited") {
 		t.Fatalf("a wait that is over still shown:\n%s", screen)
 	}
+}
+
+// TestLiveScroll: the live step keeps its last lines and the run view's
+// keys scroll them (the help lists j/k, g/G, space/b and f for a run):
+// scrolled back, the view holds while the agent goes on talking; G or f
+// follows the newest line again.
+func TestLiveScroll(t *testing.T) {
+	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
+	run := store.NewRun("r1", "r1", 1)
+	run.Status = record.RunRunning
+	if err := st.CreateRun(run); err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(st, "", false, Tools{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.open("r1"); err != nil {
+		t.Fatal(err)
+	}
+	m.live.stop()
+	m.live = &live{cancel: func() {}} // lines added here, not from a spool
+	m.w, m.h = 80, 12                 // 10 body lines: 8 of the step's
+	add := func(from, to int) {
+		for i := from; i <= to; i++ {
+			m.live.add(fmt.Sprintf("line %d", i), "")
+		}
+	}
+	shows := func(first, last int) {
+		t.Helper()
+		body := m.liveBody(m.bodyHeight())[2:]
+		if len(body) != last-first+1 || body[0] != fmt.Sprintf("  line %d", first) || body[len(body)-1] != fmt.Sprintf("  line %d", last) {
+			t.Fatalf("want lines %d-%d, got:\n%s", first, last, strings.Join(body, "\n"))
+		}
+	}
+	add(1, 30)
+	shows(23, 30)
+	m.key("k")
+	shows(22, 29)
+	if strings.Contains(m.title(), "following") {
+		t.Errorf("scrolled back, the title still says following: %s", m.title())
+	}
+	add(31, 40) // the agent goes on: the view holds
+	shows(22, 29)
+	m.key("b")
+	shows(15, 22)
+	m.key("g")
+	shows(1, 8)
+	m.key("space")
+	shows(8, 15)
+	m.key("G")
+	shows(33, 40)
+	if !strings.Contains(m.title(), "following") {
+		t.Errorf("at the end, the title does not say following: %s", m.title())
+	}
+	m.key("f") // hold where it is
+	add(41, 41)
+	shows(33, 40)
+	m.key("f")
+	shows(34, 41)
+	add(42, liveMax+100) // the held line falls out of the ring: the oldest kept
+	m.key("g")
+	shows(101, 108)
 }

@@ -62,6 +62,8 @@ type Model struct {
 	confirm  *pending // an action asked, waiting for y
 	help     bool     // the key list is shown
 	live     *live    // the running step followed (live screen)
+	liveTop  int      // the live step's first line shown, when held
+	liveHeld bool     // scrolled back: the live step does not follow
 	page     []row    // the iteration page
 	pageSkip int
 	pageFrom screen
@@ -134,7 +136,7 @@ func (m *Model) open(id string) error {
 // showLive switches to the live step, following the run's spool.
 func (m *Model) showLive() {
 	if m.live == nil {
-		m.live = startLive(m.st, m.run.RunID)
+		m.live, m.liveHeld = startLive(m.st, m.run.RunID), false
 	}
 	m.screen = liveScreen
 }

@@ -267,7 +267,7 @@ func (m *Model) title() string {
 		describeScreen: "*[d]escribe*", pageScreen: "iteration"}
 	names := []string{tabs[m.screen]}
 	follow := ""
-	if m.follow {
+	if (m.screen == liveScreen && !m.liveHeld) || (m.screen != liveScreen && m.follow) {
 		follow = " · following"
 	}
 	return fmt.Sprintf("%s · %s · %d it%s · %s%s", m.run.RunID, view.StatusMark(m.run), m.run.Iteration, m.filterNote(), strings.Join(names, " "), follow)
@@ -288,7 +288,7 @@ func (m *Model) status() string {
 	case m.screen == describeScreen:
 		return truncate("j/k scroll · s L o · p r C · esc runs · ? help · q quit", m.w)
 	case m.screen == liveScreen:
-		return truncate("L logs · o output · d describe · p r C · esc runs · ? help · q quit", m.w)
+		return truncate("j/k scroll · f follow · L o d · p r C · esc runs · ? help · q quit", m.w)
 	case m.screen == pageScreen:
 		return truncate("j/k line · space/b page · g/G ends · esc back · ? help · q quit", m.w)
 	}

@@ -121,6 +121,9 @@ func (m *Model) key(k string) tea.Cmd {
 	case "d":
 		m.screen, m.skip = describeScreen, 0
 	case "f":
+		if m.screen == liveScreen {
+			break
+		}
 		m.follow = !m.follow
 		if m.follow && m.screen != describeScreen {
 			m.end()
@@ -134,6 +137,7 @@ func (m *Model) key(k string) tea.Cmd {
 		}
 	}
 	if m.screen == liveScreen {
+		m.liveKey(k)
 		return nil
 	}
 	if m.screen == describeScreen {
