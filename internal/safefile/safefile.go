@@ -28,10 +28,19 @@ var ErrTooBig = errors.New("file too big")
 // refused after the open, checked on the descriptor itself.
 func Open(path string) (*os.File, error) { return OpenFile(path, os.O_RDONLY, 0) }
 
+// ErrLinked is wrapped by OpenFile's error for a file opened to be written
+// that has another name too: a hard link, which may be a file outside the
+// store (the agent can link one of the person's files there).
+var ErrLinked = errors.New("has another name (a hard link)")
+
 // OpenFile is Open with other flags, for writes: never through a final
-// link, never into a FIFO or a device. A file it creates gets perm.
+// link, never into a FIFO or a device, never into a file with another
+// name (ErrLinked; O_TRUNC cuts only once that is checked). A file it
+// creates gets perm.
 func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, perm)
+	write := flag&(os.O_WRONLY|os.O_RDWR) != 0
+	trunc := write && flag&os.O_TRUNC != 0
+	f, err := os.OpenFile(path, flag&^os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, perm)
 	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) {
 		return nil, fmt.Errorf("%s is a symlink; loopkit follows none here: move it away", path)
 	}
@@ -41,6 +50,12 @@ func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
 		err = fmt.Errorf("%s is not a regular file (%s); move it away", path, kind(fi.Mode()))
+	}
+	if err == nil && write && linked(fi) {
+		err = fmt.Errorf("%s %w; loopkit writes into no such file: move it away", path, ErrLinked)
+	}
+	if err == nil && trunc {
+		err = f.Truncate(0)
 	}
 	if err != nil {
 		f.Close()
@@ -76,6 +91,12 @@ func ReadAll(r io.Reader, name string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: more than %d bytes: %w", name, max, ErrTooBig)
 	}
 	return data, nil
+}
+
+// linked: the file has a name besides the one opened.
+func linked(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return !ok || st.Nlink != 1
 }
 
 func kind(m os.FileMode) string {

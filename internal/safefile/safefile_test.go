@@ -122,3 +122,35 @@ func TestVersionOf(t *testing.T) {
 		t.Error("a file rewritten kept the version")
 	}
 }
+
+// TestOpenFileWritesNoHardLinkedFile: the agent can replace a store file
+// by a hard link to a file of the person's; a write (or a truncation)
+// through it would change that file.
+func TestOpenFileWritesNoHardLinkedFile(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(dir, "outside")
+	os.WriteFile(outside, []byte("keep"), 0o600)
+	inside := filepath.Join(dir, "inside.jsonl")
+	if err := os.Link(outside, inside); err != nil {
+		t.Skip(err)
+	}
+	for _, flag := range []int{os.O_WRONLY | os.O_APPEND, os.O_RDWR, os.O_WRONLY | os.O_CREATE | os.O_TRUNC} {
+		f, err := OpenFile(inside, flag, 0o600)
+		if err == nil {
+			f.Write([]byte("x"))
+			f.Close()
+			t.Fatalf("flag %#x: opened a hard-linked file for writing", flag)
+		}
+		if !errors.Is(err, ErrLinked) {
+			t.Fatalf("flag %#x: %v, want ErrLinked", flag, err)
+		}
+	}
+	if data, _ := os.ReadFile(outside); string(data) != "keep" {
+		t.Fatalf("the linked file now holds %q", data)
+	}
+	if f, err := Open(inside); err != nil { // reading it is harmless
+		t.Fatal(err)
+	} else {
+		f.Close()
+	}
+}

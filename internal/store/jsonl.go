@@ -222,7 +222,24 @@ func setAside(f *os.File, path, tag string, start, end int64) error {
 func OpenRegular(path string) (*os.File, error) { return openNoFollow(path, os.O_RDONLY) }
 
 // openNoFollow opens a file of the store, refusing a symlink, and anything
-// but a regular file (a FIFO would block a reader forever).
+// but a regular file (a FIFO would block a reader forever). A log to be
+// written that has another name too (a hard link the agent made, maybe to
+// a file of the person's) is first copied to a file of its own, renamed
+// over the name: the other file is never written.
 func openNoFollow(path string, flag int) (*os.File, error) {
+	f, err := safefile.OpenFile(path, flag, FileMode)
+	if !errors.Is(err, safefile.ErrLinked) {
+		return f, err
+	}
+	data, err := safefile.ReadFile(path, maxUnlink)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteFileAtomic(path, data, FileMode); err != nil {
+		return nil, err
+	}
 	return safefile.OpenFile(path, flag, FileMode)
 }
+
+// maxUnlink caps the log openNoFollow copies away from a hard link.
+const maxUnlink = 1 << 30

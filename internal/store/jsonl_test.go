@@ -189,3 +189,28 @@ func TestAppendRefusesNewline(t *testing.T) {
 		t.Fatal("a record with a newline was appended")
 	}
 }
+
+// TestAppendLineNeverWritesThroughAHardLink: the agent replaced a run's
+// log by a hard link to a file of the person's (one without a final
+// newline, which the torn-tail repair would cut). The append goes to a
+// log of the store's own; the person's file is not touched.
+func TestAppendLineNeverWritesThroughAHardLink(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(dir, "bashrc")
+	if err := os.WriteFile(outside, []byte("export A=1\nalias x=y"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "events.jsonl")
+	if err := os.Link(outside, log); err != nil {
+		t.Skip(err)
+	}
+	if err := AppendLine(log, []byte(`{"type":"X"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(outside); string(data) != "export A=1\nalias x=y" {
+		t.Fatalf("the linked file now holds %q", data)
+	}
+	if data, _ := os.ReadFile(log); !strings.HasSuffix(string(data), "{\"type\":\"X\"}\n") {
+		t.Fatalf("the log holds %q", data)
+	}
+}
