@@ -80,6 +80,7 @@ func Rebuild(base string, meta store.SpoolMeta, warn agent.Warner) (*record.Step
 		Model: res.Model, ToolCalls: res.ToolCalls, ToolCallsDropped: res.ToolCallsDropped,
 		FinalMessage: res.FinalMessage, Error: &why,
 		StdoutBytes: outSize, StderrBytes: errSize, UsageIgnored: res.Usage.Ignored,
+		StepID: meta.StepID, // its commit writes the step's STEP_FINISHED
 	}
 	if rec.ToolCalls == nil {
 		rec.ToolCalls = []record.ToolCall{}

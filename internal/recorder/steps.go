@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -160,4 +161,52 @@ func (r *Recorder) finishStep(id string, ag *record.Agent, dir string, ts int64,
 		}
 	}
 	return r.St.AppendEvent(ev)
+}
+
+// FinishOpenSteps appends a STEP_FINISHED for each step started since the
+// run's last recorded iteration that never finished: its loop-step died
+// with nothing kept (a driver killed before the agent printed anything),
+// so exit code, duration and output are null. The caller holds the run's
+// driver lock and has kept what the dead steps left (so no step of the
+// run is still running); it returns how many it finished.
+func (r *Recorder) FinishOpenSteps(id string, ts int64) (int, error) {
+	if !r.St.RunExists(id) {
+		return 0, fmt.Errorf("no such run: %s", id)
+	}
+	lock, _, err := r.lockRepaired(id, false)
+	if err != nil {
+		return 0, err
+	}
+	defer lock.Unlock()
+	c, err := r.stepCounts(id, "")
+	if err != nil {
+		return 0, err
+	}
+	var open []string
+	for s := range c.started {
+		if !c.finished[s] {
+			open = append(open, s)
+		}
+	}
+	// in the order they started: the step number
+	slices.SortFunc(open, func(a, b string) int { return stepNumber(a) - stepNumber(b) })
+	if ts == 0 {
+		ts = r.nowMs()
+	}
+	for _, s := range open {
+		if err := r.AppendEvent(record.Event{TS: ts, RunID: id, Type: record.EventStepFinished, StepID: s}); err != nil {
+			return 0, err
+		}
+	}
+	return len(open), nil
+}
+
+// stepNumber is n of a step id <run_id>-step-<n> (0 when it is none).
+func stepNumber(stepID string) int {
+	i := strings.LastIndex(stepID, "-step-")
+	if i < 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(stepID[i+len("-step-"):])
+	return n
 }

@@ -45,6 +45,9 @@ type SpoolMeta struct {
 	Phase   string `json:"phase,omitempty"`
 	Program string `json:"program,omitempty"`
 	Format  string `json:"format,omitempty"`
+	// StepID is the step's id in the run's events (written once the agent
+	// starts): the attempt a resume keeps of a killed step finishes it.
+	StepID string `json:"step_id,omitempty"`
 }
 
 // NewSpool returns the base path of a new spool entry; streams are base+".stdout",

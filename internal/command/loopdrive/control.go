@@ -134,6 +134,7 @@ func stopLeft(env *cli.Env, st *store.Store, id string) {
 		unix.Kill(-pgid, unix.SIGKILL)
 		waitGroupGone(pgid, 10*time.Second)
 	}
+	left := false // an entry not recorded yet: its step may still end
 	gone := func(base string, m store.SpoolMeta) bool {
 		name := filepath.Base(base) + ".json"
 		// The caller holds the run's driver lock: no driver of the run is
@@ -157,13 +158,26 @@ func stopLeft(env *cli.Env, st *store.Store, id string) {
 		if writerAlive(m) && !waitWriterGone(m, 30*time.Second) {
 			env.Log.Warn(fmt.Sprintf("spool entry %s is still being written by pid %d: not recorded now; resume the run again once it has exited",
 				name, m.PID))
+			left = true
 			return false
 		}
 		return true
 	}
-	keep := func(base string, m store.SpoolMeta) bool { return deadstep.Keep(st, env.Log, id, base, m) }
+	keep := func(base string, m store.SpoolMeta) bool {
+		kept := deadstep.Keep(st, env.Log, id, base, m)
+		left = left || !kept
+		return kept
+	}
 	if _, err := store.CleanSpool(st, store.SpoolSweep{Now: time.Now(), Run: id, Gone: gone, Keep: keep}); err != nil {
 		env.Log.Warn("spool not cleaned", "run", id, "err", err)
+		return
+	}
+	// A step that died leaving nothing to keep still ends in the events
+	// (seed 003: every STEP_STARTED has its STEP_FINISHED).
+	if !left && st.RunExists(id) {
+		if _, err := runstate.Plain(st, env.Log).Rec.FinishOpenSteps(id, 0); err != nil {
+			env.Log.Warn("the killed steps' STEP_FINISHED not written", "run", id, "err", err)
+		}
 	}
 }
 

@@ -48,6 +48,8 @@ type stepRun struct {
 	// planPath is --plan made absolute; tasksBefore its boxes before the step.
 	planPath    string
 	tasksBefore plan.Tasks
+	// stepID is the step's id in the run's events, "" without a run.
+	stepID string
 }
 
 // outcome is what the attempts did, together.
@@ -176,7 +178,7 @@ func (s *stepRun) snapshotBase(staged func()) {
 // it printed its record.
 func (s *stepRun) meta(program string) store.SpoolMeta {
 	m := store.SpoolMeta{PID: os.Getpid(), Command: s.command, RunID: s.opts.Run, StartedAt: time.Now().UnixMilli(),
-		Phase: s.opts.Phase, Program: filepath.Base(program), Format: s.opts.Format}
+		Phase: s.opts.Phase, Program: filepath.Base(program), Format: s.opts.Format, StepID: s.stepID}
 	m.PIDStart, _ = procid.Start(m.PID)
 	return m
 }

@@ -146,14 +146,14 @@ func run(env *cli.Env) error {
 		defer live.Unlock()
 	}
 
-	stepID := s.startStep()
+	s.stepID = s.startStep() // in the spool meta from the agent's start on
 	out, err := s.attempts()
 	if err != nil {
 		return cli.Failf("%w", err)
 	}
 	s.waitBase()
 	rec := s.record(out)
-	rec.StepID = stepID
+	rec.StepID = s.stepID
 	s.planAfter(rec)
 	s.verdict(rec)
 	s.dropTranscript(rec)
