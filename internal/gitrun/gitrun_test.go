@@ -253,3 +253,33 @@ func TestPlantedSigningKeyCommandRunsNothing(t *testing.T) {
 		t.Errorf("neutralised %v", got)
 	}
 }
+
+// core.worktree (or core.bare) planted in .git/config moves git's work
+// tree: a snapshot would record another folder, or fail. Under an
+// untrusted config loopkit's git keeps the work tree where its .git is.
+func TestPlantedWorktreeMovesNothing(t *testing.T) {
+	defer reset()
+	dir, _ := repo(t)
+	elsewhere := t.TempDir()
+	os.WriteFile(filepath.Join(elsewhere, "secret"), []byte("s\n"), 0o600)
+	hash, _ := ConfigHash(dir)
+	Trust(hash)
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	for _, kv := range [][2]string{{"core.worktree", elsewhere}, {"core.bare", "true"}} {
+		setConfig(t, "-f", filepath.Join(dir, ".git", "config"), kv[0], kv[1])
+		for _, d := range []string{dir, sub} {
+			out, err := Git(d, "rev-parse", "--show-toplevel")
+			if err != nil || strings.TrimSpace(string(out)) != dir {
+				t.Fatalf("%s planted, in %s: top %q, %v; want %s", kv[0], d, out, err, dir)
+			}
+		}
+		out, err := Git(dir, "status", "--porcelain", "--untracked-files=all")
+		if err != nil || !strings.Contains(string(out), "a.txt") || strings.Contains(string(out), "secret") {
+			t.Fatalf("%s planted: status %q, %v", kv[0], out, err)
+		}
+	}
+	if got := Neutralised(); !slices.Contains(got, "core.worktree") || !slices.Contains(got, "core.bare") {
+		t.Errorf("neutralised %v", got)
+	}
+}

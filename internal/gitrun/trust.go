@@ -18,7 +18,7 @@ var trust struct {
 	sync.Mutex
 	on        bool                // Trust was called: guard the calls
 	hash      string              // the config as the person left it; "" none
-	overrides map[string][]string // by config hash: the environment that neutralises it
+	overrides map[string]override // by config hash: the environment that neutralises it
 	neutral   []string            // the keys neutralised so far
 }
 
@@ -64,27 +64,75 @@ func guard(dir string) []string {
 	if err != nil || hash == "" || hash == trust.hash {
 		return nil // outside git, git finds nothing to run either
 	}
-	if env, ok := trust.overrides[hash]; ok {
-		return env
+	o, ok := trust.overrides[hash]
+	if !ok {
+		var keys []string
+		o, keys = overrides(dir)
+		if trust.overrides == nil {
+			trust.overrides = map[string]override{}
+		}
+		trust.overrides[hash] = o
+		for _, k := range keys {
+			if !slices.Contains(trust.neutral, k) {
+				trust.neutral = append(trust.neutral, k)
+			}
+		}
+		slices.Sort(trust.neutral)
 	}
-	env, keys := overrides(dir)
-	if trust.overrides == nil {
-		trust.overrides = map[string][]string{}
-	}
-	trust.overrides[hash] = env
-	for _, k := range keys {
-		if !slices.Contains(trust.neutral, k) {
-			trust.neutral = append(trust.neutral, k)
+	if o.relocate {
+		if top := workTop(dir); top != "" {
+			return append(slices.Clip(o.env), "GIT_WORK_TREE="+top)
 		}
 	}
-	slices.Sort(trust.neutral)
-	return env
+	return o.env
+}
+
+// override is what neutralises one untrusted config: env, and relocate
+// when the config moves the work tree (core.worktree, core.bare): then git
+// is told the work tree is where its .git is, or a snapshot would record
+// another folder (or none) in place of the workspace.
+type override struct {
+	env      []string
+	relocate bool
+}
+
+// moves tells whether key=value moves git's work tree (core.worktree set,
+// core.bare true); git reads them from the config file itself, before any
+// GIT_CONFIG_* entry, so only GIT_WORK_TREE wins.
+func moves(key, value string) bool {
+	switch key {
+	case "core.worktree":
+		return true
+	case "core.bare":
+		v := strings.ToLower(value)
+		return v != "false" && v != "no" && v != "off" && v != "0"
+	}
+	return false
+}
+
+// workTop is the folder holding the .git entry (directory or file) of the
+// work tree around dir, as commonDir finds it; "" when none.
+func workTop(dir string) string {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
 }
 
 // overrides reads the repository's config (git config runs nothing) and
 // returns GIT_CONFIG_* entries that set every command its own files name
 // back to the global or system value, or to nothing.
-func overrides(dir string) (env, keys []string) {
+func overrides(dir string) (o override, keys []string) {
 	cmd := exec.CommandContext(aborted(), "git", "-C", dir, "config", "--list", "--show-scope", "-z", "--includes")
 	cmd.Env = append(os.Environ(), policyEnv...)
 	out, err := cmd.Output()
@@ -98,6 +146,13 @@ func overrides(dir string) (env, keys []string) {
 	for i := 0; i+1 < len(fields); i += 2 {
 		scope := string(fields[i])
 		key, value, _ := strings.Cut(string(fields[i+1]), "\n")
+		if (scope == "local" || scope == "worktree") && moves(key, value) {
+			o.relocate = true
+			if !slices.Contains(keys, key) {
+				keys = append(keys, key)
+			}
+			continue
+		}
 		if !executable(key) {
 			continue
 		}
@@ -125,12 +180,12 @@ func overrides(dir string) (env, keys []string) {
 	}
 	n, _ := strconv.Atoi(os.Getenv("GIT_CONFIG_COUNT"))
 	for i, p := range kv {
-		env = append(env, "GIT_CONFIG_KEY_"+strconv.Itoa(n+i)+"="+p[0], "GIT_CONFIG_VALUE_"+strconv.Itoa(n+i)+"="+p[1])
+		o.env = append(o.env, "GIT_CONFIG_KEY_"+strconv.Itoa(n+i)+"="+p[0], "GIT_CONFIG_VALUE_"+strconv.Itoa(n+i)+"="+p[1])
 	}
 	if len(kv) > 0 {
-		env = append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(n+len(kv)))
+		o.env = append(o.env, "GIT_CONFIG_COUNT="+strconv.Itoa(n+len(kv)))
 	}
-	return env, local
+	return o, append(keys, local...)
 }
 
 // split is a key's section, subsection and name (section and name lower
