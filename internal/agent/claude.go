@@ -33,6 +33,9 @@ type claudeMsg struct {
 	// ("authentication_failed", "rate_limit", …).
 	Error          string `json:"error"`
 	APIErrorStatus *int   `json:"api_error_status"`
+	// APIError says more than Error does: "connection_failed" comes with
+	// Error "server_error" when no API answered at all.
+	APIError string `json:"api_error"`
 	// Cursor's tool_call events: {"shellToolCall":{"args":…,"result":…}}.
 	CallID        string                    `json:"call_id"`
 	ToolCall      map[string]cursorToolCall `json:"tool_call"`
@@ -302,7 +305,7 @@ func (c *claude) message(m *claudeMsg, raw []byte) {
 			}
 			// A synthetic message standing for a failed API call: its
 			// text is the CLI's own words ("Not logged in · Please run /login").
-			c.apiError(kindOfCode(m.Error), text)
+			c.apiError(claudeErrorKind(m.Error, m.APIError), text)
 		}
 	case "user":
 		if m.Message == nil {
@@ -366,6 +369,15 @@ func (c *claude) rateLimitEvent(m *claudeMsg, raw []byte) {
 		ev = `{"type":"rate_limit_event","rate_limit_info":{"status":"rejected"}}`
 	}
 	c.limited = &RateLimit{ResetsAt: resets, Evidence: record.HeadChars(ev, evidenceChars)}
+}
+
+// claudeErrorKind is the kind of a failed call: an API that could not be
+// reached is no overloaded one, whatever Error says.
+func claudeErrorKind(code, apiError string) string {
+	if strings.HasPrefix(apiError, "connection") {
+		return record.ErrorKindAPI
+	}
+	return kindOfCode(code)
 }
 
 // apiError notes a failed API call; the message is the agent's own words.

@@ -35,6 +35,13 @@ func TestErrorKinds(t *testing.T) {
 			`{"type":"assistant","message":{"id":"m","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"Not logged in · Please run /login"}]},"parent_tool_use_id":null,"session_id":"s","error":"authentication_failed","is_api_error_message":true}`,
 			`{"type":"result","subtype":"success","is_error":true,"result":"Not logged in · Please run /login","session_id":"s","total_cost_usd":0,"terminal_reason":"api_error"}`),
 			"authentication", "Not logged in · Please run /login", false, 0},
+		// Claude Code 2.1.330 with CLAUDE_CODE_MAX_RETRIES=2 and
+		// ANTHROPIC_BASE_URL on a port nobody listens on (usage trimmed).
+		{"claude 2.1.330 unreachable API is no overload", FormatClaude, lines(
+			`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":2,"retry_delay_ms":1151,"error_status":null,"error":"unknown","session_id":"s"}`,
+			`{"type":"assistant","message":{"id":"2d","model":"<synthetic>","role":"assistant","stop_reason":"stop_sequence","type":"message","content":[{"type":"text","text":"API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)"}]},"parent_tool_use_id":null,"session_id":"s","error":"server_error","is_api_error_message":true,"api_error":"connection_failed"}`,
+			`{"session_id":"s","total_cost_usd":0,"terminal_reason":"api_error","is_error":true,"num_turns":1,"subtype":"success","api_error_status":null,"api_error":"connection_failed","result":"API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)","type":"result"}`),
+			"api_error", "ECONNREFUSED", false, 0},
 		// Claude's overload: the real capture claude-2.1.330-matrix-overloaded
 		// (testdata/agents) covers it.
 		{"claude rate_limit_event allowed is information", FormatClaude, lines(

@@ -25,6 +25,9 @@ type matrixCase struct {
 	times        int
 	// unreachable points the CLI at a port nothing listens on
 	unreachable bool
+	// notKind: an error_kind the step must not get (an API nobody
+	// answered is not overloaded)
+	notKind string
 	// agentPolicy runs with --rate-limit-policy agent: the CLI's own
 	// retries, a rate limit only when it gives up
 	agentPolicy bool
@@ -51,9 +54,9 @@ var cases = []matrixCase{
 	{name: "rate_limit_no_retry_after", fault: modelapi.FaultRateLimit, kind: "rate_limit", validate: validateNotes, noRetryAfter: true, maxWait: 30 * time.Second},
 	{name: "rate_limit_agent_policy", fault: modelapi.FaultRateLimit, kind: "rate_limit", validate: validateNotes, agentPolicy: true},
 	{name: "overloaded_once", fault: modelapi.FaultOverloaded, validate: validateNotes, times: 1},
-	{name: "truncated", fault: modelapi.FaultTruncated, validate: validateNotes},
+	{name: "truncated", fault: modelapi.FaultTruncated, validate: validateNotes, notKind: "overloaded"},
 	{name: "malformed", fault: modelapi.FaultMalformed, validate: validateNotes},
-	{name: "unreachable", validate: validateNotes, unreachable: true, idleTimeout: 45 * time.Second},
+	{name: "unreachable", validate: validateNotes, unreachable: true, idleTimeout: 45 * time.Second, notKind: "overloaded"},
 	{name: "long_answer", validate: validateNotes, longAnswer: 400 << 10},
 }
 
@@ -177,6 +180,9 @@ func (tc matrixCase) check(h *harness) {
 	default:
 		if h.exit == 0 {
 			t.Fatalf("exit 0 under fault %s", tc.fault)
+		}
+		if tc.notKind != "" {
+			h.expect("not-kind", kind != tc.notKind, "error_kind %q (error %q)", kind, errText)
 		}
 		if tc.kind != "" {
 			h.expect("kind", kind != "" && strings.Contains("|"+tc.kind+"|", "|"+kind+"|"), "error_kind %q, want %q (error %q)", kind, tc.kind, errText)
