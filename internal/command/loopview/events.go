@@ -25,7 +25,8 @@ Examples:
 
 One line per event of events.jsonl: time, type, then the event's fields as
 key=value. --follow prints new events as they are appended and stops once
-the run has ended; with --json it is the run's live event stream.`
+the run has ended (a run not there yet is waited for, as tail -F does);
+with --json it is the run's live event stream.`
 
 type eventsCmd struct {
 	runOpt
@@ -46,7 +47,7 @@ func (o *eventsCmd) run(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	id, err := c.resolveRun(runArg, o.Run, false)
+	id, err := c.waitRun(runArg, o.Run, o.Follow) // --follow waits for the run, as tail and logs do
 	if err != nil {
 		return err
 	}
@@ -82,6 +83,13 @@ func (o *eventsCmd) run(c *ctx, args []string) error {
 	}
 	sigCtx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	for !c.st.RunExists(id) {
+		select {
+		case <-sigCtx.Done():
+			return cli.Silent(exitcode.Interrupt)
+		case <-time.After(o.Interval.D()):
+		}
+	}
 	for {
 		// the status first: every event appended before the end is read below
 		run, err := c.st.ReadRunHead(id)

@@ -17,7 +17,7 @@ import (
 // exist wait for it (tail -F), but say so at once in one line: a mistyped
 // id used to wait in silence. The run then appears, ended: exit 0.
 func TestFollowUnknownRunSays(t *testing.T) {
-	for _, args := range [][]string{{"tail", "later"}, {"logs", "--follow", "--until-done", "later"}} {
+	for _, args := range [][]string{{"tail", "later"}, {"logs", "--follow", "--until-done", "later"}, {"events", "--follow", "later"}} {
 		st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
 		if err := os.MkdirAll(filepath.Join(st.Root, "runs"), 0o755); err != nil {
 			t.Fatal(err)
