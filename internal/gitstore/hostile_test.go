@@ -112,3 +112,32 @@ func TestPrivateDirHostileFiles(t *testing.T) {
 		})
 	}
 }
+
+// A .gitattributes the agent writes can make git add fail on a file for
+// good (UTF-16 without a byte order mark): every snapshot of the run was
+// lost with it. The file is recorded as its bytes are, the rest as git
+// add takes it.
+func TestSnapshotOfAnUnconvertibleFile(t *testing.T) {
+	repo := committedRepo(t, "a\n")
+	write(t, repo, ".gitattributes", "*.txt working-tree-encoding=UTF-16\n", 0o644)
+	write(t, repo, "bad.txt", "abc", 0o755)
+	write(t, repo, "sub dir\nx.txt", "odd", 0o644)
+	write(t, repo, "b.go", "package b\n", 0o644)
+	where, err := Locate(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, tree, err := AfterStep(filepath.Join(t.TempDir(), "r"), where, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"bad.txt": "abc", "sub dir\nx.txt": "odd", "b.go": "package b\n", ".gitattributes": "*.txt working-tree-encoding=UTF-16\n"} {
+		out, err := r.git().run("cat-file", "blob", tree+":"+name)
+		if err != nil || string(out) != want {
+			t.Errorf("%q in the snapshot: %q, %v; want %q", name, out, err, want)
+		}
+	}
+	if out, _ := r.git().run("ls-tree", tree, "bad.txt"); !strings.HasPrefix(string(out), "100755 ") {
+		t.Errorf("bad.txt's mode: %q", out)
+	}
+}

@@ -3,11 +3,13 @@ package gitstore
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/safefile"
 )
 
@@ -46,6 +48,76 @@ func stage(w gitCmd, add []string, index string) error {
 		}
 	}
 	_, err = w.run(add...)
+	if err == nil || gitrun.Aborted() {
+		return err
+	}
+	return stageRaw(w, add, err)
+}
+
+// stageRaw is git add again, after it failed, when files whose
+// working-tree-encoding attribute is set are to blame: a .gitattributes
+// the agent writes (`*.txt working-tree-encoding=UTF-16`, a file without
+// its byte order mark) fails every git add, and every snapshot of the run
+// with it. Those files are staged as they are, bytes unconverted (git
+// hash-object --no-filters), and the rest by git add; addErr is returned
+// when no such file is to blame.
+func stageRaw(w gitCmd, add []string, addErr error) error {
+	out, err := w.run("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	if err != nil {
+		return addErr
+	}
+	ck := w
+	ck.stdin = bytes.NewReader(out)
+	attrs, err := ck.run("check-attr", "-z", "--stdin", "working-tree-encoding")
+	if err != nil {
+		return addErr
+	}
+	var raw []string
+	f := bytes.Split(attrs, []byte{0}) // path, attribute, value, ...
+	for i := 0; i+2 < len(f); i += 3 {
+		path, v := string(f[i]), string(f[i+2])
+		if v == "unspecified" || v == "unset" || slices.Contains(raw, path) {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(w.dir, filepath.FromSlash(path))); err == nil && fi.Mode().IsRegular() {
+			raw = append(raw, path)
+		}
+	}
+	if len(raw) == 0 {
+		return addErr
+	}
+	specs := slices.Clone(add[slices.Index(add, "--")+1:])
+	for _, p := range raw {
+		specs = append(specs, ":(top,literal,exclude)"+p)
+	}
+	rest := w
+	rest.stdin = strings.NewReader(strings.Join(specs, "\x00"))
+	if _, err := rest.run(append(slices.Clone(add[:slices.Index(add, "--")]), "--pathspec-from-file=-", "--pathspec-file-nul")...); err != nil {
+		return err
+	}
+	var lines []string
+	for rest := raw; len(rest) > 0; { // by arguments: a name may hold a newline
+		n := min(len(rest), 500)
+		ids, err := w.run(append([]string{"hash-object", "-w", "--no-filters", "--"}, rest[:n]...)...)
+		if err != nil {
+			return err
+		}
+		lines, rest = append(lines, splitLines(ids)...), rest[n:]
+	}
+	if len(lines) != len(raw) {
+		return fmt.Errorf("git hash-object: %d ids for %d files", len(lines), len(raw))
+	}
+	var info strings.Builder
+	for i, p := range raw {
+		mode := "100644"
+		if fi, err := os.Lstat(filepath.Join(w.dir, filepath.FromSlash(p))); err == nil && fi.Mode()&0o111 != 0 {
+			mode = "100755"
+		}
+		fmt.Fprintf(&info, "%s %s\t%s\x00", mode, lines[i], p)
+	}
+	ui := w
+	ui.stdin = strings.NewReader(info.String())
+	_, err = ui.run("update-index", "-z", "--index-info")
 	return err
 }
 
