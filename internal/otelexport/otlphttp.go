@@ -72,6 +72,9 @@ func Retry(ctx context.Context, retryFor time.Duration, try func() (time.Duratio
 		// the last try comes at the deadline; a Retry-After past it ends now
 		left := time.Until(deadline)
 		if left <= 0 || after > left {
+			if retryFor > 0 {
+				err = fmt.Errorf("%w (gave up after retrying for %s)", err, retryFor)
+			}
 			return err
 		}
 		d := min(max(wait/2+rand.N(wait), after), left)
@@ -107,7 +110,11 @@ func (h *HTTPSender) post(ctx context.Context, body []byte) (time.Duration, erro
 	}
 	resp, err := h.Client.Do(req)
 	if err != nil {
-		if unreachable(err) || (errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil) {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			// Go's "context deadline exceeded" says nothing to a person
+			return 0, fmt.Errorf("%s: no answer within %s (--timeout)", h.URL, h.Timeout)
+		}
+		if unreachable(err) {
 			return 0, err
 		}
 		return -1, err

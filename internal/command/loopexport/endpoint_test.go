@@ -94,3 +94,49 @@ func TestEndpointScheme(t *testing.T) {
 		}
 	}
 }
+
+// TestProtocolVariableJSON: http/json, which loop-export does not send, is
+// one line naming the variable (exit 2), and --protocol overrides it.
+func TestProtocolVariableJSON(t *testing.T) {
+	root, _ := fixture(t)
+	env := []string{"OTEL_EXPORTER_OTLP_PROTOCOL=http/json"}
+	_, errs, code := runEnv(t, root, "", env, "loop-export", "fix", "--endpoint", "http://127.0.0.1:1", "--retry-for", "0s")
+	want := `loop-export: OTEL_EXPORTER_OTLP_PROTOCOL="http/json": loop-export sends http/protobuf or grpc (--protocol overrides it)`
+	if code != 2 || !strings.HasPrefix(errs, want+"\n") {
+		t.Errorf("exit %d, stderr %q; want exit 2, %q", code, errs, want)
+	}
+	rcv := newReceiver(t, 0)
+	if _, errs, code := runEnv(t, root, "", env, "loop-export", "fix", "--protocol", "http/protobuf", "--endpoint", rcv.srv.URL); code != 0 {
+		t.Errorf("--protocol http/protobuf over the variable: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestSilentCollector: a collector that takes the connection and never
+// answers ends in one line saying so, with the time given and the retries
+// (Go's "context deadline exceeded" said neither).
+func TestSilentCollector(t *testing.T) {
+	root, _ := fixture(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn // open, never answered
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	_, errs, code := runEnv(t, root, "", nil, "loop-export", "fix", "--endpoint", "http://"+ln.Addr().String(), "--timeout", "100ms", "--retry-for", "300ms")
+	want := "http://" + ln.Addr().String() + "/v1/traces: no answer within 100ms (--timeout) (gave up after retrying for 300ms)\n"
+	if code != 1 || strings.Count(errs, "\n") != 1 || !strings.HasSuffix(errs, want) {
+		t.Errorf("exit %d, stderr %q; want exit 1, one line ending %q", code, errs, want)
+	}
+}

@@ -54,9 +54,9 @@ type Options struct {
 	Follow         bool         `long:"follow" description:"keep sending new iterations until interrupted"`
 	Stdout         bool         `long:"stdout" description:"write OTLP/JSON lines to stdout instead of sending"`
 	Endpoint       string       `long:"endpoint" value-name:"URL" description:"OTLP endpoint (default: OTEL_EXPORTER_OTLP_* variables)" unquote:"false"`
-	Protocol       string       `long:"protocol" value-name:"P" default:"http/protobuf" choice:"http/protobuf" choice:"grpc" description:"OTLP transport"`
+	Protocol       string       `long:"protocol" value-name:"P" choice:"http/protobuf" choice:"grpc" description:"OTLP transport (default: OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf)"`
 	Header         []string     `long:"header" value-name:"K=V" description:"header sent with each request (repeatable)" unquote:"false"`
-	Insecure       bool         `long:"insecure" description:"plain text for an endpoint given without a scheme"`
+	Insecure       bool         `long:"insecure" description:"no TLS: to the default endpoint (http://localhost:4318) and over gRPC"`
 	IncludeContent bool         `long:"include-content" description:"send messages, outputs and tool arguments, redacted"`
 	Redact         []string     `long:"redact" value-name:"REGEX" description:"also redact matches of REGEX (repeatable)" unquote:"false"`
 	Timeout        cli.Duration `long:"timeout" value-name:"D" default:"10s" description:"time for one request"`

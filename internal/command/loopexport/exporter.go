@@ -21,6 +21,9 @@ func newExporter(env *cli.Env, opts *Options) (string, otelexport.Sender, error)
 	if opts.Stdout {
 		return "", &otelexport.JSONExporter{W: env.Stdout}, nil
 	}
+	if err := protocol(opts); err != nil {
+		return "", nil, env.UsageError("%v", err)
+	}
 	headers := envHeaders()
 	for _, h := range opts.Header {
 		k, v, ok := strings.Cut(h, "=")
@@ -65,6 +68,29 @@ func newExporter(env *cli.Env, opts *Options) (string, otelexport.Sender, error)
 		RetryFor:  opts.RetryFor.D(),
 		UserAgent: "loop-export/" + cli.VersionString(),
 	}, nil
+}
+
+// protocol sets --protocol, when not given, as the SDK's exporters read
+// it: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL,
+// else http/protobuf (grpc set there was ignored: HTTP/1.1 then went to a
+// gRPC port). http/json, which loop-export does not send, is refused.
+func protocol(opts *Options) error {
+	if opts.Protocol != "" {
+		return nil
+	}
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		switch v := strings.TrimSpace(os.Getenv(name)); v {
+		case "":
+			continue
+		case "http/protobuf", "grpc":
+			opts.Protocol = v
+			return nil
+		default:
+			return fmt.Errorf("%s=%q: loop-export sends http/protobuf or grpc (--protocol overrides it)", name, v)
+		}
+	}
+	opts.Protocol = "http/protobuf"
+	return nil
 }
 
 // grpcConfig is what a gRPC sender is built from (grpc.go).
