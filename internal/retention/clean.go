@@ -23,10 +23,12 @@ type Options struct {
 	DryRun bool
 	// Bytes measures every run, not only the deleted ones.
 	Bytes bool
-	// Wait waits for another clean to finish; otherwise Clean skips.
-	Wait bool
-	Now  time.Time
-	Log  lazylog.Logger
+	// Wait waits for another clean to finish; WaitFor waits at most that
+	// long; otherwise (or after WaitFor) Clean skips.
+	Wait    bool
+	WaitFor time.Duration
+	Now     time.Time
+	Log     lazylog.Logger
 	// KeepStep records what a dead step's spool entry holds before the
 	// spool sweep removes it (see store.CleanSpool); nil records nothing.
 	KeepStep func(base string, m store.SpoolMeta) bool
@@ -52,7 +54,14 @@ func Clean(st *store.Store, o Options, emit func(Decision) error) (Report, error
 		return rep, nil // no store: nothing to clean, and readers create nothing
 	}
 	if !o.DryRun {
-		l, err := store.LockFile(filepath.Join(st.Root, CleanLock), true, o.Wait)
+		path := filepath.Join(st.Root, CleanLock)
+		var l *store.Lock
+		var err error
+		if o.WaitFor > 0 && !o.Wait {
+			l, err = store.LockFileWithin(path, o.WaitFor, cleanBusy)
+		} else {
+			l, err = store.LockFile(path, true, o.Wait)
+		}
 		if errors.Is(err, store.ErrLocked) {
 			rep.Skipped = true
 			return rep, nil
@@ -188,13 +197,23 @@ func StepRunGone(st *store.Store, m store.SpoolMeta) bool {
 	return store.ValidRunID(m.RunID) != nil || !st.RunExists(m.RunID)
 }
 
-// AutoClean is the clean loop-record runs after a run ends: it never waits
-// for another clean and never fails the caller; problems become warnings.
+// autoCleanWait bounds how long an automatic clean waits for another
+// clean (a few milliseconds, but a loop-clean whose output is not read
+// holds its lock): two loops that end together must both clean, or the
+// store settles above its limit.
+const autoCleanWait = 10 * time.Second
+
+// cleanBusy is called each time a waiting clean finds the lock held (tests).
+var cleanBusy = func() {}
+
+// AutoClean is the clean loop-record runs after a run ends: it waits a
+// bounded time for another clean, never fails the caller, and turns
+// problems into warnings.
 func AutoClean(st *store.Store, p Policy, l lazylog.Logger) {
 	// A dead step of a run that still exists is left for loop-clean, which
 	// records it first (the recorder that calls this cannot).
 	keep := func(_ string, m store.SpoolMeta) bool { return StepRunGone(st, m) }
-	rep, err := Clean(st, Options{Policy: p, Now: time.Now(), Log: l, KeepStep: keep}, nil)
+	rep, err := Clean(st, Options{Policy: p, Now: time.Now(), Log: l, KeepStep: keep, WaitFor: autoCleanWait}, nil)
 	if err != nil {
 		l.Warn("automatic clean failed; the run's status was changed", "err", err)
 		return

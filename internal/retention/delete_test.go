@@ -2,8 +2,10 @@ package retention
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -223,8 +225,8 @@ func TestCleanMissingStore(t *testing.T) {
 	}
 }
 
-// An automatic clean never waits: while another clean holds the store's
-// lock it skips and deletes nothing.
+// A clean that does not wait skips while another clean holds the store's
+// lock, and deletes nothing.
 func TestCleanSkipsWhileAnotherCleans(t *testing.T) {
 	st := newStore(t)
 	makeRun(t, st, "old", 30, "completed")
@@ -239,5 +241,39 @@ func TestCleanSkipsWhileAnotherCleans(t *testing.T) {
 	l.Unlock()
 	if rep, _ := clean(t, st, Options{Policy: defaults}); rep.Skipped || st.RunExists("old") {
 		t.Errorf("after: %+v", rep)
+	}
+}
+
+// The automatic clean of a run that ended waits (bounded) for another
+// clean instead of skipping: two loops that end together must not leave
+// the store above its limit because one's clean met the other's.
+func TestAutoCleanWaitsForAnotherClean(t *testing.T) {
+	st := newStore(t)
+	for i := range 3 {
+		makeRun(t, st, fmt.Sprintf("r%d", i), float64(3-i)/100, "completed")
+	}
+	l, err := store.LockFile(filepath.Join(st.Root, CleanLock), true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := make(chan struct{})
+	var once sync.Once
+	cleanBusy = func() { once.Do(func() { close(busy) }) }
+	defer func() { cleanBusy = func() {} }()
+	done := make(chan struct{})
+	go func() {
+		AutoClean(st, Policy{KeepLast: 2}, quietLog())
+		close(done)
+	}()
+	select {
+	case <-busy: // it found the lock held and waits: let it have it
+		l.Unlock()
+	case <-done:
+		l.Unlock()
+		t.Fatal("the automatic clean returned while another clean held the lock: skipped")
+	}
+	<-done
+	if st.RunExists("r0") || !st.RunExists("r1") || !st.RunExists("r2") {
+		t.Errorf("after the wait: r0 %v r1 %v r2 %v; want only the oldest deleted", st.RunExists("r0"), st.RunExists("r1"), st.RunExists("r2"))
 	}
 }

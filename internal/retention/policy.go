@@ -41,10 +41,6 @@ const dayMs = 24 * 60 * 60 * 1000
 type Policy struct {
 	KeepLast int
 	KeepDays int
-	// Ended is the run whose end triggers an automatic clean: its driver
-	// may still hold it live, yet it counts among the KeepLast kept (it
-	// is the newest), so the store settles at KeepLast runs, not one more.
-	Ended string
 }
 
 // Summary is what the policy knows of a run: run.json's few fields and
@@ -89,7 +85,11 @@ func Decide(p Policy, now int64, runs []Summary) []Decision {
 			d.Action, d.Reason = Exempt, ReasonStuck
 		case s.Err == nil && s.Status == record.RunPaused:
 			d.Action, d.Reason = Exempt, ReasonPaused
-		case s.Live && !(s.RunID == p.Ended && s.Err == nil && record.Terminal(s.Status)):
+		// A run that has ended counts among the kept even while its driver
+		// still holds it (finishing: this clean may be its own), so the
+		// store settles at KeepLast runs, not one more per loop that ended
+		// at once; the deleter never removes a run that is still live.
+		case s.Live && !(s.Err == nil && record.Terminal(s.Status)):
 			d.Action, d.Reason = Exempt, ReasonActive
 		case s.Err != nil:
 			d.Action, d.Reason, d.Error = Exempt, ReasonUnreadable, s.Err.Error()

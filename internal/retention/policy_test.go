@@ -56,9 +56,11 @@ func mixed() []Summary {
 	rs[23].Status = "stuck" // r24: stuck and old: kept however old
 	rs[10].Status = "stuck" // r11: stuck but resolved: policy applies
 	rs[10].Resolved = true
-	rs[5].Live = true                       // r06: live
-	rs[4].Status = "running"                // r05: says running, lock free: judged by age
-	rs[24].Live = true                      // r25: old and live: exempt
+	rs[5].Live = true        // r06: live
+	rs[5].Status = "running" // (a live run that ended counts: TestDecideCountsEndedLiveRuns)
+	rs[4].Status = "running" // r05: says running, lock free: judged by age
+	rs[24].Live = true       // r25: old and live: exempt
+	rs[24].Status = "running"
 	rs[7].Err = errors.New("run.json: bad") // r08: unreadable
 	return rs
 }
@@ -187,14 +189,18 @@ func TestDecidePausedIsExempt(t *testing.T) {
 	check(t, got, map[string][]string{"exempt/paused": {"paused"}, "delete/older-than-days": {"old"}})
 }
 
-// The run whose end triggers the automatic clean is still live (its driver
-// holds it) but counts among the kept: 20 runs stay, not 21.
-func TestDecideCountsTheEndedRun(t *testing.T) {
+// A run that has ended may still be live (its driver holds it while it
+// finishes), yet it counts among the kept: 20 runs stay, not 21. With
+// concurrent drivers that is true of another driver's run too, so two
+// loops that end together leave 20 runs, not 22.
+func TestDecideCountsEndedLiveRuns(t *testing.T) {
 	var runs []Summary
-	for i := range 21 {
+	for i := range 22 {
 		runs = append(runs, Summary{RunID: fmt.Sprintf("r%02d", i), Status: record.RunCompleted, UpdatedAt: int64(1000 + i)})
 	}
-	runs[20].Live = true // the run that just ended
+	runs[20].Live = true // another driver's run, just ended
+	runs[21].Live = true // the run whose end triggers the clean
+	runs[21].Status = record.RunFailed
 	count := func(ds []Decision) (keep, del int) {
 		for _, d := range ds {
 			switch d.Action {
@@ -206,15 +212,12 @@ func TestDecideCountsTheEndedRun(t *testing.T) {
 		}
 		return
 	}
-	if k, d := count(Decide(Policy{KeepLast: 20}, 2000, runs)); k != 21 || d != 0 {
-		t.Errorf("without Ended: kept %d, deleted %d; want 21, 0 (a live run is exempt)", k, d)
-	}
-	ds := Decide(Policy{KeepLast: 20, Ended: "r20"}, 2000, runs)
-	if k, d := count(ds); k != 20 || d != 1 || ds[0].Action != Delete || ds[20].Action != Keep {
-		t.Errorf("with Ended: kept %d, deleted %d (%v, %v); want 20, 1: the oldest goes", k, d, ds[0], ds[20])
+	ds := Decide(Policy{KeepLast: 20}, 2000, runs)
+	if k, d := count(ds); k != 20 || d != 2 || ds[0].Action != Delete || ds[1].Action != Delete || ds[20].Action != Keep || ds[21].Action != Keep {
+		t.Errorf("kept %d, deleted %d (%v, %v, %v); want 20, 2: the two oldest go", k, d, ds[0], ds[1], ds[21])
 	}
 	runs[20].Status = record.RunRunning // a live run that has not ended is never counted
-	if k, _ := count(Decide(Policy{KeepLast: 20, Ended: "r20"}, 2000, runs)); k != 21 {
-		t.Errorf("a running run named Ended was counted")
+	if k, _ := count(Decide(Policy{KeepLast: 20}, 2000, runs)); k != 21 {
+		t.Errorf("a running run was counted")
 	}
 }

@@ -127,9 +127,7 @@ func (d *Door) SetStatusRule(id, status, message, rule string) (*record.Run, err
 	}
 	hooks.ForRun(d.Rec.St, run, d.Log).Status(d.Rec.St, run, message)
 	if record.Terminal(status) && d.clean != nil {
-		p := *d.clean
-		p.Ended = id
-		retention.AutoClean(d.Rec.St, p, d.Log)
+		retention.AutoClean(d.Rec.St, *d.clean, d.Log)
 	}
 	return run, nil
 }

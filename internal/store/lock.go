@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -61,6 +62,23 @@ func LockFile(path string, exclusive, wait bool) (*Lock, error) {
 		}
 	}
 	return nil, fmt.Errorf("lock %s: replaced %d times while locking it", path, lockRetries)
+}
+
+// LockFileWithin is LockFile(path, true, false) tried again until it is
+// granted or d has passed (then ErrLocked): an flock cannot be given a
+// timeout. busy, when not nil, is called each time the lock is found held.
+func LockFileWithin(path string, d time.Duration, busy func()) (*Lock, error) {
+	deadline := time.Now().Add(d)
+	for {
+		l, err := LockFile(path, true, false)
+		if err == nil || !errors.Is(err, ErrLocked) || time.Now().After(deadline) {
+			return l, err
+		}
+		if busy != nil {
+			busy()
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // ProbeLock reports whether some process holds a lock on path, by trying

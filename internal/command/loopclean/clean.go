@@ -23,8 +23,9 @@ Examples:
 
 Applies the retention policy: keeps at most --keep-last runs and none older
 than --keep-days (by updated_at). Stuck runs not yet resolved, paused runs,
-live runs (their live.lock is held) and runs whose run.json cannot be read
-are exempt and not counted. Prints one decision per run (NDJSON: run_id, action
+running live runs (their live.lock is held) and runs whose run.json cannot
+be read are exempt and not counted; a live run that has ended counts but is
+never deleted. Prints one decision per run (NDJSON: run_id, action
 keep/delete/exempt, reason, age_days, bytes) and a summary on stderr.
 Spool files older than a day whose writer is gone are removed too; a dead
 agent step's output is first recorded as an interrupted attempt of its run.

@@ -109,14 +109,7 @@ func pause(env *cli.Env, door *runstate.Door, id string) error {
 
 // waitLock takes a lock, trying every 50 ms until timeout.
 func waitLock(path string, timeout time.Duration) (*store.Lock, error) {
-	deadline := time.Now().Add(timeout)
-	for {
-		l, err := store.LockFile(path, true, false)
-		if err == nil || !errors.Is(err, store.ErrLocked) || time.Now().After(deadline) {
-			return l, err
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return store.LockFileWithin(path, timeout, nil)
 }
 
 // stopLeft kills the process groups a crashed loop-step or loop-validate of
