@@ -32,6 +32,11 @@ var policy = []string{
 	"-c", "core.checkStat=default",
 	"-c", "core.trustctime=true",
 	"-c", "core.ignoreStat=false",
+	// nor by a cache whose word git takes for what changed: an fsmonitor
+	// hook (even one a trusted config names: it lives in the workspace)
+	// or an untracked cache, both answerable by what the agent wrote
+	"-c", "core.fsmonitor=false",
+	"-c", "core.untrackedCache=false",
 }
 
 // policyEnv: never ask anyone anything, never refresh an index loopkit

@@ -283,3 +283,32 @@ func TestPlantedWorktreeMovesNothing(t *testing.T) {
 		t.Errorf("neutralised %v", got)
 	}
 }
+
+// The person's config may name an fsmonitor hook inside the repository
+// (git's sample: core.fsmonitor=.git/hooks/fsmonitor-watchman), which the
+// agent can rewrite without changing the config; a hook's answer also
+// decides which files git add looks at. loopkit's git runs none.
+func TestTrustedFsmonitorHookNeverRuns(t *testing.T) {
+	defer reset()
+	dir, log := repo(t)
+	hook := filepath.Join(dir, ".git", "hooks", "fsmon")
+	os.MkdirAll(filepath.Dir(hook), 0o755)
+	os.WriteFile(hook, []byte("#!/bin/sh\nexit 1\n"), 0o755)
+	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "core.fsmonitor", ".git/hooks/fsmon")
+	hash, _ := ConfigHash(dir)
+	Trust(hash)
+	// the agent rewrites the hook the trusted config names
+	os.WriteFile(hook, []byte("#!/bin/sh\necho hook >> "+log+"\nexit 1\n"), 0o755)
+	for _, args := range [][]string{{"status", "--porcelain"}, {"add", "-A"}} {
+		if _, err := Git(dir, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := ran(log); len(got) > 0 {
+		t.Errorf("the rewritten hook ran: %v", got)
+	}
+	exec.Command("git", "-C", dir, "status").Run()
+	if got := ran(log); !slices.Contains(got, "hook") {
+		t.Errorf("the hook does not run even under a plain git (%v): the test proves nothing", got)
+	}
+}
