@@ -128,7 +128,8 @@ func (s *Store) readRunJSON(id string, v any) error {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+		// loopkit replaces run.json whole: something else changed it
+		return fmt.Errorf("%s is damaged (%w): run %s cannot be used; its iterations stay readable (loop-view logs %s)", path, err, id, id)
 	}
 	return nil
 }
