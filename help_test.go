@@ -83,6 +83,12 @@ func checkHelp(t *testing.T, name, help string) {
 	if !strings.HasPrefix(lines[0], "Usage: ") && !strings.HasPrefix(lines[0], "usage: ") {
 		t.Errorf("%s: first line %q is not a usage line", name, lines[0])
 	}
+	// installed, a command is found on PATH: a checkout's path in its help
+	// (scripts/loop, bin/loop) names nothing there
+	// (the driver typed as scripts/loop names itself so: that is its name)
+	if h := strings.ReplaceAll(help, strings.Fields(name)[0], ""); strings.Contains(h, "scripts/") || strings.Contains(h, "bin/") {
+		t.Errorf("%s: the help names a checkout's path (scripts/, bin/):\n%s", name, help)
+	}
 	if strings.ContainsRune(help, 0) {
 		t.Errorf("%s: a NUL in the help (the driver's records, not text)", name)
 	}

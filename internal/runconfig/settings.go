@@ -70,7 +70,7 @@ type Settings struct {
 	// Artifacts.
 	ArtifactMode string `json:"artifact_mode,omitempty" flag:"artifact-mode" arg:"M" env:"LOOP_ARTIFACT_MODE" config:"artifact_mode" default:"workspace" choice:"workspace|mirror" help:"workspace (default) or mirror: that layout in global_log_dir too"`
 	GlobalLogDir string `json:"global_log_dir,omitempty" flag:"global-log-dir" arg:"DIR" env:"LOOP_GLOBAL_LOG_DIR" config:"global_log_dir" help:"the mirror (default $XDG_DATA_HOME/loopkit/runs)"`
-	LogDir       string `json:"log_dir,omitempty" flag:"log-dir" arg:"DIR" env:"LOOP_LOG_DIR" config:"log_dir" help:"also write each iteration to DIR/run-<id>/ (bin/loop's layout)"`
+	LogDir       string `json:"log_dir,omitempty" flag:"log-dir" arg:"DIR" env:"LOOP_LOG_DIR" config:"log_dir" help:"also write each iteration's log to DIR/run-<id>/ (iter-XX.log, summary.json)"`
 	ArtifactDir  string `json:"artifact_dir,omitempty" flag:"artifact-dir" arg:"DIR" env:"AGENT_ARTIFACT_DIR" config:"artifact_dir" help:"verification artifacts in DIR/runs/<id>/"`
 	Transcripts  string `json:"transcripts,omitempty" flag:"transcripts" arg:"T" env:"LOOP_TRANSCRIPTS" config:"transcripts" default:"keep" choice:"keep|drop" help:"keep (default) or drop: store nothing the agent said"`
 

@@ -18,8 +18,8 @@ import (
 )
 
 const usage = `COMMAND [OPTIONS]
-  loop-drive new ARGS...       (ARGS: those of scripts/loop run)
-  loop-drive resume ARGS...    (ARGS: those of scripts/loop resume)
+  loop-drive new ARGS...       (ARGS: those of loop run)
+  loop-drive resume ARGS...    (ARGS: those of loop resume)
   loop-drive resume-all ARGS... (loop resume --interrupted | --print-unit)
   loop-drive next --run ID
   loop-drive record --run ID --iteration N < STEP_AND_VALIDATION
@@ -34,9 +34,9 @@ Examples:
   $ loop-drive next --run RUN
   $ loop-drive cancel --run RUN
 
-The Go half of scripts/loop. new and resume read the rest as the
-driver's own command line (flags, then LOOP_* variables, then the config
-files, then defaults; 'usage' prints that help). new checks
+The Go half of the driver, loop, which runs it. new and resume read the
+rest as the driver's own command line (flags, then LOOP_* variables, then
+the config files, then defaults; 'usage' prints that help). new checks
 every setting (exit 2 on the first bad one, nothing created) and creates a
 run; both take the run's driver lock, wait for a concurrency slot, print
 the store, the run's settings and the agent's argv as NUL-terminated
@@ -52,7 +52,7 @@ summary=LINE, then the next action as next. attempt keeps a step that
 could not work (its record says cannot_work) as an attempt, with no
 validation, and prints the next action: the stop that fails the run.
 
-trust (scripts/loop trust) shows the commands a config file names
+trust (loop trust) shows the commands a config file names
 (default: the store's and LOOP_CONFIG's) and accepts it as it is: new
 refuses a config that names commands (verify_cmds, final_verify_cmds,
 reviewer, run_naming_model, on_event) unless its content was accepted,
@@ -78,7 +78,7 @@ type Options struct {
 	Cancel    bool   `hidden:"yes" long:"cancel" description:"stop the run's driver and mark the run canceled"`
 	Pause     bool   `hidden:"yes" long:"pause" description:"let the current step finish, then stop the driver; the run is paused"`
 	Merge     bool   `hidden:"yes" long:"merge" description:"merge the completed run's branch into its merge target"`
-	Usage     bool   `hidden:"yes" long:"usage" description:"print the help of scripts/loop"`
+	Usage     bool   `hidden:"yes" long:"usage" description:"print the help of the driver, loop"`
 	// --record, --cancel and --pause write as loop-record does, by the
 	// same flags and config keys.
 	runstate.Writing

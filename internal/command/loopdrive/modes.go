@@ -12,8 +12,8 @@ import (
 // the rest of the line themselves (run); the others set one mode of
 // Options.
 var subcommands = []struct{ name, short, use string }{
-	{"new", "hold a new run (scripts/loop run)", ""},
-	{"resume", "hold a run again (scripts/loop resume)", ""},
+	{"new", "hold a new run (loop run)", ""},
+	{"resume", "hold a run again (loop resume)", ""},
 	{"resume-all", "resume interrupted runs (loop resume --interrupted)", ""},
 	{"next", "print the next action",
 		"--run ID\n\nExamples:\n  $ loop-drive next --run RUN"},
@@ -27,9 +27,9 @@ var subcommands = []struct{ name, short, use string }{
 		"--run ID\n\nExamples:\n  $ loop-drive pause --run RUN"},
 	{"merge", "merge the completed run's branch into its merge target",
 		"--run ID\n\nExamples:\n  $ loop-drive merge --run RUN"},
-	{"init", "set up a project (scripts/loop init)", ""},
-	{"trust", "accept a config file's commands (scripts/loop trust)", ""},
-	{"usage", "print the help of scripts/loop",
+	{"init", "set up a project (loop init)", ""},
+	{"trust", "accept a config file's commands (loop trust)", ""},
+	{"usage", "print the help of the driver, loop",
 		"\n\nExamples:\n  $ loop-drive usage | less"},
 }
 
