@@ -50,6 +50,8 @@ type stepRun struct {
 	tasksBefore plan.Tasks
 	// stepID is the step's id in the run's events, "" without a run.
 	stepID string
+	// transcriptsFlag: --transcripts was given on the command line.
+	transcriptsFlag bool
 }
 
 // outcome is what the attempts did, together.

@@ -120,6 +120,9 @@ func run(env *cli.Env) error {
 		return err
 	}
 	s := &stepRun{env: env, opts: opts, st: st, readRun: readRun, dir: dir, command: cli.Quote(args), prompt: prompt, reviewed: reviewed}
+	if o := p.FindOptionByLongName("transcripts"); o != nil {
+		s.transcriptsFlag = o.IsSet() && !o.IsSetDefault()
+	}
 	if opts.Prices != "" {
 		if s.prices, err = loadPrices(opts.Prices); err != nil {
 			return env.UsageError("--prices %v", err)

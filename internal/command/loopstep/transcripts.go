@@ -6,19 +6,23 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 )
 
-// dropTranscript applies transcripts=drop (--transcripts, LOOP_TRANSCRIPTS,
-// the config, or the run's own setting) once the step is parsed: the
+// dropTranscript applies transcripts=drop once the step is parsed: the
 // spooled streams are deleted and the record keeps no word of the agent's.
 // A crash after this point leaves the parsed record, not the words.
+//
+// --transcripts on the command line decides; else the run's own setting
+// (the driver resolved it once: flag > LOOP_TRANSCRIPTS > config), so the
+// setting means what run.json says whatever this step's environment;
+// else (a run without it, a pipeline) LOOP_TRANSCRIPTS, then the config,
+// which settings.Open resolved into opts.Transcripts.
 func (s *stepRun) dropTranscript(rec *record.Step) {
-	// LOOP_TRANSCRIPTS is read here, not by the flag parser: drop wins
-	// from any source, and the help stays one line
-	drop := s.opts.Transcripts == record.TranscriptsDrop || os.Getenv("LOOP_TRANSCRIPTS") == record.TranscriptsDrop
-	if !drop && s.opts.Run != "" && s.st != nil {
-		if run, err := s.readRun(); err == nil {
-			drop = run.Settings.Transcripts == record.TranscriptsDrop
+	mode := s.opts.Transcripts
+	if !s.transcriptsFlag && s.opts.Run != "" && s.st != nil {
+		if run, err := s.readRun(); err == nil && run.Settings.Transcripts != "" {
+			mode = run.Settings.Transcripts
 		}
 	}
+	drop := mode == record.TranscriptsDrop
 	if !drop {
 		return
 	}
