@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -117,6 +118,10 @@ func (h *HTTPSender) post(ctx context.Context, body []byte) (time.Duration, erro
 		if unreachable(err) {
 			return 0, err
 		}
+		if plainAnswer(err) && strings.HasPrefix(h.URL, "https:") {
+			// a local collector answers plain HTTP; the default is https
+			return -1, fmt.Errorf("%s: the collector answered in plain HTTP, not TLS: give an http:// endpoint (or --insecure for the default localhost:4318)", h.URL)
+		}
 		return -1, err
 	}
 	defer resp.Body.Close()
@@ -161,6 +166,13 @@ func retryAfter(v string) time.Duration {
 		return max(time.Until(t), 0)
 	}
 	return 0
+}
+
+// plainAnswer: a TLS handshake met a server speaking plain HTTP (net/http
+// says so in a text of its own when the answer starts as HTTP does).
+func plainAnswer(err error) bool {
+	_, ok := errors.AsType[tls.RecordHeaderError](err)
+	return ok || strings.Contains(err.Error(), "server gave HTTP response to HTTPS client")
 }
 
 // unreachable: the error is the network's (no connection was made or it

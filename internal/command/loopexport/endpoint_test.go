@@ -140,3 +140,16 @@ func TestSilentCollector(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit 1, one line ending %q", code, errs, want)
 	}
 }
+
+// TestPlainCollectorOverTLS: the default endpoint is https, and a local
+// collector answers plain HTTP: one line says so and how to reach it (Go's
+// "first record does not look like a TLS handshake" said neither).
+func TestPlainCollectorOverTLS(t *testing.T) {
+	root, _ := fixture(t)
+	rcv := newReceiver(t, 0)
+	url := strings.Replace(rcv.srv.URL, "http://", "https://", 1)
+	_, errs, code := runEnv(t, root, "", nil, "loop-export", "fix", "--endpoint", url, "--retry-for", "0s")
+	if code != 1 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "the collector answered in plain HTTP, not TLS: give an http:// endpoint") {
+		t.Errorf("exit %d, stderr %q; want exit 1, one line saying to use http://", code, errs)
+	}
+}
