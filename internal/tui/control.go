@@ -93,7 +93,9 @@ func (m *Model) drive(id, sub string) tea.Cmd {
 	path, env := m.tools.Drive, m.env()
 	return func() tea.Msg {
 		cmd := exec.Command(path, sub, "--run", id)
-		cmd.Env = env
+		// its messages name loop, as under `loop pause|cancel`: the
+		// person pressed a key and never typed loop-drive
+		cmd.Env = append(env, "LOOP_PROG=loop")
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		err := cmd.Run()

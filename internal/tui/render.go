@@ -44,7 +44,7 @@ func (m *Model) paint(r row, selected bool) string {
 }
 
 // bodyHeight is the lines between the title bar and the status line.
-func (m *Model) bodyHeight() int { return max(m.h-2, 1) }
+func (m *Model) bodyHeight() int { return max(m.h-1-len(m.statusLines()), 1) }
 
 // item renders iteration i (index position) as screen lines: collapsed, or
 // expanded to its tool calls and whole output.
@@ -246,7 +246,7 @@ func (m *Model) view() string {
 	for len(lines) < h+1 {
 		lines = append(lines, "")
 	}
-	lines = append(lines, m.status())
+	lines = append(lines, m.statusLines()...)
 	return strings.Join(lines, "\n")
 }
 
@@ -271,6 +271,36 @@ func (m *Model) title() string {
 		follow = " · following"
 	}
 	return fmt.Sprintf("%s · %s · %d it%s · %s%s", m.run.RunID, view.StatusMark(m.run), m.run.Iteration, m.filterNote(), strings.Join(names, " "), follow)
+}
+
+// statusLines is the status line, or a message (an action's outcome, an
+// error) wrapped on up to three lines: its point (a hint, the reason) is
+// often past 80 columns, after the run id.
+func (m *Model) statusLines() []string {
+	if m.confirm != nil || m.filtering || m.msg == "" || utf8.RuneCountInString(m.msg) <= m.w {
+		return []string{m.status()}
+	}
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(m.msg) {
+		switch {
+		case line == "":
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= m.w:
+			line += " " + word
+		default:
+			out, line = append(out, line), word
+		}
+		for utf8.RuneCountInString(line) > m.w { // a word wider than the screen
+			r := []rune(line)
+			out, line = append(out, string(r[:m.w])), string(r[m.w:])
+		}
+	}
+	out = append(out, line)
+	if len(out) > 3 {
+		out = append(out[:2], truncate(strings.Join(out[2:], " "), m.w))
+	}
+	return out
 }
 
 func (m *Model) status() string {
