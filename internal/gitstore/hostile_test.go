@@ -101,10 +101,15 @@ func TestPrivateDirHostileFiles(t *testing.T) {
 					t.Errorf("a %s taken for the commit", kind)
 				}
 			})
-			// the user's index, copied to seed a new run's
+			// the user's index, copied to seed a new run's first base (a
+			// snapshot after a step never reads it: TestForgedUserIndex...;
+			// git itself resolves a link there, to the file Base reads)
+			if kind == "link" {
+				return
+			}
 			plant(t, where.Index, kind, 2<<30)
 			within(t, "seed", func() {
-				_, _, err := AfterStep(filepath.Join(t.TempDir(), "r2"), where, "")
+				_, _, _, err := Base(repo, filepath.Join(t.TempDir(), "odb"), filepath.Join(t.TempDir(), "r2"), nil)
 				if err == nil || !strings.Contains(err.Error(), where.Index) {
 					t.Errorf("index as a %s: %v, want it named and refused", kind, err)
 				}

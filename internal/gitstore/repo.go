@@ -370,7 +370,9 @@ func AfterStep(parent string, where *Where, baseObjects string) (repo *Repo, tre
 // baseIndex is the index the run's first snapshot after a step starts
 // from: the base's (Base leaves it beside the objects; its stat cache is
 // as fresh as the step's start, and its entries' objects were just
-// imported), else the user's.
+// imported), else none. Never the user's: the agent has just run, and an
+// index it wrote can give a file its true stat data and another blob, so
+// that git add records content that is not on disk (every file is read).
 func baseIndex(where *Where, baseObjects string) string {
 	if baseObjects != "" {
 		p := filepath.Join(baseObjects, "index")
@@ -378,5 +380,5 @@ func baseIndex(where *Where, baseObjects string) string {
 			return p
 		}
 	}
-	return where.Index
+	return ""
 }

@@ -244,6 +244,13 @@ func locateForBase(dir, runDir string) (w *Where, seed string, alts []string, he
 		}
 		return w, filepath.Join(runDir, Dir, "index"), []string{filepath.Join(runDir, Dir, "objects")}, nil
 	}
+	if runDir != "" {
+		if _, err := Open(runDir); err == nil {
+			// the run was recorded, so the agent has run: the user's index
+			// is its to forge (see baseIndex), and every file is read
+			return w, "", []string{w.Objects}, nil
+		}
+	}
 	return w, w.Index, []string{w.Objects}, nil
 }
 

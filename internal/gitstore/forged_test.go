@@ -1,0 +1,86 @@
+package gitstore
+
+import (
+	"crypto/sha1"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// forgeIndex rewrites repo's index so that name's entry holds the stat
+// data of the file on disk and the blob of fake, as an agent can: git
+// then takes the file for unchanged and never reads it.
+func forgeIndex(t *testing.T, repo, name, fake string) {
+	t.Helper()
+	id := strings.TrimSpace(run(t, repo, "sh", "-c", "printf %s '"+fake+"' | git hash-object -w --stdin"))
+	run(t, repo, "git", "update-index", "--add", "--cacheinfo", "100644,"+id+","+name)
+	path := filepath.Join(repo, ".git", "index")
+	data, err := os.ReadFile(path)
+	if err != nil || string(data[:4]) != "DIRC" || binary.BigEndian.Uint32(data[4:8]) != 2 {
+		t.Fatalf("index: %v", err)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(filepath.Join(repo, name), &st); err != nil {
+		t.Fatal(err)
+	}
+	off, n := 12, int(binary.BigEndian.Uint32(data[8:12]))
+	for range n {
+		nl := int(binary.BigEndian.Uint16(data[off+60:]) & 0xfff)
+		if string(data[off+62:off+62+nl]) == name {
+			for i, v := range []int64{st.Ctim.Sec, st.Ctim.Nsec, st.Mtim.Sec, st.Mtim.Nsec, int64(st.Dev), int64(st.Ino), 0o100644, int64(st.Uid), int64(st.Gid), st.Size} {
+				binary.BigEndian.PutUint32(data[off+4*i:], uint32(v))
+			}
+		}
+		off += (62 + nl + 8) &^ 7
+	}
+	body := data[:off] // the extensions (a cache tree) go
+	sum := sha1.Sum(body)
+	if err := os.WriteFile(path, append(body, sum[:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	future := time.Now().Add(time.Hour) // not racily clean
+	os.Chtimes(path, future, future)
+	if out := run(t, repo, "git", "diff", "--name-only"); out != "" {
+		t.Fatalf("the forgery does not hold (git sees %q): the test proves nothing", out)
+	}
+}
+
+// The agent can write its repository's index: an entry with a file's true
+// stat data and another blob hides the file's content from git add. The
+// run's first snapshot after a step (here after a clean base: no index of
+// the step's) must not take that stat cache, or it records content that is
+// not on disk, in that iteration and the ones after.
+func TestForgedUserIndexFoolsNoSnapshot(t *testing.T) {
+	repo := committedRepo(t, "a\n")
+	write(t, repo, "a.txt", "real\n", 0o644)
+	forgeIndex(t, repo, "a.txt", "fake\n")
+	where, err := Locate(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(t.TempDir(), "r")
+	r, tree, err := AfterStep(runDir, where, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := r.git().run("cat-file", "blob", tree+":a.txt"); err != nil || string(out) != "real\n" {
+		t.Errorf("a.txt in the snapshot: %q, %v; on disk: \"real\\n\"", out, err)
+	}
+	// the agent deletes the run's index: the next base must not seed from
+	// the forged one either
+	os.Remove(filepath.Join(runDir, Dir, "index"))
+	odb := filepath.Join(t.TempDir(), "odb")
+	base, _, _, err := Base(repo, odb, runDir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gitCmd{dir: repo, env: []string{"GIT_OBJECT_DIRECTORY=" + filepath.Join(odb, "objects"),
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + where.Objects}}.run("cat-file", "blob", base+":a.txt")
+	if err != nil || string(out) != "real\n" {
+		t.Errorf("a.txt in the next base: %q, %v", out, err)
+	}
+}
