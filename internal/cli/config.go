@@ -129,6 +129,19 @@ func (c Config) Apply(env *Env, p *flags.Parser, data any) error {
 	return c.apply(p, reflect.ValueOf(data).Elem())
 }
 
+// Tools reads the config keys that commands read for themselves
+// (runconfig.Tools) with the types and ranges they read them with: the
+// driver checks them when a run starts, so a bad value is a usage error
+// then, not a failed run at the first command that reads it. A key
+// absent is left zero (see Has).
+func (c Config) Tools() (runconfig.Tools, error) {
+	var t runconfig.Tools
+	return t, c.apply(nil, reflect.ValueOf(&t).Elem())
+}
+
+// Has reports whether the config files set key.
+func (c Config) Has(key string) bool { _, ok := c[key]; return ok }
+
 // WarnUnknown warns once about each key no command reads, in file order.
 func (c Config) WarnUnknown(env *Env) {
 	keys := make([]string, 0, len(c))
@@ -163,7 +176,7 @@ func (c Config) apply(p *flags.Parser, v reflect.Value) error {
 		if key == "" {
 			continue
 		}
-		if long := f.Tag.Get("long"); long != "" {
+		if long := f.Tag.Get("long"); long != "" && p != nil {
 			if opt := p.FindOptionByLongName(long); opt != nil && opt.IsSet() && !opt.IsSetDefault() {
 				continue
 			}

@@ -52,6 +52,17 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// UnmarshalFlag reads a flag's or a config file's text through
+// ParseDuration (a key of Tools is read by the same parser as its flag).
+func (d *Duration) UnmarshalFlag(s string) error {
+	v, err := ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
 // MaxDuration is the longest duration a setting takes: longer is a typo,
 // and far longer overflows into "no limit".
 const MaxDuration = 366 * 24 * time.Hour

@@ -39,7 +39,12 @@ func TestSeedKeysKnown(t *testing.T) {
 // "unknown config key idle_timeout" about a key it read itself.)
 func TestEveryConfigTagKnown(t *testing.T) {
 	tag := regexp.MustCompile("config:\"([a-z_0-9]+)\"")
+	rangeTag := regexp.MustCompile("range:\"([^\"]*)\"")
 	read := map[string]bool{}
+	ranges := map[string]string{} // Tools' key: its range tag
+	for f := range reflect.TypeFor[Tools]().Fields() {
+		ranges[f.Tag.Get("config")] = f.Tag.Get("range")
+	}
 	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() && (d.Name() == "runconfig" || d.Name() == "cli") { // the tag's owner and its reader
 			return filepath.SkipDir
@@ -52,6 +57,25 @@ func TestEveryConfigTagKnown(t *testing.T) {
 			read[string(m[1])] = true
 			if !Known(string(m[1])) {
 				t.Errorf("%s reads config key %s, which runconfig does not know", p, m[1])
+			}
+		}
+		// a command's range for a key of Tools is the one the driver
+		// checks at start (cli.Config.Tools)
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			m := tag.FindSubmatch(line)
+			if m == nil {
+				continue
+			}
+			want, isTool := ranges[string(m[1])]
+			if !isTool {
+				continue
+			}
+			got := ""
+			if r := rangeTag.FindSubmatch(line); r != nil {
+				got = string(r[1])
+			}
+			if got != want {
+				t.Errorf("%s reads %s in range %q, Tools checks %q", p, m[1], got, want)
 			}
 		}
 		return err

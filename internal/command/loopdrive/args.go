@@ -115,6 +115,12 @@ func holdLine(env *cli.Env, mode string, args []string, serve bool) error {
 	}
 	// said once per run, here: the commands under the driver say nothing
 	cfg.WarnUnknown(env)
+	// the keys the commands read for themselves are checked now too
+	if _, err := cfg.Tools(); err != nil {
+		fmt.Fprintf(env.Stderr, "loop: %v\n", err)
+		emit(env, "exit", fmt.Sprint(exitcode.Usage))
+		return cli.Silent(exitcode.Usage)
+	}
 	opts, err := readLine(mode, args, src)
 	var ue *driverargs.UsageError
 	var se *runconfig.SettingError

@@ -3,7 +3,6 @@ package loopdrive
 import (
 	"fmt"
 	"os"
-	"strconv"
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/progress"
@@ -36,18 +35,23 @@ func WorkerID(pid int) string {
 
 // promptProgress is the progress block the driver's prompts carry
 // (loop-step --append-progress --excerpt failures --agent-summary, with
-// the config's limits): run.json keeps the same block.
+// the config's limits, read as loop-step reads them): run.json keeps the
+// same block.
 func promptProgress(st *store.Store) *progress.Limits {
 	l := progress.Limits{MaxEntries: 5, MaxChars: 500, Excerpt: progress.ExcerptFailures, AgentSummary: true}
 	cfg, err := cli.LoadConfig(st.ConfigFile(), os.Getenv("LOOP_CONFIG"))
 	if err != nil {
 		return &l // loop-step has said what is wrong with the file
 	}
-	if n, err := strconv.Atoi(cfg["progress_max_entries"].Value); err == nil && n >= 0 {
-		l.MaxEntries = n
+	t, err := cfg.Tools()
+	if err != nil {
+		return &l // checked when the run started; loop-step says it again
 	}
-	if n, err := strconv.Atoi(cfg["progress_max_chars"].Value); err == nil && n >= 0 {
-		l.MaxChars = n
+	if cfg.Has("progress_max_entries") {
+		l.MaxEntries = t.ProgressMaxEntries
+	}
+	if cfg.Has("progress_max_chars") {
+		l.MaxChars = t.ProgressMaxChars
 	}
 	return &l
 }

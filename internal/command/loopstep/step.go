@@ -62,7 +62,7 @@ type Options struct {
 	Retries         int          `long:"retries" value-name:"N" range:"0,100" config:"claude_retries" description:"retry up to N times on a failure, not a timeout"`
 	RetryBackoff    cli.Duration `long:"retry-backoff" value-name:"D" default:"5s" config:"claude_retry_backoff_sec" description:"first wait before a retry, then doubled"`
 	Format          string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex, gemini, opencode, cursor, amp, copilot, text" unquote:"false"`
-	MaxToolCalls    int          `long:"max-tool-calls" value-name:"N" default:"1000" config:"max_tool_calls" description:"tool calls kept, the rest counted"`
+	MaxToolCalls    int          `long:"max-tool-calls" value-name:"N" default:"1000" range:"1," config:"max_tool_calls" description:"tool calls kept, the rest counted"`
 	Prices          string       `long:"prices" value-name:"FILE" config:"prices" description:"$/Mtok by model, when the agent reports no cost" unquote:"false"`
 	Marker          string       `long:"completion-marker" value-name:"TEXT" default:"<promise>COMPLETE</promise>" config:"completion_marker" description:"the agent's \"work is complete\" text" unquote:"false"`
 	Mode            string       `long:"completion-mode" value-name:"MODE" default:"trailing" config:"completion_mode" description:"trailing (the last line) or exact (the whole message)" unquote:"false"`
