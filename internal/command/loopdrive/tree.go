@@ -80,6 +80,12 @@ func (h *holder) lockTree(dir, id string) error {
 	if err := l.SetNote(id + "\n"); err != nil {
 		h.env.Log.Warn("work tree lock: the run's id not written", "err", err)
 	}
+	// and for the runs of other stores (another --store, LOOP_STORE)
+	if err := h.lockUserTree(treeOf(dir), id, store.GitTop(dir) == ""); err != nil {
+		h.locks = h.locks[:len(h.locks)-1]
+		l.Unlock()
+		return err
+	}
 	return nil
 }
 
