@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	flags "github.com/jessevdk/go-flags"
 
@@ -93,9 +95,21 @@ func ParseConfig(name string, data []byte, into Config) error {
 // a FIFO, a link to a secret or a huge file there is refused, not read.
 const MaxConfigBytes = 1 << 20
 
-// LoadConfig reads the store's config, then the --config/LOOP_CONFIG file.
-// A missing store config is fine; a missing named file is an error.
+// RunConfigEnv names the config a driver read when its run started: under
+// the driver every loopkit command reads that copy, not the files, which
+// the agent can rewrite while the run goes on (keep_last=1, prices=0).
+const RunConfigEnv = "LOOPKIT_RUN_CONFIG"
+
+// LoadConfig reads the store's config, then the --config/LOOP_CONFIG file,
+// or under a driver the copy RunConfigEnv names. A missing store config is
+// fine; a missing named file is an error.
 func LoadConfig(storeConfig, named string) (Config, error) {
+	if fixed := os.Getenv(RunConfigEnv); fixed != "" {
+		// only for the driver's store: a validation may run loopkit on another
+		if cfg, err := readFixed(fixed, storeConfig); cfg != nil || err != nil {
+			return cfg, err
+		}
+	}
 	cfg := Config{}
 	if storeConfig != "" {
 		data, err := safefile.ReadFile(storeConfig, MaxConfigBytes)
@@ -116,6 +130,51 @@ func LoadConfig(storeConfig, named string) (Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// fixedConfig is the file RunConfigEnv names: the config read for the
+// store whose config file is StoreConfig.
+type fixedConfig struct {
+	StoreConfig string `json:"store_config"`
+	Config      Config `json:"config"`
+}
+
+// WriteFixed writes c, read for the store config storeConfig, where
+// RunConfigEnv can name it (a new file, 0600).
+func WriteFixed(path, storeConfig string, c Config) error {
+	data, err := json.Marshal(fixedConfig{StoreConfig: storeConfig, Config: c})
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// readFixed is the config at path when it was read for storeConfig; nil
+// when it was read for another store.
+func readFixed(path, storeConfig string) (Config, error) {
+	data, err := safefile.ReadFile(path, 4*MaxConfigBytes)
+	if err != nil {
+		return nil, fmt.Errorf("the run's config (%s): %w", RunConfigEnv, err)
+	}
+	var fc fixedConfig
+	if err := json.Unmarshal(data, &fc); err != nil {
+		return nil, fmt.Errorf("the run's config %s (%s): %w", path, RunConfigEnv, err)
+	}
+	if fc.StoreConfig != storeConfig {
+		return nil, nil
+	}
+	if fc.Config == nil {
+		fc.Config = Config{}
+	}
+	return fc.Config, nil
 }
 
 // Apply fills every option tagged `config:"key"` in data that was given

@@ -6,13 +6,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/exitcode"
+	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/userdir"
 )
 
 // holdOptions are what --new and --resume hold a run with, read from the
@@ -145,8 +149,51 @@ func holdLine(env *cli.Env, mode string, args []string, serve bool) error {
 	if named != "" {
 		emit(env, "config", named)
 	}
+	if fixed := fixConfig(env, st, cfg); fixed != "" {
+		emit(env, "runconfig", fixed) // the driver removes it as it exits
+	}
 	opts.Serve = serve
 	return hold(env, st, opts)
+}
+
+// pruneConfigs removes the kept configs of holders that are gone (the
+// driver removes its own as it exits, unless it was killed).
+func pruneConfigs(dir string) {
+	names, _ := filepath.Glob(filepath.Join(dir, "*-*.json"))
+	for _, n := range names {
+		pid, err := strconv.Atoi(strings.SplitN(filepath.Base(n), "-", 2)[0])
+		if err == nil && pid > 0 && !procid.Running(pid) {
+			os.Remove(n)
+		}
+	}
+}
+
+// fixConfig keeps cfg, the config read (and checked) as the run starts,
+// for every loopkit command of the run, this one included: the agent can
+// rewrite .loop/config while the run goes on. "" when it cannot: the
+// commands then read the files.
+func fixConfig(env *cli.Env, st *store.Store, cfg cli.Config) string {
+	rt, err := userdir.Runtime()
+	if err == nil {
+		err = os.Mkdir(filepath.Join(rt, "configs"), 0o700)
+		if errors.Is(err, os.ErrExist) {
+			err = nil
+		}
+	}
+	path := ""
+	if err == nil {
+		pruneConfigs(filepath.Join(rt, "configs"))
+		path = filepath.Join(rt, "configs", fmt.Sprintf("%d-%d.json", os.Getpid(), time.Now().UnixNano()))
+		err = cli.WriteFixed(path, st.ConfigFile(), cfg)
+	}
+	if err == nil {
+		err = os.Setenv(cli.RunConfigEnv, path)
+	}
+	if err != nil {
+		env.Log.Warn("the run's config is not kept: its commands read the config files, which the agent can change", "err", err)
+		return ""
+	}
+	return path
 }
 
 // readLine parses the driver's arguments into holdOptions; nil for help.
