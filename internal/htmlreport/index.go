@@ -38,7 +38,7 @@ func WriteIndex(w io.Writer, runs []view.RunInfo, o Options) error {
 		p.Runs = append(p.Runs, indexRow{RunInfo: r, Status: view.StatusMark(r.Run),
 			Href: (&url.URL{Path: FileName(r.Run.RunID)}).String(), Age: view.Age(r.Run.CreatedAt, now)})
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
+	bw := bufio.NewWriterSize(controls{w}, 64<<10)
 	if err := indexT().ExecuteTemplate(bw, "index", p); err != nil {
 		return err
 	}

@@ -107,6 +107,60 @@ func TestReportEscapedAndSmall(t *testing.T) {
 	}
 }
 
+// TestReportControlBytes: a run's name, its files' names and a diff's
+// content can hold control bytes (the agent names files, and may name the
+// run); the page shows them as \x1b, never as the bytes (which drove a
+// terminal reading the page with cat), in the report and the index.
+func TestReportControlBytes(t *testing.T) {
+	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
+	run := store.NewRun("r1", "evil\x1b]0;T\x07name", 1)
+	if err := st.CreateRun(run); err != nil {
+		t.Fatal(err)
+	}
+	it := record.IterationLog{ID: record.IterationID("r1", 1), RunID: "r1", Iteration: 1, Status: record.StatusFail, ExitCode: 1,
+		ValidationCommand: "printf 'v\x1b[2J'", FilesChanged: []string{"name\x1b[31mred"}}
+	line, err := record.Marshal(it)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.AppendLine(st.RunPath("r1", store.IterationsFile), line); err != nil {
+		t.Fatal(err)
+	}
+	dir := st.IterationDir("r1", 1)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	patch := "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+a\x1b]0;PWNED\x07b\x7f\tc\r\n"
+	if err := os.WriteFile(filepath.Join(dir, "changes.patch"), []byte(patch), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, st, "r1", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	infos, err := loadRuns(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx bytes.Buffer
+	if err := WriteIndex(&idx, infos, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, page := range map[string]string{"report": b.String(), "index": idx.String()} {
+		if i := strings.IndexFunc(page, func(r rune) bool { return (r < 0x20 && r != '\n' && r != '\t' && r != '\r') || r == 0x7f }); i >= 0 {
+			t.Errorf("%s: a control byte %q at %d: %q", name, page[i], i, page[max(i-40, 0):min(i+40, len(page))])
+		}
+		if !strings.Contains(page, `evil\x1b]0;T\x07name`) {
+			t.Errorf("%s: the name is not shown escaped", name)
+		}
+	}
+	for _, want := range []string{`name\x1b[31mred`, `a\x1b]0;PWNED\x07b\x7f` + "\tc\r"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
 func TestIndex(t *testing.T) {
 	st, _ := fixture(t, 2)
 	var b bytes.Buffer
