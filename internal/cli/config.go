@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -110,6 +111,10 @@ func LoadConfig(storeConfig, named string) (Config, error) {
 			return cfg, err
 		}
 	}
+	return loadFiles(storeConfig, named)
+}
+
+func loadFiles(storeConfig, named string) (Config, error) {
 	cfg := Config{}
 	if storeConfig != "" {
 		data, err := safefile.ReadFile(storeConfig, MaxConfigBytes)
@@ -155,6 +160,22 @@ func WriteFixed(path, storeConfig string, c Config) error {
 		err = cerr
 	}
 	return err
+}
+
+// ConfigChanged reports whether, under a driver, the config files now say
+// otherwise than the run's copy: someone (the agent can) changed them
+// while the run went on, and the next run will obey what they say now.
+func ConfigChanged(storeConfig, named string) bool {
+	fixed := os.Getenv(RunConfigEnv)
+	if fixed == "" {
+		return false
+	}
+	kept, err := readFixed(fixed, storeConfig)
+	if kept == nil || err != nil {
+		return false
+	}
+	now, err := loadFiles(storeConfig, named)
+	return err != nil || !maps.EqualFunc(kept, now, func(a, b Setting) bool { return a.Value == b.Value })
 }
 
 // readFixed is the config at path when it was read for storeConfig; nil

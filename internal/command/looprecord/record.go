@@ -170,6 +170,10 @@ func run(env *cli.Env) error {
 		if err != nil {
 			return failure(err)
 		}
+		if rec.Terminal(opts.Status) && cli.ConfigChanged(st.ConfigFile(), opts.Config) {
+			env.Log.Warn("the config changed while the run went on (the agent can write it): this run kept the one it started with, the next reads it as it is now: check it first",
+				"file", st.ConfigFile())
+		}
 		return printJSON(env, run)
 	case opts.Attempt:
 		if opts.Run == "" {
