@@ -280,11 +280,36 @@ func (c Config) apply(p *flags.Parser, v reflect.Value) error {
 		if err == nil {
 			err = inRange(f, fv)
 		}
+		if err == nil {
+			err = inChoices(f, p, fv)
+		}
 		if err != nil {
 			return &ExitError{Code: exitcode.Usage, Err: &ConfigError{File: s.File, Line: s.Line, Key: key, Msg: err.Error()}}
 		}
 	}
 	return nil
+}
+
+// inChoices checks a text from a config file against the words its flag
+// takes (go-flags' choice tags, which check only the command line), or a
+// key of runconfig.Tools against its `choice:"a|b"` tag.
+func inChoices(f reflect.StructField, p *flags.Parser, v reflect.Value) error {
+	if v.Kind() != reflect.String {
+		return nil
+	}
+	var choices []string
+	long := f.Tag.Get("long")
+	if long != "" && p != nil {
+		if opt := p.FindOptionByLongName(long); opt != nil {
+			choices = opt.Choices
+		}
+	} else if c := f.Tag.Get("choice"); c != "" && long == "" {
+		choices = strings.Split(c, "|")
+	}
+	if len(choices) == 0 || slices.Contains(choices, v.String()) {
+		return nil
+	}
+	return fmt.Errorf("%s is not one of %s", v.String(), strings.Join(choices, ", "))
 }
 
 // setting fills an option that is a run's setting as runconfig resolves

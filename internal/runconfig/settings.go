@@ -106,18 +106,18 @@ type Settings struct {
 // They are here so that the known keys are read from one place, and the
 // driver checks them when a run starts (cli.Config.Tools).
 type Tools struct {
-	IdleTimeout        Duration `config:"idle_timeout"`                          // loop-step
-	AfterResultGrace   Duration `config:"after_result_grace"`                    // loop-step
-	AgentFormat        string   `config:"agent_format"`                          // loop-step
-	MaxToolCalls       int      `config:"max_tool_calls" range:"1,"`             // loop-step
-	Prices             string   `config:"prices"`                                // loop-step
-	CompletionMarker   string   `config:"completion_marker"`                     // loop-step
-	ProgressMaxEntries int      `config:"progress_max_entries" range:"0,100000"` // loop-step, loop-progress
-	ProgressMaxChars   int      `config:"progress_max_chars" range:"0,10000000"` // loop-step, loop-progress
-	ProgressExcerpt    string   `config:"progress_excerpt"`                      // loop-step, loop-progress
-	InlineCapBytes     int      `config:"inline_cap_bytes" range:"0,67108864"`   // loop-record, loop-validate
-	MaxPatchBytes      int64    `config:"max_patch_bytes"`                       // loop-record (runstate)
-	AutoClean          bool     `config:"auto_clean"`                            // loop-record (runstate)
-	KeepLast           int      `config:"keep_last" range:"0,1000000"`           // loop-clean, loop-record
-	KeepDays           int      `config:"keep_days" range:"0,36500"`             // loop-clean, loop-record
+	IdleTimeout        Duration `config:"idle_timeout"`                            // loop-step
+	AfterResultGrace   Duration `config:"after_result_grace"`                      // loop-step
+	AgentFormat        string   `config:"agent_format"`                            // loop-step
+	MaxToolCalls       int      `config:"max_tool_calls" range:"1,"`               // loop-step
+	Prices             string   `config:"prices"`                                  // loop-step
+	CompletionMarker   string   `config:"completion_marker"`                       // loop-step
+	ProgressMaxEntries int      `config:"progress_max_entries" range:"0,100000"`   // loop-step, loop-progress
+	ProgressMaxChars   int      `config:"progress_max_chars" range:"0,10000000"`   // loop-step, loop-progress
+	ProgressExcerpt    string   `config:"progress_excerpt" choice:"tail|failures"` // loop-step, loop-progress
+	InlineCapBytes     int      `config:"inline_cap_bytes" range:"0,67108864"`     // loop-record, loop-validate
+	MaxPatchBytes      int64    `config:"max_patch_bytes"`                         // loop-record (runstate)
+	AutoClean          bool     `config:"auto_clean"`                              // loop-record (runstate)
+	KeepLast           int      `config:"keep_last" range:"0,1000000"`             // loop-clean, loop-record
+	KeepDays           int      `config:"keep_days" range:"0,36500"`               // loop-clean, loop-record
 }
