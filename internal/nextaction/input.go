@@ -30,6 +30,9 @@ type Input struct {
 	// Attempt is the agent step just kept as an attempt instead of an
 	// iteration (it could not work), nil when there is none.
 	Attempt *record.Agent
+	// Driver: the run's own driver asks, which gave the run every status
+	// it has had but running and those a person gives (paused, canceled).
+	Driver bool
 	// GitStopped: the deciding process stopped its git (a record's git ran
 	// past its limit, recorder.GitLimit), so it can record no more trees.
 	GitStopped bool

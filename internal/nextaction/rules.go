@@ -25,6 +25,7 @@ type Rule struct {
 // the rate limit are asked only when the run could go on, and record what
 // they decide (through Input.Record) so that asking again decides the same.
 var Rules = []Rule{
+	{"status-not-given", statusNotGiven},
 	{"not-running", notRunning},
 	{"git-stopped", gitStopped},
 	{"agent-cannot-run", agentCannotRun},
@@ -125,6 +126,19 @@ func StopExit(status string) int {
 
 func stop(status, reason string) Action {
 	return Action{Kind: Stop, Status: status, Reason: reason, Exit: StopExit(status)}
+}
+
+// statusNotGiven: the run's own driver finds it completed, stuck or
+// failed, which only the driver decides, and it did not: something else
+// wrote it (the agent can run loop-record, or write run.json). A run the
+// validation did not pass must not end completed, exit 0.
+func statusNotGiven(in *Input) (Action, bool) {
+	switch st := in.Run.Status; {
+	case !in.Driver, st == record.RunRunning, st == record.RunPaused, st == record.RunCanceled:
+		return Action{}, false
+	}
+	return stop(record.RunFailed, fmt.Sprintf("run was marked %s while it ran, not by its driver "+
+		"(the agent can run loop-record or write run.json): not taken, the run fails", in.Run.Status)), true
 }
 
 // notRunning: someone else ended or paused the run (cancel of a dead

@@ -179,6 +179,31 @@ func TestGitStopped(t *testing.T) {
 	}
 }
 
+// A status only the driver gives (completed, stuck, failed), found by the
+// run's own driver, was written by something else: the run fails (the
+// agent marked its run completed with loop-record after a failed
+// validation, and the driver exited 0). Asked by anyone else, or for a
+// status a person gives, the run stops with it as before.
+func TestStatusNotGiven(t *testing.T) {
+	settings := runconfig.MustFromMap(map[string]string{KeyPrompt: "/p/TASK.md"})
+	recent := []*record.IterationLog{iter(1, "fail", 1, true)}
+	for _, st := range []string{record.RunCompleted, record.RunStuck, record.RunFailed, record.RunQueued} {
+		got := Decide(&Input{Run: &record.Run{Status: st, Settings: settings}, Recent: recent, Driver: true}, Rules)
+		if got.Kind != Stop || got.Status != record.RunFailed || got.Exit != 3 || got.Rule != "status-not-given" ||
+			!strings.HasPrefix(got.Reason, "run was marked "+st+" while it ran, not by its driver") {
+			t.Errorf("%s, asked by the driver: %+v", st, got)
+		}
+		if got := Decide(&Input{Run: &record.Run{Status: st, Settings: settings}, Recent: recent}, Rules); got.Rule != "not-running" || got.Status != st {
+			t.Errorf("%s, asked by a reader: %+v", st, got)
+		}
+	}
+	for _, st := range []string{record.RunPaused, record.RunCanceled} {
+		if got := Decide(&Input{Run: &record.Run{Status: st, Settings: settings}, Recent: recent, Driver: true}, Rules); got.Rule != "not-running" || got.Status != st {
+			t.Errorf("%s, asked by the driver: %+v", st, got)
+		}
+	}
+}
+
 func TestWrite(t *testing.T) {
 	var b bytes.Buffer
 	a := Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "line one\nline two", Rule: "x", Extra: map[string]string{"b": "2", "a": "1"}}

@@ -196,6 +196,7 @@ func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent
 		return internalError(env, err), nil
 	}
 	in.Attempt = attempt
+	in.Driver = holding == id
 	in.GitStopped = gitrun.Aborted()
 	restoreSettings(env, st, id, in.Run)
 	// the watchdog and rate-limit rules record through the door's writer

@@ -70,6 +70,7 @@ func readRequests(r io.Reader, out chan<- request) {
 // it printed, a NUL, and its exit status on a line. NUL bytes in what it
 // printed are dropped, as the shell's $(...) drops them.
 func answer(env *cli.Env, id string, req request) error {
+	holding = id
 	var out bytes.Buffer
 	renv := &cli.Env{Name: env.Name, Args: req.args, Stdin: bytes.NewReader(req.stdin),
 		Stdout: bufio.NewWriter(&out), Stderr: env.Stderr, Log: env.Log, ErrorFile: req.errorFile}
@@ -86,6 +87,10 @@ func answer(env *cli.Env, id string, req request) error {
 	}
 	return env.Stdout.Flush()
 }
+
+// holding is the run this process holds and answers for, once it does:
+// its decisions are its driver's own (nextaction.Input.Driver).
+var holding string
 
 // forRun reports whether args are a served mode whose one --run is id.
 func forRun(args []string, id string) bool {
