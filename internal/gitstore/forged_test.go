@@ -58,15 +58,7 @@ func TestForgedUserIndexFoolsNoSnapshot(t *testing.T) {
 	repo := committedRepo(t, "a\n")
 	write(t, repo, "a.txt", "real\n", 0o644)
 	forgeIndex(t, repo, "a.txt", "fake\n")
-	where, err := Locate(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runDir := filepath.Join(t.TempDir(), "r")
-	r, tree, err := AfterStep(runDir, where, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, tree, where, runDir := afterStep(t, repo)
 	if out, err := r.git().run("cat-file", "blob", tree+":a.txt"); err != nil || string(out) != "real\n" {
 		t.Errorf("a.txt in the snapshot: %q, %v; on disk: \"real\\n\"", out, err)
 	}
@@ -83,4 +75,19 @@ func TestForgedUserIndexFoolsNoSnapshot(t *testing.T) {
 	if err != nil || string(out) != "real\n" {
 		t.Errorf("a.txt in the next base: %q, %v", out, err)
 	}
+}
+
+// afterStep is the first snapshot of repo after a step whose base was
+// clean, in a new run directory.
+func afterStep(t *testing.T, repo string) (r *Repo, tree string, where *Where, runDir string) {
+	t.Helper()
+	where, err := Locate(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDir = filepath.Join(t.TempDir(), "r")
+	if r, tree, err = AfterStep(runDir, where, ""); err != nil {
+		t.Fatal(err)
+	}
+	return r, tree, where, runDir
 }

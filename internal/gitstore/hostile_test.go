@@ -128,14 +128,7 @@ func TestSnapshotOfAnUnconvertibleFile(t *testing.T) {
 	write(t, repo, "bad.txt", "abc", 0o755)
 	write(t, repo, "sub dir\nx.txt", "odd", 0o644)
 	write(t, repo, "b.go", "package b\n", 0o644)
-	where, err := Locate(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, tree, err := AfterStep(filepath.Join(t.TempDir(), "r"), where, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, tree, _, _ := afterStep(t, repo)
 	for name, want := range map[string]string{"bad.txt": "abc", "sub dir\nx.txt": "odd", "b.go": "package b\n", ".gitattributes": "*.txt working-tree-encoding=UTF-16\n"} {
 		out, err := r.git().run("cat-file", "blob", tree+":"+name)
 		if err != nil || string(out) != want {

@@ -138,14 +138,7 @@ func markedSeed(t *testing.T, askGit bool) {
 	}
 	write(t, repo, "a.txt", "changed a\n", 0o644)
 	write(t, repo, "b.txt", "changed b\n", 0o644)
-	where, err := Locate(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, tree, err := AfterStep(filepath.Join(t.TempDir(), "r"), where, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, tree, _, _ := afterStep(t, repo)
 	for name, text := range map[string]string{"a.txt": "changed a\n", "b.txt": "changed b\n", "c.txt": "changed c\n"} {
 		got := strings.TrimSpace(run(t, repo, "git", "--git-dir", r.GitDir, "cat-file", "-p", tree+":"+name))
 		if got != strings.TrimSpace(text) {

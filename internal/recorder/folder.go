@@ -12,6 +12,7 @@ import (
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/wfile"
 )
@@ -141,8 +142,19 @@ func syncFile(path string) error {
 	return f.Sync()
 }
 
+// openOwn opens a file of an iteration folder to write it, through no link
+// (a symlink, or a hard link to a file outside the store that something
+// the agent left running may plant while the folder is made).
+func openOwn(path string, flag int) (*wfile.File, error) {
+	f, err := safefile.OpenFile(path, flag, store.FileMode)
+	if err != nil {
+		return nil, err
+	}
+	return &wfile.File{File: f}, nil
+}
+
 func writeSynced(path string, data []byte) error {
-	f, err := wfile.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, store.FileMode)
+	f, err := openOwn(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return err
 	}

@@ -10,8 +10,6 @@ import (
 	"syscall"
 
 	"github.com/loopkit/loopkit/internal/record"
-	"github.com/loopkit/loopkit/internal/store"
-	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // spoolRef is a file a record names: which field, the path, and for
@@ -144,7 +142,7 @@ func (r *Recorder) place(src *string, want int64, stray bool, inline, dst string
 // copyN copies the first n bytes of src (copy_file_range where the kernel
 // has it).
 func copyN(src *os.File, dst string, n int64) error {
-	out, err := wfile.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, store.FileMode)
+	out, err := openOwn(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return err
 	}

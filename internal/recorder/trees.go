@@ -12,7 +12,6 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
-	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // DefaultMaxPatchBytes caps changes.patch when no limit is given.
@@ -107,7 +106,7 @@ func (r *Recorder) writePatch(dir string, repo *gitstore.Repo, it *record.Iterat
 	if limit <= 0 {
 		limit = DefaultMaxPatchBytes
 	}
-	f, err := wfile.OpenFile(filepath.Join(dir, ChangesPatch), os.O_RDWR|os.O_CREATE|os.O_TRUNC, store.FileMode)
+	f, err := openOwn(filepath.Join(dir, ChangesPatch), os.O_RDWR|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return err
 	}

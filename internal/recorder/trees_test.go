@@ -112,3 +112,33 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// Something the agent left running can plant a link where the record is
+// about to write an iteration's file (changes.patch, meta.json, a copied
+// stream): a hard link to a file of the person's, or a symlink. The
+// record's write never goes through it.
+func TestIterationFilesNeverWrittenThroughALink(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(dir, "bashrc")
+	os.WriteFile(outside, []byte("keep\n"), 0o600)
+	for _, plant := range []func(string) error{
+		func(p string) error { return os.Link(outside, p) },
+		func(p string) error { return os.Symlink(outside, p) },
+	} {
+		path := filepath.Join(dir, ChangesPatch)
+		os.Remove(path)
+		if err := plant(path); err != nil {
+			t.Skip(err)
+		}
+		if err := writeSynced(path, []byte("diff\n")); err == nil {
+			t.Error("wrote through a planted link")
+		}
+		if f, err := openOwn(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC); err == nil {
+			f.Close()
+			t.Error("opened a planted link for the patch")
+		}
+		if data, _ := os.ReadFile(outside); string(data) != "keep\n" {
+			t.Fatalf("the person's file now holds %q", data)
+		}
+	}
+}
