@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -81,13 +82,44 @@ func TestForgedUserIndexFoolsNoSnapshot(t *testing.T) {
 // clean, in a new run directory.
 func afterStep(t *testing.T, repo string) (r *Repo, tree string, where *Where, runDir string) {
 	t.Helper()
+	return afterStepIn(t, repo, filepath.Join(t.TempDir(), "r"))
+}
+
+// afterStepIn is afterStep in the run directory runDir.
+func afterStepIn(t *testing.T, repo, runDir string) (r *Repo, tree string, where *Where, _ string) {
+	t.Helper()
 	where, err := Locate(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runDir = filepath.Join(t.TempDir(), "r")
 	if r, tree, err = AfterStep(runDir, where, ""); err != nil {
 		t.Fatal(err)
 	}
 	return r, tree, where, runDir
+}
+
+// The agent can point its work tree's .git at another repository (a
+// linked worktree's `gitdir:` file rewritten): the step's base, HEAD of
+// the real one, must still be found when the record diffs against it.
+func TestBaseFoundAfterGitSwapped(t *testing.T) {
+	repo := committedRepo(t, "a\n")
+	wt := filepath.Join(t.TempDir(), "wt")
+	run(t, repo, "git", "worktree", "add", "-q", "-b", "run", wt)
+	runDir := t.TempDir() // the run's directory exists; its git/ not yet
+	base, used, ok, err := Base(wt, filepath.Join(t.TempDir(), "odb"), runDir, nil)
+	if err != nil || !ok || used {
+		t.Fatalf("base %s, used %v, ok %v, %v", base, used, ok, err)
+	}
+	other := filepath.Join(t.TempDir(), "other")
+	run(t, filepath.Dir(other), "git", "init", "-q", other)
+	write(t, wt, ".git", "gitdir: "+filepath.Join(other, ".git")+"\n", 0o644)
+	write(t, wt, "a.txt", "changed\n", 0o644)
+	r, tree, _, _ := afterStepIn(t, wt, runDir)
+	cs, err := r.Changes(base, tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if paths := Paths(cs); !slices.Contains(paths, "a.txt") {
+		t.Errorf("changes %v, want a.txt among them", paths)
+	}
 }

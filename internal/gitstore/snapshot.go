@@ -192,6 +192,9 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 	if err := seal(index); err != nil {
 		return "", true, true, err
 	}
+	if head == nil && !w.Plain {
+		knowObjects(runDir, w)
+	}
 	// The index stays with the objects: the run's first snapshot after
 	// the step starts from it (see AfterStep), so a folder with no index
 	// of the user's is not hashed whole twice.
@@ -209,6 +212,24 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 		return "", true, true, err
 	}
 	return id, true, true, nil
+}
+
+// knowObjects makes the run's git directory at runDir, when the run has
+// none yet, with w's objects as its alternate: the record that makes it
+// otherwise asks where they are after the agent ran, and an agent that
+// pointed .git at another repository would leave the base (HEAD of the
+// real one) out of its reach. Best effort: the record makes it anyway.
+func knowObjects(runDir string, w *Where) {
+	if runDir == "" {
+		return
+	}
+	if fi, err := os.Lstat(runDir); err != nil || !fi.IsDir() {
+		return // no run there: nothing is made for it
+	}
+	if _, err := Open(runDir); err == nil {
+		return
+	}
+	_, _ = create(runDir, w.Objects, w.Format)
 }
 
 // locateForBase is where the work tree around dir is, the index to seed
