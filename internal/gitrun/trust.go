@@ -327,38 +327,33 @@ func includes(file string, data []byte) []string {
 // found the way git finds it (a .git directory, or a .git file naming a
 // linked worktree's directory and its commondir); "" when none.
 func commonDir(dir string) string {
-	d, err := filepath.Abs(dir)
+	d := workTop(dir)
+	if d == "" {
+		return ""
+	}
+	g := filepath.Join(d, ".git")
+	fi, err := os.Stat(g)
 	if err != nil {
 		return ""
 	}
-	for {
-		g := filepath.Join(d, ".git")
-		if fi, err := os.Stat(g); err == nil {
-			if fi.IsDir() {
-				return g
-			}
-			data, err := readSmall(g)
-			if err != nil {
-				return ""
-			}
-			gd := strings.TrimSpace(strings.TrimPrefix(string(data), "gitdir:"))
-			if !filepath.IsAbs(gd) {
-				gd = filepath.Join(d, gd)
-			}
-			c, err := readSmall(filepath.Join(gd, "commondir"))
-			if err != nil {
-				return gd
-			}
-			cd := strings.TrimSpace(string(c))
-			if !filepath.IsAbs(cd) {
-				cd = filepath.Join(gd, cd)
-			}
-			return filepath.Clean(cd)
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
+	if fi.IsDir() {
+		return g
 	}
+	data, err := readSmall(g)
+	if err != nil {
+		return ""
+	}
+	gd := strings.TrimSpace(strings.TrimPrefix(string(data), "gitdir:"))
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(d, gd)
+	}
+	c, err := readSmall(filepath.Join(gd, "commondir"))
+	if err != nil {
+		return gd
+	}
+	cd := strings.TrimSpace(string(c))
+	if !filepath.IsAbs(cd) {
+		cd = filepath.Join(gd, cd)
+	}
+	return filepath.Clean(cd)
 }
