@@ -19,9 +19,10 @@ TMP="" REC=""             # the driver's temporary folder; what slurp read
 # the holder's answer (next_action), has returned.
 on_signal() {
   [ -n "$SIGNALED" ] || { SIGNALED=$1; SIGCODE=$2; }
-  if [ -n "$CHILD" ]; then
-    kill -"${1/PIPE/TERM}" "$CHILD" 2>/dev/null
-  elif [ -n "$ASKING" ]; then kill -USR2 "$HOLDER_PID" 2>/dev/null # a record stuck in git is cut
+  if [ -n "$CHILD" ]; then # CONT: the agent may have stopped it
+    kill -"${1/PIPE/TERM}" "$CHILD" 2>/dev/null; kill -CONT "$CHILD" 2>/dev/null
+  elif [ -n "$ASKING" ]; then # a record stuck in git is cut
+    kill -USR2 "$HOLDER_PID" 2>/dev/null; kill -CONT "$HOLDER_PID" 2>/dev/null
   elif [ -z "$FINISHING" ]; then
     canceled
   fi

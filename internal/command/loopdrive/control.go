@@ -50,6 +50,7 @@ func cancel(env *cli.Env, door *runstate.Door, id string) error {
 			env.Log.Info(fmt.Sprintf("stopping the driver of run %s (pid %d)", id, pid))
 			if procid.Alive(pid, start) {
 				unix.Kill(pid, unix.SIGTERM)
+				unix.Kill(pid, unix.SIGCONT) // one stopped (by the agent: SIGSTOP) hears it
 			}
 		}
 		if len(drivers) == 0 {
