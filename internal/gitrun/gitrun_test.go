@@ -312,3 +312,23 @@ func TestTrustedFsmonitorHookNeverRuns(t *testing.T) {
 		t.Errorf("the hook does not run even under a plain git (%v): the test proves nothing", got)
 	}
 }
+
+// An excludes file planted through .git/config (`*`) would hide every new
+// file from the snapshots, with no line in the work tree to show it.
+func TestPlantedExcludesFileHidesNothing(t *testing.T) {
+	defer reset()
+	dir, _ := repo(t)
+	hash, _ := ConfigHash(dir)
+	Trust(hash)
+	all := filepath.Join(t.TempDir(), "all")
+	os.WriteFile(all, []byte("*\n"), 0o644)
+	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "core.excludesFile", all)
+	os.WriteFile(filepath.Join(dir, "new.go"), []byte("package x\n"), 0o644)
+	out, err := Git(dir, "status", "--porcelain", "--untracked-files=all")
+	if err != nil || !strings.Contains(string(out), "new.go") {
+		t.Fatalf("status %q, %v: the new file is hidden", out, err)
+	}
+	if got := Neutralised(); !slices.Contains(got, "core.excludesfile") {
+		t.Errorf("neutralised %v", got)
+	}
+}

@@ -153,7 +153,7 @@ func overrides(dir string) (o override, keys []string) {
 			}
 			continue
 		}
-		if !executable(key) {
+		if !executable(key) && !hides(key) {
 			continue
 		}
 		switch scope {
@@ -234,6 +234,12 @@ func executable(key string) bool {
 	}
 	return false
 }
+
+// hides tells whether key names a file that decides what git add leaves
+// out or how it converts a file: a changed config's is set back too, or
+// the agent could hide new files from every snapshot (an excludes file of
+// `*`) without a line in the work tree.
+func hides(key string) bool { return key == "core.excludesfile" || key == "core.attributesfile" }
 
 // neutral is the value that runs nothing: an empty filter is no filter; a
 // textconv of cat leaves the text; a merge driver that fails is a conflict.
