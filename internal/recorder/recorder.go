@@ -175,7 +175,11 @@ func (r *Recorder) Record(id string, in *record.Input, want int) (*Result, error
 	}
 	if want != 0 && want != next {
 		if want < next {
-			return r.repeat(id, want, digest)
+			res, err := r.repeat(id, want, digest)
+			if errors.Is(err, errForeign) {
+				return nil, r.keepForeign(st, id, want, in, digest)
+			}
+			return res, err
 		}
 		return nil, fmt.Errorf("%w: iteration %d is not the next one of run %s (next is %d)", ErrConflict, want, id, next)
 	}
@@ -211,9 +215,40 @@ func (r *Recorder) repeat(id string, n int, digest string) (*Result, error) {
 		return nil, fmt.Errorf("%w: iteration %d of run %s is not in the log", ErrConflict, n, id)
 	}
 	if found.Log.InputDigest != digest {
-		return nil, fmt.Errorf("%w: iteration %d of run %s was recorded from different input", ErrConflict, n, id)
+		return nil, errForeign
 	}
 	return found, nil
+}
+
+// errForeign is a logged iteration whose input is not the one offered.
+var errForeign = errors.New("recorded from different input")
+
+// keepForeign answers --iteration N when line N of the log came from other
+// input: a line loopkit's driver did not write (the agent can write the
+// store, or run loop-record). The offered step is kept as an attempt of
+// kind "conflict", so the real agent call is not lost; the log is left as
+// it is and the caller fails.
+func (r *Recorder) keepForeign(st *repaired, id string, n int, in *record.Input, digest string) error {
+	kept := "nothing kept (no step)"
+	if in.Step != nil {
+		r.dropTranscripts(st.run, in)
+		res, err := r.appendAttempt(st, in.Step, digest, "conflict", n, true)
+		switch {
+		case err != nil:
+			kept = "keeping the step failed: " + err.Error()
+		case res.Attempt != nil:
+			kept = fmt.Sprintf("this step is kept as attempt %d", res.Attempt.Attempt)
+			r.dropSpool(&record.Input{Step: in.Step})
+		default:
+			kept = "this step is already kept as an attempt"
+		}
+	}
+	if v := in.Validation; v != nil && v.ExitCode != nil {
+		kept += fmt.Sprintf(", its validation exited %d", *v.ExitCode)
+	}
+	return fmt.Errorf("%w: iteration %d of run %s was recorded from different input: "+
+		"a line of iterations.jsonl loopkit did not write (the agent can write the store); %s",
+		ErrConflict, n, id, kept)
 }
 
 var errStop = errors.New("stop")

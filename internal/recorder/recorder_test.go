@@ -118,3 +118,34 @@ func TestStuckReportAndSnapshot(t *testing.T) {
 		t.Fatalf("snapshot:\n%s", snap)
 	}
 }
+
+// A line the agent appends to iterations.jsonl during its step (a forged
+// pass under the number the driver records next) is not loopkit's: the
+// driver's record fails saying so, and the real step is kept as an attempt
+// (it was lost before: only the forged pass stayed).
+func TestForgedIterationKeepsRealStep(t *testing.T) {
+	r := newRecorder(t)
+	if err := r.EnsureRun("x", ""); err != nil {
+		t.Fatal(err)
+	}
+	forged := `{"id":"x-iter-1","run_id":"x","iteration":1,"status":"pass","exit_code":0}` + "\n"
+	f, _ := os.OpenFile(r.St.RunPath("x", store.IterationsFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	f.WriteString(forged)
+	f.Close()
+	in, err := record.DecodeInput([]byte(`{"type":"validation","command":"false","exit_code":1,"stdout":"FAIL"}` + "\n" +
+		`{"type":"step","command":"claude -p","phase":"implementation","exit_code":0,"session_id":"s-1","started_at":5,"ended_at":9}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // a replay keeps it once
+		_, err = r.Record("x", in, 1)
+		if err == nil || !strings.Contains(err.Error(), "loopkit did not write (the agent can write the store)") ||
+			!strings.Contains(err.Error(), "validation exited 1") {
+			t.Fatalf("err %v", err)
+		}
+	}
+	atts, err := r.St.ReadAttempts("x")
+	if err != nil || len(atts) != 1 || atts[0].Kind != "conflict" || atts[0].Iteration != 1 {
+		t.Fatalf("attempts %+v, %v", atts, err)
+	}
+}
