@@ -229,6 +229,6 @@ func addAttemptToRun(run *record.Run, a *record.Attempt) {
 	run.Attempts = a.Attempt
 	addUsage(run, a.LLMInputTokens, a.LLMOutputTokens, a.LLMCacheReadTokens, a.LLMCacheCreationTokens, a.CostUSD)
 	if a.Agent != nil {
-		run.TotalDurationMs += a.Agent.DurationMs
+		run.TotalDurationMs += max(a.Agent.DurationMs, 0)
 	}
 }

@@ -3,6 +3,7 @@ package recorder
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -95,9 +96,9 @@ func addToRun(run *record.Run, it *record.IterationLog) {
 		run.LastError = &msg
 	}
 	addUsage(run, it.LLMInputTokens, it.LLMOutputTokens, it.LLMCacheReadTokens, it.LLMCacheCreationTokens, it.CostUSD)
-	run.TotalDurationMs += it.DurationMs
+	run.TotalDurationMs += max(it.DurationMs, 0)
 	if it.Agent != nil {
-		run.TotalDurationMs += it.Agent.DurationMs
+		run.TotalDurationMs += max(it.Agent.DurationMs, 0)
 	}
 }
 
@@ -106,8 +107,10 @@ func addToRun(run *record.Run, it *record.IterationLog) {
 func addUsage(run *record.Run, in, out, cacheRead, cacheCreation *int64, cost *float64) {
 	// A total stays null until some agent reports a count: 0 would claim
 	// an agent ran and used nothing.
+	// A line the agent appended to a log can hold any figure: a negative
+	// one (or a NaN or infinite cost) would lower a total a budget reads.
 	add := func(dst **int64, v *int64) {
-		if v != nil {
+		if v != nil && *v >= 0 {
 			sum := *v
 			if *dst != nil {
 				sum = agent.SatAdd(sum, **dst) // a total stops at int64's end, never wraps
@@ -119,7 +122,7 @@ func addUsage(run *record.Run, in, out, cacheRead, cacheCreation *int64, cost *f
 	add(&run.TotalOutputTokens, out)
 	add(&run.TotalCacheReadTokens, cacheRead)
 	add(&run.TotalCacheCreationTokens, cacheCreation)
-	if cost != nil {
+	if cost != nil && *cost >= 0 && !math.IsInf(*cost, 1) {
 		c := *cost
 		if run.TotalCostUSD != nil {
 			c += *run.TotalCostUSD

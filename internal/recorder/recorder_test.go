@@ -149,3 +149,27 @@ func TestForgedIterationKeepsRealStep(t *testing.T) {
 		t.Fatalf("attempts %+v, %v", atts, err)
 	}
 }
+
+// A line the agent appends to attempts.jsonl in sequence is taken in by
+// the next writer's repair; its negative figures used to lower run.json's
+// totals (a cost of -5 showed as $-5 and would loosen a cost budget).
+func TestForgedAttemptFiguresDoNotLowerTotals(t *testing.T) {
+	r := newRecorder(t)
+	if err := r.EnsureRun("x", ""); err != nil {
+		t.Fatal(err)
+	}
+	forged := `{"id":"x-attempt-1","run_id":"x","attempt":1,"kind":"agent","iteration":0,"cost_usd":-5,` +
+		`"llm_input_tokens":-100,"agent":{"command":"sh","duration_ms":-1000000}}` + "\n"
+	os.WriteFile(r.St.RunPath("x", store.AttemptsFile), []byte(forged), 0o600)
+	if _, err := r.Record("x", validation(t, 1, "out"), 0); err != nil {
+		t.Fatal(err)
+	}
+	run, err := r.St.ReadRun("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (run.TotalCostUSD != nil && *run.TotalCostUSD < 0) || (run.TotalInputTokens != nil && *run.TotalInputTokens < 0) ||
+		run.TotalDurationMs < 0 {
+		t.Fatalf("totals lowered: cost %v, input %v, duration %d", run.TotalCostUSD, run.TotalInputTokens, run.TotalDurationMs)
+	}
+}
