@@ -177,11 +177,15 @@ func (r *Recorder) Record(id string, in *record.Input, want int) (*Result, error
 		if want < next {
 			res, err := r.repeat(id, want, digest)
 			if errors.Is(err, errForeign) {
-				return nil, r.keepForeign(st, id, want, in, digest)
+				return nil, r.keepForeign(st, want, in, digest, fmt.Sprintf(
+					"iteration %d of run %s was recorded from different input: "+
+						"a line of iterations.jsonl loopkit did not write", want, id))
 			}
 			return res, err
 		}
-		return nil, fmt.Errorf("%w: iteration %d is not the next one of run %s (next is %d)", ErrConflict, want, id, next)
+		return nil, r.keepForeign(st, want, in, digest, fmt.Sprintf(
+			"iteration %d is not the next one of run %s (next is %d): "+
+				"iterations.jsonl lacks lines --iteration %d expects", want, id, next, want))
 	}
 	r.dropTranscripts(st.run, in)
 	review, err := r.reviewAttempt(st, next, in)
@@ -224,11 +228,11 @@ func (r *Recorder) repeat(id string, n int, digest string) (*Result, error) {
 var errForeign = errors.New("recorded from different input")
 
 // keepForeign answers --iteration N when line N of the log came from other
-// input: a line loopkit's driver did not write (the agent can write the
-// store, or run loop-record). The offered step is kept as an attempt of
-// kind "conflict", so the real agent call is not lost; the log is left as
-// it is and the caller fails.
-func (r *Recorder) keepForeign(st *repaired, id string, n int, in *record.Input, digest string) error {
+// input, or the log lacks lines before N: not a log loopkit's driver left
+// (the agent can write the store, or run loop-record). The offered step is
+// kept as an attempt of kind "conflict", so the real agent call is not
+// lost; the log is left as it is and the caller fails.
+func (r *Recorder) keepForeign(st *repaired, n int, in *record.Input, digest, why string) error {
 	kept := "nothing kept (no step)"
 	if in.Step != nil {
 		r.dropTranscripts(st.run, in)
@@ -246,9 +250,7 @@ func (r *Recorder) keepForeign(st *repaired, id string, n int, in *record.Input,
 	if v := in.Validation; v != nil && v.ExitCode != nil {
 		kept += fmt.Sprintf(", its validation exited %d", *v.ExitCode)
 	}
-	return fmt.Errorf("%w: iteration %d of run %s was recorded from different input: "+
-		"a line of iterations.jsonl loopkit did not write (the agent can write the store); %s",
-		ErrConflict, n, id, kept)
+	return fmt.Errorf("%w: %s (the agent can write the store); %s", ErrConflict, why, kept)
 }
 
 var errStop = errors.New("stop")

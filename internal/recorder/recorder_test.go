@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -171,5 +172,30 @@ func TestForgedAttemptFiguresDoNotLowerTotals(t *testing.T) {
 	if (run.TotalCostUSD != nil && *run.TotalCostUSD < 0) || (run.TotalInputTokens != nil && *run.TotalInputTokens < 0) ||
 		run.TotalDurationMs < 0 {
 		t.Fatalf("totals lowered: cost %v, input %v, duration %d", run.TotalCostUSD, run.TotalInputTokens, run.TotalDurationMs)
+	}
+}
+
+// An agent that empties iterations.jsonl during step 2 made the record of
+// iteration 2 fail as "not the next one" and lose the step; it is kept.
+func TestTruncatedLogKeepsRealStep(t *testing.T) {
+	r := newRecorder(t)
+	step := func(at int) *record.Input {
+		in, err := record.DecodeInput([]byte(`{"type":"validation","command":"false","exit_code":1,"stdout":""}` + "\n" +
+			`{"type":"step","command":"claude -p","phase":"implementation","exit_code":0,"started_at":` + strconv.Itoa(at) + `,"ended_at":` + strconv.Itoa(at+1) + "}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	if _, err := r.Record("x", step(5), 1); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(r.St.RunPath("x", store.IterationsFile), nil, 0o600)
+	_, err := r.Record("x", step(9), 2)
+	if err == nil || !strings.Contains(err.Error(), "iterations.jsonl lacks lines --iteration 2 expects (the agent can write the store); this step is kept as attempt 1") {
+		t.Fatalf("err %v", err)
+	}
+	if atts, err := r.St.ReadAttempts("x"); err != nil || len(atts) != 1 || atts[0].Iteration != 2 {
+		t.Fatalf("attempts %+v, %v", atts, err)
 	}
 }
