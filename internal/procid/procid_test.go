@@ -54,3 +54,13 @@ func TestNoSuchPid(t *testing.T) {
 		t.Error("Alive with start 0 (never recorded) must be false")
 	}
 }
+
+// Ancestor: this process's parent is one; itself, and no process, are not.
+func TestAncestor(t *testing.T) {
+	if !Ancestor(os.Getppid()) {
+		t.Errorf("parent %d is no ancestor", os.Getppid())
+	}
+	if Ancestor(os.Getpid()) || Ancestor(0) {
+		t.Error("itself or pid 0 is an ancestor")
+	}
+}

@@ -38,6 +38,11 @@ type overlap struct {
 // live: its driver still runs (else its holder is about to let go).
 func (o *overlap) live() bool { return o != nil && procid.Alive(o.pid, o.start) }
 
+// around: its driver runs this one (its validation runs loopkit): it waits
+// for this run to end, its agent edits nothing meanwhile, so it is no
+// overlap.
+func (o *overlap) around() bool { return o.live() && procid.Ancestor(o.pid) }
+
 // lockUserTree takes the user-wide locks of tree for run id, waiting
 // (treeLockGrace) for a run whose driver has ended; a live one is exit 75.
 // Without a usable runtime directory only the store's lock holds.
@@ -89,8 +94,14 @@ func takeUserTree(dir, tree, id string, pid int, outsideGit bool) ([]*store.Lock
 		for a := filepath.Dir(tree); ; a = filepath.Dir(a) {
 			l, err := store.LockFile(userTreeLock(dir, a), false, false)
 			if errors.Is(err, store.ErrLocked) {
-				release()
 				in := readOverlap(userTreeLock(dir, a))
+				if in.around() {
+					if a == filepath.Dir(a) {
+						break
+					}
+					continue
+				}
+				release()
 				if in == nil {
 					in = &overlap{}
 				}
@@ -108,8 +119,11 @@ func takeUserTree(dir, tree, id string, pid int, outsideGit bool) ([]*store.Lock
 	}
 	l, err := store.LockFile(userTreeLock(dir, tree), true, false)
 	if errors.Is(err, store.ErrLocked) {
-		release()
-		return nil, inTree(dir, tree), nil
+		if in := inTree(dir, tree); !in.around() {
+			release()
+			return nil, in, nil
+		}
+		return held, nil, nil
 	}
 	if err != nil {
 		release()

@@ -1,0 +1,30 @@
+package procid
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+)
+
+// Ancestor reports whether pid is a parent of this process, or a parent's
+// parent, and so on (read from /proc/PID/stat, field 4).
+func Ancestor(pid int) bool {
+	for p, n := os.Getppid(), 0; p > 1 && n < 256; n++ {
+		if p == pid {
+			return true
+		}
+		data, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
+		i := bytes.LastIndexByte(data, ')')
+		if err != nil || i < 0 {
+			return false
+		}
+		fields := bytes.Fields(data[i+1:])
+		if len(fields) < 2 {
+			return false
+		}
+		if p, err = strconv.Atoi(string(fields[1])); err != nil {
+			return false
+		}
+	}
+	return false
+}
