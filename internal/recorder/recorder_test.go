@@ -199,3 +199,24 @@ func TestTruncatedLogKeepsRealStep(t *testing.T) {
 		t.Fatalf("attempts %+v, %v", atts, err)
 	}
 }
+
+// The repair removed iteration 1's folder once the agent had emptied the
+// log (a folder without its line looked like a killed writer's leftover);
+// events.jsonl recorded it, so it is kept.
+func TestEmptiedLogKeepsRecordedFolder(t *testing.T) {
+	r := newRecorder(t)
+	if _, err := r.Record("x", validation(t, 1, "out"), 1); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(r.St.RunPath("x", store.IterationsFile), nil, 0o600)
+	os.MkdirAll(r.St.IterationDir("x", 2), 0o700) // a killed writer's leftover
+	if _, err := r.Record("x", validation(t, 1, "out"), 2); err == nil {
+		t.Fatal("recorded past an emptied log")
+	}
+	if _, err := os.Stat(r.St.IterationDir("x", 1)); err != nil {
+		t.Fatalf("iteration 1's folder: %v", err)
+	}
+	if _, err := os.Stat(r.St.IterationDir("x", 2)); !os.IsNotExist(err) {
+		t.Fatalf("leftover folder 2 kept: %v", err)
+	}
+}

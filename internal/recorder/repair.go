@@ -91,14 +91,27 @@ func (r *Recorder) repair(id string) (*repaired, error) {
 }
 
 // removeLeftovers deletes the folders (of iterations or attempts) past the
-// last committed line.
+// last committed line, except an iteration's that events.jsonl says was
+// recorded (its event follows the commit): then the log lost lines loopkit
+// wrote, which a killed writer cannot do (the agent can), and it is kept.
 func (r *Recorder) removeLeftovers(id, sub string, lastN int) error {
 	entries, err := os.ReadDir(r.St.RunPath(id, sub))
 	if err != nil {
 		return nil // no folders yet
 	}
+	var recorded map[int]bool // read only when a folder is past the log: rare
 	for _, e := range entries {
 		if n, ok := parseIterDir(e.Name()); ok && n > lastN {
+			if sub == store.IterationsDir && recorded == nil {
+				if recorded, _, err = r.recordedEvents(id); err != nil {
+					return err
+				}
+			}
+			if recorded[n] {
+				r.Log.Warn("kept a folder whose line iterations.jsonl lost (not a killed writer's doing: the agent can write the store)",
+					"run", id, "folder", sub+"/"+e.Name())
+				continue
+			}
 			r.Log.Warn("removing a folder without its log line", "run", id, "folder", sub+"/"+e.Name())
 			if err := os.RemoveAll(r.St.RunPath(id, sub, e.Name())); err != nil {
 				return err
