@@ -106,8 +106,11 @@ const RunConfigEnv = "LOOPKIT_RUN_CONFIG"
 // fine; a missing named file is an error.
 func LoadConfig(storeConfig, named string) (Config, error) {
 	if fixed := os.Getenv(RunConfigEnv); fixed != "" {
-		// only for the driver's store: a validation may run loopkit on another
-		if cfg, err := readFixed(fixed, storeConfig); cfg != nil || err != nil {
+		// only for the driver's store: a validation may run loopkit on another.
+		// A copy gone (a runtime directory emptied at logout) leaves the
+		// files: failing would stop the run unmarked, its driver gone.
+		cfg, err := readFixed(fixed, storeConfig)
+		if (cfg != nil || err != nil) && !errors.Is(err, os.ErrNotExist) {
 			return cfg, err
 		}
 	}

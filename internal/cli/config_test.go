@@ -107,3 +107,20 @@ func TestLoadConfigHostile(t *testing.T) {
 		}
 	}
 }
+
+// The run's copy of its config removed while the run goes on (a runtime
+// directory emptied at logout, a cleaner of old files): its commands read
+// the files again, as before the copy was kept, instead of failing every
+// one of them and leaving the run running with no driver.
+func TestLoadConfigCopyGone(t *testing.T) {
+	dir := t.TempDir()
+	storeConfig := filepath.Join(dir, "config")
+	if err := os.WriteFile(storeConfig, []byte("keep_last=3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(RunConfigEnv, filepath.Join(dir, "gone.json"))
+	cfg, err := LoadConfig(storeConfig, "")
+	if err != nil || cfg["keep_last"].Value != "3" {
+		t.Fatalf("LoadConfig with the copy gone: %v, %v", cfg, err)
+	}
+}
