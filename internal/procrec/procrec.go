@@ -6,9 +6,7 @@
 package procrec
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
@@ -27,20 +25,7 @@ const (
 )
 
 // dir is the record's directory, 0700, made on demand.
-func dir() (string, error) {
-	rt, err := userdir.Runtime()
-	if err != nil {
-		return "", err
-	}
-	d := filepath.Join(rt, "procs")
-	if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", err
-	}
-	if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("%s is not a directory: remove it", d)
-	}
-	return d, nil
-}
+func dir() (string, error) { return userdir.RuntimeSub("procs") }
 
 func name(pid int, start uint64) string {
 	return strconv.Itoa(pid) + "-" + strconv.FormatUint(start, 10)

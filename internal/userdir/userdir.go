@@ -29,17 +29,7 @@ func State() (string, error) {
 
 // StateSub is the directory name under State, made 0700 when missing:
 // one per kind of thing a run must remember (git-config, settings).
-func StateSub(name string) (string, error) {
-	state, err := State()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(state, name)
-	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
-		return "", err
-	}
-	return dir, nil
-}
+func StateSub(name string) (string, error) { return sub(State, name) }
 
 // Runtime is $XDG_RUNTIME_DIR/loopkit, or without XDG_RUNTIME_DIR a
 // directory of this user's under the temporary directory; 0700 either way.
@@ -49,6 +39,21 @@ func Runtime() (string, error) {
 	}
 	// a shared /tmp: someone else may have made the name first
 	return private(filepath.Join(os.TempDir(), "loopkit-"+strconv.Itoa(os.Getuid())), false)
+}
+
+// RuntimeSub is the directory name under Runtime, made 0700 when missing:
+// one per kind of thing the processes of a boot share (procs, trees,
+// configs).
+func RuntimeSub(name string) (string, error) { return sub(Runtime, name) }
+
+// sub is name under parent's directory, held to the checks of the parent:
+// the agent runs as the user and could have put a link there.
+func sub(parent func() (string, error), name string) (string, error) {
+	dir, err := parent()
+	if err != nil {
+		return "", err
+	}
+	return private(filepath.Join(dir, name), false)
 }
 
 // private makes dir (0700) and checks it is a directory of this user's,

@@ -173,17 +173,11 @@ func pruneConfigs(dir string) {
 // rewrite .loop/config while the run goes on. "" when it cannot: the
 // commands then read the files.
 func fixConfig(env *cli.Env, st *store.Store, cfg cli.Config) string {
-	rt, err := userdir.Runtime()
-	if err == nil {
-		err = os.Mkdir(filepath.Join(rt, "configs"), 0o700)
-		if errors.Is(err, os.ErrExist) {
-			err = nil
-		}
-	}
+	dir, err := userdir.RuntimeSub("configs")
 	path := ""
 	if err == nil {
-		pruneConfigs(filepath.Join(rt, "configs"))
-		path = filepath.Join(rt, "configs", fmt.Sprintf("%d-%d.json", os.Getpid(), time.Now().UnixNano()))
+		pruneConfigs(dir)
+		path = filepath.Join(dir, fmt.Sprintf("%d-%d.json", os.Getpid(), time.Now().UnixNano()))
 		err = cli.WriteFixed(path, st.ConfigFile(), cfg)
 	}
 	if err == nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -47,18 +46,11 @@ func (o *overlap) around() bool { return o.live() && procid.Ancestor(o.pid) }
 // (treeLockGrace) for a run whose driver has ended; a live one is exit 75.
 // Without a usable runtime directory only the store's lock holds.
 func (h *holder) lockUserTree(tree, id string, outsideGit bool) error {
-	rt, err := userdir.Runtime()
-	if err == nil {
-		err = os.Mkdir(filepath.Join(rt, TreesDir), 0o700)
-		if errors.Is(err, os.ErrExist) {
-			err = nil
-		}
-	}
+	dir, err := userdir.RuntimeSub(TreesDir)
 	if err != nil {
 		h.env.Log.Warn("work tree lock: only this store's runs are kept out of the tree", "err", err)
 		return nil
 	}
-	dir := filepath.Join(rt, TreesDir)
 	deadline := time.Now().Add(treeLockGrace)
 	for {
 		locks, in, err := takeUserTree(dir, tree, id, h.parent, outsideGit)
