@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strings"
 	"syscall"
 
 	"github.com/charmbracelet/log"
+	"golang.org/x/sys/unix"
 
 	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/lazylog"
@@ -114,10 +114,7 @@ func VersionLine() string {
 // Main runs a command against the process's streams and returns its exit
 // status. A closed stdout (`| head`) ends the command quietly.
 func Main(name string, run func(*Env) error) int {
-	// Catching SIGPIPE (rather than ignoring it) makes writes return EPIPE
-	// while children still get the default disposition.
-	sigpipe := make(chan os.Signal, 1)
-	signal.Notify(sigpipe, syscall.SIGPIPE)
+	os.Stdout, os.Stderr = unpiped(os.Stdout, 1), unpiped(os.Stderr, 2)
 	env := NewEnv(name, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	env.ErrorFile = os.Getenv(ErrorFileEnv)
 	os.Unsetenv(ErrorFileEnv)
@@ -154,6 +151,19 @@ func (e *Env) Finish(err error) int {
 		fmt.Fprintf(e.Stderr, "hint: %s\n", ee.Hint)
 	}
 	return Code(err)
+}
+
+// unpiped returns a close-on-exec copy of stdout or stderr. Go kills a
+// program whose write to fds 1 or 2 meets a closed pipe unless it catches
+// SIGPIPE, and catching it costs every start a signal thread; a write to
+// the copy returns EPIPE instead, and children still get SIGPIPE's default.
+// (fd is given, not f.Fd(), which would make the shared fd blocking.)
+func unpiped(f *os.File, fd int) *os.File {
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return f // not open: nothing will be written through it
+	}
+	return os.NewFile(uintptr(dup), f.Name())
 }
 
 // IsBrokenPipe reports a write to a closed pipe.
