@@ -36,6 +36,13 @@ type claudeMsg struct {
 	// APIError says more than Error does: "connection_failed" comes with
 	// Error "server_error" when no API answered at all.
 	APIError string `json:"api_error"`
+	// PermissionDenials: the tool calls the CLI refused under its
+	// permission mode (on the result line).
+	PermissionDenials []struct {
+		ToolName  string      `json:"tool_name"`
+		ToolUseID string      `json:"tool_use_id"`
+		ToolInput argsSummary `json:"tool_input"`
+	} `json:"permission_denials"`
 	// Cursor's tool_call events: {"shellToolCall":{"args":…,"result":…}}.
 	CallID        string                    `json:"call_id"`
 	ToolCall      map[string]cursorToolCall `json:"tool_call"`
@@ -414,6 +421,11 @@ func (c *claude) result(m *claudeMsg) {
 	var text string
 	if len(m.Result) > 0 && json.Unmarshal(m.Result, &text) == nil {
 		c.res.FinalMessage = text
+	}
+	for _, d := range m.PermissionDenials {
+		if i := c.calls.use(d.ToolUseID, d.ToolName, string(d.ToolInput), false); i >= 0 {
+			c.calls.list[i].Denied, c.calls.list[i].IsError = true, true
+		}
 	}
 	if m.Usage != nil {
 		// A later result restates the session's totals; one lacking a

@@ -33,6 +33,7 @@ var Rules = []Rule{
 	{"final-verify", finalVerify},
 	{"merge", mergeRun},
 	{"completed", completed},
+	{"agent-denied", agentDenied},
 	{"agent-failing", agentFailing},
 	{"over-budget", overBudget},
 	{"over_duration", overDuration},
@@ -199,6 +200,30 @@ func agentCannotRun(in *Input) (Action, bool) {
 		why = kind + " error"
 	}
 	return stop(record.RunFailed, "agent cannot work: "+why), true
+}
+
+// agentDenied: the agent's CLI refused a tool call under its permission
+// mode (Claude Code's -p without a mode that allows edits) and the
+// iteration changed nothing. Nobody answers a prompt in a loop, so every
+// further step is refused the same way and paid for; a resume (after the
+// person allowed the tool) gives it its chance.
+func agentDenied(in *Input) (Action, bool) {
+	since := in.SinceResume()
+	if len(since) == 0 {
+		return Action{}, false
+	}
+	last := since[len(since)-1]
+	if len(last.FilesChanged) > 0 {
+		return Action{}, false
+	}
+	for _, tc := range last.ToolCalls {
+		if tc.Denied {
+			call := strings.TrimSpace(tc.ToolName + " " + record.HeadChars(tc.ArgumentsSummary, 100))
+			return stop(record.RunFailed, "agent cannot work: its CLI denied "+call+
+				" and nothing changed: allow the tool (claude: --permission-mode acceptEdits or --allowedTools)"), true
+		}
+	}
+	return Action{}, false
 }
 
 // validationCannotRun: the last validation could not start its command

@@ -27,10 +27,22 @@ func iter(n int, status string, agentExit int, tools bool) *record.IterationLog 
 	return it
 }
 
-func with(it *record.IterationLog, f func(*record.IterationLog)) *record.IterationLog {
-	f(it)
+func with(it *record.IterationLog, fs ...func(*record.IterationLog)) *record.IterationLog {
+	for _, f := range fs {
+		f(it)
+	}
 	return it
 }
+
+// denied: the agent's CLI refused its Write (Claude Code's permission
+// mode in -p), so the step changed nothing.
+func denied(it *record.IterationLog) {
+	it.ToolCalls = append(it.ToolCalls, record.ToolCall{ToolName: "Read", ArgumentsSummary: `{"file_path":"calc.go"}`},
+		record.ToolCall{ToolName: "Write", ArgumentsSummary: `{"file_path":"/w/notes.txt","content":"hello\\n"}`, IsError: true, Denied: true})
+}
+
+const deniedReason = `agent cannot work: its CLI denied Write {"file_path":"/w/notes.txt","content":"hello\\n"} ` +
+	`and nothing changed: allow the tool (claude: --permission-mode acceptEdits or --allowedTools)`
 
 func TestDecide(t *testing.T) {
 	run := func(status string, settings map[string]string) *record.Run {
@@ -102,6 +114,15 @@ func TestDecide(t *testing.T) {
 				it.ExitCode, it.Stderr = 127, "sh: 1: gotest: not found\n"
 			})},
 			Action{Kind: Iterate, Iteration: 2, Prompt: "/p/TASK.md", Rule: "next"}},
+		{"the agent's edits denied and nothing changed", run("running", nil), []*record.IterationLog{with(iter(1, "fail", 0, false), denied)},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: deniedReason, Rule: "agent-denied"}},
+		{"a denial beside a change is work", run("running", nil), []*record.IterationLog{with(iter(1, "fail", 0, false), denied, func(it *record.IterationLog) {
+			it.FilesChanged = []string{"calc.go"}
+		})}, Action{Kind: Iterate, Iteration: 2, Prompt: "/p/TASK.md", Rule: "next"}},
+		{"a denial before the resume", run("running", map[string]string{KeyResumedAfter: "1"}), []*record.IterationLog{with(iter(1, "fail", 0, false), denied)},
+			Action{Kind: Iterate, Iteration: 2, Prompt: "/p/TASK.md", Rule: "next"}},
+		{"a denial in a passing iteration", run("running", nil), []*record.IterationLog{with(iter(1, "pass", 0, false), denied)},
+			Action{Kind: Stop, Status: "completed", Exit: 0, Rule: "completed"}},
 		{"agent exits 1 three times", run("running", nil),
 			[]*record.IterationLog{iter(1, "fail", 1, false), iter(2, "fail", 1, false), iter(3, "fail", 1, false)},
 			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "agent failed 3 times in a row: exit status 1", Rule: "agent-failing"}},

@@ -63,6 +63,9 @@ type ToolCall struct {
 	IsError          bool   `json:"is_error"`
 	// Subagent is set for calls made by a subagent (non-null parent_tool_use_id).
 	Subagent bool `json:"subagent,omitempty"`
+	// Denied is set when the agent CLI refused the call itself, under its
+	// permission mode (Claude Code's permission_denials): it never ran.
+	Denied bool `json:"denied,omitempty"`
 }
 
 // Failure is one failing test the validation output names, with the first

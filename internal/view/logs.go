@@ -197,7 +197,10 @@ func (v *Logs) details(it *record.IterationLog) error {
 	}
 	for _, tc := range it.ToolCalls {
 		state := "ok"
-		if tc.IsError {
+		switch {
+		case tc.Denied: // refused by the agent's CLI: it never ran
+			state = v.Style.paint(red, "denied")
+		case tc.IsError:
 			state = v.Style.paint(red, "error")
 		}
 		if _, err := fmt.Fprintf(v.W, "    %s %s: %s\n", Escape(tc.ToolName, false), state, Escape(tc.ArgumentsSummary, false)); err != nil {
