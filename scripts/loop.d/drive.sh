@@ -100,6 +100,7 @@ hold() {
       store) export LOOP_STORE=$v ;;
       config) export LOOP_CONFIG=$v ;; # run --config FILE: the children read it too
       runconfig) export LOOPKIT_RUN_CONFIG=$v ;; # the config as the run started, not as the agent left it
+      tmp) TMP=$v ;; # in loopkit's runtime directory: the agent may write $TMPDIR
       out) printf '%s' "$v" 2>/dev/null ;;
       run) RUN=$v; echo "$RUN" ;;
       set.*) S[${k#set.}]=$v ;;
@@ -142,7 +143,7 @@ next_action() {
 
 # drive: runs actions until one stops the driver.
 drive() {
-  TMP=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-driver.XXXXXX") || die 70 "no temporary directory"
+  [ -n "$TMP" ] || TMP=$(mktemp -d "${TMPDIR:-/tmp}/loopkit-driver.XXXXXX") || die 70 "no temporary directory"
   trap 'rm -rf "$TMP" ${LOOPKIT_RUN_CONFIG:+"$LOOPKIT_RUN_CONFIG"}' EXIT
   export LOOPKIT_ERROR_FILE=$TMP/error # a failed loopkit command's error line, for die
   while :; do

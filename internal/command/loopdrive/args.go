@@ -152,20 +152,11 @@ func holdLine(env *cli.Env, mode string, args []string, serve bool) error {
 	if fixed := fixConfig(env, st, cfg); fixed != "" {
 		emit(env, "runconfig", fixed) // the driver removes it as it exits
 	}
+	if tmp := driverTemp(env); tmp != "" {
+		emit(env, "tmp", tmp) // and this
+	}
 	opts.Serve = serve
 	return hold(env, st, opts)
-}
-
-// pruneConfigs removes the kept configs of holders that are gone (the
-// driver removes its own as it exits, unless it was killed).
-func pruneConfigs(dir string) {
-	names, _ := filepath.Glob(filepath.Join(dir, "*-*.json"))
-	for _, n := range names {
-		pid, err := strconv.Atoi(strings.SplitN(filepath.Base(n), "-", 2)[0])
-		if err == nil && pid > 0 && !procid.Running(pid) {
-			os.Remove(n)
-		}
-	}
 }
 
 // fixConfig keeps cfg, the config read (and checked) as the run starts,
@@ -173,10 +164,9 @@ func pruneConfigs(dir string) {
 // rewrite .loop/config while the run goes on. "" when it cannot: the
 // commands then read the files.
 func fixConfig(env *cli.Env, st *store.Store, cfg cli.Config) string {
-	dir, err := userdir.RuntimeSub("configs")
+	dir, err := runtimeSub("configs")
 	path := ""
 	if err == nil {
-		pruneConfigs(dir)
 		path = filepath.Join(dir, fmt.Sprintf("%d-%d.json", os.Getpid(), time.Now().UnixNano()))
 		err = cli.WriteFixed(path, st.ConfigFile(), cfg)
 	}
@@ -188,6 +178,41 @@ func fixConfig(env *cli.Env, st *store.Store, cfg cli.Config) string {
 		return ""
 	}
 	return path
+}
+
+// driverTemp makes the driver's temporary folder, which holds a step's
+// and a validation's records until they are recorded: in the runtime
+// directory, not $TMPDIR, which the agent CLIs' sandboxes let the agent
+// write (a FIFO there, fed by a daemon, faked a validation's pass). ""
+// when it cannot: the driver makes one in $TMPDIR.
+func driverTemp(env *cli.Env) string {
+	dir, err := runtimeSub("drivers")
+	if err == nil {
+		dir, err = os.MkdirTemp(dir, fmt.Sprintf("%d-*", os.Getpid()))
+	}
+	if err != nil {
+		env.Log.Warn("the driver's records wait in $TMPDIR, which the agent may write", "err", err)
+		return ""
+	}
+	return dir
+}
+
+// runtimeSub is userdir.RuntimeSub(name) without what holders now gone
+// left in it (the driver removes its own as it exits, unless it was
+// killed).
+func runtimeSub(name string) (string, error) {
+	dir, err := userdir.RuntimeSub(name)
+	if err != nil {
+		return "", err
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, "*-*"))
+	for _, n := range names {
+		pid, err := strconv.Atoi(strings.SplitN(filepath.Base(n), "-", 2)[0])
+		if err == nil && pid > 0 && !procid.Running(pid) {
+			os.RemoveAll(n)
+		}
+	}
+	return dir, nil
 }
 
 // readLine parses the driver's arguments into holdOptions; nil for help.
