@@ -18,7 +18,9 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/runconfig"
+	"github.com/loopkit/loopkit/internal/store"
 )
 
 // Check checks what runconfig.Resolve cannot, on the outside world,
@@ -45,6 +47,9 @@ func Check(s *runconfig.Settings) error {
 	if len(s.Agent) == 0 {
 		return errors.New("no agent command: give it after --")
 	}
+	if err := GitReadable(s.Dir); err != nil {
+		return err
+	}
 	if err := AgentRunnable(s.Agent[0], s.Dir); err != nil {
 		return err
 	}
@@ -62,6 +67,33 @@ func Check(s *runconfig.Settings) error {
 		return ShellRunnable("--reviewer", s.Reviewer, s.Dir)
 	}
 	return nil
+}
+
+// GitReadable says why git cannot read the repository holding dir (one
+// owned by another user and not in safe.directory): every iteration would
+// then record that nothing changed, and keep no changes. A folder in no
+// repository is fine (the run keeps its own git directory).
+func GitReadable(dir string) error {
+	top := store.GitTop(dir)
+	if top == "" {
+		return nil
+	}
+	cmd := gitrun.Cmd{Dir: dir}.Command("rev-parse", "--show-toplevel")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if cmd.Run() == nil {
+		return nil
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+	first = strings.TrimPrefix(first, "fatal: ")
+	if strings.Contains(first, "dubious ownership") {
+		return fmt.Errorf("git refuses the repository at %s: detected dubious ownership (owned by another user): "+
+			"git config --global --add safe.directory %s, or run as its owner", top, top)
+	}
+	if first == "" {
+		first = "git rev-parse failed"
+	}
+	return fmt.Errorf("git cannot read the repository at %s: %s", top, first)
 }
 
 // AgentRunnable says why the agent command could not be started: not on
