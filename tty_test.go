@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -144,4 +145,24 @@ outer:
 		out = append(out, kv)
 	}
 	return out
+}
+
+// TestChildrenHaveNoTerminal: the agent and the validation run in a session
+// of their own, with no controlling terminal. On the person's terminal, an
+// agent could otherwise push keys into its input (TIOCSTI) that the
+// person's shell runs once the loop ends, or stop the loop reading it.
+func TestChildrenHaveNoTerminal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := append(os.Environ(), "LOOP_STORE="+filepath.Join(dir, ".loop"))
+	probe := `(: </dev/tty) 2>/dev/null; echo "tty-open-status=$?"`
+	for _, args := range [][]string{
+		{"loop-validate", "--no-store", "--shell", probe},
+		{"loop-step", "--no-store", "--prompt", "/dev/null", "--", "sh", "-c", probe},
+	} {
+		out, _ := runOnPTY(t, dir, env, args[0], args[1:]...)
+		if !regexp.MustCompile(`tty-open-status=[1-9]`).Match(out) {
+			t.Errorf("%s: the child could open the terminal (or did not run):\n%s", args[0], out)
+		}
+	}
 }

@@ -106,7 +106,10 @@ func Run(spec Spec) (*Result, error) {
 		return startFailure(res, spec, err), nil
 	}
 	cmd := &exec.Cmd{Path: path, Args: spec.Args, Dir: spec.Dir, Env: spec.Env}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A session of its own: a process group to stop, and no controlling
+	// terminal, through which the agent could push keys into the person's
+	// shell (TIOCSTI) or be stopped reading it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if spec.ParentDeath {
 		if err := setParentDeath(cmd); err != nil {
 			return startFailure(res, spec, err), nil
