@@ -28,9 +28,6 @@ import (
 // CommandKeys are the config keys whose values loopkit runs.
 var CommandKeys = []string{"verify_cmds", "final_verify_cmds", "reviewer", "run_naming_model", "on_event"}
 
-// MaxConfig caps what is read of a config file.
-const MaxConfig = 1 << 20
-
 // Hash names a config file's content.
 func Hash(data []byte) string {
 	sum := sha256.Sum256(data)
@@ -125,9 +122,10 @@ func Accept(path string) error {
 }
 
 // Read reads a config file the agent could have replaced: a regular file,
-// no link, no FIFO, at most MaxConfig bytes.
+// no link, no FIFO, at most cli.MaxConfigBytes, the cap of every reader of
+// config files.
 func Read(path string) ([]byte, error) {
-	data, err := safefile.ReadFile(path, MaxConfig)
+	data, err := safefile.ReadFile(path, cli.MaxConfigBytes)
 	if errors.Is(err, syscall.ENOENT) {
 		return nil, err
 	}
