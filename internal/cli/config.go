@@ -12,13 +12,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	flags "github.com/jessevdk/go-flags"
 
 	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/safefile"
+	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // KnownKey reports a key some loopkit command reads: a run setting's
@@ -154,15 +154,7 @@ func WriteFixed(path, storeConfig string, c Config) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return wfile.WriteNew(path, data, 0o600)
 }
 
 // ConfigChanged reports whether, under a driver, the config files now say

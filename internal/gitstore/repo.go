@@ -71,15 +71,7 @@ func create(runDir, userObjects, format string) (*Repo, error) {
 	head := filepath.Join(d, "HEAD")
 	if _, err := os.Lstat(head); errors.Is(err, fs.ErrNotExist) && format == "sha256" {
 		config := sha256Config
-		f, err := wfile.OpenFile(filepath.Join(d, "config"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return nil, err
-		}
-		_, err = f.WriteString(config)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := wfile.WriteNew(filepath.Join(d, "config"), []byte(config), 0o600); err != nil {
 			return nil, err
 		}
 	}
@@ -252,16 +244,7 @@ func (r *Repo) setRef(name, id string) error {
 	}
 	lock := path + ".lock"
 	os.Remove(lock) // never followed, if something else was put there
-	f, err := wfile.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(id + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(lock)
+	if err := wfile.WriteNew(lock, []byte(id+"\n"), 0o600); err != nil {
 		return err
 	}
 	return os.Rename(lock, path)

@@ -99,14 +99,7 @@ func seal(index string) error {
 	}
 	tmp := index + macSuffix + ".tmp"
 	os.Remove(tmp)
-	f, err := wfile.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(mac)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = wfile.WriteNew(tmp, mac, 0o600)
 	if err == nil {
 		err = os.Rename(tmp, index+macSuffix)
 	}

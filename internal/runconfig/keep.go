@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/userdir"
+	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // The agent can write run.json (the store is in its workspace): a setting
@@ -48,15 +49,7 @@ func Keep(runDir string, s *Settings) error {
 	}
 	tmp := path + ".tmp"
 	os.Remove(tmp)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := wfile.WriteNew(tmp, data, 0o600); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sync/atomic"
+	"syscall"
 )
 
 // Op is what a Fault is asked about.
@@ -93,7 +94,28 @@ func WriteFile(name string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	return fill(f, data)
+}
+
+// WriteNew writes data to a new file name, refusing one that is there,
+// a link included (O_EXCL): a temporary file or a lock of loopkit's own.
+// A file it made but could not fill is removed: a half file under its
+// name would pass as whole.
+func WriteNew(name string, data []byte, perm os.FileMode) error {
+	f, err := OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
+	if err != nil {
+		return err
+	}
+	if err := fill(f, data); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
+
+// fill writes data to f and closes it.
+func fill(f *File, data []byte) error {
+	_, err := f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
