@@ -202,28 +202,36 @@ func agentCannotRun(in *Input) (Action, bool) {
 	return stop(record.RunFailed, "agent cannot work: "+why), true
 }
 
-// agentDenied: the agent's CLI refused a tool call under its permission
-// mode (Claude Code's -p without a mode that allows edits) and the
-// iteration changed nothing. Nobody answers a prompt in a loop, so every
-// further step is refused the same way and paid for; a resume (after the
-// person allowed the tool) gives it its chance.
+// agentDenied: in the last two iterations since the latest resume the
+// agent's CLI refused a tool call under its permission mode (Claude
+// Code's -p without a mode that allows edits) and nothing changed. Nobody
+// answers a permission prompt in a loop, so further steps would be refused
+// the same way and paid for; one such iteration may be the model's choice
+// (a denied command it could do without), two in a row are the setting. A
+// resume (after the person allowed the tool) gives it its chance.
 func agentDenied(in *Input) (Action, bool) {
 	since := in.SinceResume()
-	if len(since) == 0 {
+	if len(since) < 2 {
 		return Action{}, false
 	}
-	last := since[len(since)-1]
-	if len(last.FilesChanged) > 0 {
-		return Action{}, false
-	}
-	for _, tc := range last.ToolCalls {
-		if tc.Denied {
-			call := strings.TrimSpace(tc.ToolName + " " + record.HeadChars(tc.ArgumentsSummary, 100))
-			return stop(record.RunFailed, "agent cannot work: its CLI denied "+call+
-				" and nothing changed: allow the tool (claude: --permission-mode acceptEdits or --allowedTools)"), true
+	var call string
+	for _, it := range since[len(since)-2:] {
+		if len(it.FilesChanged) > 0 {
+			return Action{}, false
+		}
+		call = ""
+		for _, tc := range it.ToolCalls {
+			if tc.Denied {
+				call = strings.TrimSpace(tc.ToolName + " " + record.HeadChars(tc.ArgumentsSummary, 100))
+				break
+			}
+		}
+		if call == "" {
+			return Action{}, false
 		}
 	}
-	return Action{}, false
+	return stop(record.RunFailed, "agent cannot work: its CLI denied "+call+
+		" in 2 iterations in a row that changed nothing: allow the tool (claude: --permission-mode acceptEdits or --allowedTools)"), true
 }
 
 // validationCannotRun: the last validation could not start its command

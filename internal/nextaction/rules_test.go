@@ -42,7 +42,7 @@ func denied(it *record.IterationLog) {
 }
 
 const deniedReason = `agent cannot work: its CLI denied Write {"file_path":"/w/notes.txt","content":"hello\\n"} ` +
-	`and nothing changed: allow the tool (claude: --permission-mode acceptEdits or --allowedTools)`
+	`in 2 iterations in a row that changed nothing: allow the tool (claude: --permission-mode acceptEdits or --allowedTools)`
 
 func TestDecide(t *testing.T) {
 	run := func(status string, settings map[string]string) *record.Run {
@@ -114,14 +114,18 @@ func TestDecide(t *testing.T) {
 				it.ExitCode, it.Stderr = 127, "sh: 1: gotest: not found\n"
 			})},
 			Action{Kind: Iterate, Iteration: 2, Prompt: "/p/TASK.md", Rule: "next"}},
-		{"the agent's edits denied and nothing changed", run("running", nil), []*record.IterationLog{with(iter(1, "fail", 0, false), denied)},
+		{"the agent's edits denied twice and nothing changed", run("running", nil),
+			[]*record.IterationLog{with(iter(1, "fail", 0, false), denied), with(iter(2, "fail", 0, false), denied)},
 			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: deniedReason, Rule: "agent-denied"}},
-		{"a denial beside a change is work", run("running", nil), []*record.IterationLog{with(iter(1, "fail", 0, false), denied, func(it *record.IterationLog) {
-			it.FilesChanged = []string{"calc.go"}
-		})}, Action{Kind: Iterate, Iteration: 2, Prompt: "/p/TASK.md", Rule: "next"}},
-		{"a denial before the resume", run("running", map[string]string{KeyResumedAfter: "1"}), []*record.IterationLog{with(iter(1, "fail", 0, false), denied)},
+		{"one denial may be the model's choice", run("running", nil), []*record.IterationLog{with(iter(1, "fail", 0, false), denied)},
 			Action{Kind: Iterate, Iteration: 2, Prompt: "/p/TASK.md", Rule: "next"}},
-		{"a denial in a passing iteration", run("running", nil), []*record.IterationLog{with(iter(1, "pass", 0, false), denied)},
+		{"a denial beside a change is work", run("running", nil), []*record.IterationLog{with(iter(1, "fail", 0, false), denied),
+			with(iter(2, "fail", 0, false), denied, func(it *record.IterationLog) { it.FilesChanged = []string{"calc.go"} })},
+			Action{Kind: Iterate, Iteration: 3, Prompt: "/p/TASK.md", Rule: "next"}},
+		{"a denial before the resume", run("running", map[string]string{KeyResumedAfter: "1"}),
+			[]*record.IterationLog{with(iter(1, "fail", 0, false), denied), with(iter(2, "fail", 0, false), denied)},
+			Action{Kind: Iterate, Iteration: 3, Prompt: "/p/TASK.md", Rule: "next"}},
+		{"a denial in a passing iteration", run("running", nil), []*record.IterationLog{with(iter(1, "fail", 0, false), denied), with(iter(2, "pass", 0, false), denied)},
 			Action{Kind: Stop, Status: "completed", Exit: 0, Rule: "completed"}},
 		{"agent exits 1 three times", run("running", nil),
 			[]*record.IterationLog{iter(1, "fail", 1, false), iter(2, "fail", 1, false), iter(3, "fail", 1, false)},
