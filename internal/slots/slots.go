@@ -1,8 +1,8 @@
 // Package slots keeps the machine-wide concurrency slots of loop drivers:
-// lock files in a directory only the user can enter. The directory lives in
-// a shared place (/tmp when there is no XDG_RUNTIME_DIR), where another
-// local user could create it first to block every loop or plant symlinks,
-// so it is used only when it is the user's own, mode 0700, and no symlink.
+// lock files in a directory only the user can enter (loopkit's runtime
+// directory, internal/userdir), used only when it is the user's own, mode
+// 0700, and no symlink: another local user could have made a shared
+// place's first, to block every loop or plant symlinks.
 package slots
 
 import (
@@ -13,14 +13,6 @@ import (
 	"strconv"
 	"syscall"
 )
-
-// Dir is where the slots live: $XDG_RUNTIME_DIR/loopkit, else /tmp/loopkit-<uid>.
-func Dir() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "loopkit")
-	}
-	return filepath.Join(os.TempDir(), "loopkit-"+strconv.Itoa(os.Getuid()))
-}
 
 // Prepare makes dir (0700) when missing, checks it is the user's own and
 // private, and creates the lock files slot.1 .. slot.n (0600) in it.

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 )
 
@@ -31,14 +30,16 @@ func State() (string, error) {
 // one per kind of thing a run must remember (git-config, settings).
 func StateSub(name string) (string, error) { return sub(State, name) }
 
-// Runtime is $XDG_RUNTIME_DIR/loopkit, or without XDG_RUNTIME_DIR a
-// directory of this user's under the temporary directory; 0700 either way.
+// Runtime is $XDG_RUNTIME_DIR/loopkit, or without XDG_RUNTIME_DIR the
+// folder runtime of State; 0700 either way. Never under the temporary
+// directory: the agent CLIs' sandboxes let the agent write there, and the
+// run's config copy, the process record and the driver's records in
+// flight would be its to rewrite.
 func Runtime() (string, error) {
 	if base := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(base) {
 		return private(filepath.Join(base, "loopkit"), true)
 	}
-	// a shared /tmp: someone else may have made the name first
-	return private(filepath.Join(os.TempDir(), "loopkit-"+strconv.Itoa(os.Getuid())), false)
+	return StateSub("runtime")
 }
 
 // RuntimeSub is the directory name under Runtime, made 0700 when missing:

@@ -36,3 +36,27 @@ func TestRuntimeSub(t *testing.T) {
 		t.Fatalf("RuntimeSub through a link = %v, want a refusal", err)
 	}
 }
+
+// Without XDG_RUNTIME_DIR the runtime directory is under the state
+// directory, never under the temporary directory, which the agent CLIs'
+// sandboxes let the agent write (a FIFO it put in the driver's folder
+// there faked a validation's pass).
+func TestRuntimeFallback(t *testing.T) {
+	tmp, state := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	t.Setenv("XDG_STATE_HOME", state)
+	dir, err := Runtime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(state, "loopkit", "runtime"); dir != want {
+		t.Fatalf("Runtime() = %s, want %s", dir, want)
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("Runtime made %s: %v %v, want a 0700 directory", dir, fi, err)
+	}
+	if names, _ := os.ReadDir(tmp); len(names) != 0 {
+		t.Fatalf("the temporary directory holds %v, want nothing", names)
+	}
+}

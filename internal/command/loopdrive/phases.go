@@ -18,6 +18,7 @@ import (
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/slots"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/userdir"
 	"github.com/loopkit/loopkit/internal/worktree"
 )
 
@@ -154,8 +155,11 @@ func (h *holder) queueSlot(set *runconfig.Settings, id string) error {
 	if err != nil {
 		return cli.Failf("%w", err)
 	}
-	dir := slots.Dir()
-	if err := slots.Prepare(dir, max); err != nil {
+	dir, err := userdir.Runtime()
+	if err == nil {
+		err = slots.Prepare(dir, max)
+	}
+	if err != nil {
 		return cli.Failf("concurrency slots: %w", err)
 	}
 	// a driver gone while this one waits: stop waiting
