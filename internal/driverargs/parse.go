@@ -106,8 +106,8 @@ func ParseRun(args []string, src Sources) (*Run, error) {
 func (r *Run) complete() error {
 	s := &r.Settings
 	if p := s.Prompt; p != "" {
-		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
-			return usagef("--prompt %s: no such file", p)
+		if msg := runconfig.PathProblem(p, false); msg != "" {
+			return usagef("--prompt %s: %s", p, msg)
 		}
 		s.Prompt, _ = filepath.Abs(p)
 	} else if r.Spec == "" {

@@ -140,7 +140,7 @@ func TestParseRunErrors(t *testing.T) {
 		{[]string{"--prompt", "TASK.md", "--validate", "true", "--"}, nil, "no agent command: give it after --"},
 		{[]string{"--validate", "true", "--", "a"}, nil, "--prompt is required (or a SPEC argument)"},
 		{[]string{"--prompt", "nothere.md", "--validate", "true", "--", "a"}, nil, "--prompt nothere.md: no such file"},
-		{[]string{"--prompt", ".", "--validate", "true", "--", "a"}, nil, "--prompt .: no such file"},
+		{[]string{"--prompt", ".", "--validate", "true", "--", "a"}, nil, "--prompt .: a directory, not a file"},
 		{[]string{"--prompt", "TASK.md", "--", "a"}, map[string]string{"LOOP_VALIDATE": ""}, "--validate is required (or config verify_cmds)"},
 		{[]string{"--prompt", "TASK.md", "--validate", "true", "--dir", "nope", "--", "a"}, nil, "--dir nope: no such directory"},
 	}

@@ -36,12 +36,8 @@ func Check(s *runconfig.Settings) error {
 		if f.Check == "" || v == "" {
 			continue
 		}
-		fi, err := os.Stat(v)
-		switch {
-		case f.Check == "file" && (err != nil || fi.IsDir()):
-			return fmt.Errorf("%s %s: no such file", f.Name(), v)
-		case f.Check == "dir" && (err != nil || !fi.IsDir()):
-			return fmt.Errorf("%s %s: no such directory", f.Name(), v)
+		if msg := runconfig.PathProblem(v, f.Check == "dir"); msg != "" {
+			return fmt.Errorf("%s %s: %s", f.Name(), v, msg)
 		}
 	}
 	if len(s.Agent) == 0 {

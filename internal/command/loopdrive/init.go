@@ -11,6 +11,7 @@ import (
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/initproject"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/trust"
 )
@@ -72,7 +73,9 @@ func initProject(env *cli.Env, args []string) error {
 	} else {
 		say("wrote %s: no validation guessed; set verify_cmds there or give --validate", r.Config)
 	}
-	if r.KeptTask {
+	if msg := runconfig.PathProblem(r.Task, false); r.KeptTask && msg != "" {
+		say("%s: %s: write the task in a file and give it with --prompt FILE", r.Task, msg)
+	} else if r.KeptTask {
 		say("kept %s", r.Task)
 	} else {
 		say("wrote %s: say there what the agent should do", r.Task)
