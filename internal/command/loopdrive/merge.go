@@ -129,6 +129,17 @@ func checkMerge(set *runconfig.Settings) error {
 	if _, err := gitstate.Git(set.Dir, "check-ref-format", "--branch", target); err != nil {
 		return cli.Usagef("--merge-target %q is not a valid branch name", target)
 	}
+	if set.MergeStrategy == "none" {
+		return nil
+	}
+	// The merge commits: without an identity (a fresh CI runner) it would
+	// fail only after every paid iteration, in git's many lines.
+	for _, v := range []string{"GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"} {
+		if _, err := gitstate.Git(set.Dir, "var", v); err != nil {
+			return cli.Usagef("--merge-target %s: git has no identity to commit the merge with: set user.name and "+
+				"user.email (git config --global), or GIT_AUTHOR_NAME/EMAIL and GIT_COMMITTER_NAME/EMAIL", target)
+		}
+	}
 	return nil
 }
 
