@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/gitstate"
 	"github.com/loopkit/loopkit/internal/lazyre"
 )
@@ -125,9 +126,11 @@ type Spec struct {
 	Template string // path template
 }
 
-// Created is the worktree made.
+// Created is the worktree made. Warning says what of it is missing (its
+// submodules, when they could not be checked out), "" when nothing is.
 type Created struct {
 	Path, Branch, Base string
+	Warning            string
 }
 
 // Create makes the branch and the worktree, de-duplicating the branch
@@ -157,7 +160,44 @@ func Create(s Spec) (*Created, error) {
 		if _, err := gitstate.Git(s.Top, "worktree", "add", "-q", "-b", branch, path, s.Base); err != nil {
 			return nil, err
 		}
-		return &Created{Path: path, Branch: branch, Base: s.Base}, nil
+		return &Created{Path: path, Branch: branch, Base: s.Base, Warning: submodules(s.Top, path)}, nil
 	}
 	return nil, fmt.Errorf("no free branch name for %s%s", s.Prefix, s.Slug)
+}
+
+// submodules checks out in the new worktree wt the submodules the primary
+// (top) has checked out, which git worktree add leaves empty: each is
+// cloned from the primary's checkout (no network, no credentials), at the
+// commit the base names. Nested submodules are not. It returns a warning
+// when that failed, "" otherwise.
+func submodules(top, wt string) string {
+	if _, err := os.Lstat(filepath.Join(wt, ".gitmodules")); err != nil {
+		return ""
+	}
+	out, err := gitstate.Git(wt, "config", "-f", ".gitmodules", "-z", "--get-regexp", `^submodule\..*\.path$`)
+	if err != nil {
+		return ""
+	}
+	var config, paths []string
+	for _, kv := range strings.Split(string(out), "\x00") {
+		key, path, ok := strings.Cut(kv, "\n")
+		if !ok || path == "" {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(key, "submodule."), ".path")
+		if _, err := os.Lstat(filepath.Join(top, path, ".git")); err != nil {
+			continue // not checked out in the primary either
+		}
+		config = append(config, "submodule."+name+".url="+filepath.Join(top, path))
+		paths = append(paths, path)
+	}
+	if len(paths) == 0 {
+		return ""
+	}
+	config = append(config, "protocol.file.allow=always")
+	args := append([]string{"submodule", "update", "--init", "--"}, paths...)
+	if _, err := (gitrun.Cmd{Dir: wt, Config: config}).Run(args...); err != nil {
+		return fmt.Sprintf("the worktree's submodules (%s) are not checked out: %v", strings.Join(paths, ", "), err)
+	}
+	return ""
 }

@@ -78,3 +78,47 @@ func TestCreate(t *testing.T) {
 		t.Errorf("DefaultBranch with master = %q", b)
 	}
 }
+
+// A run's worktree has the submodules the primary has checked out, at the
+// commits the base names, cloned from the primary's checkouts (no network:
+// here the URL the repository names leads nowhere). git worktree add
+// leaves them empty, and a validation that builds them would fail every
+// paid iteration.
+func TestCreateSubmodules(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := t.TempDir()
+	git := func(dir string, args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "protocol.file.allow=always"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+	sub, top := filepath.Join(root, "sub"), filepath.Join(root, "app")
+	os.MkdirAll(sub, 0o755)
+	os.MkdirAll(top, 0o755)
+	git(sub, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(sub, "lib.go"), []byte("package lib\n"), 0o644)
+	git(sub, "add", "-A")
+	git(sub, "commit", "-qm", "lib")
+	git(top, "init", "-q", "-b", "main")
+	git(top, "submodule", "add", "-q", sub, "vendor/lib")
+	git(top, "commit", "-qm", "with lib")
+	gone := filepath.Join(root, "gone", "sub.git")
+	git(top, "config", "-f", ".gitmodules", "submodule.vendor/lib.url", gone)
+	git(top, "config", "submodule.vendor/lib.url", gone)
+	git(top, "commit", "-qam", "lib moved")
+	c, err := Create(Spec{Top: top, Base: "main", Prefix: DefaultPrefix, Slug: "fix", Template: DefaultTemplate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(c.Path, "vendor", "lib", "lib.go")); err != nil {
+		t.Fatalf("the worktree's submodule is not checked out: %v", err)
+	}
+	if c.Warning != "" {
+		t.Errorf("warning %q", c.Warning)
+	}
+}

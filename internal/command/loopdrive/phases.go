@@ -144,6 +144,9 @@ func (h *holder) makeWorktree(set *runconfig.Settings, name string) error {
 		return cli.WithCode(3, err)
 	}
 	set.Dir, set.RunBranch, set.BaseBranch = c.Path, c.Branch, c.Base
+	if c.Warning != "" {
+		h.emit("warning", c.Warning)
+	}
 	return nil
 }
 
