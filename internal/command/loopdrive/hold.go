@@ -280,6 +280,9 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 	if !h.st.RunExists(id) {
 		return "", cli.Usagef("no such run: %s (see '%s list')", id, driverargs.Prog())
 	}
+	if err := notPlanted(h.st, id); err != nil {
+		return "", err
+	}
 	if err := h.lockDriver(id); err != nil {
 		return "", err
 	}
