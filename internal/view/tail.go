@@ -66,6 +66,7 @@ type TailEvent struct {
 
 type tailEntry struct {
 	base, source string
+	meta         store.SpoolMeta
 	files        [2]*tailFile
 	done         bool
 }
@@ -120,7 +121,11 @@ func (t *Tail) Run(ctx context.Context) error {
 
 func (t *Tail) poll(ri *RunInfo) error {
 	t.polls++
-	if err := t.pollSpool(); err != nil {
+	present, fresh := t.scanSpool()
+	// What the known entries gained comes first, then iterations recorded
+	// meanwhile, then the entries new since the last poll: a step that
+	// ended and the next that began between two polls read in that order.
+	if err := t.copyEntries(present, func(e *tailEntry) bool { return !slices.Contains(fresh, e) }); err != nil {
 		return err
 	}
 	if ri != nil {
@@ -130,6 +135,19 @@ func (t *Tail) poll(ri *RunInfo) error {
 				return err
 			}
 		}
+	}
+	for _, e := range fresh {
+		if t.Started != nil {
+			t.Started(e.source, e.meta)
+		}
+		if t.Header != nil {
+			if err := t.Header(e.source, e.meta.Command); err != nil {
+				return err
+			}
+		}
+	}
+	if err := t.copyEntries(present, func(e *tailEntry) bool { return slices.Contains(fresh, e) }); err != nil {
+		return err
 	}
 	// A file drained before this poll and matched to no iteration (an
 	// attempt's, or a cleaned entry's) never will be: ri above was read
@@ -144,12 +162,13 @@ func (t *Tail) poll(ri *RunInfo) error {
 	return nil
 }
 
-// pollSpool opens new spool entries of the run in the order they began and
-// copies what each stream gained since the last poll.
-func (t *Tail) pollSpool() error {
+// scanSpool lists the spool entries present and registers the run's new
+// ones (in the order they began), opening their files so that a recorded
+// iteration's copy of them is known as read.
+func (t *Tail) scanSpool() (present map[string]bool, fresh []*tailEntry) {
 	metas, _ := filepath.Glob(filepath.Join(t.St.SpoolDir(), "*.json"))
 	slices.Sort(metas) // names begin with the start time in ms
-	present := map[string]bool{}
+	present = map[string]bool{}
 	for _, m := range metas {
 		base := strings.TrimSuffix(m, ".json")
 		present[base] = true
@@ -173,22 +192,24 @@ func (t *Tail) pollSpool() error {
 		if json.Unmarshal(data, &meta) != nil || meta.RunID != t.RunID {
 			continue
 		}
-		e := &tailEntry{base: base, source: source}
+		e := &tailEntry{base: base, source: source, meta: meta}
 		e.files[0] = &tailFile{path: base + ".stdout", source: source, stream: "stdout"}
 		e.files[1] = &tailFile{path: base + ".stderr", source: source, stream: "stderr"}
+		for _, f := range e.files {
+			t.open(f)
+		}
 		t.entries[base] = e
-		if t.Started != nil {
-			t.Started(source, meta)
-		}
-		if t.Header != nil {
-			if err := t.Header(source, meta.Command); err != nil {
-				return err
-			}
-		}
+		fresh = append(fresh, e)
 	}
+	return present, fresh
+}
+
+// copyEntries copies what the entries that pick selects gained, in the
+// order they began, and drains those whose spool entry went away.
+func (t *Tail) copyEntries(present map[string]bool, pick func(*tailEntry) bool) error {
 	bases := make([]string, 0, len(t.entries))
 	for b, e := range t.entries {
-		if !e.done {
+		if !e.done && pick(e) {
 			bases = append(bases, b)
 		}
 	}
@@ -214,18 +235,26 @@ func (t *Tail) pollSpool() error {
 	return nil
 }
 
+// open opens f once it exists (a link or a FIFO planted in the spool or
+// a folder is never read); a spool file is then among those read.
+func (t *Tail) open(f *tailFile) {
+	if f.f != nil {
+		return
+	}
+	fh, err := safefile.Open(f.path)
+	if err != nil {
+		return // not created yet, or already moved: the folder has it
+	}
+	f.f = fh
+	if f.source != "" {
+		t.opened = append(t.opened, f)
+	}
+}
+
 // copy writes what f gained; last flushes a line without its newline.
 func (t *Tail) copy(source string, f *tailFile, last bool) error {
-	if f.f == nil {
-		// a link or a FIFO planted in the spool or a folder is never read
-		fh, err := safefile.Open(f.path)
-		if err != nil {
-			return nil // not created yet, or already moved: the folder has it
-		}
-		f.f = fh
-		if f.source != "" {
-			t.opened = append(t.opened, f)
-		}
+	if t.open(f); f.f == nil {
+		return nil
 	}
 	if fi, err := f.f.Stat(); err == nil && fi.Size() < f.off {
 		f.off = 0 // a retry truncates the spool file: its output starts over

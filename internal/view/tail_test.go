@@ -98,3 +98,43 @@ func TestTailJSONLongLine(t *testing.T) {
 		t.Fatalf("%d events: %+v", len(evs), evs)
 	}
 }
+
+// A step that ends and the next that starts between two polls: what the
+// ended step printed last comes before the next one's header, not under
+// it (the live view showed step 1's result line below step 2's header).
+func TestTailOrderAcrossSteps(t *testing.T) {
+	st, stdout := tailCase(t)
+	os.WriteFile(stdout, []byte("a1\n"), 0o600)
+	var got []string
+	tl := &Tail{St: st, RunID: "r", Out: io.Discard, Err: io.Discard,
+		Header: func(source, command string) error {
+			got = append(got, "== "+command)
+			return nil
+		},
+		Event: func(ev TailEvent) error {
+			if ev.Text != nil {
+				got = append(got, *ev.Text)
+			}
+			return nil
+		}}
+	tl.entries = map[string]*tailEntry{}
+	if err := tl.poll(nil); err != nil {
+		t.Fatal(err)
+	}
+	// step 1 prints its last line and is recorded; step 2 starts
+	f, _ := os.OpenFile(stdout, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("a2\n")
+	f.Close()
+	os.Remove(strings.TrimSuffix(stdout, ".stdout") + ".json")
+	next := filepath.Join(st.SpoolDir(), "1-3-cd.step")
+	meta, _ := json.Marshal(store.SpoolMeta{Command: "agent2", RunID: "r"})
+	os.WriteFile(next+".json", meta, 0o600)
+	os.WriteFile(next+".stdout", []byte("b1\n"), 0o600)
+	if err := tl.poll(nil); err != nil {
+		t.Fatal(err)
+	}
+	defer tl.closeAll()
+	if want := "== agent|a1|a2|== agent2|b1"; strings.Join(got, "|") != want {
+		t.Fatalf("tail order %q, want %q", strings.Join(got, "|"), want)
+	}
+}
