@@ -3,6 +3,7 @@ package loopdrive
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -139,6 +140,40 @@ func checkMerge(set *runconfig.Settings) error {
 			return cli.Usagef("--merge-target %s: git has no identity to commit the merge with: set user.name and "+
 				"user.email (git config --global), or GIT_AUTHOR_NAME/EMAIL and GIT_COMMITTER_NAME/EMAIL", target)
 		}
+	}
+	if err := signCheck(set.Dir); err != nil {
+		return cli.Usagef("--merge-target %s: git cannot sign the merge commit (commit.gpgsign is true): %v: make signing "+
+			"work without a terminal, or git config commit.gpgsign false in this repository", target, err)
+	}
+	return nil
+}
+
+// signCheck signs a probe commit when commit.gpgsign is on, as the merge
+// will (a key missing, a passphrase no terminal can ask for), into a
+// temporary object directory: the repository gets nothing.
+func signCheck(dir string) error {
+	if on, _ := gitstate.Git(dir, "config", "--bool", "commit.gpgsign"); strings.TrimSpace(string(on)) != "true" {
+		return nil
+	}
+	objs, err := gitstate.Git(dir, "rev-parse", "--path-format=absolute", "--git-path", "objects")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "loopkit-sign-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	_, err = gitrun.Cmd{Dir: dir, Env: []string{"GIT_OBJECT_DIRECTORY=" + tmp,
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + strings.TrimSpace(string(objs))}}.Run(
+		"commit-tree", "-S", "HEAD^{tree}", "-m", "loopkit: signing check")
+	if err != nil {
+		// git's own words, without the command line gitrun names
+		msg := err.Error()
+		if i := strings.Index(msg, ": error: "); i >= 0 {
+			msg = msg[i+2:]
+		}
+		return errors.New(msg)
 	}
 	return nil
 }
