@@ -4,12 +4,21 @@ import (
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
 // ForRun is a run's hooks, from its settings (checked when the run was
-// made: a timeout of 0 is the default's).
+// made: a timeout of 0 is the default's). A run that names an agent, as a
+// driver's run does, but has no settings kept outside the workspace, as a
+// driver's run has, was planted in .loop/runs (the agent can write there):
+// its hooks are not run, whoever records its events (a `loop cancel`).
 func ForRun(st *store.Store, run *record.Run, l lazylog.Logger) *Hooks {
+	if len(run.Settings.OnEvent) > 0 && len(run.Settings.Agent) > 0 && !runconfig.IsKept(st.RunDir(run.RunID)) {
+		l.Warn("run's on_event hooks not run: it names an agent, as a driver's run, but loopkit kept no "+
+			"settings for it (the agent can write .loop/runs)", "run", run.RunID)
+		return &Hooks{Store: st.Root, Log: l}
+	}
 	return FromSettings(&run.Settings, st.Root, l)
 }
 
