@@ -188,10 +188,10 @@ func (m *Model) liveBody(h int) []string {
 	case err != nil:
 		head = "live view stopped: " + err.Error()
 	case source == "":
-		head = "no step has started since the view opened (" + m.run.Status + ")"
+		head = "no step has started since the view opened (" + m.mark + ")"
 	default:
 		head = fmt.Sprintf("%s: %s", source, view.Escape(command, false))
-		if !ended && m.run.Status == "running" {
+		if !ended && m.mark == record.RunRunning {
 			head = fmt.Sprintf("%s running %s · %s", source, elapsed(m.now().Sub(started)), view.Escape(command, false))
 		}
 	}
@@ -225,7 +225,7 @@ func (m *Model) rateWait() string {
 		return ""
 	}
 	left := time.UnixMilli(e.TS).Add(time.Duration(*e.WaitMs) * time.Millisecond).Sub(m.now())
-	if left <= 0 || m.run.Status != record.RunRunning {
+	if left <= 0 || m.mark != record.RunRunning {
 		return ""
 	}
 	return fmt.Sprintf("rate limited, next try in %s: %s", elapsed(left), view.Escape(e.Message, false))

@@ -107,3 +107,31 @@ func TestLiveScroll(t *testing.T) {
 	m.key("g")
 	shows(101, 108)
 }
+
+// TestInterruptedRunNotRunning: a run whose driver died (status running,
+// no driver holding its lock) is "interrupted" in the runs list; opened,
+// its title and live step said "running" and "agent running 8s" for a
+// step nobody runs. It opens on its Logs, and every view says interrupted.
+func TestInterruptedRunNotRunning(t *testing.T) {
+	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
+	run := store.NewRun("r1", "r1", 1)
+	run.Status = record.RunRunning
+	run.Settings.Agent = []string{"claude", "-p"}
+	if err := st.CreateRun(run); err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(st, "r1", false, Tools{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.w, m.h = 80, 24
+	if m.screen != logsScreen {
+		t.Errorf("an interrupted run opens on screen %v, want its Logs", m.screen)
+	}
+	m.showLive()
+	defer m.live.stop()
+	screen := m.View().Content
+	if !strings.Contains(screen, "r1 · interrupted · 0 it") || strings.Contains(screen, "running") {
+		t.Fatalf("an interrupted run's live step:\n%s", screen)
+	}
+}

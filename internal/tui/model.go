@@ -46,6 +46,7 @@ type Model struct {
 	runCur int
 
 	run      *record.Run
+	mark     string // the run's status as shown: "interrupted" when its driver is gone
 	idx      *view.Index
 	cur      int            // selected iteration (index position)
 	top      int            // first iteration drawn
@@ -122,9 +123,9 @@ func (m *Model) open(id string) error {
 	if err != nil {
 		return err
 	}
-	m.run, m.idx, m.screen = ri.Run, idx, logsScreen
+	m.run, m.mark, m.idx, m.screen = ri.Run, ri.StatusMark(), idx, logsScreen
 	m.expanded = map[int64]bool{}
-	m.follow = ri.Run.Status == record.RunRunning
+	m.follow = m.mark == record.RunRunning
 	m.cur, m.top, m.skip = 0, 0, 0
 	if m.follow {
 		m.end()
@@ -170,7 +171,7 @@ func (m *Model) refresh() {
 		return
 	}
 	if ri, err := view.LoadRun(m.st, m.run.RunID); err == nil {
-		m.run = ri.Run
+		m.run, m.mark = ri.Run, ri.StatusMark()
 	}
 	n, err := m.idx.Refresh()
 	if err != nil {

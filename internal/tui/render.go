@@ -270,7 +270,7 @@ func (m *Model) title() string {
 	if (m.screen == liveScreen && !m.liveHeld) || (m.screen != liveScreen && m.follow) {
 		follow = " · following"
 	}
-	return fmt.Sprintf("%s · %s · %d it%s · %s%s", m.run.RunID, view.StatusMark(m.run), m.run.Iteration, m.filterNote(), strings.Join(names, " "), follow)
+	return fmt.Sprintf("%s · %s · %d it%s · %s%s", m.run.RunID, m.mark, m.run.Iteration, m.filterNote(), strings.Join(names, " "), follow)
 }
 
 // statusLines is the status line, or a message (an action's outcome, an
@@ -367,10 +367,10 @@ func (m *Model) runsBody(h int) []string {
 			prefix = "> "
 		}
 		c := ""
-		switch view.StatusMark(m.runs[i].Run) {
+		switch m.runs[i].StatusMark() {
 		case "completed":
 			c = "green"
-		case "failed", "STUCK":
+		case "failed", "STUCK", view.Interrupted:
 			c = "red"
 		case "running":
 			c = "yellow"
