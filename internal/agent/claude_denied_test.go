@@ -10,15 +10,11 @@ import (
 // the refusal in permission_denials. The call must read as denied, not as
 // a tool that failed, so that the driver can say why nothing changed.
 func TestClaudePermissionDenied(t *testing.T) {
-	f, err := os.Open(transcriptsDir + "/claude-2.1.330-permission-denied.ndjson")
+	data, err := os.ReadFile(transcriptsDir + "/claude-2.1.330-permission-denied.ndjson")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	res, err := Parse(f, FormatAuto, testWarner(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := parseString(t, string(data), FormatAuto)
 	if len(res.ToolCalls) != 1 || !res.ToolCalls[0].Denied || !res.ToolCalls[0].IsError || res.ToolCalls[0].ToolName != "Write" {
 		t.Fatalf("tool calls %+v, want one denied Write", res.ToolCalls)
 	}
