@@ -36,6 +36,9 @@ type matrixCase struct {
 	maxWait, idleTimeout time.Duration
 	// longAnswer: bytes of the final answer's text
 	longAnswer int
+	// denied runs the CLI without the flag that lets its tools run (its
+	// permission mode refuses them), for up to 3 iterations
+	denied bool
 }
 
 const validateNotes = "grep -qx hello notes.txt && grep -qx world notes.txt"
@@ -58,6 +61,7 @@ var cases = []matrixCase{
 	{name: "malformed", fault: modelapi.FaultMalformed, validate: validateNotes},
 	{name: "unreachable", validate: validateNotes, unreachable: true, idleTimeout: 45 * time.Second, notKind: "overloaded"},
 	{name: "long_answer", validate: validateNotes, longAnswer: 400 << 10},
+	{name: "denied", validate: validateNotes, denied: true},
 }
 
 // scenario: three turns that write notes.txt, append to it through the
@@ -177,6 +181,19 @@ func (tc matrixCase) check(h *harness) {
 		if h.exit == 0 {
 			t.Errorf("exit 0: a run cut at one model turn cannot have passed")
 		}
+	case "denied":
+		// every tool refused: the run fails at the second such iteration
+		// (rule agent-denied), naming the call, instead of running all 3
+		denied := false
+		for _, c := range calls {
+			if m, _ := c.(map[string]any); m["denied"] == true {
+				denied = true
+			}
+		}
+		h.expect("denied-recorded", denied, "no tool call recorded as denied: %v", calls)
+		its := len(h.records("iterations.jsonl"))
+		h.expect("denied-stops", h.exit == 3 && its == 2 && strings.Contains(h.stderr, "agent cannot work: its CLI denied "),
+			"exit %d after %d iterations, want 3 after 2 naming the refused call", h.exit, its)
 	default:
 		if h.exit == 0 {
 			t.Fatalf("exit 0 under fault %s", tc.fault)

@@ -25,6 +25,9 @@ type cli struct {
 	// maxTurns limits the CLI to one model turn: extra args, or nil when
 	// the CLI has no such limit
 	maxTurns func(h *harness) []string
+	// denied is the command line without the flag that lets the tools
+	// run, nil when loopkit reads no refusal from the CLI
+	denied func(h *harness) []string
 	// noReset says why the CLI's output carries no rate-limit reset time
 	// ("" when it does): loopkit then waits its own backoff.
 	noReset string
@@ -62,6 +65,9 @@ var clis = map[string]cli{
 			return modelapi.ToolCall{Name: "Bash", Args: raw(map[string]string{"command": "echo world >> notes.txt", "description": "append"})}
 		},
 		maxTurns: func(h *harness) []string { return []string{"--max-turns", "1"} },
+		denied: func(h *harness) []string {
+			return []string{"claude", "-p", "--output-format", "stream-json", "--verbose", "--model", "claude-sonnet-4-5"}
+		},
 	},
 	"codex": {
 		noReset: "Codex 0.169 names only the status in its retry line (\"Reconnecting... 1/1 (exceeded retry limit, last status: 429 Too Many Requests, request id: …)\"): neither the API's retry-after nor its x-ratelimit-reset-* headers reach its output",

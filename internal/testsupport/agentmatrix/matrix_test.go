@@ -84,6 +84,9 @@ func TestAgentMatrix(t *testing.T) {
 					if tc.name == "max_turns" && c.maxTurns == nil {
 						t.Skipf("%s has no limit on model turns", n)
 					}
+					if tc.denied && c.denied == nil {
+						t.Skipf("loopkit reads no refusal of a tool from %s's stream", n)
+					}
 					h := newHarness(t, c, path, tc)
 					h.loopRun(tc)
 					tc.check(h)
@@ -182,7 +185,11 @@ func (h *harness) loopRun(tc matrixCase) {
 	env = append(env, h.cli.config(h)...)
 	budget := tc.budget(h.cli.name)
 	maxWait := cmp.Or(tc.maxWait, time.Second)
-	args := []string{"run", "--prompt", "TASK.md", "--validate", tc.validate, "--max-iterations", "1",
+	iterations := "1"
+	if tc.denied {
+		iterations = "3"
+	}
+	args := []string{"run", "--prompt", "TASK.md", "--validate", tc.validate, "--max-iterations", iterations,
 		"--max-agent-failures", "1", "--timeout", budget.String(), "--max-wait", maxWait.String(), "--max-concurrency", "64"}
 	if tc.agentPolicy {
 		args = append(args, "--rate-limit-policy", "agent")
@@ -195,6 +202,9 @@ func (h *harness) loopRun(tc matrixCase) {
 	agent := h.cli.args(h)
 	if tc.name == "max_turns" {
 		agent = append(agent, h.cli.maxTurns(h)...)
+	}
+	if tc.denied {
+		agent = h.cli.denied(h)
 	}
 	args = append(append(args, "--"), agent...)
 	// loop run's own deadline: the agent's budget, the validation and the
