@@ -14,7 +14,7 @@ import (
 // driver's run has, was planted in .loop/runs (the agent can write there):
 // its hooks are not run, whoever records its events (a `loop cancel`).
 func ForRun(st *store.Store, run *record.Run, l lazylog.Logger) *Hooks {
-	if len(run.Settings.OnEvent) > 0 && len(run.Settings.Agent) > 0 && !runconfig.IsKept(st.RunDir(run.RunID)) {
+	if len(run.Settings.OnEvent) > 0 && runconfig.Planted(st.RunDir(run.RunID), &run.Settings) {
 		l.Warn("run's on_event hooks not run: it names an agent, as a driver's run, but loopkit kept no "+
 			"settings for it (the agent can write .loop/runs)", "run", run.RunID)
 		return &Hooks{Store: st.Root, Log: l}

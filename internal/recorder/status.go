@@ -40,6 +40,13 @@ func (r *Recorder) copyOut(run *record.Run) { r.copies(run, artifacts.Write) }
 // copies is copyOut by write: artifacts.Write, or artifacts.Rebuild for a
 // repair (every file checked, not only what the copies have not got).
 func (r *Recorder) copies(run *record.Run, write func(*store.Store, *record.Run) error) {
+	s := &run.Settings
+	if (s.LogDir != "" || s.ArtifactDir != "" || s.GlobalLogDir != "") && runconfig.Planted(r.St.RunDir(run.RunID), s) {
+		if r.Log != nil { // its folders are the agent's choice, outside the store
+			r.Log.Warn(fmt.Sprintf("run %s: no copies written: it names an agent, as a driver's run, but loopkit kept no settings for it (the agent can write .loop/runs)", run.RunID))
+		}
+		return
+	}
 	// a run no driver made (no agent) has no copy settings of its own
 	if len(run.Settings.Agent) == 0 && len(r.CopyDefaults) > 0 {
 		c := *run

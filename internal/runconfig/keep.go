@@ -69,6 +69,12 @@ func IsKept(runDir string) bool {
 	return err == nil
 }
 
+// Planted reports a run at runDir that names an agent, as a driver's run
+// does, with no settings kept, as a driver's run has: the agent wrote it
+// into .loop/runs, and what its settings name (commands, folders outside
+// the store) is the agent's, never to be run or written.
+func Planted(runDir string, s *Settings) bool { return len(s.Agent) > 0 && !IsKept(runDir) }
+
 // Forget drops the kept settings of a deleted run.
 func Forget(runDir string) {
 	if path, err := keptPath(runDir); err == nil {
