@@ -128,6 +128,42 @@ func TestCopiesFollowNoLink(t *testing.T) {
 	}
 }
 
+// A link planted where an appended copy goes (combined.log, report.tsv)
+// is replaced, as one where a written copy goes is: it never stops the
+// copies, nor is it written through.
+func TestAppendedCopyLinkReplaced(t *testing.T) {
+	tmp := t.TempDir()
+	secret := filepath.Join(tmp, "secret")
+	os.WriteFile(secret, []byte("keep"), 0o600)
+	arts, logs := filepath.Join(tmp, "arts"), filepath.Join(tmp, "logs")
+	st, run := fixture(t, 1, map[string]string{KeyArtifactDir: arts, KeyLogDir: logs})
+	if err := Write(st, run); err != nil {
+		t.Fatal(err)
+	}
+	links := []string{filepath.Join(arts, "runs", "r", "logs", "combined.log"), filepath.Join(logs, "run-r", "report.tsv")}
+	for _, l := range links {
+		os.Remove(l)
+		if err := os.Symlink(secret, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addIteration(t, st, run, 2)
+	if err := Write(st, run); err != nil {
+		t.Fatalf("a link where an appended copy goes stopped the copies: %v", err)
+	}
+	if got := read(t, secret); got != "keep" {
+		t.Fatalf("the link's target was written: %q", got)
+	}
+	for _, l := range links {
+		if fi, err := os.Lstat(l); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s is not a regular file again: %v", l, err)
+		}
+	}
+	if c := read(t, links[0]); !strings.Contains(c, "=== iteration 1:") || !strings.Contains(c, "=== iteration 2:") {
+		t.Errorf("combined.log after the link is not every iteration:\n%s", c)
+	}
+}
+
 // combined.log grows by the new iterations only; an append cut short by a
 // kill (past the length its state says) is cut off and written again.
 func TestCombinedLogAfterKill(t *testing.T) {

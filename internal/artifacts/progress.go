@@ -110,10 +110,16 @@ func sameEnd(a, b io.ReaderAt, n int64) bool {
 }
 
 // openAppend opens the copy's file name to be appended to: never through
-// a link, never a FIFO; a file with another name (a hard link planted
-// there) is unlinked first, so its other names are never written.
+// a link, never a FIFO; a symlink or a file with another name (a hard link
+// planted there) is unlinked first, so the copy starts again and what the
+// link names is never written.
 func (d *dir) openAppend(name string) (*os.File, error) {
 	for range 2 {
+		if fi, err := d.root.Lstat(name); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if err := d.root.Remove(name); err != nil {
+				return nil, err
+			}
+		}
 		f, err := d.root.OpenFile(name, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 		if err != nil {
 			return nil, err
