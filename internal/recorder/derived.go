@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -52,7 +51,7 @@ func (r *Recorder) sayNeutralised(run *record.Run) error {
 		r.Log.Warn(msg)
 	}
 	it := run.Iteration
-	return r.St.AppendEvent(record.Event{TS: r.nowMs(), RunID: run.RunID, Type: record.EventGitConfigChanged, Iteration: &it, Message: msg})
+	return r.AppendEvent(record.Event{TS: r.nowMs(), RunID: run.RunID, Type: record.EventGitConfigChanged, Iteration: &it, Message: msg})
 }
 
 // derive appends the iteration's event and report row and rewrites the manifest.
@@ -138,25 +137,8 @@ func resetTotals(run *record.Run) {
 	run.TotalDurationMs, run.TotalCostUSD, run.LastError = 0, nil, nil
 }
 
-// ReportHeader is report.tsv's first line.
-const ReportHeader = "timestamp_ms\tkind\titeration\tduration_ms\texit_code\toutput_bytes\toutput_lines\toutput_path\tmessage\ttasks_done\ttasks_total"
-
 func (r *Recorder) appendReport(id string, fields []string) error {
-	path := r.St.RunPath(id, store.ReportFile)
-	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
-		if err := store.AppendLine(path, []byte(ReportHeader)); err != nil {
-			return err
-		}
-	}
-	for i, f := range fields {
-		fields[i] = strings.Map(func(c rune) rune {
-			if c == '\t' || c == '\n' || c == '\r' {
-				return ' '
-			}
-			return c
-		}, f)
-	}
-	return store.AppendLine(path, []byte(strings.Join(fields, "\t")))
+	return store.AppendReport(r.St.RunPath(id, store.ReportFile), fields)
 }
 
 func (r *Recorder) iterationRow(id string, it *record.IterationLog) []string {
@@ -180,14 +162,6 @@ func (r *Recorder) iterationRow(id string, it *record.IterationLog) []string {
 		strconv.FormatInt(it.DurationMs, 10), i(it.ExitCode),
 		strconv.FormatInt(it.StdoutBytes+it.StderrBytes, 10), strconv.FormatInt(lines, 10), dir, msg,
 		opt(it.TasksDone), opt(it.TasksTotal)}
-}
-
-func eventRow(e record.Event) []string {
-	iter := ""
-	if e.Iteration != nil {
-		iter = strconv.Itoa(*e.Iteration)
-	}
-	return []string{strconv.FormatInt(e.TS, 10), e.Type, iter, "", "", "", "", "", e.Message, "", ""}
 }
 
 func countLines(path string) int64 {

@@ -131,7 +131,7 @@ func (r *Recorder) AppendEvent(ev record.Event) error {
 	if err := r.St.AppendEvent(ev); err != nil {
 		return err
 	}
-	return r.appendReport(ev.RunID, eventRow(ev))
+	return r.appendReport(ev.RunID, store.EventRow(ev))
 }
 
 // Repair mends what a killed writer left in the run (torn tails, leftover

@@ -160,7 +160,7 @@ func (r *Recorder) finishStep(id string, ag *record.Agent, dir string, ts int64,
 			ev.OutputPath = &rel
 		}
 	}
-	return r.St.AppendEvent(ev)
+	return r.AppendEvent(ev)
 }
 
 // FinishOpenSteps appends a STEP_FINISHED for each step started since the

@@ -233,6 +233,9 @@ func (s *Store) CreateRunWith(r *record.Run, prepare func(dir string) error) err
 	if err := AppendLine(filepath.Join(tmp, EventsFile), line); err != nil {
 		return err
 	}
+	if err := AppendReport(filepath.Join(tmp, ReportFile), EventRow(ev)); err != nil {
+		return err
+	}
 	// The lock files are born with the run, so a writer and a deleter can
 	// never create two different ones at the same path.
 	for _, name := range []string{AppendLock, LiveLock} {

@@ -1,0 +1,51 @@
+package store
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/loopkit/loopkit/internal/record"
+)
+
+// ReportHeader is report.tsv's first line (bin/loop's columns).
+const ReportHeader = "timestamp_ms\tkind\titeration\tduration_ms\texit_code\toutput_bytes\toutput_lines\toutput_path\tmessage\ttasks_done\ttasks_total"
+
+// EventRow is an event's report.tsv row: every event has one (an
+// iteration's own row stands for its ITERATION_RECORDED), with the columns
+// its payload fills (a step's end: exit code, duration and output).
+func EventRow(e record.Event) []string {
+	num := func(p *int) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.Itoa(*p)
+	}
+	dur, out := "", ""
+	if e.DurationMs != nil {
+		dur = strconv.FormatInt(*e.DurationMs, 10)
+	}
+	if e.OutputPath != nil {
+		out = *e.OutputPath
+	}
+	return []string{strconv.FormatInt(e.TS, 10), e.Type, num(e.Iteration), dur, num(e.ExitCode), "", "", out, e.Message, "", ""}
+}
+
+// AppendReport appends a row to the report at path, its header first when
+// the file is new or empty; tabs and line breaks in a field become spaces.
+func AppendReport(path string, fields []string) error {
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		if err := AppendLine(path, []byte(ReportHeader)); err != nil {
+			return err
+		}
+	}
+	for i, f := range fields {
+		fields[i] = strings.Map(func(c rune) rune {
+			if c == '\t' || c == '\n' || c == '\r' {
+				return ' '
+			}
+			return c
+		}, f)
+	}
+	return AppendLine(path, []byte(strings.Join(fields, "\t")))
+}
