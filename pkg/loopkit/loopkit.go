@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -62,7 +63,9 @@ type Store struct {
 
 // Open opens the store at storeDir, the .loop directory (not the
 // workspace). It creates nothing; a directory that is missing, or whose
-// runs/ is not a real directory, is an error.
+// runs/ is not a real directory, is an error, as is a workspace (a
+// directory without runs/ whose .loop has them): the error names its
+// store. A store with no run yet is empty.
 func Open(storeDir string) (*Store, error) {
 	st, err := store.Open(storeDir)
 	if err != nil {
@@ -74,6 +77,13 @@ func Open(storeDir string) (*Store, error) {
 	}
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("open store %s: not a directory", storeDir)
+	}
+	// a workspace has its runs in .loop: read as a store, it would show none
+	if _, err := os.Lstat(st.RunsDir()); errors.Is(err, os.ErrNotExist) {
+		inner := filepath.Join(st.Root, ".loop")
+		if fi, err := os.Stat(filepath.Join(inner, "runs")); err == nil && fi.IsDir() {
+			return nil, fmt.Errorf("open store %s: a workspace, not a store: open %s", storeDir, inner)
+		}
 	}
 	return &Store{st: st, PollInterval: 200 * time.Millisecond}, nil
 }

@@ -55,6 +55,29 @@ func TestOpenCreatesNothing(t *testing.T) {
 	}
 }
 
+// The workspace given for its store (the .loop inside it) is an error
+// naming the store, not a store with no runs; a store with no run yet is
+// an empty one.
+func TestOpenWorkspaceNamesTheStore(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".loop", "runs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := loopkit.Open(ws)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(ws, ".loop")) {
+		t.Fatalf("Open of a workspace: err = %v, want one naming its store", err)
+	}
+	empty := filepath.Join(t.TempDir(), ".loop")
+	os.Mkdir(empty, 0o700)
+	st, err := loopkit.Open(empty)
+	if err != nil {
+		t.Fatalf("Open of a store with no run yet: %v", err)
+	}
+	if runs, err := st.Runs(); err != nil || len(runs) != 0 {
+		t.Fatalf("Runs of a store with no run yet = %v, %v", runs, err)
+	}
+}
+
 func TestNoSuchRun(t *testing.T) {
 	st, _ := fixture(t)
 	for _, id := range []string{"nope", "../runs"} {
