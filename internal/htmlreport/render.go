@@ -40,6 +40,9 @@ func funcs() template.FuncMap {
 		},
 		"detailed":  func(skipped, total int) int { return total - skipped },
 		"diffLines": diffLines,
+		// a name or command on one line: \n, not a newline a browser
+		// draws as a space; a bidirectional override as \u202e
+		"line": func(s string) string { return view.Escape(s, false) },
 	}
 }
 

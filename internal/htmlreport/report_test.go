@@ -179,3 +179,54 @@ func TestIndex(t *testing.T) {
 func loadRuns(st *store.Store) ([]view.RunInfo, error) {
 	return view.LoadRuns(st, func(string, error) {})
 }
+
+// TestIndexTimeColumn: the index's time column is run.json's total, the
+// agent's time plus the validation's, as the report's summary says; it
+// was headed "Validation time".
+func TestIndexTimeColumn(t *testing.T) {
+	st, _ := fixture(t, 1)
+	infos, err := loadRuns(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteIndex(&b, infos, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "<th>Time (agent + validation)</th>") || strings.Contains(b.String(), "Validation time") {
+		t.Errorf("index's time column is not named as the total it shows:\n%s", b.String())
+	}
+}
+
+// TestReportNamesOnOneLine: a name the agent gives a file, the run's name
+// and the validation command are one line each: a newline in them shows
+// as \n (a browser drew it as a space: "new\nline" read as "new line"),
+// and a bidirectional override as \u202e, as in the terminal views.
+func TestReportNamesOnOneLine(t *testing.T) {
+	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
+	run := store.NewRun("r1", "two\nlines\u202e", 1)
+	if err := st.CreateRun(run); err != nil {
+		t.Fatal(err)
+	}
+	it := record.IterationLog{ID: record.IterationID("r1", 1), RunID: "r1", Iteration: 1, Status: record.StatusFail, ExitCode: 1,
+		ValidationCommand: "make\ntest", FilesChanged: []string{"new\nline\u202etxt.go"}}
+	line, err := record.Marshal(it)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.AppendLine(st.RunPath("r1", store.IterationsFile), line); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, st, "r1", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<code>new\nline\u202etxt.go</code>`, `<code>make\ntest</code>`, `two\nlines\u202e</span>`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.ContainsRune(b.String(), '\u202e') {
+		t.Errorf("report holds a bidirectional override")
+	}
+}
