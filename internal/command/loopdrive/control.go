@@ -42,6 +42,7 @@ func cancel(env *cli.Env, door *runstate.Door, id string) error {
 	if err != nil {
 		return cli.Failf("%w", err)
 	}
+	wait := 15 * time.Second // for a driver to record the run canceled
 	if held {
 		// run.json's pid is anyone's to write: the driver signalled is the
 		// one loopkit recorded starting the run, still that process
@@ -54,10 +55,14 @@ func cancel(env *cli.Env, door *runstate.Door, id string) error {
 			}
 		}
 		if len(drivers) == 0 {
+			wait = 3 * time.Second // a holder whose driver died, as lockDriver waits
 			env.Log.Warn(fmt.Sprintf("run %s: no driver loopkit recorded starting is alive (run.json names pid %d): nothing signalled", id, driverPID(st, id)))
 		}
 	}
-	l, err := waitLock(st.RunPath(id, store.DriverLock), 15*time.Second)
+	l, err := waitLock(st.RunPath(id, store.DriverLock), wait)
+	if err != nil && len(procrec.Drivers(st.RunDir(id))) == 0 {
+		return lockStranger(st, id)
+	}
 	if err != nil {
 		return cli.Failf("run %s: its driver did not stop (stop its 'loop run' yourself, then cancel again): %w", id, err)
 	}

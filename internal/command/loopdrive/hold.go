@@ -369,15 +369,14 @@ func (h *holder) lockDriver(id string) error {
 		if !errors.Is(err, store.ErrLocked) {
 			return cli.Failf("run %s: %w", id, err)
 		}
-		pid := driverPID(h.st, id)
-		if pid > 0 && procid.Running(pid) || time.Now().After(deadline) {
-			who := "another driver"
-			if pid > 0 {
-				who = fmt.Sprintf("the driver with pid %d", pid)
-			}
+		// the driver named is one loopkit recorded, not run.json's pid
+		for pid := range procrec.Drivers(h.st.RunDir(id)) {
 			return &cli.ExitError{Code: exitcode.Busy,
-				Err:  fmt.Errorf("run %s is busy: %s is driving it", id, who),
+				Err:  fmt.Errorf("run %s is busy: the driver with pid %d is driving it", id, pid),
 				Hint: fmt.Sprintf("stop it first with '%[1]s cancel %[2]s' or '%[1]s pause %[2]s'", driverargs.Prog(), id)}
+		}
+		if time.Now().After(deadline) {
+			return lockStranger(h.st, id)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
