@@ -151,19 +151,29 @@ func (m *Model) resume(id string) tea.Cmd {
 		// the log is in the agent's reach: its last lines only, no link followed
 		tail, _ := store.TailLines(logPath, 4)
 		data := bytes.Join(tail, []byte("\n"))
-		return doneMsg{fmt.Sprintf("driver of run %s ended (%v): %s", id, cmd.ProcessState, lastLine(string(data), "see "+logPath))}
+		return doneMsg{fmt.Sprintf("resume of run %s ended (%v): %s", id, cmd.ProcessState, lastLine(string(data), "see "+logPath))}
 	}
 }
 
-// lastLine is the last non-empty line of s, else def.
+// lastLine is the last non-empty line of s, else def; a last line that is
+// a hint comes after the line it follows, which says why.
 func lastLine(s, def string) string {
+	var said []string
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
-			return l
+	for i := len(lines) - 1; i >= 0 && len(said) < 2; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l == "" {
+			continue
+		}
+		said = append([]string{l}, said...)
+		if !strings.HasPrefix(l, "hint:") {
+			break
 		}
 	}
-	return def
+	if len(said) == 0 {
+		return def
+	}
+	return strings.Join(said, "; ")
 }
 
 // helpLines lists every key.
