@@ -55,14 +55,14 @@ func TestRecord(t *testing.T) {
 	}
 }
 
-// Without XDG_RUNTIME_DIR the record is under the temporary directory, in
-// a directory of this user's: a link planted there first is refused.
+// Without XDG_RUNTIME_DIR the record is under the state directory, in a
+// directory of this user's: a link planted there first is refused.
 func TestRuntimeFallback(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", "")
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
 	d, err := userdir.Runtime()
-	if err != nil || d != filepath.Join(tmp, "loopkit-"+strconv.Itoa(os.Getuid())) {
+	if err != nil || d != filepath.Join(state, "loopkit", "runtime") {
 		t.Fatalf("Runtime = %q, %v", d, err)
 	}
 	os.Remove(d)
