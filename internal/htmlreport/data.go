@@ -80,7 +80,7 @@ func load(st *store.Store, id string) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &page{Run: ri.Run, Status: view.StatusMark(ri.Run)}
+	p := &page{Run: ri.Run, Status: ri.StatusMark()}
 	last := 0
 	if lines, err := store.TailLines(st.RunPath(id, store.IterationsFile), 1); err == nil && len(lines) == 1 {
 		last = view.Iteration(lines[0])

@@ -35,7 +35,7 @@ func WriteIndex(w io.Writer, runs []view.RunInfo, o Options) error {
 		p.Generated = o.Now.UTC().Format("2006-01-02 15:04:05Z")
 	}
 	for _, r := range runs {
-		p.Runs = append(p.Runs, indexRow{RunInfo: r, Status: view.StatusMark(r.Run),
+		p.Runs = append(p.Runs, indexRow{RunInfo: r, Status: r.StatusMark(),
 			Href: (&url.URL{Path: FileName(r.Run.RunID)}).String(), Age: view.Age(r.Run.CreatedAt, now)})
 	}
 	bw := bufio.NewWriterSize(controls{w}, 64<<10)

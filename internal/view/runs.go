@@ -115,21 +115,23 @@ func Newest(st *store.Store) (string, error) {
 	return runs[0].Run.RunID, nil
 }
 
-// StatusMark is the status as the runs list shows it: a stuck run nobody
-// has resolved yet is marked STUCK.
-func StatusMark(r *record.Run) string {
+// statusMark is the stored status as the views show it: a stuck run nobody
+// has resolved yet is marked STUCK. Only RunInfo.StatusMark is exported, so
+// no view can show a run whose driver is gone as running.
+func statusMark(r *record.Run) string {
 	if r.Status == record.RunStuck && r.ResolvedAt == nil {
 		return "STUCK"
 	}
 	return r.Status
 }
 
-// StatusMark is StatusMark of the run, or "interrupted".
+// StatusMark is the run's status as every view shows it: "interrupted" for
+// a running run whose driver is gone, STUCK for an unresolved stuck run.
 func (ri RunInfo) StatusMark() string {
 	if ri.Interrupted {
 		return Interrupted
 	}
-	return StatusMark(ri.Run)
+	return statusMark(ri.Run)
 }
 
 // Runs writes the runs list: id, name, status, iterations (passed/failed),
