@@ -135,3 +135,41 @@ func TestInterruptedRunNotRunning(t *testing.T) {
 		t.Fatalf("an interrupted run's live step:\n%s", screen)
 	}
 }
+
+// TestLogsShowAttempts: the Logs view's line per iteration is loop-view
+// logs' line, with the paid calls that preceded the iteration
+// ("— attempts: interrupted $0.40"); the view left them out.
+func TestLogsShowAttempts(t *testing.T) {
+	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
+	run := store.NewRun("r1", "r1", 1)
+	run.Status = record.RunFailed
+	if err := st.CreateRun(run); err != nil {
+		t.Fatal(err)
+	}
+	cost := 0.4
+	for _, l := range []any{
+		record.IterationLog{ID: record.IterationID("r1", 1), RunID: "r1", Iteration: 1, Status: record.StatusFail, ExitCode: 1, ValidationCommand: "make test"},
+		record.Attempt{ID: "r1-attempt-1", RunID: "r1", Attempt: 1, Kind: "interrupted", Iteration: 1, CostUSD: &cost},
+		record.IterationLog{ID: record.IterationID("r1", 2), RunID: "r1", Iteration: 2, Status: record.StatusFail, ExitCode: 1, ValidationCommand: "make test"},
+	} {
+		file := store.IterationsFile
+		if _, ok := l.(record.Attempt); ok {
+			file = store.AttemptsFile
+		}
+		line, err := record.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.AppendLine(st.RunPath("r1", file), line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := New(st, "r1", false, Tools{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.w, m.h = 100, 24
+	if screen := m.View().Content; !strings.Contains(screen, "[2] make test — exit 1 — 0ms — 0 files — attempts: interrupted $0.40") {
+		t.Fatalf("the Logs view lacks iteration 2's attempt:\n%s", screen)
+	}
+}

@@ -48,10 +48,11 @@ type Model struct {
 	run      *record.Run
 	mark     string // the run's status as shown: "interrupted" when its driver is gone
 	idx      *view.Index
-	cur      int            // selected iteration (index position)
-	top      int            // first iteration drawn
-	skip     int            // lines of it scrolled past
-	expanded map[int64]bool // by offset in the log
+	attempts map[int][]record.Attempt // the run's paid calls that are not iterations, by iteration
+	cur      int                      // selected iteration (index position)
+	top      int                      // first iteration drawn
+	skip     int                      // lines of it scrolled past
+	expanded map[int64]bool           // by offset in the log
 	follow   bool
 
 	filtering bool
@@ -124,6 +125,7 @@ func (m *Model) open(id string) error {
 		return err
 	}
 	m.run, m.mark, m.idx, m.screen = ri.Run, ri.StatusMark(), idx, logsScreen
+	m.loadAttempts()
 	m.expanded = map[int64]bool{}
 	m.follow = m.mark == record.RunRunning
 	m.cur, m.top, m.skip = 0, 0, 0
@@ -152,6 +154,13 @@ func (m *Model) close() {
 	_ = m.loadRuns()
 }
 
+// loadAttempts reads the open run's attempts for its Logs lines (a few
+// lines: each is a paid call); none when they cannot be read.
+func (m *Model) loadAttempts() {
+	atts, _ := view.LoadAttempts(m.st, m.run.RunID)
+	m.attempts = view.AttemptsByIteration(atts)
+}
+
 // selected is the run the action keys act on: the one open, else the
 // one under the cursor.
 func (m *Model) selected() string {
@@ -176,6 +185,9 @@ func (m *Model) refresh() {
 	n, err := m.idx.Refresh()
 	if err != nil {
 		m.msg = err.Error()
+	}
+	if n > 0 { // an attempt is recorded before the iteration it precedes
+		m.loadAttempts()
 	}
 	if n > 0 && m.follow {
 		m.end()

@@ -60,9 +60,9 @@ func (m *Model) item(i int) []row {
 	plain := view.Style{}
 	switch {
 	case m.screen == logsScreen && !open:
-		err = (&view.Logs{W: &b, Style: plain}).Write(rec)
+		err = (&view.Logs{W: &b, Style: plain, Attempts: m.attempts}).Write(rec)
 	case m.screen == logsScreen:
-		err = (&view.Logs{W: &b, Style: plain, Verbose: true}).Write(rec)
+		err = (&view.Logs{W: &b, Style: plain, Verbose: true, Attempts: m.attempts}).Write(rec)
 		if err == nil {
 			var out bytes.Buffer
 			if err = (&view.Output{W: &out, Style: plain, Full: true}).Write(rec); err == nil {
