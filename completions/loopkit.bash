@@ -30,7 +30,7 @@ _loopkit_loop() {
   local cur=${COMP_WORDS[COMP_CWORD]}
   if [ "$COMP_CWORD" -eq 1 ]; then
     # shellcheck disable=SC2207
-    COMPREPLY=($(compgen -W "init run resume pause cancel list help --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "init run resume pause cancel list trust help --help --version" -- "$cur"))
     return
   fi
   case "${COMP_WORDS[1]}:$cur" in

@@ -20,6 +20,6 @@ end
 complete -c loop-view -f -n 'not __loopkit_view_run' -a '(__loopkit_complete)'
 complete -c loop-view -f -n __loopkit_view_run -a '(loop-view runs --jq .run_id -r 2>/dev/null)'
 
-complete -c loop -f -n __fish_use_subcommand -a 'init run resume pause cancel list help'
+complete -c loop -f -n __fish_use_subcommand -a 'init run resume pause cancel list trust help'
 complete -c loop -f -n '__fish_seen_subcommand_from run' -a '(loop run --help 2>/dev/null | string match -r -- "--[a-z][a-z-]*" | sort -u)'
 complete -c loop -f -n '__fish_seen_subcommand_from resume cancel pause' -a '(loop-view runs --jq .run_id -r 2>/dev/null)'
