@@ -470,7 +470,11 @@ func (c *claude) result(m *claudeMsg) {
 	if len(parts) > 0 {
 		msg += ": " + summary(strings.Join(parts, "; "))
 	}
-	c.res.errorText(msg, "", c.w.now)
+	kind := ""
+	if m.Subtype == "error_max_turns" { // its --max-turns, not the API
+		kind = record.ErrorKindMaxTurns
+	}
+	c.res.errorText(msg, kind, c.w.now)
 }
 
 func setIf(dst **int64, v *int64) {

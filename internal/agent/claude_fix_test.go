@@ -140,3 +140,13 @@ func TestGeminiJSONToolsFromStats(t *testing.T) {
 	}
 	wantUsage(t, res.Usage, 800, 40, 100, -1)
 }
+
+// Claude Code stopped at its --max-turns (2.1.330's result line): the
+// CLI's own limit, not an error of the API.
+func TestClaudeMaxTurnsKind(t *testing.T) {
+	res := parseString(t, `{"type":"result","subtype":"error_max_turns","duration_ms":2403,"is_error":true,"num_turns":2,`+
+		`"session_id":"s","total_cost_usd":0.001,"usage":{"input_tokens":120,"output_tokens":40},"errors":["Reached maximum number of turns (1)"]}`, FormatAuto)
+	if res.ErrorKind != "max_turns" || len(res.Errors) != 1 || res.Errors[0] != "claude result: error_max_turns: Reached maximum number of turns (1)" {
+		t.Fatalf("kind %q errors %q", res.ErrorKind, res.Errors)
+	}
+}

@@ -306,6 +306,7 @@ const (
 	ErrorKindRateLimit      = "rate_limit"     // usage or rate limit reached
 	ErrorKindOverloaded     = "overloaded"     // the service is busy (5xx, overloaded)
 	ErrorKindInvalidRequest = "invalid_request"
+	ErrorKindMaxTurns       = "max_turns" // the CLI stopped at its own limit of model turns
 	ErrorKindAPI            = "api_error" // any other error the agent reported
 )
 

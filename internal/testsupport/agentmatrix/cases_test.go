@@ -181,6 +181,9 @@ func (tc matrixCase) check(h *harness) {
 		if h.exit == 0 {
 			t.Errorf("exit 0: a run cut at one model turn cannot have passed")
 		}
+		if h.cli.name == "claude" { // its error_max_turns result
+			h.expect("kind", kind == "max_turns", "error_kind %q, want max_turns (error %q)", kind, errText)
+		}
 	case "denied":
 		// every tool refused: the run fails at the second such iteration
 		// (rule agent-denied), naming the call, instead of running all 3
