@@ -124,13 +124,18 @@ func axis(b *strings.Builder, its []*iteration, top float64, title string, forma
 }
 
 // xLabels writes iteration numbers under the bars: each one when there are
-// few, else the first and the last.
+// few, else the first and the last iteration, the last ending at the last
+// bar's right edge (centred there, it was cut by the chart's edge).
 func xLabels(b *strings.Builder, its []*iteration, n int, w float64, span func(int) (int, int)) {
 	for i := 0; i < n; i++ {
 		if n > 16 && i != 0 && i != n-1 {
 			continue
 		}
-		from, _ := span(i)
+		from, to := span(i)
+		if n > 16 && i == n-1 {
+			fmt.Fprintf(b, `<text x="%.2f" y="%d" class="axis" text-anchor="end">%d</text>`, float64(padL)+float64(n)*w, chartH-3, its[to-1].N)
+			continue
+		}
 		fmt.Fprintf(b, `<text x="%.2f" y="%d" class="axis" text-anchor="middle">%d</text>`, float64(padL)+(float64(i)+0.5)*w, chartH-3, its[from].N)
 	}
 }
