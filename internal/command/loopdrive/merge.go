@@ -155,6 +155,9 @@ func signCheck(dir string) error {
 	if on, _ := gitstate.Git(dir, "config", "--bool", "commit.gpgsign"); strings.TrimSpace(string(on)) != "true" {
 		return nil
 	}
+	if _, err := gitstate.Git(dir, "rev-parse", "--verify", "-q", "HEAD^{tree}"); err != nil {
+		return nil // no commit yet: the worktree's base is refused later, in its own words
+	}
 	objs, err := gitstate.Git(dir, "rev-parse", "--path-format=absolute", "--git-path", "objects")
 	if err != nil {
 		return err
