@@ -62,6 +62,8 @@ type Note struct {
 	ID, Tree string
 	PID      int
 	Start    uint64
+	// Path is the lock file, when the caller says.
+	Path string
 }
 
 // Live: its driver still runs (else its holder is about to let go).
@@ -118,11 +120,31 @@ func Take(tree string, try func() (*Note, error), live func(*Note) bool) error {
 		if in == nil {
 			return nil
 		}
-		if live(in) || time.Now().After(deadline) {
+		if live(in) {
 			return busy(in, tree)
+		}
+		if time.Now().After(deadline) {
+			return stranger(in, tree)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// stranger is the refusal of a run in tree whose lock in.ID's ended run
+// named, and another process still holds: the agent can leave one holding
+// any file of the store, and only stopping it frees the tree.
+func stranger(in *Note, tree string) error {
+	who, lock := "a process", "the lock"
+	if in.Path != "" {
+		lock = in.Path
+		if pid := FlockHolder(in.Path); pid > 0 {
+			who = fmt.Sprintf("process %d", pid)
+		}
+	}
+	return &cli.ExitError{Code: exitcode.Busy,
+		Err: fmt.Errorf("work tree %s: its lock %s is held by %s, which is no driver loopkit started "+
+			"(run %s ended; the agent can leave one holding it)", tree, lock, who, in.ID),
+		Hint: fmt.Sprintf("find it with 'fuser %s', stop it, then try again", lock)}
 }
 
 // busy is the refusal of a run in tree because of in.

@@ -6,6 +6,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/treelock"
 )
 
 // lockStranger is the error for a run's driver.lock held while no driver
@@ -15,7 +16,7 @@ import (
 func lockStranger(st *store.Store, id string) error {
 	path := st.RunPath(id, store.DriverLock)
 	who := "a process"
-	if pid := flockHolder(path); pid > 0 {
+	if pid := treelock.FlockHolder(path); pid > 0 {
 		who = fmt.Sprintf("process %d", pid)
 	}
 	return &cli.ExitError{Code: exitcode.Busy,

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/loopkit/loopkit/internal/cli"
-	"github.com/loopkit/loopkit/internal/procid"
+	"github.com/loopkit/loopkit/internal/procrec"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/treelock"
 	"github.com/loopkit/loopkit/internal/userdir"
@@ -31,6 +31,7 @@ func (h *holder) lockTree(dir, id string) error {
 		l, err = store.LockFile(path, true, false)
 		if errors.Is(err, store.ErrLocked) {
 			if in := treelock.Read(path, false); in != nil {
+				in.Path = path
 				return in, nil
 			}
 			return &treelock.Note{}, nil
@@ -43,8 +44,7 @@ func (h *holder) lockTree(dir, id string) error {
 		if in.ID == "" {
 			return true
 		}
-		pid := driverPID(h.st, in.ID)
-		return pid > 0 && procid.Running(pid)
+		return len(procrec.Drivers(h.st.RunDir(in.ID))) > 0 // not run.json's pid: the agent's to write
 	}
 	if err := treelock.Take(treelock.Of(dir), try, live); err != nil {
 		return err

@@ -1,4 +1,4 @@
-package loopdrive
+package treelock
 
 import (
 	"bufio"
@@ -10,9 +10,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// flockHolder is the pid /proc/locks names for a flock on path, 0 when
+// FlockHolder is the pid /proc/locks names for a flock on path, 0 when
 // none is found.
-func flockHolder(path string) int {
+func FlockHolder(path string) int {
 	var st unix.Stat_t
 	if unix.Stat(path, &st) != nil {
 		return 0
