@@ -191,7 +191,7 @@ func (m *Model) liveBody(h int) []string {
 		head = "no step has started since the view opened (" + m.mark + ")"
 	default:
 		head = fmt.Sprintf("%s: %s", source, view.Escape(command, false))
-		if !ended && m.mark == record.RunRunning {
+		if !ended && (m.mark == record.RunRunning || m.working) {
 			head = fmt.Sprintf("%s running %s · %s", source, elapsed(m.now().Sub(started)), view.Escape(command, false))
 		}
 	}

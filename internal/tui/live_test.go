@@ -173,3 +173,34 @@ func TestLogsShowAttempts(t *testing.T) {
 		t.Fatalf("the Logs view lacks iteration 2's attempt:\n%s", screen)
 	}
 }
+
+// TestPausedRunStillWorking: a run paused while its step runs is paused
+// in run.json at once, but its agent works on until the step ends; the
+// view said "paused" and dropped the step's "running 8s", as if nothing
+// ran. It says "paused (live)", as loop-view describe does, while anyone
+// holds the run's live lock.
+func TestPausedRunStillWorking(t *testing.T) {
+	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
+	run := store.NewRun("r1", "r1", 1)
+	run.Status = record.RunPaused
+	if err := st.CreateRun(run); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := st.LockLive("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(st, "r1", false, Tools{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.w, m.h = 80, 24
+	if screen := m.View().Content; !strings.Contains(screen, "r1 · paused (live) · 0 it") {
+		t.Fatalf("a paused run still worked on:\n%s", screen)
+	}
+	lock.Unlock()
+	m.refresh()
+	if screen := m.View().Content; !strings.Contains(screen, "r1 · paused · 0 it") {
+		t.Fatalf("a paused run nobody works on:\n%s", screen)
+	}
+}

@@ -47,6 +47,7 @@ type Model struct {
 
 	run      *record.Run
 	mark     string // the run's status as shown: "interrupted" when its driver is gone
+	working  bool   // not running, yet someone works on it (a step ends after a pause)
 	idx      *view.Index
 	attempts map[int][]record.Attempt // the run's paid calls that are not iterations, by iteration
 	cur      int                      // selected iteration (index position)
@@ -124,7 +125,8 @@ func (m *Model) open(id string) error {
 	if err != nil {
 		return err
 	}
-	m.run, m.mark, m.idx, m.screen = ri.Run, ri.StatusMark(), idx, logsScreen
+	m.setRun(ri)
+	m.idx, m.screen = idx, logsScreen
 	m.loadAttempts()
 	m.expanded = map[int64]bool{}
 	m.follow = m.mark == record.RunRunning
@@ -154,6 +156,17 @@ func (m *Model) close() {
 	_ = m.loadRuns()
 }
 
+// setRun keeps the open run's record and how its status is shown: a run
+// paused or canceled while its step still runs is worked on (its live
+// lock held) until the step ends, and says so, as describe does.
+func (m *Model) setRun(ri view.RunInfo) {
+	m.run, m.mark = ri.Run, ri.StatusMark()
+	m.working = false
+	if m.mark != record.RunRunning {
+		m.working, _ = m.st.IsLive(ri.Run.RunID)
+	}
+}
+
 // loadAttempts reads the open run's attempts for its Logs lines (a few
 // lines: each is a paid call); none when they cannot be read.
 func (m *Model) loadAttempts() {
@@ -180,7 +193,7 @@ func (m *Model) refresh() {
 		return
 	}
 	if ri, err := view.LoadRun(m.st, m.run.RunID); err == nil {
-		m.run, m.mark = ri.Run, ri.StatusMark()
+		m.setRun(ri)
 	}
 	n, err := m.idx.Refresh()
 	if err != nil {

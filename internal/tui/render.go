@@ -270,7 +270,11 @@ func (m *Model) title() string {
 	if (m.screen == liveScreen && !m.liveHeld) || (m.screen != liveScreen && m.follow) {
 		follow = " · following"
 	}
-	return fmt.Sprintf("%s · %s · %d it%s · %s%s", m.run.RunID, m.mark, m.run.Iteration, m.filterNote(), strings.Join(names, " "), follow)
+	mark := m.mark
+	if m.working {
+		mark += " (live)"
+	}
+	return fmt.Sprintf("%s · %s · %d it%s · %s%s", m.run.RunID, mark, m.run.Iteration, m.filterNote(), strings.Join(names, " "), follow)
 }
 
 // statusLines is the status line, or a message (an action's outcome, an
