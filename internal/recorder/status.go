@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/loopkit/loopkit/internal/artifacts"
@@ -70,10 +71,20 @@ func (r *Recorder) SetStatus(id, status, message string) (*record.Run, error) {
 	return r.SetStatusRule(id, status, message, "")
 }
 
+// ErrUnchanged is returned, with the run as it is, by SetStatusRule for a
+// run that already has that terminal status: nothing is written, so no
+// event, report row or hook repeats an end the run already had.
+var ErrUnchanged = errors.New("status unchanged")
+
 // SetStatusRule is SetStatus naming, in the status event, the driver's
 // rule that decided it.
 func (r *Recorder) SetStatusRule(id, status, message, rule string) (*record.Run, error) {
-	return r.Update(id, func(run *record.Run) error {
+	var same *record.Run
+	run, err := r.Update(id, func(run *record.Run) error {
+		if record.Terminal(status) && run.Status == status {
+			same = run
+			return ErrUnchanged
+		}
 		now := r.nowMs()
 		run.Status = status
 		switch status {
@@ -110,6 +121,10 @@ func (r *Recorder) SetStatusRule(id, status, message, rule string) (*record.Run,
 		}
 		return r.AppendEvent(ev)
 	})
+	if errors.Is(err, ErrUnchanged) {
+		return same, err
+	}
+	return run, err
 }
 
 // CompletionMode is what decided a run's completion (RUN_COMPLETED's

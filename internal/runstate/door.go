@@ -7,6 +7,8 @@
 package runstate
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -122,6 +124,11 @@ func (d *Door) SetStatus(id, status, message string) (*record.Run, error) {
 // status event names the rule (internal/nextaction's).
 func (d *Door) SetStatusRule(id, status, message, rule string) (*record.Run, error) {
 	run, err := d.Rec.SetStatusRule(id, status, message, rule)
+	if errors.Is(err, recorder.ErrUnchanged) {
+		// an end the run already had: whoever asks, nothing fires again
+		d.Log.Warn(fmt.Sprintf("run %s is already %s: nothing changed", id, status))
+		return run, nil
+	}
 	if err != nil {
 		return nil, err
 	}
