@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,8 @@ type combinedState struct {
 	// where the iterations in it end in the store's log (see mark)
 	Offset int64  `json:"offset"`
 	Tail   string `json:"tail,omitempty"`
+	// the final verification's commands in it (verify.jsonl's first ones)
+	Verifications int `json:"verifications,omitempty"`
 }
 
 const stateFile = ".combined.json"
@@ -132,7 +135,14 @@ func combined(d *dir, s *source) error {
 	if from.N != st.Iterations { // another run's leftover, or edited: start again
 		st = combinedState{}
 	}
-	if len(its) == 0 && d.has("combined.log") {
+	vs, err := s.st.ReadVerifications(s.run.RunID)
+	if err != nil {
+		return err
+	}
+	if st.Verifications > len(vs) {
+		st = combinedState{}
+	}
+	if len(its) == 0 && len(vs) == st.Verifications && d.has("combined.log") {
 		return nil
 	}
 	f, err := d.openAppend("combined.log")
@@ -156,10 +166,27 @@ func combined(d *dir, s *source) error {
 	if _, err := f.Seek(st.Bytes, io.SeekStart); err != nil {
 		return err
 	}
+	// each verification after the iteration it verified, as they happened
+	nv := st.Verifications
+	verified := func(upTo int) error {
+		for ; nv < len(vs) && vs[nv].Iteration <= upTo; nv++ {
+			if err := verifyBlock(f, s, vs[nv]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for _, it := range its {
+		if err := verified(it.Iteration - 1); err != nil {
+			return err
+		}
 		if err := combinedBlocks(f, s, &it); err != nil {
 			return err
 		}
+	}
+	e := s.iters.end
+	if err := verified(e.N); err != nil {
+		return err
 	}
 	if err := f.Sync(); err != nil {
 		return err
@@ -168,9 +195,23 @@ func combined(d *dir, s *source) error {
 	if err != nil {
 		return err
 	}
-	e := s.iters.end
-	data, _ := json.Marshal(combinedState{Iterations: e.N, Bytes: end, Offset: e.Offset, Tail: e.Tail})
+	data, _ := json.Marshal(combinedState{Iterations: e.N, Bytes: end, Offset: e.Offset, Tail: e.Tail, Verifications: nv})
 	return d.writeBytes(stateFile, data)
+}
+
+// verifyBlock is a final verification command's block: its output under
+// `=== iteration N: final verification (exit CODE): COMMAND ===`.
+func verifyBlock(w io.Writer, s *source, v *record.Verification) error {
+	cmd := strings.Join(strings.Fields(v.Command), " ") // one header line
+	if _, err := fmt.Fprintf(w, "=== iteration %d: final verification (exit %d): %s ===\n", v.Iteration, v.ExitCode, cmd); err != nil {
+		return err
+	}
+	base := filepath.Join(s.st.RunPath(s.run.RunID, store.VerifyDir), fmt.Sprintf("%03d", v.Verification))
+	if _, err := agentOutput(w, base+".stdout", base+".stderr"); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
 }
 
 func combinedBlocks(w io.Writer, s *source, it *iteration) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -161,6 +162,44 @@ func TestAppendedCopyLinkReplaced(t *testing.T) {
 	}
 	if c := read(t, links[0]); !strings.Contains(c, "=== iteration 1:") || !strings.Contains(c, "=== iteration 2:") {
 		t.Errorf("combined.log after the link is not every iteration:\n%s", c)
+	}
+}
+
+// The final verification's commands are verification logs too: each is a
+// block of combined.log after the iteration it verified, once, and in that
+// place when the log is written again from the start.
+func TestCombinedLogFinalVerification(t *testing.T) {
+	arts := filepath.Join(t.TempDir(), "arts")
+	st, run := fixture(t, 1, map[string]string{KeyArtifactDir: arts})
+	if _, err := st.MkdirRun("r", store.VerifyDir); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(st.RunPath("r", store.VerifyDir), "001.stdout"), []byte("lint says no\n"), 0o600)
+	line, _ := record.Marshal(&record.Verification{ID: "r-verify-1", RunID: "r", Verification: 1, Iteration: 1, Command: "make lint", Status: record.StatusFail, ExitCode: 1})
+	if err := store.AppendLine(st.RunPath("r", store.VerifyFile), line); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(st, run); err != nil {
+		t.Fatal(err)
+	}
+	addIteration(t, st, run, 2)
+	if err := Write(st, run); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(arts, "runs", "r", "logs", "combined.log")
+	want := regexp.MustCompile(`(?s)^=== iteration 1: implementation ===.*=== iteration 1: validation \(exit 1\) ===\nvalidation 1\n\n` +
+		"=== iteration 1: final verification \\(exit 1\\): make lint ===\nlint says no\n\n" +
+		`=== iteration 2: implementation ===.*=== iteration 2: validation \(exit 1\) ===\nvalidation 2\n\n$`)
+	got := read(t, path)
+	if !want.MatchString(got) {
+		t.Fatalf("combined.log:\n%s", got)
+	}
+	os.Remove(path)
+	if err := Write(st, run); err != nil {
+		t.Fatal(err)
+	}
+	if again := read(t, path); again != got {
+		t.Fatalf("combined.log written again from the start:\n%s\nwant:\n%s", again, got)
 	}
 }
 
