@@ -22,3 +22,32 @@ func TestNoReleaseArchivesInGit(t *testing.T) {
 		t.Errorf("release archives are tracked by git (git rm --cached them):\n%s", s)
 	}
 }
+
+// TestNoBinariesInGit: a command built at the top level (go build
+// ./cmd/loop-view) leaves its executable there; committed, it weighs on
+// every clone and goes stale with the next commit.
+func TestNoBinariesInGit(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat(".git"); err != nil {
+		t.Skip("not a git checkout")
+	}
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil {
+		t.Skip("git:", err)
+	}
+	magics := [][]byte{{0x7f, 'E', 'L', 'F'}, {0xcf, 0xfa, 0xed, 0xfe}, {'M', 'Z'}}
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		f, err := os.Open(name)
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		head := make([]byte, 4)
+		n, _ := f.Read(head)
+		f.Close()
+		for _, m := range magics {
+			if n >= len(m) && string(head[:len(m)]) == string(m) {
+				t.Errorf("%s is an executable tracked by git (git rm --cached it)", name)
+			}
+		}
+	}
+}
