@@ -2,6 +2,7 @@ package tui
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,5 +80,21 @@ func TestResumeSaysWhy(t *testing.T) {
 	want := "resume of run r1 ended (exit status 2): loop: run r1 is stuck after 2 iterations: resuming needs more; hint: loop resume r1 --max-iterations 12"
 	if !ok || msg.text != want {
 		t.Fatalf("the answer shown: %+v\nwant: %s", msg, want)
+	}
+}
+
+// TestNoTerminalOneLine: loop-tui (and loop-view tui, which runs it)
+// without a terminal says so in one line naming itself once: it said
+// "loop-tui: loop-tui needs a terminal".
+func TestNoTerminalOneLine(t *testing.T) {
+	bin := commandsDir(t)
+	cmd := exec.Command(filepath.Join(bin, "loop-view"), "tui")
+	cmd.Env = append(os.Environ(), "LOOP_STORE="+filepath.Join(t.TempDir(), ".loop"))
+	var stderr strings.Builder
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, &stderr
+	err := cmd.Run()
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if err == nil || !strings.HasPrefix(lines[0], "loop-tui: needs a terminal") || strings.Count(lines[0], "loop-tui") != 1 {
+		t.Fatalf("without a terminal (%v):\n%s", err, stderr.String())
 	}
 }

@@ -67,7 +67,7 @@ func run(env *cli.Env) error {
 		}
 	}
 	if !cli.IsTerminal(os.Stdin) || !cli.IsTerminal(env.StdoutFile) {
-		return cli.Usagef("loop-tui needs a terminal; for scripts use loop-view logs, output or describe")
+		return cli.Usagef("needs a terminal (stdin and stdout); for scripts use loop-view logs, output or describe")
 	}
 	m, err := tui.New(st, opts.Run, cli.ColorFor(env.StdoutFile), tui.FindTools())
 	if err != nil {
