@@ -125,6 +125,20 @@ func statusMark(r *record.Run) string {
 	return r.Status
 }
 
+// JSON is run.json as stored, with "interrupted": true added for a run
+// whose driver is gone: a --json list then says what the text list says.
+func (ri RunInfo) JSON() []byte {
+	raw := bytes.TrimSpace(ri.Raw)
+	if !ri.Interrupted || len(raw) < 2 || raw[len(raw)-1] != '}' {
+		return ri.Raw
+	}
+	out := append([]byte(nil), raw[:len(raw)-1]...)
+	if len(bytes.TrimSpace(out)) > 1 {
+		out = append(out, ',')
+	}
+	return append(out, `"interrupted":true}`...)
+}
+
 // StatusMark is the run's status as every view shows it: "interrupted" for
 // a running run whose driver is gone, STUCK for an unresolved stuck run.
 func (ri RunInfo) StatusMark() string {

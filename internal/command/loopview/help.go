@@ -10,8 +10,10 @@ Examples:
   $ loop-view runs --jq .run_id -r
 
 One line per run: id, name, status, iterations (passed/failed), tokens
-in/out, duration, cost, age. A stuck run nobody resolved yet shows as STUCK.
-Reads run.json files only, so it stays fast with many runs.`
+in/out, duration, cost, age. A stuck run nobody resolved yet shows as STUCK,
+a running one whose driver is gone as interrupted (--json: run.json with
+"interrupted": true). Reads run.json files only, so it stays fast with
+many runs.`
 
 const logsHelp = `[OPTIONS] [RUN [ITER]]
 

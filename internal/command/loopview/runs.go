@@ -35,7 +35,7 @@ func (o *runsCmd) run(c *ctx, args []string) error {
 		}
 		var v any
 		if len(filters) > 0 || jq != nil {
-			if v, err = jsonobj.Full(ri.Raw); err != nil {
+			if v, err = jsonobj.Full(ri.JSON()); err != nil {
 				c.fail("run %s: run.json: %v", ri.Run.RunID, err)
 				continue
 			}
@@ -53,7 +53,7 @@ func (o *runsCmd) run(c *ctx, args []string) error {
 	}
 	for i, ri := range keep {
 		id := ri.Run.RunID
-		if err := c.writeJSON(ri.Raw, values[i], jq, o.Raw, func() string { return "run " + id }); err != nil {
+		if err := c.writeJSON(ri.JSON(), values[i], jq, o.Raw, func() string { return "run " + id }); err != nil {
 			return err
 		}
 	}
