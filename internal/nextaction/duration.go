@@ -85,7 +85,7 @@ func StartBounds(set *runconfig.Settings) string {
 	}
 	bound := fmt.Sprintf("%d %s of up to %s each", n, its, t)
 	if t > 0 {
-		bound += fmt.Sprintf(" (%s of agent time)", (time.Duration(n) * t.D()).String())
+		bound += fmt.Sprintf(" (%s of agent time)", runconfig.Duration(time.Duration(n)*t.D()))
 	} else {
 		bound = fmt.Sprintf("%d %s with no step timeout", n, its)
 	}

@@ -58,10 +58,10 @@ func TestStartBounds(t *testing.T) {
 		set  map[string]string
 		want string
 	}{
-		{map[string]string{}, "no cost cap: bounded by 10 iterations of up to 30m each (5h0m0s of agent time); cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
+		{map[string]string{}, "no cost cap: bounded by 10 iterations of up to 30m each (5h of agent time); cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
 		{map[string]string{KeyMaxIterations: "3", KeyTimeout: "0"}, "no cost cap: bounded by 3 iterations with no step timeout; cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
-		{map[string]string{KeyMaxDuration: "8h"}, "no cost cap: bounded by --max-duration 8h and 10 iterations of up to 30m each (5h0m0s of agent time); cap the spend with --max-cost USD (config max_cost)"},
-		{map[string]string{KeyMaxIterations: "1"}, "no cost cap: bounded by 1 iteration of up to 30m each (30m0s of agent time); cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
+		{map[string]string{KeyMaxDuration: "8h"}, "no cost cap: bounded by --max-duration 8h and 10 iterations of up to 30m each (5h of agent time); cap the spend with --max-cost USD (config max_cost)"},
+		{map[string]string{KeyMaxIterations: "1"}, "no cost cap: bounded by 1 iteration of up to 30m each (30m of agent time); cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
 		{map[string]string{KeyMaxCost: "5"}, ""},
 		{map[string]string{KeyMaxTokens: "100000"}, ""},
 	} {
