@@ -12,16 +12,25 @@ import (
 	"github.com/loopkit/loopkit/internal/store"
 )
 
+// oneRun is a store holding run r1 with status, started by agent (none:
+// not started by a driver).
+func oneRun(t *testing.T, status string, agent ...string) *store.Store {
+	t.Helper()
+	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
+	run := store.NewRun("r1", "r1", 1)
+	run.Status = status
+	run.Settings.Agent = agent
+	if err := st.CreateRun(run); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // TestLiveRateLimitWait: while the driver waits out a rate limit (the
 // run's last event is RATE_LIMITED and its wait is not over), the live
 // step says so, with the time left; once it is over, it does not.
 func TestLiveRateLimitWait(t *testing.T) {
-	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
-	run := store.NewRun("r1", "r1", 1)
-	run.Status = record.RunRunning
-	if err := st.CreateRun(run); err != nil {
-		t.Fatal(err)
-	}
+	st := oneRun(t, record.RunRunning)
 	now := time.UnixMilli(1_800_000_000_000)
 	wait := int64(90_000)
 	line, _ := record.Marshal(record.Event{TS: now.UnixMilli() - 30_000, RunID: "r1", Type: record.EventRateLimited,
@@ -50,12 +59,7 @@ func TestLiveRateLimitWait(t *testing.T) {
 // scrolled back, the view holds while the agent goes on talking; G or f
 // follows the newest line again.
 func TestLiveScroll(t *testing.T) {
-	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
-	run := store.NewRun("r1", "r1", 1)
-	run.Status = record.RunRunning
-	if err := st.CreateRun(run); err != nil {
-		t.Fatal(err)
-	}
+	st := oneRun(t, record.RunRunning)
 	m, err := New(st, "", false, Tools{})
 	if err != nil {
 		t.Fatal(err)
@@ -113,13 +117,7 @@ func TestLiveScroll(t *testing.T) {
 // its title and live step said "running" and "agent running 8s" for a
 // step nobody runs. It opens on its Logs, and every view says interrupted.
 func TestInterruptedRunNotRunning(t *testing.T) {
-	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
-	run := store.NewRun("r1", "r1", 1)
-	run.Status = record.RunRunning
-	run.Settings.Agent = []string{"claude", "-p"}
-	if err := st.CreateRun(run); err != nil {
-		t.Fatal(err)
-	}
+	st := oneRun(t, record.RunRunning, "claude", "-p")
 	m, err := New(st, "r1", false, Tools{})
 	if err != nil {
 		t.Fatal(err)
@@ -140,12 +138,7 @@ func TestInterruptedRunNotRunning(t *testing.T) {
 // logs' line, with the paid calls that preceded the iteration
 // ("— attempts: interrupted $0.40"); the view left them out.
 func TestLogsShowAttempts(t *testing.T) {
-	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
-	run := store.NewRun("r1", "r1", 1)
-	run.Status = record.RunFailed
-	if err := st.CreateRun(run); err != nil {
-		t.Fatal(err)
-	}
+	st := oneRun(t, record.RunFailed)
 	cost := 0.4
 	for _, l := range []any{
 		record.IterationLog{ID: record.IterationID("r1", 1), RunID: "r1", Iteration: 1, Status: record.StatusFail, ExitCode: 1, ValidationCommand: "make test"},
@@ -180,12 +173,7 @@ func TestLogsShowAttempts(t *testing.T) {
 // ran. It says "paused (live)", as loop-view describe does, while anyone
 // holds the run's live lock.
 func TestPausedRunStillWorking(t *testing.T) {
-	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
-	run := store.NewRun("r1", "r1", 1)
-	run.Status = record.RunPaused
-	if err := st.CreateRun(run); err != nil {
-		t.Fatal(err)
-	}
+	st := oneRun(t, record.RunPaused)
 	lock, err := st.LockLive("r1")
 	if err != nil {
 		t.Fatal(err)
