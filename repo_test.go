@@ -11,14 +11,7 @@ import (
 // committed there go stale with the first commit after them.
 func TestNoReleaseArchivesInGit(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat(".git"); err != nil {
-		t.Skip("not a git checkout")
-	}
-	out, err := exec.Command("git", "ls-files", "dist").Output()
-	if err != nil {
-		t.Skip("git:", err)
-	}
-	if s := strings.TrimSpace(string(out)); s != "" {
+	if s := strings.TrimSpace(gitFiles(t, "dist")); s != "" {
 		t.Errorf("release archives are tracked by git (git rm --cached them):\n%s", s)
 	}
 }
@@ -28,15 +21,8 @@ func TestNoReleaseArchivesInGit(t *testing.T) {
 // every clone and goes stale with the next commit.
 func TestNoBinariesInGit(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat(".git"); err != nil {
-		t.Skip("not a git checkout")
-	}
-	out, err := exec.Command("git", "ls-files", "-z").Output()
-	if err != nil {
-		t.Skip("git:", err)
-	}
 	magics := [][]byte{{0x7f, 'E', 'L', 'F'}, {0xcf, 0xfa, 0xed, 0xfe}, {'M', 'Z'}}
-	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+	for _, name := range strings.Split(strings.TrimRight(gitFiles(t, "-z"), "\x00"), "\x00") {
 		f, err := os.Open(name)
 		if err != nil {
 			continue // deleted in the work tree
@@ -50,4 +36,18 @@ func TestNoBinariesInGit(t *testing.T) {
 			}
 		}
 	}
+}
+
+// gitFiles is git ls-files ARGS in this checkout; the test is skipped
+// outside one.
+func gitFiles(t *testing.T, args ...string) string {
+	t.Helper()
+	if _, err := os.Stat(".git"); err != nil {
+		t.Skip("not a git checkout")
+	}
+	out, err := exec.Command("git", append([]string{"ls-files"}, args...)...).Output()
+	if err != nil {
+		t.Skip("git:", err)
+	}
+	return string(out)
 }
