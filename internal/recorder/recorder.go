@@ -46,6 +46,9 @@ type Recorder struct {
 	// CopyDefaults are the copy settings (internal/artifacts) of a run
 	// that has none of its own (no artifact_mode: not made by a driver).
 	CopyDefaults map[string]string
+	// NewSettings are set in a run this recorder creates (a pipeline's),
+	// resolved as the commands that feed it resolve them (transcripts).
+	NewSettings map[string]string
 	// head is HEAD of the work tree the last iteration's trees were taken
 	// in, which manifest.json names.
 	head *knownHead
@@ -95,10 +98,20 @@ func (r *Recorder) EnsureRun(id, name string) error {
 	}
 	run := store.NewRun(id, name, r.nowMs())
 	run.WorkspaceRoot = r.Workspace
+	r.ApplyNewSettings(run)
 	if err := r.St.CreateRun(run); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
 	return nil
+}
+
+// ApplyNewSettings sets NewSettings in a run about to be created.
+func (r *Recorder) ApplyNewSettings(run *record.Run) {
+	for k, v := range r.NewSettings {
+		if err := run.Settings.Set(k, v); err != nil && r.Log != nil {
+			r.Log.Warn(fmt.Sprintf("run %s: setting %s ignored: %v", run.RunID, k, err))
+		}
+	}
 }
 
 // lockCreating takes the run's append lock, creating the run first when it

@@ -41,6 +41,10 @@ type Writing struct {
 	ArtifactMode string `config:"artifact_mode"`
 	GlobalLogDir string `config:"global_log_dir"`
 	ArtifactDir  string `config:"artifact_dir"`
+	// Transcripts is the transcripts setting of a run this command
+	// creates (a pipeline's): its variable, else the config, as loop-step
+	// resolves it, so the run and its steps agree.
+	Transcripts string `config:"transcripts"`
 }
 
 // copyDefaults are the copy settings (internal/artifacts) of a run whose
@@ -48,9 +52,16 @@ type Writing struct {
 // resolves them as for the driver (each one's variable, then the config
 // files w was filled from, then its default); a default is left out.
 func (w Writing) copyDefaults() map[string]string {
-	keys := []string{artifacts.KeyLogDir, artifacts.KeyArtifactMode, artifacts.KeyGlobalLogDir, artifacts.KeyArtifactDir}
+	return resolve([]string{artifacts.KeyLogDir, artifacts.KeyArtifactMode, artifacts.KeyGlobalLogDir, artifacts.KeyArtifactDir},
+		[]string{w.LogDir, w.ArtifactMode, w.GlobalLogDir, w.ArtifactDir})
+}
+
+// resolve is runconfig's resolution of the settings keys whose config
+// values are vals (each one's variable, then vals, then its default),
+// a default left out.
+func resolve(keys, vals []string) map[string]string {
 	cfg := map[string]runconfig.ConfigValue{}
-	for i, v := range []string{w.LogDir, w.ArtifactMode, w.GlobalLogDir, w.ArtifactDir} {
+	for i, v := range vals {
 		if v != "" {
 			cfg[runconfig.ByKey(keys[i]).Config] = runconfig.ConfigValue{Value: v, Where: "config"}
 		}
@@ -90,6 +101,7 @@ func Open(st *store.Store, l lazylog.Logger, w Writing, workspace string) *Door 
 		r.InlineCap = -1 // 0 keeps nothing inline
 	}
 	r.CopyDefaults = w.copyDefaults()
+	r.NewSettings = resolve([]string{"transcripts"}, []string{w.Transcripts})
 	r.Workspace = workspace
 	if top := store.GitTop(workspace); top != "" {
 		r.Workspace = top

@@ -404,6 +404,7 @@ func newRun(env *cli.Env, r *recorder.Recorder, opts *Options, settings [][2]str
 	run := store.NewRun(id, name, time.Now().UnixMilli())
 	run.WorkspaceRoot = r.Workspace
 	run.NameSource = opts.NameSource
+	r.ApplyNewSettings(run) // --setting below wins
 	for _, p := range []struct {
 		dst  **string
 		path string
