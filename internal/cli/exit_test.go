@@ -73,3 +73,25 @@ func TestUsageHintNamesSubcommand(t *testing.T) {
 		}
 	}
 }
+
+type subA struct{}
+
+func (subA) Execute([]string) error { return nil }
+
+// An unknown subcommand is one line in the words of the other usage
+// errors, not go-flags' two sentences.
+func TestUnknownSubcommand(t *testing.T) {
+	env := NewEnv("loop-x", []string{"nosuch"}, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	var common Common
+	p := NewParser(env, &common, "")
+	for _, name := range []string{"runs", "logs", "tail"} {
+		if _, err := p.AddCommand(name, name, "", &subA{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Parse(env, p, &common, env.Args)
+	want := `unknown subcommand "nosuch": give one of logs, runs, tail`
+	if err == nil || err.Error() != want {
+		t.Fatalf("Parse(nosuch) = %v, want %q", err, want)
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	flags "github.com/jessevdk/go-flags"
 
@@ -22,6 +23,10 @@ type Common struct {
 // badValue is go-flags' message for a value its type refused; we keep the
 // flag's name and the type's own reason.
 var badValue = lazyre.New("^invalid argument for flag `([^']*)' \\(expected [^)]*\\): (.*)$")
+
+// unknownCommand is go-flags' "Unknown command `x'. Please specify one
+// command of: a, b or c".
+var unknownCommand = lazyre.New("^Unknown command `([^']*)'\\. Please specify one command of: (.*)$")
 
 var badNumber = lazyre.New(`strconv\.Parse\w+: parsing ("[^"]*"): (invalid syntax|value out of range)`)
 
@@ -66,6 +71,12 @@ func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, 
 		if errors.As(err, &fe) && fe.Type == flags.ErrHelp {
 			fmt.Fprint(env.Stdout, WriteHelp(p))
 			return nil, ErrHelpShown
+		}
+		if fe != nil && fe.Type == flags.ErrUnknownCommand {
+			// go-flags' own two sentences, in the words of the other usage errors
+			if m := unknownCommand.FindStringSubmatch(fe.Message); m != nil {
+				err = fmt.Errorf("unknown subcommand %q: give one of %s", m[1], strings.ReplaceAll(m[2], " or ", ", "))
+			}
 		}
 		if fe != nil && fe.Type == flags.ErrMarshal {
 			msg := badValue.ReplaceAllString(fe.Message, "$1: $2")
