@@ -350,7 +350,7 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 			h.env.Log.Warn("the run's new bounds are not kept outside the workspace", "err", err)
 		}
 	}
-	h.env.Log.Info(fmt.Sprintf("resuming run %s after iteration %d", id, n))
+	h.emit("note", fmt.Sprintf("resuming run %s after iteration %d", id, n)) // said by the driver, as its own lines
 	return id, nil
 }
 

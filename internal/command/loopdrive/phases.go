@@ -187,7 +187,7 @@ func (h *holder) queueSlot(set *runconfig.Settings, id string) error {
 					h.env.Log.Warn("run not marked queued", "err", err)
 				}
 			}
-			h.env.Log.Info(fmt.Sprintf("waiting for a free slot: run %s holds it; %s", strings.Join(runs, ", "), why))
+			h.emit("note", fmt.Sprintf("waiting for a free slot: run %s holds it; %s", strings.Join(runs, ", "), why))
 		},
 	})
 	switch {
@@ -198,7 +198,7 @@ func (h *holder) queueSlot(set *runconfig.Settings, id string) error {
 	}
 	h.held = held
 	if queued {
-		h.env.Log.Info("got a slot") // started marks the run running again
+		h.emit("note", "got a slot") // started marks the run running again
 	}
 	return nil
 }
