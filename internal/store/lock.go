@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loopkit/loopkit/internal/record"
 )
 
 // ErrLocked is returned by a non-blocking lock attempt on a held lock.
@@ -222,4 +224,16 @@ func (l *Lock) SetNote(note string) error {
 	}
 	_, err := l.f.WriteAt([]byte(note), 0)
 	return err
+}
+
+// Interrupted reports a run marked running whose driver is gone (killed
+// before it could mark the run): a driven run whose driver lock nobody
+// holds. `loop resume` goes on with it. A run of pipeline commands has no
+// driver, and is never interrupted.
+func (s *Store) Interrupted(r *record.Run) bool {
+	if r.Status != record.RunRunning || len(r.Settings.Agent) == 0 {
+		return false
+	}
+	held, err := ProbeLock(s.RunPath(r.RunID, DriverLock))
+	return err == nil && !held
 }

@@ -99,10 +99,7 @@ func LoadRun(st *store.Store, id string) (RunInfo, error) {
 		r.RunID = id
 	}
 	ri := RunInfo{Run: r, Raw: buf.Bytes()}
-	if r.Status == record.RunRunning && len(r.Settings.Agent) > 0 {
-		held, err := store.ProbeLock(st.RunPath(id, store.DriverLock))
-		ri.Interrupted = err == nil && !held
-	}
+	ri.Interrupted = st.Interrupted(r)
 	return ri, nil
 }
 

@@ -121,6 +121,18 @@ func (s *Store) Runs() ([]Run, error) {
 // Run returns one run's run.json.
 func (s *Store) Run(runID string) (*Run, error) { return s.st.ReadRun(runID) }
 
+// Interrupted reports whether the run is marked running while no driver
+// holds it: its driver was killed before it could mark the run, and
+// `loop resume` goes on with it (Follow waits for that, or for a cancel).
+// A run made by pipeline commands, with no driver, never is.
+func (s *Store) Interrupted(runID string) (bool, error) {
+	r, err := s.st.ReadRun(runID)
+	if err != nil {
+		return false, err
+	}
+	return s.st.Interrupted(r), nil
+}
+
 // Iterations returns the run's committed iterations in order (1, 2, ...).
 // A line being written, or one out of sequence, is no commit and is not
 // returned.

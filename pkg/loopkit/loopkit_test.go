@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -195,5 +196,40 @@ func setStatus(t *testing.T, path, status string) {
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A driven run marked running with no driver holding it is interrupted;
+// one whose driver holds its lock, or one of pipeline commands, is not.
+func TestInterrupted(t *testing.T) {
+	st, dir := fixture(t)
+	run := filepath.Join(dir, "runs", "add-docs")
+	if got, err := st.Interrupted("add-docs"); err != nil || got {
+		t.Fatalf("a pipeline run: Interrupted = %v, %v; want false", got, err)
+	}
+	data, err := os.ReadFile(filepath.Join(run, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	driven := strings.Replace(string(data), `"settings": {}`, `"settings": {"agent": ["claude", "-p"]}`, 1)
+	if driven == string(data) {
+		t.Fatal(`the fixture's run.json has no empty settings to fill`)
+	}
+	if err := os.WriteFile(filepath.Join(run, "run.json"), []byte(driven), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Interrupted("add-docs"); err != nil || !got {
+		t.Fatalf("a driven run with no driver: Interrupted = %v, %v; want true", got, err)
+	}
+	lock, err := os.OpenFile(filepath.Join(run, "driver.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Interrupted("add-docs"); err != nil || got {
+		t.Fatalf("a run its driver holds: Interrupted = %v, %v; want false", got, err)
 	}
 }
