@@ -304,9 +304,15 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 		io.Copy(io.Discard, pr) // never block the agent on a parser that stopped
 		done <- parsed{res, err}
 	}()
+	proc.AdoptLeftovers()
 	res, err := proc.Run(spec)
 	if group.pid != 0 {
 		procrec.Remove(group.pid, group.start) // proc.Run killed what was left of it
+	}
+	// what left the group (setsid) dies too, once the base's git is done
+	s.waitBase()
+	if n := proc.KillLeftovers(spec.Grace); n > 0 {
+		s.env.Log.Warn("the agent left processes running outside its group: killed", "count", n)
 	}
 	pw.Close()
 	p := <-done

@@ -154,9 +154,13 @@ func run(env *cli.Env) error {
 		}
 	}
 
+	proc.AdoptLeftovers()
 	res, err := proc.Run(spec)
 	if group[0] != 0 {
 		procrec.Remove(int(group[0]), group[1])
+	}
+	if n := proc.KillLeftovers(spec.Grace); n > 0 { // what left the group (setsid)
+		env.Log.Warn("the validation left processes running outside its group: killed", "count", n)
 	}
 	if err != nil {
 		return cli.Failf("%w", err)

@@ -1,0 +1,71 @@
+package proc
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// AdoptLeftovers makes this process the one every process its commands
+// leave behind is given to when its parent dies (a child subreaper): a
+// daemon the agent started (setsid, a double fork) leaves the group Run
+// kills, and would outlive the step to act after it (edit the work tree
+// once the validation passed, hold a lock of the run's).
+func AdoptLeftovers() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
+
+// KillLeftovers kills (SIGKILL, with their groups) the children of this
+// process, until none is left or grace has passed: after AdoptLeftovers,
+// once nothing of its own runs, they are what its commands left. Each
+// killed child is reaped, so what it left comes here in turn. It returns
+// how many it killed.
+func KillLeftovers(grace time.Duration) int {
+	n := 0
+	if grace <= 0 {
+		grace = time.Second
+	}
+	for deadline := time.Now().Add(grace); time.Now().Before(deadline); {
+		kids := children()
+		if len(kids) == 0 {
+			return n
+		}
+		for _, pid := range kids {
+			unix.Kill(-pid, unix.SIGKILL) // the group it leads, if any
+			unix.Kill(pid, unix.SIGKILL)
+		}
+		for _, pid := range kids { // a process stuck in the kernel is not waited for past grace
+			for time.Now().Before(deadline) {
+				var ws unix.WaitStatus
+				if got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil); got != 0 || err != nil {
+					n++
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+	return n
+}
+
+// children are this process's children, from every thread's list.
+func children() []int {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}

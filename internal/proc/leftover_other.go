@@ -1,0 +1,12 @@
+//go:build !linux
+
+package proc
+
+import "time"
+
+// AdoptLeftovers: only Linux lets a process adopt what its children leave
+// (a child subreaper).
+func AdoptLeftovers() {}
+
+// KillLeftovers: nothing is adopted elsewhere.
+func KillLeftovers(time.Duration) int { return 0 }
