@@ -112,20 +112,7 @@ func TestReportEscapedAndSmall(t *testing.T) {
 // run); the page shows them as \x1b, never as the bytes (which drove a
 // terminal reading the page with cat), in the report and the index.
 func TestReportControlBytes(t *testing.T) {
-	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
-	run := store.NewRun("r1", "evil\x1b]0;T\x07name", 1)
-	if err := st.CreateRun(run); err != nil {
-		t.Fatal(err)
-	}
-	it := record.IterationLog{ID: record.IterationID("r1", 1), RunID: "r1", Iteration: 1, Status: record.StatusFail, ExitCode: 1,
-		ValidationCommand: "printf 'v\x1b[2J'", FilesChanged: []string{"name\x1b[31mred"}}
-	line, err := record.Marshal(it)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.AppendLine(st.RunPath("r1", store.IterationsFile), line); err != nil {
-		t.Fatal(err)
-	}
+	st := failedRun(t, "evil\x1b]0;T\x07name", "printf 'v\x1b[2J'", "name\x1b[31mred")
 	dir := st.IterationDir("r1", 1)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -203,20 +190,7 @@ func TestIndexTimeColumn(t *testing.T) {
 // as \n (a browser drew it as a space: "new\nline" read as "new line"),
 // and a bidirectional override as \u202e, as in the terminal views.
 func TestReportNamesOnOneLine(t *testing.T) {
-	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
-	run := store.NewRun("r1", "two\nlines\u202e", 1)
-	if err := st.CreateRun(run); err != nil {
-		t.Fatal(err)
-	}
-	it := record.IterationLog{ID: record.IterationID("r1", 1), RunID: "r1", Iteration: 1, Status: record.StatusFail, ExitCode: 1,
-		ValidationCommand: "make\ntest", FilesChanged: []string{"new\nline\u202etxt.go"}}
-	line, err := record.Marshal(it)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.AppendLine(st.RunPath("r1", store.IterationsFile), line); err != nil {
-		t.Fatal(err)
-	}
+	st := failedRun(t, "two\nlines\u202e", "make\ntest", "new\nline\u202etxt.go")
 	var b bytes.Buffer
 	if err := Write(&b, st, "r1", Options{}); err != nil {
 		t.Fatal(err)
@@ -229,4 +203,25 @@ func TestReportNamesOnOneLine(t *testing.T) {
 	if strings.ContainsRune(b.String(), '\u202e') {
 		t.Errorf("report holds a bidirectional override")
 	}
+}
+
+// failedRun is a store holding run r1, named name, with one failed
+// iteration validated by command that changed file: the names a hostile
+// agent gives, for the tests of how the page shows them.
+func failedRun(t *testing.T, name, command, file string) *store.Store {
+	t.Helper()
+	st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
+	if err := st.CreateRun(store.NewRun("r1", name, 1)); err != nil {
+		t.Fatal(err)
+	}
+	it := record.IterationLog{ID: record.IterationID("r1", 1), RunID: "r1", Iteration: 1, Status: record.StatusFail, ExitCode: 1,
+		ValidationCommand: command, FilesChanged: []string{file}}
+	line, err := record.Marshal(it)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.AppendLine(st.RunPath("r1", store.IterationsFile), line); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
