@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -263,7 +262,9 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 	}()
 	popts := agent.Options{Format: s.opts.Format, Binary: filepath.Base(s.argv[0]), Warn: agent.Warner(s.env.Log.Warn), MaxToolCalls: s.opts.MaxToolCalls}
 	if s.stdin {
-		spec.Stdin = strings.NewReader(s.prompt)
+		in, done := promptInput(s.prompt)
+		defer done()
+		spec.Stdin = in
 	}
 	if s.opts.Tee {
 		spec.Tee = s.env.Stderr
