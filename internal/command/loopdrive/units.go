@@ -10,28 +10,46 @@ import (
 )
 
 // printUnit prints a systemd user unit or a launchd agent that runs
-// `loop resume --interrupted --all-stores` at login. PATH is today's, so
-// that the agents' CLIs are found as in this shell.
+// `loop resume --interrupted --all-stores` at login, with today's
+// unitEnv.
 func printUnit(env *cli.Env, kind, driver string) error {
 	args := []string{driver, "resume", "--interrupted", "--all-stores"}
-	path := os.Getenv("PATH")
 	var out string
 	if kind == "systemd" {
-		out = systemdUnit(args, path)
+		out = systemdUnit(args, unitEnv())
 	} else {
-		out = launchdPlist(args, path)
+		out = launchdPlist(args, unitEnv())
 	}
 	_, err := env.Stdout.WriteString(out)
 	return err
 }
 
+// unitEnv is what the login's resume needs of this shell's environment,
+// as NAME=value: PATH, so that the agents' CLIs are found as here, and
+// the XDG directories loopkit reads when they are set, for a manager at
+// login starts with none of a shell's: without XDG_STATE_HOME the resume
+// would find neither the stores nor the settings the runs were kept with.
+func unitEnv() []string {
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	for _, name := range []string{"XDG_STATE_HOME", "XDG_DATA_HOME"} {
+		if v := os.Getenv(name); v != "" {
+			env = append(env, name+"="+v)
+		}
+	}
+	return env
+}
+
 // systemdUnit: KillSignal=SIGKILL, because a driver that gets SIGTERM
 // cancels its run, and a run stopped by a logout should stay interrupted,
 // to be resumed at the next login.
-func systemdUnit(args []string, path string) string {
+func systemdUnit(args, env []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
 		q[i] = systemdQuote(a)
+	}
+	e := make([]string, len(env))
+	for i, kv := range env {
+		e[i] = "Environment=" + systemdQuote(kv)
 	}
 	return fmt.Sprintf(`# loopkit: resume interrupted loops at login.
 # Install: save as ~/.config/systemd/user/loopkit-resume.service, then
@@ -42,13 +60,13 @@ Description=Resume interrupted loopkit runs
 
 [Service]
 Type=simple
-Environment=%s
+%s
 ExecStart=%s
 KillSignal=SIGKILL
 
 [Install]
 WantedBy=default.target
-`, systemdQuote("PATH="+path), strings.Join(q, " "))
+`, strings.Join(e, "\n"), strings.Join(q, " "))
 }
 
 // systemdQuote quotes a word for a systemd unit line: in double quotes,
@@ -58,7 +76,7 @@ func systemdQuote(s string) string {
 	return `"` + s + `"`
 }
 
-func launchdPlist(args []string, path string) string {
+func launchdPlist(args, env []string) string {
 	esc := func(s string) string {
 		var b strings.Builder
 		xml.EscapeText(&b, []byte(s))
@@ -80,16 +98,11 @@ func launchdPlist(args []string, path string) string {
 	for _, a := range args {
 		fmt.Fprintf(&b, "    <string>%s</string>\n", esc(a))
 	}
-	fmt.Fprintf(&b, `  </array>
-  <key>EnvironmentVariables</key>
-  <dict>
-    <key>PATH</key>
-    <string>%s</string>
-  </dict>
-  <key>RunAtLoad</key>
-  <true/>
-</dict>
-</plist>
-`, esc(path))
+	b.WriteString("  </array>\n  <key>EnvironmentVariables</key>\n  <dict>\n")
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "    <key>%s</key>\n    <string>%s</string>\n", esc(k), esc(v))
+	}
+	b.WriteString("  </dict>\n  <key>RunAtLoad</key>\n  <true/>\n</dict>\n</plist>\n")
 	return b.String()
 }

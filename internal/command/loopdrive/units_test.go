@@ -1,13 +1,17 @@
 package loopdrive
 
 import (
+	"bytes"
 	"encoding/xml"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/loopkit/loopkit/internal/cli"
 )
 
 // The unit runs `loop resume --interrupted --all-stores`; systemd itself
@@ -17,9 +21,9 @@ func TestSystemdUnitVerifies(t *testing.T) {
 	dir := t.TempDir()
 	driver := filepath.Join(dir, "loop with space")
 	os.WriteFile(driver, []byte("#!/bin/sh\n"), 0o755)
-	unit := systemdUnit([]string{driver, "resume", "--interrupted", "--all-stores"}, "/usr/bin:/a%b")
+	unit := systemdUnit([]string{driver, "resume", "--interrupted", "--all-stores"}, []string{"PATH=/usr/bin:/a%b", "XDG_STATE_HOME=/s t"})
 	if !strings.Contains(unit, `ExecStart="`+driver+`" "resume" "--interrupted" "--all-stores"`) ||
-		!strings.Contains(unit, `Environment="PATH=/usr/bin:/a%%b"`) {
+		!strings.Contains(unit, "\nEnvironment=\"PATH=/usr/bin:/a%%b\"\nEnvironment=\"XDG_STATE_HOME=/s t\"\n") {
 		t.Fatalf("unit:\n%s", unit)
 	}
 	if _, err := exec.LookPath("systemd-analyze"); err != nil {
@@ -37,7 +41,7 @@ func TestSystemdUnitVerifies(t *testing.T) {
 // command, each word one string, escaped.
 func TestLaunchdPlistParses(t *testing.T) {
 	args := []string{"/opt/loop & <co>", "resume", "--interrupted", "--all-stores"}
-	data := launchdPlist(args, "/usr/bin")
+	data := launchdPlist(args, []string{"PATH=/usr/bin", "XDG_STATE_HOME=/s&t"})
 	var plist struct {
 		XMLName xml.Name `xml:"plist"`
 		Dict    struct {
@@ -80,11 +84,34 @@ func TestLaunchdPlistParses(t *testing.T) {
 	if !reflect.DeepEqual(got["ProgramArguments"], args) || got["Label"][0] != "dev.loopkit.resume" || got["RunAtLoad"][0] != "true" {
 		t.Fatalf("plist read back as %v\n%s", got, data)
 	}
+	if !strings.Contains(data, "<key>PATH</key>\n    <string>/usr/bin</string>\n    <key>XDG_STATE_HOME</key>\n    <string>/s&amp;t</string>") {
+		t.Fatalf("plist environment:\n%s", data)
+	}
 	if p, err := exec.LookPath("plutil"); err == nil {
 		path := filepath.Join(t.TempDir(), "a.plist")
 		os.WriteFile(path, []byte(data), 0o600)
 		if out, err := exec.Command(p, "-lint", path).CombinedOutput(); err != nil {
 			t.Fatalf("plutil -lint: %v\n%s", err, out)
+		}
+	}
+}
+
+// A login's service manager starts with none of the shell's variables: the
+// unit carries the XDG directories loopkit reads when they are set, or the
+// resume at login finds none of the stores and kept settings (the unit
+// carried PATH alone).
+func TestUnitCarriesStateHome(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", "/home/p/state")
+	t.Setenv("XDG_DATA_HOME", "")
+	for _, kind := range []string{"systemd", "launchd"} {
+		var out bytes.Buffer
+		env := cli.NewEnv("loop-drive", nil, nil, &out, io.Discard)
+		if err := printUnit(env, kind, "/bin/loop"); err != nil {
+			t.Fatal(err)
+		}
+		env.Stdout.Flush()
+		if !strings.Contains(out.String(), "/home/p/state") || strings.Contains(out.String(), "XDG_DATA_HOME") {
+			t.Errorf("%s unit:\n%s", kind, out.String())
 		}
 	}
 }
