@@ -49,7 +49,7 @@ func startLive(st *store.Store, id string) *live {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &live{cancel: cancel}
 	t := &view.Tail{St: st, RunID: id, Interval: 200 * time.Millisecond,
-		Flush: func() error { return nil }}
+		Flush: func() error { return nil }, KeepUndriven: true}
 	t.Started = func(source string, meta store.SpoolMeta) {
 		l.mu.Lock()
 		l.source, l.command, l.notice = source, meta.Command, ""

@@ -14,7 +14,8 @@ import (
 // log's size and identity, so it works before the run exists, across appends
 // by other processes, and when the log is replaced (read again from the
 // start). It stops when ctx is done, or with UntilDone once the run's status
-// is terminal and every line committed before that has been shown.
+// is terminal and every line committed before that has been shown (or the
+// run is no longer driven: *Undriven).
 type Follow struct {
 	St        *store.Store
 	RunID     string
@@ -32,7 +33,11 @@ func (f *Follow) Run(ctx context.Context, off int64, lineNo int) error {
 	path := f.St.RunPath(f.RunID, store.IterationsFile)
 	var last os.FileInfo
 	for {
-		done := f.UntilDone && f.ended()
+		var done bool
+		var undriven error
+		if f.UntilDone {
+			done, undriven = f.ended()
+		}
 		fi, err := os.Stat(path)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
@@ -56,7 +61,7 @@ func (f *Follow) Run(ctx context.Context, off int64, lineNo int) error {
 			return err
 		}
 		if done {
-			return nil
+			return undriven
 		}
 		select {
 		case <-ctx.Done():
@@ -81,7 +86,15 @@ func (f *Follow) read(path string, off int64, lineNo int) (int64, int, error) {
 }
 
 // ended reads the run's status; a run that does not exist yet has not ended.
-func (f *Follow) ended() bool {
+// A run no driver drives (paused, interrupted) ends the follow too, with
+// an *Undriven.
+func (f *Follow) ended() (bool, error) {
 	ri, err := LoadRun(f.St, f.RunID)
-	return err == nil && record.Terminal(ri.Run.Status)
+	if err != nil {
+		return false, nil
+	}
+	if u := ri.Undriven(); u != nil {
+		return true, u
+	}
+	return record.Terminal(ri.Run.Status), nil
 }

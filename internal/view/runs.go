@@ -239,3 +239,32 @@ func runColor(status string) string {
 	}
 	return ""
 }
+
+// Undriven is the error a follower of a run (tail, events --follow, logs
+// --follow --until-done) ends with once the run will not go on without a
+// person: paused, or interrupted (no driver holds it). Followed, such a run
+// would otherwise be waited on for ever, since only an ended run stops them.
+type Undriven struct {
+	ID  string
+	Why string // Interrupted or record.RunPaused
+}
+
+func (e *Undriven) Error() string {
+	if e.Why == record.RunPaused {
+		return fmt.Sprintf("run %s is paused: no driver is driving it; 'loop resume %s' goes on", e.ID, e.ID)
+	}
+	return fmt.Sprintf("run %s was interrupted: its driver is gone; 'loop resume %s' goes on", e.ID, e.ID)
+}
+
+// Undriven is nil while the run is driven or has ended, else why it is not
+// driven. Read the status before the follower's last read: what was
+// written before the driver went is then read.
+func (ri RunInfo) Undriven() *Undriven {
+	switch {
+	case ri.Interrupted:
+		return &Undriven{ID: ri.Run.RunID, Why: Interrupted}
+	case ri.Run.Status == record.RunPaused:
+		return &Undriven{ID: ri.Run.RunID, Why: record.RunPaused}
+	}
+	return nil
+}

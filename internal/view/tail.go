@@ -44,6 +44,9 @@ type Tail struct {
 	Notice   func(text string) error
 	Flush    func() error
 	Interval time.Duration
+	// KeepUndriven goes on following a run no driver drives (paused,
+	// interrupted) until it ends: a view that can resume it (the TUI).
+	KeepUndriven bool
 
 	entries map[string]*tailEntry
 	// opened are the spool files read so far that no recorded file has
@@ -87,7 +90,8 @@ type tailFile struct {
 	drained int
 }
 
-// Run streams until the run has ended (nil) or ctx is done.
+// Run streams until the run has ended (nil), is no longer driven (paused
+// or interrupted: *Undriven) or ctx is done.
 func (t *Tail) Run(ctx context.Context) error {
 	t.entries = map[string]*tailEntry{}
 	if ri, err := LoadRun(t.St, t.RunID); err == nil {
@@ -102,6 +106,10 @@ func (t *Tail) Run(ctx context.Context) error {
 			ri = &r
 		}
 		ended := ri != nil && record.Terminal(ri.Run.Status)
+		var undriven *Undriven
+		if ri != nil && !t.KeepUndriven {
+			undriven = ri.Undriven()
+		}
 		if err := t.poll(ri); err != nil {
 			return err
 		}
@@ -110,6 +118,9 @@ func (t *Tail) Run(ctx context.Context) error {
 		}
 		if ended {
 			return nil
+		}
+		if undriven != nil {
+			return undriven
 		}
 		select {
 		case <-ctx.Done():

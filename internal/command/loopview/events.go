@@ -25,7 +25,8 @@ Examples:
 
 One line per event of events.jsonl: time, type, then the event's fields as
 key=value. --follow prints new events as they are appended and stops once
-the run has ended (a run not there yet is waited for, as tail -F does);
+the run has ended (a run not there yet is waited for, as tail -F does), or
+with exit 1 once no driver drives it (paused, or interrupted);
 with --json it is the run's live event stream.`
 
 type eventsCmd struct {
@@ -92,15 +93,18 @@ func (o *eventsCmd) run(c *ctx, args []string) error {
 	}
 	for {
 		// the status first: every event appended before the end is read below
-		run, err := c.st.ReadRunHead(id)
+		ri, err := view.LoadRun(c.st, id)
 		if err != nil {
 			return cli.Failf("%w", err)
 		}
 		if err := read(); err != nil {
 			return err
 		}
-		if record.Terminal(run.Status) {
+		if record.Terminal(ri.Run.Status) {
 			return nil
+		}
+		if u := ri.Undriven(); u != nil {
+			return failure(u)
 		}
 		select {
 		case <-sigCtx.Done():

@@ -24,7 +24,7 @@ type logsCmd struct {
 	jsonOpts
 	Verbose   bool         `short:"v" long:"verbose" description:"list each iteration's tool calls and tokens under it"`
 	Follow    bool         `short:"f" long:"follow" description:"keep printing iterations as they are recorded, until interrupted"`
-	UntilDone bool         `long:"until-done" description:"with --follow, stop once the run has ended (completed, failed, stuck, canceled)"`
+	UntilDone bool         `long:"until-done" description:"with --follow, stop once the run has ended (completed, failed, stuck, canceled), or with exit 1 once no driver drives it (paused, interrupted)"`
 	Interval  cli.Duration `long:"interval" value-name:"D" default:"100ms" description:"with --follow, how often to look for new iterations"`
 }
 

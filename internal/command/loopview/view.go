@@ -31,8 +31,9 @@ stored records as NDJSON; --jq EXPR transforms each (like jq -c) and -r
 prints strings raw, so scripts read values without jq. 'loop-view COMMAND
 --help' shows a command's options.
 
-Exit status: 0 success; 1 no such run or iteration, I/O failure, or a jq
-error on some record (each named on stderr); 2 usage, including a jq
+Exit status: 0 success; 1 no such run or iteration, I/O failure, a jq
+error on some record (each named on stderr), or a followed run no driver
+drives any more (paused or interrupted); 2 usage, including a jq
 expression that does not compile; 130 when --follow is interrupted.`
 
 // Options are the options every subcommand takes.
