@@ -171,8 +171,11 @@ func prune(d string) {
 		if procid.Alive(pid, start) {
 			continue
 		}
-		if _, err := procid.Start(pid); err == nil {
-			os.Remove(filepath.Join(d, e.Name())) // the pid is another process now
+		// A start time that differs: the pid is another process now. The
+		// same one is the recorded process, dead but not yet reaped (a
+		// zombie): its group may live on, as below.
+		if now, err := procid.Start(pid); err == nil && now != start {
+			os.Remove(filepath.Join(d, e.Name()))
 			continue
 		}
 		if syscall.Kill(-pid, 0) == syscall.ESRCH {

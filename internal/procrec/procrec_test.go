@@ -125,3 +125,51 @@ func TestGroups(t *testing.T) {
 		t.Errorf("Groups(/r) after the group's end = %v", got)
 	}
 }
+
+// A group whose leader has died but is not reaped yet (a zombie: its new
+// parent, a subreaper, has not waited for it) while its children live on
+// is still the group recorded: the next Add must not prune its record, or
+// `loop resume` and `loop cancel` can no longer stop what a crash left.
+func TestPruneKeepsZombieLeadersGroup(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	cmd := exec.Command("sh", "-c", "sleep 30 >/dev/null & exit 0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	defer cmd.Wait()
+	defer syscall.Kill(-pgid, syscall.SIGKILL)
+	start, err := procid.Start(pgid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Add(pgid, start, Group, "/r"); err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(out) // the sleep is started, the leader exits: a zombie until waited for
+	for deadline := time.Now().Add(10 * time.Second); !procid.Zombie(pgid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the leader never became a zombie")
+		}
+	}
+	if err := Add(os.Getpid(), mustStart(t, os.Getpid()), Driver, "/other"); err != nil { // prunes
+		t.Fatal(err)
+	}
+	if got := Groups("/r"); len(got) != 1 || got[0] != pgid {
+		t.Errorf("Groups = %v, want [%d]: the record of a live group was pruned", got, pgid)
+	}
+}
+
+func mustStart(t *testing.T, pid int) uint64 {
+	t.Helper()
+	s, err := procid.Start(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
