@@ -50,6 +50,26 @@ type holder struct {
 	held *queue.Held
 	// naming is the naming agent's call, kept as an attempt of the new run
 	naming *record.Step
+	// named: the driver is in loopkit's record of the run's drivers
+	// (procrec), with its start time, as soon as it holds the driver lock
+	named      bool
+	namedStart uint64
+}
+
+// nameDriver records the driver (parent) as the run's, once, the moment it
+// holds the run's driver lock: `loop cancel` signals only a driver that
+// record names, so one that found the lock held and no driver recorded
+// (a resume stopping what a crash left, taking the tree's lock, the
+// run's slot) signalled nobody and gave up while the run went on.
+func (h *holder) nameDriver(id string) {
+	if h.named {
+		return
+	}
+	h.named = true
+	h.namedStart, _ = procid.Start(h.parent)
+	if err := procrec.Add(h.parent, h.namedStart, procrec.Driver, h.st.RunDir(id)); err != nil {
+		h.env.Log.Warn("the driver is not recorded: loop cancel cannot stop it", "err", err)
+	}
 }
 
 func (h *holder) emit(k, v string) { emit(h.env, k, v) }
@@ -70,6 +90,11 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 			l.Unlock()
 		}
 	}()
+	defer func() {
+		if h.named { // before the locks go
+			procrec.Remove(h.parent, h.namedStart)
+		}
+	}()
 	var id string
 	var err error
 	if opts.New {
@@ -84,15 +109,11 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 		return nil
 	}
 	h.emit("run", id)
-	// The driver is named before it may wait for a slot: cancel signals
-	// the pid run.json gives, and a queued driver must hear it too.
-	// cancel signals the driver only when loopkit's own record has it
-	start, _ := procid.Start(h.parent)
-	if err := procrec.Add(h.parent, start, procrec.Driver, h.st.RunDir(id)); err != nil {
-		h.env.Log.Warn("the driver is not recorded: loop cancel cannot stop it", "err", err)
-	} else {
-		defer procrec.Remove(h.parent, start)
-	}
+	// The driver is named before it may wait for a slot (a queued driver
+	// must hear cancel too); cancel signals only the driver loopkit's own
+	// record has, named since it took the driver lock
+	h.nameDriver(id)
+	start := h.namedStart
 	if _, err := h.rec.Update(id, func(run *record.Run) error {
 		pid := h.parent
 		run.PID, run.PIDStart = &pid, nil
@@ -204,6 +225,7 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 			return err
 		}
 		h.locks = append(h.locks, l)
+		h.nameDriver(id)
 		return nil
 	})
 	if errors.Is(err, os.ErrExist) {
@@ -364,6 +386,7 @@ func (h *holder) lockDriver(id string) error {
 		l, err := store.LockFile(path, true, false)
 		if err == nil {
 			h.locks = append(h.locks, l)
+			h.nameDriver(id)
 			return nil
 		}
 		if !errors.Is(err, store.ErrLocked) {
