@@ -77,26 +77,7 @@ func TestRuntimeFallback(t *testing.T) {
 // record whose pid now starts at another time is not listed.
 func TestGroups(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	// a group whose leader exits at once, its member working on
-	cmd := exec.Command("sh", "-c", "sleep 30 >/dev/null & echo started")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pgid := cmd.Process.Pid
-	defer syscall.Kill(-pgid, syscall.SIGKILL)
-	start, err := procid.Start(pgid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Add(pgid, start, Group, "/r"); err != nil {
-		t.Fatal(err)
-	}
-	io.ReadAll(out)
+	cmd, pgid, start := leaderGone(t)
 	cmd.Wait() // the leader is gone, its group is not
 	d, _ := dir()
 	os.WriteFile(filepath.Join(d, strconv.Itoa(pgid)+"-"+strconv.FormatUint(start, 10)+"x"), []byte("group\n/r\n"), 0o600)
@@ -132,26 +113,8 @@ func TestGroups(t *testing.T) {
 // `loop resume` and `loop cancel` can no longer stop what a crash left.
 func TestPruneKeepsZombieLeadersGroup(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	cmd := exec.Command("sh", "-c", "sleep 30 >/dev/null & exit 0")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pgid := cmd.Process.Pid
-	defer cmd.Wait()
-	defer syscall.Kill(-pgid, syscall.SIGKILL)
-	start, err := procid.Start(pgid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Add(pgid, start, Group, "/r"); err != nil {
-		t.Fatal(err)
-	}
-	io.ReadAll(out) // the sleep is started, the leader exits: a zombie until waited for
+	cmd, pgid, _ := leaderGone(t)
+	defer cmd.Wait() // not before the end: a zombie until waited for
 	for deadline := time.Now().Add(10 * time.Second); !procid.Zombie(pgid); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the leader never became a zombie")
@@ -172,4 +135,31 @@ func mustStart(t *testing.T, pid int) uint64 {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// leaderGone starts a group whose leader exits at once, its member working
+// on, records the group for the run "/r", and returns once the leader has
+// exited (not waited for: the caller decides).
+func leaderGone(t *testing.T) (*exec.Cmd, int, uint64) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", "sleep 30 >/dev/null & echo started")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL) })
+	start, err := procid.Start(pgid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Add(pgid, start, Group, "/r"); err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(out)
+	return cmd, pgid, start
 }
