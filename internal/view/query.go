@@ -93,11 +93,18 @@ func (q *Query) match(rec *Record) (bool, error) {
 	}
 	if err == nil && q.Numbered && rec.Line > 0 {
 		// forward: each iteration after the one before (a damaged line
-		// between them may leave a gap, never a step back or a repeat)
-		if n := Iteration(rec.Raw); n <= q.prevN {
-			err = fmt.Errorf("iteration %d after iteration %d: the log was edited by hand (a line copied or moved)", n, q.prevN)
-		} else {
+		// between them may leave a gap, never a step back or a repeat).
+		// A line that is no record at all is said to be so, not taken
+		// for a step back to iteration 0.
+		switch n := Iteration(rec.Raw); {
+		case n > q.prevN:
 			q.prevN = n
+		case !isObject(rec.Raw):
+			err = errors.New("not a JSON object")
+		case n <= 0:
+			err = errors.New(`no "iteration" number`)
+		default:
+			err = fmt.Errorf("iteration %d after iteration %d: the log was edited by hand (a line copied or moved)", n, q.prevN)
 		}
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,5 +71,22 @@ func TestQueryReportsBadRecords(t *testing.T) {
 	if err != nil || got != "1,4" || len(errs) != 2 || !strings.HasPrefix(errs[0], "2/0: line 2:") ||
 		!strings.HasPrefix(errs[1], `3/3: --where ".stdout | test(\"a|b\")": `) {
 		t.Fatalf("got %q %v, errors %q", got, err, errs)
+	}
+}
+
+// In iterations.jsonl (Numbered) a line that is no JSON object, or has no
+// iteration number, is named as such, not as "iteration 0 after iteration
+// 3: edited by hand" (a crash's garbage is no line copied or moved).
+func TestQueryNumberedNamesGarbage(t *testing.T) {
+	path := writeLog(t, `{"iteration":1}`, "\x00\xffgarbage", `{"stdout":"x"}`, `{"iteration":2}`, `{"iteration":2}`, "")
+	var errs []string
+	q := &Query{Numbered: true, OnError: func(rec *Record, err error) {
+		errs = append(errs, err.Error())
+	}}
+	got, err := iterations(t, q, path)
+	want := []string{"line 2: not a JSON object", `line 3: no "iteration" number`,
+		"line 5: iteration 2 after iteration 2: the log was edited by hand (a line copied or moved)"}
+	if err != nil || got != "1,2" || !slices.Equal(errs, want) {
+		t.Fatalf("got %q %v, errors %q, want %q", got, err, errs, want)
 	}
 }
