@@ -47,6 +47,9 @@ func (o *diffCmd) run(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
+	if iter == 0 && last == 0 {
+		return cli.Failf("run %s has no iterations yet", id)
+	}
 	if iter == 0 {
 		iter = last
 	}
