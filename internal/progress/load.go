@@ -3,6 +3,7 @@ package progress
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
@@ -17,13 +18,16 @@ func Load(st *store.Store, runID string, n int) ([]record.IterationLog, error) {
 	if err := store.ValidRunID(runID); err != nil {
 		return nil, err
 	}
-	if !st.RunExists(runID) {
-		return nil, fmt.Errorf("%w: %s", store.ErrNoSuchRun, runID)
+	if err := st.FindRun(runID); err != nil {
+		return nil, err
 	}
 	path := st.RunPath(runID, store.IterationsFile)
 	lines, err := store.TailLines(path, n)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	if err != nil && !strings.Contains(err.Error(), path) {
+		err = fmt.Errorf("read %s: %w", path, err)
+	}
+	if err != nil { // naming the file once, not "read PATH: open PATH: ..."
+		return nil, err
 	}
 	logs := make([]record.IterationLog, len(lines))
 	for i, line := range lines {

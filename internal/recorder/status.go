@@ -13,8 +13,8 @@ import (
 // Update changes a run's run.json under the append lock, after repair.
 // The run must exist (readers and status changes never create runs).
 func (r *Recorder) Update(id string, change func(run *record.Run) error) (*record.Run, error) {
-	if !r.St.RunExists(id) {
-		return nil, fmt.Errorf("no such run: %s", id)
+	if err := r.St.FindRun(id); err != nil {
+		return nil, err
 	}
 	lock, st, err := r.lockRepaired(id, false)
 	if err != nil {
@@ -154,8 +154,8 @@ func (r *Recorder) AppendEvent(ev record.Event) error {
 // nothing else. Every write does this first; Repair is for a run that will
 // not be written again.
 func (r *Recorder) Repair(id string) error {
-	if !r.St.RunExists(id) {
-		return fmt.Errorf("no such run: %s", id)
+	if err := r.St.FindRun(id); err != nil {
+		return err
 	}
 	lock, err := r.St.LockAppend(id)
 	if err != nil {

@@ -2,7 +2,6 @@ package recorder
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,8 +38,8 @@ func (r *Recorder) StartStep(id, phase string, ts int64) (string, error) {
 // prev as an attempt (canceled during the review), not as the iteration.
 // prev's commit then appends no second STEP_FINISHED (see finishStep).
 func (r *Recorder) StartStepAfter(id, phase string, ts int64, prev *record.Step) (string, error) {
-	if !r.St.RunExists(id) {
-		return "", fmt.Errorf("no such run: %s", id)
+	if err := r.St.FindRun(id); err != nil {
+		return "", err
 	}
 	lock, st, err := r.lockRepaired(id, false)
 	if err != nil {
@@ -170,8 +169,8 @@ func (r *Recorder) finishStep(id string, ag *record.Agent, dir string, ts int64,
 // driver lock and has kept what the dead steps left (so no step of the
 // run is still running); it returns how many it finished.
 func (r *Recorder) FinishOpenSteps(id string, ts int64) (int, error) {
-	if !r.St.RunExists(id) {
-		return 0, fmt.Errorf("no such run: %s", id)
+	if err := r.St.FindRun(id); err != nil {
+		return 0, err
 	}
 	lock, _, err := r.lockRepaired(id, false)
 	if err != nil {

@@ -17,8 +17,8 @@ func (r *Recorder) RecordVerification(id string, in *record.Input) (*record.Veri
 	if in.Validation == nil || in.Step != nil {
 		return nil, nil, fmt.Errorf("a final verification is one validation record")
 	}
-	if !r.St.RunExists(id) {
-		return nil, nil, fmt.Errorf("%w: %s", store.ErrNoSuchRun, id)
+	if err := r.St.FindRun(id); err != nil {
+		return nil, nil, err
 	}
 	lock, rep, err := r.lockRepaired(id, false)
 	if err != nil {

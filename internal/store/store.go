@@ -239,8 +239,25 @@ func (s *Store) AttemptDir(id string, n int) string {
 
 // RunExists reports whether the run's directory holds a run.json.
 func (s *Store) RunExists(id string) bool {
-	fi, err := os.Stat(s.RunPath(id, RunFile))
-	return err == nil && fi.Mode().IsRegular()
+	return s.FindRun(id) == nil
+}
+
+// FindRun is nil when the run's directory holds a run.json. A run that is
+// not there is ErrNoSuchRun, naming the run and the store; a run that is
+// there but cannot be read (permission denied, a run.json that is no file)
+// says so, so that no command calls an unreadable run missing.
+func (s *Store) FindRun(id string) error {
+	path := s.RunPath(id, RunFile)
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%w: %s (store %s)", ErrNoSuchRun, id, s.Root)
+	case err != nil:
+		return fmt.Errorf("run %s cannot be read: %w", id, err)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("run %s cannot be read: %s is not a regular file", id, path)
+	}
+	return nil
 }
 
 // MkdirRun makes the directories names (each inside the one before) below

@@ -16,8 +16,8 @@ var errAlreadyResolved = errors.New("already resolved")
 // resolve sets the run's resolved_at and appends RUN_RESOLVED under the
 // append lock, then prints run.json. It never creates a run.
 func resolve(env *cli.Env, st *store.Store, id string) error {
-	if !st.RunExists(id) {
-		return cli.Failf("no such run: %s", id)
+	if err := st.FindRun(id); err != nil {
+		return cli.Failf("%w", err)
 	}
 	r := runstate.Plain(st, env.Log).Rec
 	run, err := r.Update(id, func(run *record.Run) error {

@@ -35,8 +35,8 @@ func driverHeld(st *store.Store, id string) (bool, error) {
 // with no driver, stops what a crashed one left and marks the run.
 func cancel(env *cli.Env, door *runstate.Door, id string) error {
 	st := door.Rec.St
-	if !st.RunExists(id) {
-		return cli.Usagef("no such run: %s (see '%s list')", id, driverargs.Prog())
+	if err := findRun(st, id); err != nil {
+		return err
 	}
 	held, err := driverHeld(st, id)
 	if err != nil {
@@ -87,8 +87,8 @@ func cancel(env *cli.Env, door *runstate.Door, id string) error {
 // pause marks a driven run paused; its driver stops after the current step.
 func pause(env *cli.Env, door *runstate.Door, id string) error {
 	st := door.Rec.St
-	if !st.RunExists(id) {
-		return cli.Usagef("no such run: %s (see '%s list')", id, driverargs.Prog())
+	if err := findRun(st, id); err != nil {
+		return err
 	}
 	run, err := st.ReadRun(id)
 	if err != nil {
@@ -219,4 +219,18 @@ func waitGroupGone(pgid int, d time.Duration) {
 			return
 		}
 	}
+}
+
+// findRun: a run the driver is told of that is not there is a usage
+// error naming 'loop list'; one that is there but cannot be read says
+// why (exit 1), never that it is missing.
+func findRun(st *store.Store, id string) error {
+	err := st.FindRun(id)
+	if errors.Is(err, store.ErrNoSuchRun) {
+		return cli.Usagef("no such run: %s (see '%s list')", id, driverargs.Prog())
+	}
+	if err != nil {
+		return cli.Failf("%w", err)
+	}
+	return nil
 }

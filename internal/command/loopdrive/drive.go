@@ -182,8 +182,8 @@ func decide(env *cli.Env, st *store.Store, id string) (nextaction.Action, error)
 // an attempt instead of an iteration (nil for none).
 // written is run.json as this process just wrote it (nil: read it).
 func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent, written *record.Run) (nextaction.Action, error) {
-	if !st.RunExists(id) {
-		return nextaction.Action{}, cli.Failf("no such run: %s", id)
+	if err := st.FindRun(id); err != nil {
+		return nextaction.Action{}, cli.Failf("%w", err)
 	}
 	var in *nextaction.Input
 	var err error

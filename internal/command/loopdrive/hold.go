@@ -299,8 +299,8 @@ func workTreeThere(id string, set *runconfig.Settings) error {
 
 func (h *holder) resume(opts *holdOptions) (string, error) {
 	id := opts.Run
-	if !h.st.RunExists(id) {
-		return "", cli.Usagef("no such run: %s (see '%s list')", id, driverargs.Prog())
+	if err := findRun(h.st, id); err != nil {
+		return "", err
 	}
 	if err := notPlanted(h.st, id); err != nil {
 		return "", err

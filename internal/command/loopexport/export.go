@@ -273,8 +273,8 @@ func sendRun(ctx context.Context, sess *otelexport.Session, st *store.Store, cp 
 func runIDs(st *store.Store, opts *Options, args []string) ([]string, error) {
 	if !opts.All {
 		for _, id := range args {
-			if !st.RunExists(id) {
-				return nil, cli.Failf("no run %s in %s", id, st.Root)
+			if err := st.FindRun(id); err != nil {
+				return nil, cli.Failf("%w", err)
 			}
 		}
 		return args, nil

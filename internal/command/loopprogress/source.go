@@ -18,9 +18,6 @@ import (
 func load(env *cli.Env, st *store.Store, opts *Options, n int) ([]record.IterationLog, error) {
 	if opts.From == "" {
 		logs, err := progress.Load(st, opts.Run, n)
-		if errors.Is(err, store.ErrNoSuchRun) {
-			return nil, cli.Failf("no such run: %s (in store %s)", opts.Run, st.Root)
-		}
 		if err != nil {
 			return nil, cli.Failf("%w", err)
 		}
@@ -61,8 +58,8 @@ func readFrom(env *cli.Env, name string, r io.Reader, n int) ([]record.Iteration
 // so the block saved matches the log it was saved with. Records from --from
 // are read before the lock is taken: the writer feeding the pipe may need it.
 func loadAndSave(env *cli.Env, st *store.Store, opts *Options, l progress.Limits) ([]record.IterationLog, error) {
-	if !st.RunExists(opts.Run) {
-		return nil, cli.Failf("no such run: %s (in store %s)", opts.Run, st.Root)
+	if err := st.FindRun(opts.Run); err != nil {
+		return nil, cli.Failf("%w", err)
 	}
 	var logs []record.IterationLog
 	var err error

@@ -62,8 +62,8 @@ func run(env *cli.Env) error {
 		if err := store.ValidRunID(opts.Run); err != nil {
 			return env.UsageError("%v", err)
 		}
-		if !st.RunExists(opts.Run) {
-			return cli.Failf("no such run: %s (store %s)", opts.Run, st.Root)
+		if err := st.FindRun(opts.Run); err != nil {
+			return cli.Failf("%w", err)
 		}
 	}
 	if !cli.IsTerminal(os.Stdin) || !cli.IsTerminal(env.StdoutFile) {

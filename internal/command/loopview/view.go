@@ -168,8 +168,10 @@ func (c *ctx) resolveRun(arg, flag string, wait bool) (string, error) {
 	if err := store.ValidRunID(id); err != nil {
 		return "", c.env.UsageError("%v", err)
 	}
-	if !wait && !c.st.RunExists(id) {
-		return "", cli.Failf("no such run: %s (store %s)", id, c.st.Root)
+	if !wait {
+		if err := c.st.FindRun(id); err != nil {
+			return "", cli.Failf("%w", err)
+		}
 	}
 	return id, nil
 }
