@@ -130,6 +130,10 @@ func loadFiles(storeConfig, named string) (Config, error) {
 	}
 	if named != "" {
 		data, err := safefile.ReadFile(named, MaxConfigBytes)
+		if errors.Is(err, os.ErrNotExist) {
+			// as the driver says it (loopdrive.loadConfig)
+			return nil, fmt.Errorf("config %s (--config or LOOP_CONFIG): no such file", named)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("config: %w", err)
 		}
