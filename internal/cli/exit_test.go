@@ -95,3 +95,37 @@ func TestUnknownSubcommand(t *testing.T) {
 		t.Fatalf("Parse(nosuch) = %v, want %q", err, want)
 	}
 }
+
+// A mistake about a flag is said as the driver says it (loop: unknown flag
+// --X, --X needs a value), naming the flag as typed: go-flags wrote
+// "unknown flag `bogus'" (no dashes; "-1" came out as `1'), "Invalid value
+// `x' for option `--m'. Allowed values are: a or b", "the required flag
+// `--to' was not specified".
+func TestFlagMistakesInHouseWords(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "unknown flag --bogus"},
+		{[]string{"--bogus=3"}, "unknown flag --bogus"},
+		{[]string{"-x"}, "unknown flag -x"},
+		{[]string{"-vx"}, "unknown flag -x"},
+		{[]string{"--to", "d", "-1"}, "unknown flag -1"},
+		{[]string{"--to"}, "--to needs a value"},
+		{[]string{"--to", "--"}, "--to needs a value"},
+		{[]string{"--to", "d", "--mode", "c"}, `--mode must be a or b, got "c"`},
+		{[]string{"--to", "d", "--verbose=yes"}, "--verbose takes no value"},
+		{[]string{"-v"}, "--to is required"},
+	} {
+		env := NewEnv("loop-x", tc.args, nil, &bytes.Buffer{}, &bytes.Buffer{})
+		var opts struct {
+			To      string `long:"to" required:"yes"`
+			Mode    string `long:"mode" choice:"a" choice:"b"`
+			Verbose bool   `short:"v" long:"verbose"`
+		}
+		_, err := Parse(env, NewParser(env, &opts, ""), nil, tc.args)
+		if err == nil || err.Error() != tc.want || Code(err) != exitcode.Usage {
+			t.Errorf("%q: %v (exit %d), want %q", tc.args, err, Code(err), tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	flags "github.com/jessevdk/go-flags"
 
@@ -29,6 +30,71 @@ var badValue = lazyre.New("^invalid argument for flag `([^']*)' \\(expected [^)]
 var unknownCommand = lazyre.New("^Unknown command `([^']*)'\\. Please specify one command of: (.*)$")
 
 var badNumber = lazyre.New(`strconv\.Parse\w+: parsing ("[^"]*"): (invalid syntax|value out of range)`)
+
+// go-flags' other messages about a flag, which quote `like this', write a
+// long flag without its dashes and start sentences in capitals.
+var (
+	unknownFlag  = lazyre.New("^unknown flag `([^']*)'$")
+	noArgument   = lazyre.New("^expected argument for flag `(?:-[^,']*, )?([^']*)'")
+	boolArgument = lazyre.New("^bool flag `(?:-[^,']*, )?([^']*)' cannot have an argument")
+	invalidValue = lazyre.New("^Invalid value `(.*)' for option `(?:-[^,']*, )?([^']*)'\\. Allowed values are: (.*)$")
+	required     = lazyre.New("`(?:-[^,']*, )?([^']*)'")
+)
+
+// flagMessage says go-flags' error about a flag in the words the driver
+// uses for the same mistakes (loop: unknown flag --X, --X needs a value),
+// naming the flag as it is typed; "" leaves the message as it is.
+func flagMessage(fe *flags.Error, args []string) string {
+	switch fe.Type {
+	case flags.ErrUnknownFlag:
+		if m := unknownFlag.FindStringSubmatch(fe.Message); m != nil {
+			return "unknown flag " + typedFlag(m[1], args)
+		}
+	case flags.ErrExpectedArgument:
+		if m := noArgument.FindStringSubmatch(fe.Message); m != nil {
+			return m[1] + " needs a value"
+		}
+	case flags.ErrNoArgumentForBool:
+		if m := boolArgument.FindStringSubmatch(fe.Message); m != nil {
+			return m[1] + " takes no value"
+		}
+	case flags.ErrInvalidChoice:
+		if m := invalidValue.FindStringSubmatch(fe.Message); m != nil {
+			return fmt.Sprintf("%s must be %s, got %q", m[2], m[3], m[1])
+		}
+	case flags.ErrRequired:
+		var names []string
+		for _, m := range required.FindAllStringSubmatch(fe.Message, -1) {
+			names = append(names, m[1])
+		}
+		switch len(names) {
+		case 0:
+		case 1:
+			return names[0] + " is required"
+		default:
+			return strings.Join(names, ", ") + " are required"
+		}
+	}
+	return ""
+}
+
+// typedFlag is the unknown flag name go-flags reports (no dashes) as it was
+// typed: --name when the command line holds it so, else -n (one letter of
+// a short group, or a negative number such as -1).
+func typedFlag(name string, args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
+			return "--" + name
+		}
+	}
+	if utf8.RuneCountInString(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
 
 // ErrHelpShown means help or the version was printed; exit 0.
 var ErrHelpShown = errors.New("help shown")
@@ -81,6 +147,11 @@ func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, 
 		if fe != nil && fe.Type == flags.ErrMarshal {
 			msg := badValue.ReplaceAllString(fe.Message, "$1: $2")
 			err = errors.New(badNumber.ReplaceAllString(msg, "$1 is not a whole number"))
+		}
+		if fe != nil {
+			if msg := flagMessage(fe, args); msg != "" {
+				err = errors.New(msg)
+			}
 		}
 		return nil, &ExitError{Code: exitcode.Usage, Err: err, Hint: env.helpHint()}
 	}
