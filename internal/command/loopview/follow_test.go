@@ -16,8 +16,12 @@ import (
 // TestFollowUnknownRunSays: tail and logs --follow of a run that does not
 // exist wait for it (tail -F), but say so at once in one line: a mistyped
 // id used to wait in silence. The run then appears, ended: exit 0.
+//
+// Without a RUN, in a store with no runs yet (a wrong LOOP_STORE, another
+// directory), they wait for the first and say that too: it was silent.
 func TestFollowUnknownRunSays(t *testing.T) {
-	for _, args := range [][]string{{"tail", "later"}, {"logs", "--follow", "--until-done", "later"}, {"events", "--follow", "later"}} {
+	for _, args := range [][]string{{"tail", "later"}, {"logs", "--follow", "--until-done", "later"}, {"events", "--follow", "later"},
+		{"tail"}, {"logs", "--follow", "--until-done"}, {"events", "--follow"}} {
 		st := &store.Store{Root: filepath.Join(t.TempDir(), ".loop")}
 		if err := os.MkdirAll(filepath.Join(st.Root, "runs"), 0o755); err != nil {
 			t.Fatal(err)
@@ -32,6 +36,9 @@ func TestFollowUnknownRunSays(t *testing.T) {
 		r.SetReadDeadline(time.Now().Add(60 * time.Second)) // a failure, not a hang
 		line, err := bufio.NewReader(r).ReadString('\n')
 		want := "loop-view: no run later in store " + st.Root + " yet: waiting for it (Ctrl-C to stop; loop-view runs lists the runs)\n"
+		if args[len(args)-1] != "later" {
+			want = "loop-view: no runs in store " + st.Root + " yet: waiting for the first (Ctrl-C to stop)\n"
+		}
 		if err != nil || line != want {
 			t.Errorf("%v: stderr %q (%v), want %q", args, line, err, want)
 		}

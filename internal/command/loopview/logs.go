@@ -155,17 +155,29 @@ func (c *ctx) iterations(args []string, ro *runOpt, fo *filterOpts, jo *jsonOpts
 func (c *ctx) waitRun(arg, flag string, following bool) (string, error) {
 	if !following || arg != "" || flag != "" {
 		id, err := c.resolveRun(arg, flag, following)
-		if err == nil && following && !c.st.RunExists(id) {
+		if err != nil || !following {
+			return id, err
+		}
+		switch err := c.st.FindRun(id); {
+		case errors.Is(err, store.ErrNoSuchRun):
 			// said once: a mistyped id would otherwise wait in silence
 			fmt.Fprintf(c.env.Stderr, "%s: %s\n", c.env.Name, view.Escape(fmt.Sprintf(
 				"no run %s in store %s yet: waiting for it (Ctrl-C to stop; loop-view runs lists the runs)", id, c.st.Root), false))
+		case err != nil: // there, but never readable by waiting
+			return "", cli.Failf("%w", err)
 		}
-		return id, err
+		return id, nil
 	}
-	for { // interrupting here needs no clean-up: nothing is printed yet
+	for said := false; ; said = true { // interrupting here needs no clean-up: nothing is printed yet
 		newest, err := view.Newest(c.st)
 		if newest != "" || err != nil {
 			return newest, err
+		}
+		if !said {
+			// said once, as for a run id: a store with no runs (a wrong
+			// LOOP_STORE, another directory) would otherwise wait in silence
+			fmt.Fprintf(c.env.Stderr, "%s: %s\n", c.env.Name, view.Escape(fmt.Sprintf(
+				"no runs in store %s yet: waiting for the first (Ctrl-C to stop)", c.st.Root), false))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
