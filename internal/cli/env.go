@@ -55,6 +55,10 @@ type Env struct {
 	// ErrorFile, when set, receives the one-line error Finish reports, so
 	// that the driver can mark its run failed with it (ErrorFileEnv).
 	ErrorFile string
+	// HelpHides, when set, names the long options a subcommand's --help
+	// leaves out: a command whose subcommands share one option struct
+	// (loop-record) lists under each only the options it takes.
+	HelpHides func(subcommand string) []string
 	// helpName is the command and subcommand whose help a usage error
 	// points at (Parse sets it when a subcommand was given).
 	helpName string

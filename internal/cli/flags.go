@@ -135,6 +135,13 @@ func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, 
 	}
 	if err != nil {
 		if errors.As(err, &fe) && fe.Type == flags.ErrHelp {
+			if p.Active != nil && env.HelpHides != nil {
+				for _, name := range env.HelpHides(p.Active.Name) {
+					if o := p.FindOptionByLongName(name); o != nil {
+						o.Hidden = true
+					}
+				}
+			}
 			fmt.Fprint(env.Stdout, WriteHelp(p))
 			return nil, ErrHelpShown
 		}

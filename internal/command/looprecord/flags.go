@@ -138,6 +138,9 @@ func subFor(flag string) subcommand {
 // given where it means nothing is a usage error, never silently ignored.
 var companions = map[string][]string{
 	"name":        {"new-run"},
+	"name-source": {"new-run"},
+	"spec":        {"new-run"},
+	"plan":        {"new-run"},
 	"setting":     {"new-run", "update"},
 	"pid":         {"update"},
 	"pgid":        {"update"},
@@ -149,6 +152,33 @@ var companions = map[string][]string{
 	"finish":      {"record"},
 	"summary":     {"record"},
 	"kind":        {"attempt"},
+}
+
+// companionOrder is the order checkFlags looks at companions' flags in
+// (the first one out of place is named).
+var companionOrder = []string{"name", "name-source", "spec", "plan", "setting", "pid", "pgid", "iteration", "exit-status", "finish", "summary", "message", "no-clean", "kind", "rule"}
+
+// helpHides are the flags a subcommand's --help leaves out: those that
+// mean nothing in its mode (checkFlags refuses them there), so that the
+// help a usage error points at never lists the flag it refused.
+func helpHides(name string) []string {
+	var hide []string
+	for _, f := range companionOrder {
+		if !slices.Contains(companions[f], subNamed(name).flag) {
+			hide = append(hide, f)
+		}
+	}
+	return hide
+}
+
+// subNamed is the subcommand called name.
+func subNamed(name string) subcommand {
+	for _, c := range subcommands {
+		if c.name == name {
+			return c
+		}
+	}
+	return subcommand{name: name}
 }
 
 // hints say what the user likely meant, by "flag mode" pair.
@@ -189,7 +219,7 @@ func checkFlags(env *cli.Env, p *flags.Parser, mode string) (string, error) {
 		return "", env.UsageError("set needs --setting KEY=VALUE, --pid or --pgid")
 	}
 	effective := mode
-	for _, f := range []string{"name", "setting", "pid", "pgid", "iteration", "exit-status", "finish", "summary", "message", "no-clean", "kind", "rule"} {
+	for _, f := range companionOrder {
 		if !given(f) {
 			continue
 		}

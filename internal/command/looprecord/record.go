@@ -97,6 +97,7 @@ func run(env *cli.Env) error {
 	opts := &Options{Writing: runstate.Defaults()}
 	p := cli.NewParser(env, opts, usage)
 	addSubcommands(p)
+	env.HelpHides = helpHides
 	args, err := cli.Parse(env, p, &opts.Common, env.Args)
 	if err != nil {
 		return err
