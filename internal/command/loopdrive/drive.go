@@ -119,6 +119,7 @@ func run(env *cli.Env) error {
 	opts := &Options{Writing: runstate.Defaults()}
 	p := cli.NewParser(env, opts, usage)
 	addSubcommands(p)
+	env.HelpHides = helpHides
 	args, err := cli.Parse(env, p, &opts.Common, env.Args)
 	if err != nil {
 		return err
@@ -130,8 +131,11 @@ func run(env *cli.Env) error {
 		_, err := env.Stdout.WriteString(driverargs.Help())
 		return err
 	}
-	if opts.Record != (opts.Iteration > 0) {
-		return env.UsageError("record goes with --iteration N (1 or more)")
+	if opts.Record && opts.Iteration <= 0 {
+		return env.UsageError("record needs --iteration N (1 or more)")
+	}
+	if !opts.Record && p.FindOptionByLongName("iteration").IsSet() {
+		return env.UsageError("--iteration goes with record only")
 	}
 	if len(args) > 0 {
 		return env.UsageError("unexpected argument %q", args[0])

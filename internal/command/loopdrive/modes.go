@@ -48,6 +48,19 @@ func addSubcommands(p *flags.Parser) {
 	}
 }
 
+// helpHides are the options a subcommand's --help leaves out, those it
+// refuses or never reads: --iteration is record's alone, and usage only
+// prints the driver's help.
+func helpHides(name string) []string {
+	switch name {
+	case "record":
+		return nil
+	case "usage":
+		return []string{"run", "iteration", "inline-cap", "max-patch-bytes"}
+	}
+	return []string{"iteration"}
+}
+
 // pickMode sets the one mode the subcommand, or else one old mode flag,
 // asks for: two are exit 2 naming both, none is exit 2 listing them.
 func pickMode(env *cli.Env, p *flags.Parser, opts *Options) error {
