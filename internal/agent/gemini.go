@@ -160,6 +160,9 @@ func (g *gemini) event(ev *geminiEvent) {
 			out = ev.Error.Message
 		}
 		g.cs.result(ev.ToolID, out, ev.Status == "error", false)
+		if ev.Status == "error" && ev.Error != nil {
+			g.cs.denyIf(ev.ToolID, func(name string) bool { return geminiDenied(ev.Error.Type, name) })
+		}
 		g.afterTool = true
 	case "error":
 		if ev.Severity == "error" && !IsRetryNotice(ev.Message) {
@@ -282,4 +285,21 @@ func ExitMeaning(format, binary string, code int) (msg, kind string) {
 		return fmt.Sprintf("gemini exited %d: %s", code, e.name), e.kind
 	}
 	return "", ""
+}
+
+// geminiGated are the Gemini CLI's own tools that its default policy
+// (policies/write.toml) lets run only after a person says yes. Without
+// --yolo, --approval-mode or --allowed-tools that answer is no in -p mode:
+// the CLI leaves them out of its registry, and a call to one comes back as
+// tool_not_registered.
+var geminiGated = map[string]bool{
+	"write_file": true, "replace": true, "run_shell_command": true, "web_fetch": true, "activate_skill": true,
+}
+
+// geminiDenied tells a tool call the CLI refused from one that failed, by
+// the error's type: policy_violation is a refusal by a policy rule (or a
+// hook); tool_not_registered is one only for a gated tool of its own, since
+// a tool the model made up is not registered either.
+func geminiDenied(errType, tool string) bool {
+	return errType == "policy_violation" || errType == "tool_not_registered" && geminiGated[tool]
 }

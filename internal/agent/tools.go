@@ -78,6 +78,14 @@ func (c *calls) result(id, result string, isError, subagent bool) {
 	c.list[i].IsError = isError
 }
 
+// denyIf marks call id denied (and failed) when denied says so of its
+// name; a call not kept is left alone.
+func (c *calls) denyIf(id string, denied func(name string) bool) {
+	if i, ok := c.index[id]; ok && id != "" && denied(c.list[i].ToolName) {
+		c.list[i].Denied, c.list[i].IsError = true, true
+	}
+}
+
 // all returns the calls, never nil (the record's tool_calls is a list).
 func (c *calls) all() []record.ToolCall {
 	if c.list == nil {
