@@ -214,7 +214,7 @@ func agentDenied(in *Input) (Action, bool) {
 	if len(since) < 2 {
 		return Action{}, false
 	}
-	var call string
+	var call, format string
 	for _, it := range since[len(since)-2:] {
 		if len(it.FilesChanged) > 0 {
 			return Action{}, false
@@ -229,9 +229,23 @@ func agentDenied(in *Input) (Action, bool) {
 		if call == "" {
 			return Action{}, false
 		}
+		if it.Agent != nil {
+			format = it.Agent.Format
+		}
+	}
+	hint, ok := deniedHints[format]
+	if !ok {
+		hint = deniedHints["claude"] + "; " + deniedHints["gemini"]
 	}
 	return stop(record.RunFailed, "agent cannot work: its CLI denied "+call+
-		" in 2 iterations in a row that changed nothing: allow the tool (claude: --permission-mode acceptEdits or --allowedTools)"), true
+		" in 2 iterations in a row that changed nothing: allow the tool ("+hint+")"), true
+}
+
+// deniedHints: by the agent's output format, the flags of its CLI that let
+// the tools it refused run (both when the format is not known).
+var deniedHints = map[string]string{
+	"claude": "claude: --permission-mode acceptEdits or --allowedTools",
+	"gemini": "gemini: --approval-mode auto_edit, --allowed-tools or --yolo",
 }
 
 // validationCannotRun: the last validation could not start its command

@@ -37,8 +37,17 @@ func with(it *record.IterationLog, fs ...func(*record.IterationLog)) *record.Ite
 // denied: the agent's CLI refused its Write (Claude Code's permission
 // mode in -p), so the step changed nothing.
 func denied(it *record.IterationLog) {
+	it.Agent.Format = "claude"
 	it.ToolCalls = append(it.ToolCalls, record.ToolCall{ToolName: "Read", ArgumentsSummary: `{"file_path":"calc.go"}`},
 		record.ToolCall{ToolName: "Write", ArgumentsSummary: `{"file_path":"/w/notes.txt","content":"hello\\n"}`, IsError: true, Denied: true})
+}
+
+// geminiDenied: Gemini CLI in -p without --yolo refused its shell command
+// (tool_not_registered).
+func geminiDenied(it *record.IterationLog) {
+	it.Agent.Format = "gemini"
+	it.ToolCalls = append(it.ToolCalls, record.ToolCall{ToolName: "run_shell_command",
+		ArgumentsSummary: `{"command":"echo world >> notes.txt"}`, IsError: true, Denied: true})
 }
 
 const deniedReason = `agent cannot work: its CLI denied Write {"file_path":"/w/notes.txt","content":"hello\\n"} ` +
@@ -117,6 +126,10 @@ func TestDecide(t *testing.T) {
 		{"the agent's edits denied twice and nothing changed", run("running", nil),
 			[]*record.IterationLog{with(iter(1, "fail", 0, false), denied), with(iter(2, "fail", 0, false), denied)},
 			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: deniedReason, Rule: "agent-denied"}},
+		{"gemini's refusals name its flags", run("running", nil),
+			[]*record.IterationLog{with(iter(1, "fail", 0, false), geminiDenied), with(iter(2, "fail", 0, false), geminiDenied)},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: `agent cannot work: its CLI denied run_shell_command {"command":"echo world >> notes.txt"} ` +
+				`in 2 iterations in a row that changed nothing: allow the tool (gemini: --approval-mode auto_edit, --allowed-tools or --yolo)`, Rule: "agent-denied"}},
 		{"one denial may be the model's choice", run("running", nil), []*record.IterationLog{with(iter(1, "fail", 0, false), denied)},
 			Action{Kind: Iterate, Iteration: 2, Prompt: "/p/TASK.md", Rule: "next"}},
 		{"a denial beside a change is work", run("running", nil), []*record.IterationLog{with(iter(1, "fail", 0, false), denied),
