@@ -61,7 +61,7 @@ var cases = []matrixCase{
 	{name: "malformed", fault: modelapi.FaultMalformed, validate: validateNotes},
 	{name: "unreachable", validate: validateNotes, unreachable: true, idleTimeout: 45 * time.Second, notKind: "overloaded"},
 	{name: "long_answer", validate: validateNotes, longAnswer: 400 << 10},
-	{name: "denied", validate: validateNotes, denied: true},
+	{name: "denied", validate: validateNotes, denied: true, capture: true},
 }
 
 // scenario: three turns that write notes.txt, append to it through the

@@ -26,8 +26,10 @@ type cli struct {
 	// the CLI has no such limit
 	maxTurns func(h *harness) []string
 	// denied is the command line without the flag that lets the tools
-	// run, nil when loopkit reads no refusal from the CLI
-	denied func(h *harness) []string
+	// run, nil when loopkit reads no refusal from the CLI; noDenial then
+	// says why
+	denied   func(h *harness) []string
+	noDenial string
 	// noReset says why the CLI's output carries no rate-limit reset time
 	// ("" when it does): loopkit then waits its own backoff.
 	noReset string
@@ -70,6 +72,9 @@ var clis = map[string]cli{
 		},
 	},
 	"codex": {
+		noDenial: "codex exec 0.169 without --dangerously-bypass-approvals-and-sandbox (or --sandbox workspace-write) refuses nothing: " +
+			"its approval policy is never and its read-only sandbox lets the write fail; its stream says status failed, exit_code 1 " +
+			"and \"Read-only file system\" in the output, as for any command that failed, and for some commands no item at all",
 		noReset: "Codex 0.169 names only the status in its retry line (\"Reconnecting... 1/1 (exceeded retry limit, last status: 429 Too Many Requests, request id: …)\"): neither the API's retry-after nor its x-ratelimit-reset-* headers reach its output",
 		name:    "codex", ext: "jsonl", jq: "codex-errors.jq", model: "gpt-scripted",
 		config: func(h *harness) []string {
@@ -114,6 +119,9 @@ stream_idle_timeout_ms = 15000
 		shell: func(h *harness) modelapi.ToolCall {
 			return modelapi.ToolCall{Name: "run_shell_command", Args: raw(map[string]string{"command": "echo world >> notes.txt"})}
 		},
+		denied: func(h *harness) []string {
+			return []string{"gemini", "-m", "gemini-2.5-flash", "-p", "{prompt}", "--output-format", "stream-json"}
+		},
 		maxTurns: func(h *harness) []string {
 			writeFile(filepath.Join(h.home, ".gemini", "settings.json"), `{"security":{"auth":{"selectedType":"gemini-api-key"}},
 "general":{"maxAttempts":2,"disableAutoUpdate":true},"privacy":{"usageStatisticsEnabled":false},"model":{"maxSessionTurns":1}}`)
@@ -121,8 +129,9 @@ stream_idle_timeout_ms = 15000
 		},
 	},
 	"opencode": {
-		noReset: "opencode 1.18.33 logs only the API's message (\"stream error … AI_APICallError: Rate limit reached: …\"), not the retry-after header nor its own retry delay",
-		name:    "opencode", ext: "jsonl", jq: "opencode-errors.jq", model: "scripted-model",
+		noDenial: "opencode 1.18.33 refuses nothing by default: its permissions allow edit and bash (\"evaluated permission=edit … action=allow\" in its log)",
+		noReset:  "opencode 1.18.33 logs only the API's message (\"stream error … AI_APICallError: Rate limit reached: …\"), not the retry-after header nor its own retry delay",
+		name:     "opencode", ext: "jsonl", jq: "opencode-errors.jq", model: "scripted-model",
 		config: func(h *harness) []string {
 			h.opencodeConfig(nil)
 			return []string{"OPENCODE_CONFIG=" + filepath.Join(h.home, "opencode.json"), "OPENCODE_DISABLE_MODELS_FETCH=1",

@@ -85,7 +85,7 @@ func TestAgentMatrix(t *testing.T) {
 						t.Skipf("%s has no limit on model turns", n)
 					}
 					if tc.denied && c.denied == nil {
-						t.Skipf("loopkit reads no refusal of a tool from %s's stream", n)
+						t.Skipf("loopkit reads no refusal of a tool from %s's stream: %s", n, c.noDenial)
 					}
 					h := newHarness(t, c, path, tc)
 					h.loopRun(tc)
@@ -97,6 +97,13 @@ func TestAgentMatrix(t *testing.T) {
 						writeFile(base+".stdout", string(out))
 						writeFile(base+".stderr", string(errb))
 						writeFile(base+".driver", h.stderr)
+						filepath.Walk(h.runDir(), func(p string, fi os.FileInfo, err error) error {
+							if err == nil && !fi.IsDir() && (fi.Name() == "agent.stdout" || fi.Name() == "agent.stderr") {
+								data, _ := os.ReadFile(p)
+								writeFile(base+"."+filepath.Base(filepath.Dir(p))+"."+fi.Name(), string(data))
+							}
+							return nil
+						})
 						reqs, _ := json.Marshal(h.srv.Requests())
 						writeFile(base+".requests", string(reqs))
 						for _, f := range []string{"iterations.jsonl", "attempts.jsonl", "events.jsonl"} {
