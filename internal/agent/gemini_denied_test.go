@@ -55,3 +55,23 @@ func TestGeminiDeniedByType(t *testing.T) {
 		}
 	}
 }
+
+// Codex 0.169.0 run as `codex exec --json` without
+// --dangerously-bypass-approvals-and-sandbox (approval never, a read-only
+// sandbox) refuses nothing: the command runs and fails, and its item says
+// only status failed, exit_code 1 and the shell's "Read-only file system",
+// as any failed command. loopkit keeps it a failed call, not a denied one.
+func TestCodexReadOnlySandboxIsNoDenial(t *testing.T) {
+	f, err := os.Open(transcriptsDir + "/codex-0.169.0-read-only-sandbox.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := Parse(f, FormatAuto, testWarner(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.ToolCalls) != 1 || !res.ToolCalls[0].IsError || res.ToolCalls[0].Denied {
+		t.Fatalf("tool calls %+v, want one failed command, not denied", res.ToolCalls)
+	}
+}
