@@ -12,7 +12,13 @@ const samplesDir = "../../testdata/agent-samples"
 
 func parseFile(t *testing.T, name, format string) *Result {
 	t.Helper()
-	f, err := os.Open(filepath.Join(samplesDir, name))
+	return parsePath(t, filepath.Join(samplesDir, name), format)
+}
+
+// parsePath parses the agent output in file path.
+func parsePath(t *testing.T, path, format string) *Result {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,15 +64,7 @@ func TestRealTranscripts(t *testing.T) {
 			if err != nil || json.Unmarshal(data, &want) != nil {
 				t.Fatalf("expectation %s: %v", tr[1], err)
 			}
-			f, err := os.Open(tr[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			res, err := Parse(f, FormatAuto, testWarner(t))
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := parsePath(t, tr[0], FormatAuto)
 			got := expectation{Format: res.Format, Input: res.InputTokens, Output: res.OutputTokens, CacheRead: res.CacheReadTokens,
 				CacheCreation: res.CacheCreationTokens, Cost: res.CostUSD, ToolCalls: len(res.ToolCalls), FinalMessage: res.FinalMessage, SessionID: res.SessionID}
 			if res.ErrorKind != "" {

@@ -1,9 +1,12 @@
 package agent
 
-import (
-	"os"
-	"testing"
-)
+import "testing"
+
+// parseTranscript parses testdata/agents/NAME, its format detected.
+func parseTranscript(t *testing.T, name string) *Result {
+	t.Helper()
+	return parsePath(t, transcriptsDir+"/"+name, FormatAuto)
+}
 
 // Gemini CLI 0.61.0 run with -p and no --yolo (nor --approval-mode or
 // --allowed-tools): its policy denies the tools that would ask, so it
@@ -11,15 +14,7 @@ import (
 // a call to either with a tool_result error of type tool_not_registered.
 // Those calls must read as denied, as Claude's permission_denials do.
 func TestGeminiToolsDenied(t *testing.T) {
-	f, err := os.Open(transcriptsDir + "/gemini-0.61.0-matrix-denied.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	res, err := Parse(f, FormatAuto, testWarner(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := parseTranscript(t, "gemini-0.61.0-matrix-denied.jsonl")
 	if len(res.ToolCalls) != 2 {
 		t.Fatalf("tool calls %+v, want write_file and run_shell_command", res.ToolCalls)
 	}
@@ -62,15 +57,7 @@ func TestGeminiDeniedByType(t *testing.T) {
 // only status failed, exit_code 1 and the shell's "Read-only file system",
 // as any failed command. loopkit keeps it a failed call, not a denied one.
 func TestCodexReadOnlySandboxIsNoDenial(t *testing.T) {
-	f, err := os.Open(transcriptsDir + "/codex-0.169.0-read-only-sandbox.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	res, err := Parse(f, FormatAuto, testWarner(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := parseTranscript(t, "codex-0.169.0-read-only-sandbox.jsonl")
 	if len(res.ToolCalls) != 1 || !res.ToolCalls[0].IsError || res.ToolCalls[0].Denied {
 		t.Fatalf("tool calls %+v, want one failed command, not denied", res.ToolCalls)
 	}
