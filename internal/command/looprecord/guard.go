@@ -20,7 +20,7 @@ func rateLimitMode(env *cli.Env, door *runstate.Door, id, file string) error {
 	r := door.Rec
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return cli.Failf("--rate-limit: %w", err)
+		return cli.Failf("rate-limit: %w", err) // os.ReadFile names the file
 	}
 	in, err := rec.DecodeInput(data)
 	if err != nil || in.Step == nil {
