@@ -129,7 +129,7 @@ stream_idle_timeout_ms = 15000
 		},
 	},
 	"opencode": {
-		noDenial: "opencode 1.18.33 refuses nothing by default: its permissions allow edit and bash (\"evaluated permission=edit … action=allow\" in its log)",
+		noDenial: "opencode 1.18.33 refuses nothing by default: its permissions allow edit and bash (\"evaluated permission=edit … action=allow\" in its log); with \"ask\" in its config the refused call's state is only status error with the text \"The user rejected permission to use this specific tool call.\"",
 		noReset:  "opencode 1.18.33 logs only the API's message (\"stream error … AI_APICallError: Rate limit reached: …\"), not the retry-after header nor its own retry delay",
 		name:     "opencode", ext: "jsonl", jq: "opencode-errors.jq", model: "scripted-model",
 		config: func(h *harness) []string {
