@@ -42,8 +42,10 @@ then secrets are redacted. --follow keeps sending new iterations; a
 checkpoint in the store (export/) lets a restarted --follow go on where it
 stopped.
 
-Exit status: 0 sent; 1 no such run, or the destination refused or could
-not be reached after the retries; 2 usage; 65 bad records on stdin.`
+Exit status: 0 sent (and --follow stopped by SIGINT, SIGTERM or SIGHUP,
+its checkpoint saved: that is how a follow ends); 1 no such run, or the
+destination refused or could not be reached after the retries; 2 usage;
+65 bad records on stdin.`
 
 // Options are loop-export's flags.
 type Options struct {

@@ -475,7 +475,9 @@ func TestFollow(t *testing.T) {
 		t.Errorf("follow sent iteration %d, want 2", n)
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
-	_ = cmd.Wait()
+	if err := cmd.Wait(); err != nil { // docs/cli.md: a signal is how a follow ends
+		t.Errorf("--follow stopped by SIGTERM: %v, want exit 0", err)
+	}
 
 	iteration(t, root, "live", 3, true) // while nobody follows
 	// an interval of an hour: after its first look, only the last look that
