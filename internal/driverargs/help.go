@@ -2,6 +2,7 @@ package driverargs
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/runconfig"
@@ -60,10 +61,16 @@ tree: --worktree) or paused; 129/130/141/143 ended by SIGHUP/INT/PIPE/TERM;
 const descCol, width = 26, 80
 
 // Help is the driver's help: `loop --help`, `run --help` and
-// `resume --help` all print it, with the name it was invoked as.
+// `resume --help` all print it, with the name it was invoked as, or that
+// name's last element when the path typed is longer than scripts/loop,
+// which the usage lines leave room for within 80 columns.
 func Help() string {
 	var b strings.Builder
-	b.WriteString(strings.ReplaceAll(helpHead, "scripts/loop", Prog()))
+	prog := Prog()
+	if len(prog) > len("scripts/loop") {
+		prog = filepath.Base(prog)
+	}
+	b.WriteString(strings.ReplaceAll(helpHead, "scripts/loop", prog))
 	var envs []string
 	for _, o := range runconfig.Fields() {
 		if o.Help == "" || o.Flag == "" { // nor its variable: a knob for tests
