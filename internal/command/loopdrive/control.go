@@ -43,23 +43,35 @@ func cancel(env *cli.Env, door *runstate.Door, id string) error {
 		return cli.Failf("%w", err)
 	}
 	wait := 15 * time.Second // for a driver to record the run canceled
-	if held {
-		// run.json's pid is anyone's to write: the driver signalled is the
-		// one loopkit recorded starting the run, still that process
-		drivers := procrec.Drivers(st.RunDir(id))
-		for pid, start := range drivers {
-			env.Log.Info(fmt.Sprintf("stopping the driver of run %s (pid %d)", id, pid))
-			if procid.Alive(pid, start) {
-				unix.Kill(pid, unix.SIGTERM)
-				unix.Kill(pid, unix.SIGCONT) // one stopped (by the agent: SIGSTOP) hears it
+	// run.json's pid is anyone's to write: a driver signalled is one
+	// loopkit recorded starting the run, still that process. One that takes
+	// the run while this waits (another resume, given the lock the moment
+	// the first let it go) is signalled as well.
+	signalled := map[int]uint64{}
+	stopDrivers := func() {
+		for pid, start := range procrec.Drivers(st.RunDir(id)) {
+			if s, ok := signalled[pid]; ok && s == start {
+				continue
 			}
+			signalled[pid] = start
+			env.Log.Info(fmt.Sprintf("stopping the driver of run %s (pid %d)", id, pid))
+			unix.Kill(pid, unix.SIGTERM)
+			unix.Kill(pid, unix.SIGCONT) // one stopped (by the agent: SIGSTOP) hears it
 		}
-		if len(drivers) == 0 {
+	}
+	if held {
+		stopDrivers()
+		if len(signalled) == 0 {
 			wait = 3 * time.Second // a holder whose driver died, as lockDriver waits
 			env.Log.Warn(fmt.Sprintf("run %s: no driver loopkit recorded starting is alive (run.json names pid %d): nothing signalled", id, driverPID(st, id)))
 		}
 	}
-	l, err := waitLock(st.RunPath(id, store.DriverLock), wait)
+	path := st.RunPath(id, store.DriverLock)
+	l, err := store.LockFileWithin(path, wait, stopDrivers)
+	if err != nil && wait < 15*time.Second && len(signalled) > 0 {
+		// a driver came while this waited for a dead one's holder
+		l, err = store.LockFileWithin(path, 15*time.Second, stopDrivers)
+	}
 	if err != nil && len(procrec.Drivers(st.RunDir(id))) == 0 {
 		return lockStranger(st, id)
 	}
@@ -111,11 +123,6 @@ func pause(env *cli.Env, door *runstate.Door, id string) error {
 	env.Log.Info(fmt.Sprintf("run %[1]s: the driver stops after its current step; '%[2]s resume %[1]s' continues", id, driverargs.Prog()))
 	_, err = fmt.Fprintln(env.Stdout, record.RunPaused)
 	return err
-}
-
-// waitLock takes a lock, trying every 50 ms until timeout.
-func waitLock(path string, timeout time.Duration) (*store.Lock, error) {
-	return store.LockFileWithin(path, timeout, nil)
 }
 
 // stopLeft kills the process groups a crashed loop-step or loop-validate of

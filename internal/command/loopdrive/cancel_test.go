@@ -1,0 +1,98 @@
+package loopdrive
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/procid"
+	"github.com/loopkit/loopkit/internal/procrec"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runstate"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// A driver that takes the run while cancel waits for the lock (a second
+// `loop resume` that got the lock the moment the first, signalled, let it
+// go) is signalled too: cancel stops whichever driver holds the run, not
+// only those it found at first, so the run ends canceled.
+func TestCancelSignalsDriverThatTakesOver(t *testing.T) {
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("no flock(1)")
+	}
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	st, err := store.Open(filepath.Join(t.TempDir(), ".loop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := store.NewRun("r1", "r", time.Now().UnixMilli())
+	run.Settings.Agent = []string{"agent"}
+	if err := st.CreateRun(run); err != nil {
+		t.Fatal(err)
+	}
+	lock := st.RunPath("r1", store.DriverLock)
+	if err := os.WriteFile(lock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// a "driver": holds the driver lock, says its pid, exits on SIGTERM
+	driver := func(name string) *exec.Cmd {
+		cmd := exec.Command("flock", lock, "sh", "-c",
+			`trap 'exit 143' TERM; echo $$ > `+name+`.tmp; mv `+name+`.tmp `+name+`; while :; do sleep 0.05; done`)
+		cmd.Dir = dir
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	// named records a driver in loopkit's record once it holds the lock
+	named := func(name string) error {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				continue
+			}
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			start, err := procid.Start(pid)
+			if err != nil {
+				return err
+			}
+			return procrec.Add(pid, start, procrec.Driver, st.RunDir("r1"))
+		}
+		return fmt.Errorf("%s never held the lock", name)
+	}
+	a := driver("a")
+	if err := named("a"); err != nil {
+		t.Fatal(err)
+	}
+	b := driver("b") // waits for the lock, and is recorded once it has it
+	bNamed := make(chan error, 1)
+	go func() { bNamed <- named("b") }()
+	var out bytes.Buffer
+	env := cli.NewEnv("loop-drive", nil, strings.NewReader(""), &out, &out)
+	if err := cancel(env, runstate.Plain(st, env.Log), "r1"); err != nil {
+		t.Fatalf("cancel: %v\n%s", err, out.String())
+	}
+	if err := <-bNamed; err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*exec.Cmd{a, b} {
+		c.Wait() // both signalled: the run's lock is free
+	}
+	got, err := st.ReadRun("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != record.RunCanceled {
+		t.Errorf("status %s, want canceled\n%s", got.Status, out.String())
+	}
+}
