@@ -226,6 +226,13 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 		}
 		h.locks = append(h.locks, l)
 		h.nameDriver(id)
+		// Fixed now, before the run appears: run.json's copy is the agent's
+		// to write, this one is not, and a run without one is the agent's
+		// (runconfig.Planted), so a driver killed once the run is there
+		// must have kept them.
+		if err := runconfig.Keep(h.st.RunDir(id), &run.Settings); err != nil {
+			h.env.Log.Warn("the run's settings are not kept outside the workspace: an agent could change them in run.json, and no resume will take the run", "err", err)
+		}
 		return nil
 	})
 	if errors.Is(err, os.ErrExist) {
@@ -237,10 +244,6 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 	// for `loop resume --interrupted --all-stores` after a restart
 	if err := userdir.RememberStore(h.st.Root); err != nil {
 		h.emit("warning", fmt.Sprintf("store %s not remembered for loop resume --all-stores: %v", h.st.Root, err))
-	}
-	// fixed now: run.json's copy is the agent's to write, this one is not
-	if err := runconfig.Keep(h.st.RunDir(id), &run.Settings); err != nil {
-		h.env.Log.Warn("the run's settings are not kept outside the workspace: an agent could change them in run.json", "err", err)
 	}
 	h.recordNaming(id)
 	// the repository's config as the person left it: the run's git honours
