@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/loopkit/loopkit/internal/procrec"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -235,5 +236,11 @@ func (s *Store) Interrupted(r *record.Run) bool {
 		return false
 	}
 	held, err := ProbeLock(s.RunPath(r.RunID, DriverLock))
-	return err == nil && !held
+	if err != nil || held {
+		return false
+	}
+	// The lock file is the agent's to remove or replace while the driver
+	// holds the old one: a driver loopkit recorded taking the run, still
+	// alive, drives it whatever the file says.
+	return len(procrec.Drivers(s.RunDir(r.RunID))) == 0
 }
