@@ -27,17 +27,7 @@ func TestCancelSignalsDriverThatTakesOver(t *testing.T) {
 	if _, err := exec.LookPath("flock"); err != nil {
 		t.Skip("no flock(1)")
 	}
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	st, err := store.Open(filepath.Join(t.TempDir(), ".loop"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := store.NewRun("r1", "r", time.Now().UnixMilli())
-	run.Settings.Agent = []string{"agent"}
-	if err := st.CreateRun(run); err != nil {
-		t.Fatal(err)
-	}
+	st := drivenRun(t)
 	lock := st.RunPath("r1", store.DriverLock)
 	if err := os.WriteFile(lock, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -95,4 +85,86 @@ func TestCancelSignalsDriverThatTakesOver(t *testing.T) {
 	if got.Status != record.RunCanceled {
 		t.Errorf("status %s, want canceled\n%s", got.Status, out.String())
 	}
+}
+
+// The driver lock is a file the agent can remove while the driver holds
+// it: a resume granted a new file's lock still finds the live driver
+// loopkit recorded for the run, and says the run is busy rather than
+// driving it a second time.
+func TestLockDriverBusyWhenLockFileReplaced(t *testing.T) {
+	st := drivenRun(t)
+	lock := st.RunPath("r1", store.DriverLock)
+	held, err := store.LockFile(lock, true, false) // the live driver's
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	recordedDriver(t, st)
+	os.Remove(lock) // the agent's rm
+	var out bytes.Buffer
+	h := &holder{env: cli.NewEnv("loop-drive", nil, strings.NewReader(""), &out, &out), st: st, parent: os.Getpid()}
+	err = h.lockDriver("r1")
+	for _, l := range h.locks {
+		l.Unlock()
+	}
+	if err == nil || !strings.Contains(err.Error(), "busy") {
+		t.Fatalf("lockDriver = %v, want busy: a second driver for a driven run", err)
+	}
+}
+
+// The agent removes the driver lock file its driver holds: loop cancel
+// still stops the driver loopkit recorded for the run, rather than taking
+// the new file's lock at once and marking canceled a run that goes on.
+func TestCancelSignalsDriverWhoseLockFileWasRemoved(t *testing.T) {
+	st := drivenRun(t)
+	driver := recordedDriver(t, st)
+	os.Remove(st.RunPath("r1", store.DriverLock)) // the agent's rm
+	exited := make(chan struct{})
+	go func() { driver.Wait(); close(exited) }()
+	var out bytes.Buffer
+	env := cli.NewEnv("loop-drive", nil, strings.NewReader(""), &out, &out)
+	if err := cancel(env, runstate.Plain(st, env.Log), "r1"); err != nil {
+		t.Fatalf("cancel: %v\n%s", err, out.String())
+	}
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the recorded driver was not signalled\n%s", out.String())
+	}
+}
+
+// drivenRun is a store in a fresh runtime and state directory holding run
+// r1, running, with an agent (a driven run).
+func drivenRun(t *testing.T) *store.Store {
+	t.Helper()
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	st, err := store.Open(filepath.Join(t.TempDir(), ".loop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := store.NewRun("r1", "r", time.Now().UnixMilli())
+	run.Settings.Agent = []string{"agent"}
+	if err := st.CreateRun(run); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// recordedDriver is a live process loopkit's record names as r1's driver.
+func recordedDriver(t *testing.T, st *store.Store) *exec.Cmd {
+	t.Helper()
+	driver := exec.Command("sleep", "30")
+	if err := driver.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { driver.Process.Kill(); driver.Wait() })
+	start, err := procid.Start(driver.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := procrec.Add(driver.Process.Pid, start, procrec.Driver, st.RunDir("r1")); err != nil {
+		t.Fatal(err)
+	}
+	return driver
 }

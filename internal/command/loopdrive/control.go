@@ -18,8 +18,13 @@ import (
 	"github.com/loopkit/loopkit/internal/store"
 )
 
-// driverHeld reports whether a driver holds the run.
+// driverHeld reports whether a driver holds the run: its lock, or a live
+// driver loopkit recorded for it (the agent can remove or replace the lock
+// file the driver holds).
 func driverHeld(st *store.Store, id string) (bool, error) {
+	if len(procrec.Drivers(st.RunDir(id))) > 0 {
+		return true, nil
+	}
 	l, err := store.LockFile(st.RunPath(id, store.DriverLock), true, false)
 	if errors.Is(err, store.ErrLocked) {
 		return true, nil
@@ -66,11 +71,10 @@ func cancel(env *cli.Env, door *runstate.Door, id string) error {
 			env.Log.Warn(fmt.Sprintf("run %s: no driver loopkit recorded starting is alive (run.json names pid %d): nothing signalled", id, driverPID(st, id)))
 		}
 	}
-	path := st.RunPath(id, store.DriverLock)
-	l, err := store.LockFileWithin(path, wait, stopDrivers)
+	l, err := lockStopped(st, id, wait, stopDrivers)
 	if err != nil && wait < 15*time.Second && len(signalled) > 0 {
 		// a driver came while this waited for a dead one's holder
-		l, err = store.LockFileWithin(path, 15*time.Second, stopDrivers)
+		l, err = lockStopped(st, id, 15*time.Second, stopDrivers)
 	}
 	if err != nil && len(procrec.Drivers(st.RunDir(id))) == 0 {
 		return lockStranger(st, id)
@@ -225,6 +229,28 @@ func waitGroupGone(pgid int, d time.Duration) {
 		if !procid.GroupExists(pgid) {
 			return
 		}
+	}
+}
+
+// lockStopped takes the run's driver lock within d once no driver loopkit
+// recorded for the run is alive (busy is called while one is): a lock
+// granted while the driver lives is a lock file the agent replaced.
+func lockStopped(st *store.Store, id string, d time.Duration, busy func()) (*store.Lock, error) {
+	deadline := time.Now().Add(d)
+	for {
+		l, err := store.LockFileWithin(st.RunPath(id, store.DriverLock), time.Until(deadline), busy)
+		if err != nil {
+			return nil, err
+		}
+		if len(procrec.Drivers(st.RunDir(id))) == 0 {
+			return l, nil
+		}
+		l.Unlock()
+		if time.Now().After(deadline) {
+			return nil, store.ErrLocked
+		}
+		busy()
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

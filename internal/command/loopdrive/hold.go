@@ -387,19 +387,24 @@ func (h *holder) lockDriver(id string) error {
 	deadline := time.Now().Add(3 * time.Second)
 	for {
 		l, err := store.LockFile(path, true, false)
+		if err != nil && !errors.Is(err, store.ErrLocked) {
+			return cli.Failf("run %s: %w", id, err)
+		}
+		// the driver named is one loopkit recorded, not run.json's pid. One
+		// alive drives the run even when its lock was granted here: the
+		// agent can remove or replace the lock file the driver holds.
+		for pid := range procrec.Drivers(h.st.RunDir(id)) {
+			if l != nil {
+				l.Unlock()
+			}
+			return &cli.ExitError{Code: exitcode.Busy,
+				Err:  fmt.Errorf("run %s is busy: the driver with pid %d is driving it", id, pid),
+				Hint: fmt.Sprintf("stop it first with '%[1]s cancel %[2]s' or '%[1]s pause %[2]s'", driverargs.Prog(), id)}
+		}
 		if err == nil {
 			h.locks = append(h.locks, l)
 			h.nameDriver(id)
 			return nil
-		}
-		if !errors.Is(err, store.ErrLocked) {
-			return cli.Failf("run %s: %w", id, err)
-		}
-		// the driver named is one loopkit recorded, not run.json's pid
-		for pid := range procrec.Drivers(h.st.RunDir(id)) {
-			return &cli.ExitError{Code: exitcode.Busy,
-				Err:  fmt.Errorf("run %s is busy: the driver with pid %d is driving it", id, pid),
-				Hint: fmt.Sprintf("stop it first with '%[1]s cancel %[2]s' or '%[1]s pause %[2]s'", driverargs.Prog(), id)}
 		}
 		if time.Now().After(deadline) {
 			return lockStranger(h.st, id)
