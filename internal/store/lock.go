@@ -242,5 +242,11 @@ func (s *Store) Interrupted(r *record.Run) bool {
 	// The lock file is the agent's to remove or replace while the driver
 	// holds the old one: a driver loopkit recorded taking the run, still
 	// alive, drives it whatever the file says.
-	return len(procrec.Drivers(s.RunDir(r.RunID))) == 0
+	return !s.DriverAlive(r.RunID)
+}
+
+// DriverAlive reports whether a driver loopkit recorded taking the run
+// (procrec, outside the workspace) is alive, still that process.
+func (s *Store) DriverAlive(id string) bool {
+	return len(procrec.Drivers(s.RunDir(id))) > 0
 }

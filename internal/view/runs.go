@@ -23,6 +23,9 @@ type RunInfo struct {
 	// holds the run's driver lock, which the kernel frees when the driver
 	// and its lock holder die. Runs written by plain pipelines never are.
 	Interrupted bool
+	// Driven: a driver loopkit recorded taking the run is alive (one
+	// paused still ends its current step). Read for a paused run only.
+	Driven bool
 	// Review is the reviewer's verdict on the last iteration (describe
 	// fills it; nil when that iteration was not reviewed).
 	Review *IterationReview
@@ -100,6 +103,7 @@ func LoadRun(st *store.Store, id string) (RunInfo, error) {
 	}
 	ri := RunInfo{Run: r, Raw: buf.Bytes()}
 	ri.Interrupted = st.Interrupted(r)
+	ri.Driven = r.Status == record.RunPaused && st.DriverAlive(id)
 	return ri, nil
 }
 
@@ -257,13 +261,15 @@ func (e *Undriven) Error() string {
 }
 
 // Undriven is nil while the run is driven or has ended, else why it is not
-// driven. Read the status before the follower's last read: what was
+// driven: paused (marked so, and its driver has ended its step: one still
+// alive, or run.json written paused by another hand, is followed on) or
+// interrupted. Read the status before the follower's last read: what was
 // written before the driver went is then read.
 func (ri RunInfo) Undriven() *Undriven {
 	switch {
 	case ri.Interrupted:
 		return &Undriven{ID: ri.Run.RunID, Why: Interrupted}
-	case ri.Run.Status == record.RunPaused:
+	case ri.Run.Status == record.RunPaused && !ri.Driven:
 		return &Undriven{ID: ri.Run.RunID, Why: record.RunPaused}
 	}
 	return nil
