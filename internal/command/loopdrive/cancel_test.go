@@ -17,6 +17,7 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/testsupport/storetest"
 )
 
 // A driver that takes the run while cancel waits for the lock (a second
@@ -27,8 +28,8 @@ func TestCancelSignalsDriverThatTakesOver(t *testing.T) {
 	if _, err := exec.LookPath("flock"); err != nil {
 		t.Skip("no flock(1)")
 	}
-	st := drivenRun(t)
-	lock := st.RunPath("r1", store.DriverLock)
+	st := storetest.Driven(t, record.RunRunning)
+	lock := st.RunPath("r", store.DriverLock)
 	if err := os.WriteFile(lock, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestCancelSignalsDriverThatTakesOver(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			return procrec.Add(pid, start, procrec.Driver, st.RunDir("r1"))
+			return procrec.Add(pid, start, procrec.Driver, st.RunDir("r"))
 		}
 		return fmt.Errorf("%s never held the lock", name)
 	}
@@ -69,7 +70,7 @@ func TestCancelSignalsDriverThatTakesOver(t *testing.T) {
 	go func() { bNamed <- named("b") }()
 	var out bytes.Buffer
 	env := cli.NewEnv("loop-drive", nil, strings.NewReader(""), &out, &out)
-	if err := cancel(env, runstate.Plain(st, env.Log), "r1"); err != nil {
+	if err := cancel(env, runstate.Plain(st, env.Log), "r"); err != nil {
 		t.Fatalf("cancel: %v\n%s", err, out.String())
 	}
 	if err := <-bNamed; err != nil {
@@ -78,7 +79,7 @@ func TestCancelSignalsDriverThatTakesOver(t *testing.T) {
 	for _, c := range []*exec.Cmd{a, b} {
 		c.Wait() // both signalled: the run's lock is free
 	}
-	got, err := st.ReadRun("r1")
+	got, err := st.ReadRun("r")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,18 +93,18 @@ func TestCancelSignalsDriverThatTakesOver(t *testing.T) {
 // loopkit recorded for the run, and says the run is busy rather than
 // driving it a second time.
 func TestLockDriverBusyWhenLockFileReplaced(t *testing.T) {
-	st := drivenRun(t)
-	lock := st.RunPath("r1", store.DriverLock)
+	st := storetest.Driven(t, record.RunRunning)
+	lock := st.RunPath("r", store.DriverLock)
 	held, err := store.LockFile(lock, true, false) // the live driver's
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer held.Unlock()
-	recordedDriver(t, st)
+	storetest.RecordDriver(t, st, "r", sleeper(t).Process.Pid)
 	os.Remove(lock) // the agent's rm
 	var out bytes.Buffer
 	h := &holder{env: cli.NewEnv("loop-drive", nil, strings.NewReader(""), &out, &out), st: st, parent: os.Getpid()}
-	err = h.lockDriver("r1")
+	err = h.lockDriver("r")
 	for _, l := range h.locks {
 		l.Unlock()
 	}
@@ -116,14 +117,15 @@ func TestLockDriverBusyWhenLockFileReplaced(t *testing.T) {
 // still stops the driver loopkit recorded for the run, rather than taking
 // the new file's lock at once and marking canceled a run that goes on.
 func TestCancelSignalsDriverWhoseLockFileWasRemoved(t *testing.T) {
-	st := drivenRun(t)
-	driver := recordedDriver(t, st)
-	os.Remove(st.RunPath("r1", store.DriverLock)) // the agent's rm
+	st := storetest.Driven(t, record.RunRunning)
+	driver := sleeper(t)
+	storetest.RecordDriver(t, st, "r", driver.Process.Pid)
+	os.Remove(st.RunPath("r", store.DriverLock)) // the agent's rm
 	exited := make(chan struct{})
 	go func() { driver.Wait(); close(exited) }()
 	var out bytes.Buffer
 	env := cli.NewEnv("loop-drive", nil, strings.NewReader(""), &out, &out)
-	if err := cancel(env, runstate.Plain(st, env.Log), "r1"); err != nil {
+	if err := cancel(env, runstate.Plain(st, env.Log), "r"); err != nil {
 		t.Fatalf("cancel: %v\n%s", err, out.String())
 	}
 	select {
@@ -133,38 +135,13 @@ func TestCancelSignalsDriverWhoseLockFileWasRemoved(t *testing.T) {
 	}
 }
 
-// drivenRun is a store in a fresh runtime and state directory holding run
-// r1, running, with an agent (a driven run).
-func drivenRun(t *testing.T) *store.Store {
+// sleeper is a live process the test ends.
+func sleeper(t *testing.T) *exec.Cmd {
 	t.Helper()
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	st, err := store.Open(filepath.Join(t.TempDir(), ".loop"))
-	if err != nil {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	run := store.NewRun("r1", "r", time.Now().UnixMilli())
-	run.Settings.Agent = []string{"agent"}
-	if err := st.CreateRun(run); err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
-// recordedDriver is a live process loopkit's record names as r1's driver.
-func recordedDriver(t *testing.T, st *store.Store) *exec.Cmd {
-	t.Helper()
-	driver := exec.Command("sleep", "30")
-	if err := driver.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { driver.Process.Kill(); driver.Wait() })
-	start, err := procid.Start(driver.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := procrec.Add(driver.Process.Pid, start, procrec.Driver, st.RunDir("r1")); err != nil {
-		t.Fatal(err)
-	}
-	return driver
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
 }

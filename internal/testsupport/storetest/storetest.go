@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopkit/loopkit/internal/procid"
+	"github.com/loopkit/loopkit/internal/procrec"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
@@ -26,4 +28,33 @@ func Run(t testing.TB, edit func(*record.Run)) (*store.Store, *record.Run) {
 		t.Fatal(err)
 	}
 	return st, run
+}
+
+// Driven is Run in fresh runtime and state directories (loopkit's process
+// record starts empty), its run "r" a driven one (it has an agent) in
+// status, as a driver leaves it.
+func Driven(t *testing.T, status string) *store.Store {
+	t.Helper()
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	st, _ := Run(t, func(r *record.Run) {
+		r.Settings.Agent = []string{"agent"}
+		r.Status = status
+	})
+	return st
+}
+
+// RecordDriver records live process pid in loopkit's process record as
+// the driver of st's run id, as a driver that took the run does; the
+// returned func drops the record, as that driver does when it ends.
+func RecordDriver(t testing.TB, st *store.Store, id string, pid int) func() {
+	t.Helper()
+	start, err := procid.Start(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := procrec.Add(pid, start, procrec.Driver, st.RunDir(id)); err != nil {
+		t.Fatal(err)
+	}
+	return func() { procrec.Remove(pid, start) }
 }
