@@ -90,10 +90,13 @@ test-agents: build
 # GoReleaser takes the commit, its date (every file's time) and the
 # version from git, and gives up on all of them in a repository without a
 # remote: one without is named after itself, for this command only.
+# One build at a time: an archive lists its binaries in the order their
+# builds ended, and two runs in parallel ended in different orders (the
+# same files, other bytes: .ci/run's reproducibility check failed).
 dist: $(GORELEASER)
 	$(GORELEASER) check
 	if [ -z "$$(git remote)" ]; then export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0="$(CURDIR)"; fi; \
-	$(GORELEASER) release --snapshot --clean
+	$(GORELEASER) release --snapshot --clean --parallelism 1
 
 $(GORELEASER):
 	GOBIN=$(dir $(GORELEASER)) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
