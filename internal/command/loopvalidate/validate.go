@@ -39,7 +39,7 @@ type Options struct {
 	cli.Common
 	Run      string       `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"run to hold live (its live.lock) while the command runs" unquote:"false"`
 	Dir      string       `long:"dir" value-name:"DIR" description:"directory to run the command in (default: the current directory)" unquote:"false"`
-	Shell    string       `long:"shell" value-name:"STRING" description:"run this command string with sh -c instead of COMMAND ARGS" unquote:"false"`
+	Shell    string       `long:"shell" value-name:"STRING" description:"run this command string as sh -c does, instead of COMMAND ARGS" unquote:"false"`
 	Timeout  cli.Duration `long:"timeout" value-name:"D" default:"10m" config:"verify_timeout_sec" description:"kill the command's process group after D (90s, 5m, or seconds; 0: none)"`
 	Deadline int64        `long:"deadline" value-name:"MS" description:"also stop the command at this time (Unix ms; the driver's --max-duration)"`
 	Grace    cli.Duration `long:"grace" value-name:"D" default:"1s" description:"time between SIGTERM and SIGKILL when stopping the group"`
@@ -73,7 +73,6 @@ func run(env *cli.Env) error {
 	}
 	command := cli.Quote(args)
 	if opts.Shell != "" {
-		args = []string{"sh", "-c", opts.Shell}
 		command = opts.Shell
 	}
 	if opts.Run != "" {
@@ -155,7 +154,12 @@ func run(env *cli.Env) error {
 	}
 
 	proc.AdoptLeftovers()
-	res, err := proc.Run(spec)
+	var res *proc.Result
+	if opts.Shell != "" {
+		res, err = proc.RunShell(spec, opts.Shell)
+	} else {
+		res, err = proc.Run(spec)
+	}
 	if group[0] != 0 {
 		procrec.Remove(int(group[0]), group[1])
 	}

@@ -1,0 +1,66 @@
+package proc
+
+import "strings"
+
+// RunShell runs line as `sh -c line` would, for spec's Args left unset. A
+// line of plain words (no quoting, expansion, redirection, operator,
+// assignment or shell builtin: `go test ./...`, `sh check.sh`) is started
+// directly, with the same program, arguments and exit status and one
+// process fewer (the validation runs every iteration); if it cannot start,
+// sh runs the line after all and says why, as it always did.
+func RunShell(spec Spec, line string) (*Result, error) {
+	if words, ok := PlainWords(line); ok {
+		spec.Args = words
+		res, err := Run(spec)
+		if err != nil || res.PID != 0 {
+			return res, err
+		}
+	}
+	spec.Args = []string{"sh", "-c", line}
+	return Run(spec)
+}
+
+// PlainWords splits line into its words when sh would take each literally
+// and run the first as a program found on PATH; ok is false for anything
+// else, which is left to sh.
+func PlainWords(line string) (words []string, ok bool) {
+	for _, c := range []byte(line) {
+		if !plainByte(c) && c != ' ' && c != '\t' {
+			return nil, false
+		}
+	}
+	words = strings.Fields(line)
+	if len(words) == 0 || strings.Contains(words[0], "=") || shellOwns(words[0]) {
+		return nil, false
+	}
+	return words, true
+}
+
+// plainByte: a byte sh takes as itself anywhere in a word. Left out are
+// quotes, $, `, \, globs, ~, #, !, braces, operators, newlines and all
+// non-ASCII.
+func plainByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("_-./,:=+@%", c) >= 0
+}
+
+// shellOwns: a first word sh runs itself (reserved words and the builtins
+// of dash, bash's POSIX mode and busybox ash), whatever PATH holds. A
+// switch, not a map: nothing to build at start.
+func shellOwns(word string) bool {
+	switch word {
+	case "if", "then", "else", "elif", "fi", "case", "esac", "for", "while",
+		"until", "do", "done", "in", "function", "select", "time", "coproc",
+		".", ":", "alias", "bg", "break", "builtin", "cd", "chdir", "command",
+		"continue", "declare", "echo", "eval", "exec", "exit", "export", "false",
+		"fc", "fg", "getopts", "hash", "jobs", "kill", "let", "local", "printf",
+		"pwd", "read", "readonly", "return", "set", "shift", "source", "test",
+		"times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias",
+		"unset", "wait":
+		return true
+	}
+	return false
+}

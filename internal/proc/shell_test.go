@@ -1,0 +1,80 @@
+package proc
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestPlainWords(t *testing.T) {
+	plain := map[string][]string{
+		"go test ./...":                {"go", "test", "./..."},
+		"  sh check.sh\t-x ":           {"sh", "check.sh", "-x"},
+		"make -j4 test LDFLAGS=-s":     {"make", "-j4", "test", "LDFLAGS=-s"},
+		"npm run test:unit -- --a=b,c": {"npm", "run", "test:unit", "--", "--a=b,c"},
+		"./scripts/ci +x @y %z":        {"./scripts/ci", "+x", "@y", "%z"},
+	}
+	for line, want := range plain {
+		if got, ok := PlainWords(line); !ok || !slices.Equal(got, want) {
+			t.Errorf("PlainWords(%q) = %q, %v; want %q", line, got, ok, want)
+		}
+	}
+	for _, line := range []string{
+		"", "   ", "go test ./... && go vet ./...", "make test; echo", "a | b", "a > out",
+		"a < in", "a &", "go test $PKG", "go test `x`", "go test 'a b'", `go test "a"`,
+		`go test a\ b`, "ls *.go", "ls a?", "ls [ab]", "cd ~", "ls ~/x", "a # comment",
+		"! false", "{ a; }", "(a)", "CGO_ENABLED=0 go test", "exit 3", "true", "test -f x",
+		"echo hi", "cd sub", "exec make", ". ./env.sh", ": nothing", "if", "go test\n./x",
+		"go tëst", "kill 1", "command -v go",
+	} {
+		if got, ok := PlainWords(line); ok {
+			t.Errorf("PlainWords(%q) = %q: left to sh, it must not be", line, got)
+		}
+	}
+}
+
+// A plain command line runs without sh in between: its parent is this
+// process. It ran under `sh -c` before, one process more an iteration.
+func TestRunShellStartsPlainWordsDirectly(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ppid.sh"), []byte("echo $PPID\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunShell(Spec{Dir: dir, InlineCap: 1024}, "sh ppid.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(res.Stdout)); got != strconv.Itoa(os.Getpid()) || res.StatusCode != 0 {
+		t.Fatalf("parent %s, status %d: want this process, %d, and 0", got, res.StatusCode, os.Getpid())
+	}
+}
+
+// What does not start directly is sh's to run and to explain, as before:
+// not found, a script without #!, a builtin, quoting.
+func TestRunShellLeavesTheRestToSh(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "noshebang"), []byte("echo from-sh\nexit 4\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		line, out, errHas string
+		status            int
+	}{
+		{"no-such-command-loopkit x", "", "not found", 127},
+		{"./noshebang", "from-sh\n", "", 4},
+		{"exit 3", "", "", 3},
+		{"echo 'a  b'", "a  b\n", "", 0},
+	} {
+		res, err := RunShell(Spec{Dir: dir, InlineCap: 1024}, c.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(res.Stdout) != c.out || !strings.Contains(string(res.Stderr), c.errHas) || res.StatusCode != c.status || res.Err != nil {
+			t.Errorf("%q: stdout %q stderr %q status %d err %v; want %q, %q in stderr, %d",
+				c.line, res.Stdout, res.Stderr, res.StatusCode, res.Err, c.out, c.errHas, c.status)
+		}
+	}
+}
