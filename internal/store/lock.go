@@ -235,14 +235,16 @@ func (s *Store) Interrupted(r *record.Run) bool {
 	if r.Status != record.RunRunning || len(r.Settings.Agent) == 0 {
 		return false
 	}
-	held, err := ProbeLock(s.RunPath(r.RunID, DriverLock))
-	if err != nil || held {
-		return false
-	}
-	// The lock file is the agent's to remove or replace while the driver
-	// holds the old one: a driver loopkit recorded taking the run, still
-	// alive, drives it whatever the file says.
-	return !s.DriverAlive(r.RunID)
+	return !s.Held(r.RunID)
+}
+
+// Held reports whether a driver holds the run: its driver.lock is locked
+// (or cannot be probed), or a driver loopkit recorded taking it is alive.
+// The lock file is the agent's to remove or replace while the driver holds
+// the old one: a recorded driver alive drives the run whatever it says.
+func (s *Store) Held(id string) bool {
+	held, err := ProbeLock(s.RunPath(id, DriverLock))
+	return err != nil || held || s.DriverAlive(id)
 }
 
 // DriverAlive reports whether a driver loopkit recorded taking the run

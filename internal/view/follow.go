@@ -36,7 +36,7 @@ func (f *Follow) Run(ctx context.Context, off int64, lineNo int) error {
 		var done bool
 		var undriven error
 		if f.UntilDone {
-			done, undriven = f.ended()
+			_, done, undriven = Watch(f.St, f.RunID, false)
 		}
 		fi, err := os.Stat(path)
 		switch {
@@ -85,16 +85,29 @@ func (f *Follow) read(path string, off int64, lineNo int) (int64, int, error) {
 	return end, n, err
 }
 
-// ended reads the run's status; a run that does not exist yet has not ended.
-// A run no driver drives (paused, interrupted) ends the follow too, with
-// an *Undriven.
-func (f *Follow) ended() (bool, error) {
-	ri, err := LoadRun(f.St, f.RunID)
-	if err != nil {
-		return false, nil
+// Watch is what a follower of a run (tail, events --follow, logs --follow
+// --until-done) learns from its run.json at each poll. ri is nil while the
+// run has no run.json yet, or while a driver still holds a run whose
+// run.json is damaged (it writes the file whole at its next change). done
+// is set once the run has ended (err nil), is not driven (*Undriven,
+// unless keepUndriven), or has a damaged run.json nothing will write again
+// (that error). Read it before the follower's last read: what was written
+// before the end is then read.
+func Watch(st *store.Store, id string, keepUndriven bool) (ri *RunInfo, done bool, err error) {
+	r, err := LoadRun(st, id)
+	switch {
+	case errors.Is(err, store.ErrNoSuchRun):
+		return nil, false, nil
+	case err != nil:
+		if st.Held(id) {
+			return nil, false, nil
+		}
+		return nil, true, err
+	case record.Terminal(r.Run.Status):
+		return &r, true, nil
 	}
-	if u := ri.Undriven(); u != nil {
-		return true, u
+	if u := r.Undriven(); u != nil && !keepUndriven {
+		return &r, true, u
 	}
-	return record.Terminal(ri.Run.Status), nil
+	return &r, false, nil
 }

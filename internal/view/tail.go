@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/agent"
-	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -101,26 +100,15 @@ func (t *Tail) Run(ctx context.Context) error {
 	for {
 		// Read the status first: what was spooled before the run ended is
 		// then surely seen by the poll below.
-		var ri *RunInfo
-		if r, err := LoadRun(t.St, t.RunID); err == nil {
-			ri = &r
-		}
-		ended := ri != nil && record.Terminal(ri.Run.Status)
-		var undriven *Undriven
-		if ri != nil && !t.KeepUndriven {
-			undriven = ri.Undriven()
-		}
+		ri, done, end := Watch(t.St, t.RunID, t.KeepUndriven)
 		if err := t.poll(ri); err != nil {
 			return err
 		}
 		if err := t.Flush(); err != nil {
 			return err
 		}
-		if ended {
-			return nil
-		}
-		if undriven != nil {
-			return undriven
+		if done {
+			return end
 		}
 		select {
 		case <-ctx.Done():
@@ -405,7 +393,7 @@ func (t *Tail) event(source, stream string, line []byte, cut bool) error {
 	if err := t.event1(source, stream, line, cut); err != nil || source != "agent" || cut {
 		return err
 	}
-	return t.notice(bytes.TrimRight(line, ""))
+	return t.notice(bytes.TrimRight(line, "\r"))
 }
 
 func (t *Tail) event1(source, stream string, line []byte, cut bool) error {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/exitcode"
-	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
 	"github.com/loopkit/loopkit/internal/view/jsonobj"
@@ -93,18 +92,15 @@ func (o *eventsCmd) run(c *ctx, args []string) error {
 	}
 	for {
 		// the status first: every event appended before the end is read below
-		ri, err := view.LoadRun(c.st, id)
-		if err != nil {
-			return cli.Failf("%w", err)
-		}
+		_, done, end := view.Watch(c.st, id, false)
 		if err := read(); err != nil {
 			return err
 		}
-		if record.Terminal(ri.Run.Status) {
-			return nil
+		if done && end != nil {
+			return failure(end)
 		}
-		if u := ri.Undriven(); u != nil {
-			return failure(u)
+		if done {
+			return nil
 		}
 		select {
 		case <-sigCtx.Done():
