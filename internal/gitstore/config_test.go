@@ -20,7 +20,7 @@ func TestPrivateConfigIsChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	runDir := filepath.Join(t.TempDir(), "r")
-	r, base, err := AfterStep(runDir, where, "")
+	r, base, err := AfterStep(runDir, where, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestPlantedStatConfigHidesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, first, err := AfterStep(filepath.Join(t.TempDir(), "r"), where, "")
+	r, first, err := AfterStep(filepath.Join(t.TempDir(), "r"), where, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

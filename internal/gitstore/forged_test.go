@@ -92,7 +92,7 @@ func afterStepIn(t *testing.T, repo, runDir string) (r *Repo, tree string, where
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, tree, err = AfterStep(runDir, where, ""); err != nil {
+	if r, tree, err = AfterStep(runDir, where, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	return r, tree, where, runDir

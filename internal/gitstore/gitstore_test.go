@@ -307,7 +307,7 @@ func TestBaseFromRunIndex(t *testing.T) {
 	runDir := filepath.Join(t.TempDir(), "r")
 	snap := func() string {
 		t.Helper()
-		r, tree, err := AfterStep(runDir, where, "")
+		r, tree, err := AfterStep(runDir, where, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}

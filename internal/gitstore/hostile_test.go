@@ -57,7 +57,7 @@ func TestPrivateDirHostileFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	runDir := filepath.Join(t.TempDir(), "r")
-	r, _, err := AfterStep(runDir, where, "")
+	r, _, err := AfterStep(runDir, where, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,5 +137,80 @@ func TestSnapshotOfAnUnconvertibleFile(t *testing.T) {
 	}
 	if out, _ := r.git().run("ls-tree", tree, "bad.txt"); !strings.HasPrefix(string(out), "100755 ") {
 		t.Errorf("bad.txt's mode: %q", out)
+	}
+}
+
+// Ignore rules the agent writes keep new files out of a snapshot, as they
+// keep them out of a commit; they never turn a file the snapshot before
+// held into one that is gone. A `*` in .git/info/exclude (out of the work
+// tree, so out of every diff) made the run's first snapshot after a clean
+// base, which starts from no index, an empty tree: the record said every
+// file was deleted, and hid the edit the agent made. The same when the
+// agent removed the run's index between iterations.
+func TestIgnoreRulesHideNoTrackedFile(t *testing.T) {
+	repo := committedRepo(t, "a\n")
+	commit(t, repo, "b.txt", "b\n")
+	head := strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD"))
+	runDir := filepath.Join(t.TempDir(), "r")
+	odb := filepath.Join(t.TempDir(), "x.git")
+	base, _, ok, err := Base(repo, odb, runDir, nil)
+	if err != nil || !ok || base != head {
+		t.Fatalf("clean base %q %v %v, want HEAD %s", base, ok, err, head)
+	}
+	where, err := Locate(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := func(from, to string, r *Repo) string {
+		t.Helper()
+		cs, err := r.Changes(from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(Paths(cs), " ")
+	}
+	// the agent's step: every new file ignored, a.txt edited
+	write(t, filepath.Join(repo, ".git", "info"), "exclude", "*\n", 0o644)
+	write(t, repo, "a.txt", "edited\n", 0o644)
+	write(t, repo, "new.txt", "hidden\n", 0o644)
+	r, tree, err := AfterStep(runDir, where, "", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changed(base, tree, r); got != "a.txt" {
+		t.Errorf("first iteration changed %q, want a.txt", got)
+	}
+	if err := r.SetIteration(1, tree, base); err != nil {
+		t.Fatal(err)
+	}
+	// the next step's base, after the agent removed the run's index
+	os.Remove(filepath.Join(runDir, Dir, "index"))
+	odb2 := filepath.Join(t.TempDir(), "y.git")
+	base2, used, _, err := Base(repo, odb2, runDir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used {
+		if err := r.Import(odb2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := changed(tree, base2, r); got != "" {
+		t.Errorf("the next base differs from the last iteration's tree in %q, want nothing", got)
+	}
+	// and the snapshot after it, once more without the run's index
+	write(t, repo, "b.txt", "edited\n", 0o644)
+	os.Remove(filepath.Join(runDir, Dir, "index"))
+	objects := ""
+	if used {
+		objects = odb2
+		os.Remove(filepath.Join(odb2, "index"))
+	}
+	r, tree2, err := AfterStep(runDir, where, objects, base2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changed(base2, tree2, r); got != "b.txt" {
+		t.Errorf("second iteration changed %q, want b.txt", got)
 	}
 }

@@ -45,7 +45,7 @@ func BenchmarkSnapshot10k(b *testing.B) {
 					if err != nil || where.Plain != (kind == "plain") {
 						b.Fatalf("LocateAny: %+v %v", where, err)
 					}
-					repo, tree, err := AfterStep(runDir, where, odb)
+					repo, tree, err := AfterStep(runDir, where, odb, "")
 					if err != nil {
 						b.Fatal(err)
 					}

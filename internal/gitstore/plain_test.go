@@ -39,7 +39,7 @@ func TestPlainFolder(t *testing.T) {
 		if err != nil || !where.Plain {
 			t.Fatalf("LocateAny: %+v %v", where, err)
 		}
-		repo, tree, err := AfterStep(runDir, where, odb)
+		repo, tree, err := AfterStep(runDir, where, odb, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +139,7 @@ func TestPlainFirstIterationHashesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo, tree, err := AfterStep(runDir, where, odb)
+	repo, tree, err := AfterStep(runDir, where, odb, "")
 	if err != nil {
 		t.Fatal(err)
 	}

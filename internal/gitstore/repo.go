@@ -205,17 +205,22 @@ func copyFile(src, dst string) error {
 // Snapshot writes the work tree at w.Top (untracked files included, ignored
 // ones not) into the repo as a tree, through the repo's own index (its
 // stat cache makes the next snapshot hash only what changed).
-func (r *Repo) Snapshot(w *Where) (string, error) { return r.snapshotFrom(w, w.Index) }
+func (r *Repo) Snapshot(w *Where) (string, error) { return r.snapshotFrom(w, w.Index, w.HeadTree) }
 
 // snapshotFrom is Snapshot whose index, when the repo has none yet, starts
-// as a copy of seed's.
-func (r *Repo) snapshotFrom(w *Where, seed string) (string, error) {
+// as a copy of seed's, else (no seed, or a seed whose seal did not hold)
+// from the tree from (see fromTree).
+func (r *Repo) snapshotFrom(w *Where, seed, from string) (string, error) {
 	index := filepath.Join(r.GitDir, "index")
 	if err := prepareIndex(seed, index, w.Index); err != nil {
 		return "", err
 	}
 	objects, alts := filepath.Join(r.GitDir, "objects"), []string{w.Objects}
-	return snapshot(writer(w, r.GitDir, objects, alts, index), addArgs(w), index, objects, alts)
+	wr := writer(w, r.GitDir, objects, alts, index)
+	if err := fromTree(wr, index, from); err != nil {
+		return "", err
+	}
+	return snapshot(wr, addArgs(w), index, objects, alts)
 }
 
 // SetIteration records tree as iteration n's: a commit (parent base, when
@@ -334,10 +339,12 @@ func (r *Repo) Checkout(tree, dir string) error {
 
 // AfterStep snapshots the work tree where (see Locate) into the private
 // git directory under parent (created when missing), after importing the
-// step's base objects (baseObjects, "" when the base was a clean HEAD).
+// step's base objects (baseObjects, "" when the base was a clean HEAD);
+// base is the step's base commit, whose files the snapshot keeps tracked
+// when no index seeds it ("" unknown).
 // loop-record keeps the tree as an iteration's; a reviewer's step diffs it
 // against the step's base before the iteration exists.
-func AfterStep(parent string, where *Where, baseObjects string) (repo *Repo, tree string, err error) {
+func AfterStep(parent string, where *Where, baseObjects, base string) (repo *Repo, tree string, err error) {
 	if repo, err = create(parent, where.Objects, where.Format); err != nil {
 		return nil, "", err
 	}
@@ -346,7 +353,7 @@ func AfterStep(parent string, where *Where, baseObjects string) (repo *Repo, tre
 			return nil, "", fmt.Errorf("import the step's base: %w", err)
 		}
 	}
-	tree, err = repo.snapshotFrom(where, baseIndex(where, baseObjects))
+	tree, err = repo.snapshotFrom(where, baseIndex(where, baseObjects), base)
 	return repo, tree, err
 }
 

@@ -49,7 +49,7 @@ func TestPlantedIndexHidesNothing(t *testing.T) {
 	}
 	hide(filepath.Join(odb, "index"))
 	write(t, repo, "a.txt", "cc\n", 0o644)
-	r, tree, err := AfterStep(filepath.Join(t.TempDir(), "r"), where, odb)
+	r, tree, err := AfterStep(filepath.Join(t.TempDir(), "r"), where, odb, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestEmptyFolderBase(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		repo, tree, err := AfterStep(runDir, where, odb)
+		repo, tree, err := AfterStep(runDir, where, odb, "")
 		if err != nil {
 			t.Fatalf("git %v: after the step: %v", withGit, err)
 		}

@@ -181,6 +181,19 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 	if err := prepareIndex(seed, index, w.Index); err != nil {
 		return "", true, true, err
 	}
+	known := head != nil
+	headOf := func() { // HEAD, asked beside the snapshot when the run knew the tree
+		if head != nil {
+			h := <-head
+			w.Head, w.HeadTree, head = h.Head, h.HeadTree, nil
+		}
+	}
+	if noIndex(index) {
+		headOf()
+		if err := fromTree(wr, index, w.HeadTree); err != nil {
+			return "", true, true, err
+		}
+	}
 	if err := stage(wr, addArgs(w), index); err != nil {
 		return "", true, true, err
 	}
@@ -192,15 +205,13 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 	if err := seal(index); err != nil {
 		return "", true, true, err
 	}
-	if head == nil && !w.Plain {
+	if !known && !w.Plain {
 		knowObjects(runDir, w)
 	}
 	// The index stays with the objects: the run's first snapshot after
 	// the step starts from it (see AfterStep), so a folder with no index
 	// of the user's is not hashed whole twice.
-	if head != nil {
-		w = <-head
-	}
+	headOf()
 	// The snapshot is the cleanliness test too: a work tree whose tree is
 	// HEAD's is clean (git status would scan the same files once more).
 	if w.Head != "" && tree == w.HeadTree {
@@ -390,6 +401,28 @@ func writeTree(w gitCmd, index, objects string, alts []string) (string, error) {
 		return "", err
 	}
 	return trim(out), nil
+}
+
+// noIndex says there is no index at path: nothing seeded it.
+func noIndex(path string) bool {
+	_, err := os.Lstat(path)
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// fromTree starts the index at index, which nothing seeded (no index to
+// copy, or one whose seal did not hold), from tree: the tree the snapshot
+// is compared with (HEAD's, the step's base). git add -A keeps what the
+// index holds whatever the ignore rules say, as it keeps a tracked file,
+// so the rules the agent can write (a `*` in .git/info/exclude, out of
+// every diff) keep new files out of the snapshot and never make that
+// tree's files look deleted. The entries have no stat data: every file
+// is read.
+func fromTree(w gitCmd, index, tree string) error {
+	if tree == "" || !noIndex(index) {
+		return nil
+	}
+	_, err := w.run("read-tree", tree)
+	return err
 }
 
 // maxSeedIndex caps the user's index seedIndex copies: an index of a

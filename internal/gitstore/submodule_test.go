@@ -42,7 +42,7 @@ func TestNestedRepoConfigRunsNothing(t *testing.T) {
 	if _, _, _, err := Base(repo, odb, "", nil); err != nil {
 		t.Fatal(err)
 	}
-	r, _, err := AfterStep(filepath.Join(t.TempDir(), "r"), where, odb)
+	r, _, err := AfterStep(filepath.Join(t.TempDir(), "r"), where, odb, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) 
 	// a git add killed under the append lock (held now) left its lock:
 	// every later snapshot of the run would fail on it
 	os.Remove(filepath.Join(r.St.RunDir(it.RunID), gitstore.Dir, "index.lock"))
-	repo, tree, err := gitstore.AfterStep(r.St.RunDir(it.RunID), where, objects)
+	repo, tree, err := gitstore.AfterStep(r.St.RunDir(it.RunID), where, objects, base)
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func reviewDiff(st *store.Store, run, file string, s *record.Step) (diff string,
 	if err != nil {
 		return "", n, nil // no longer in git: the change is unknown
 	}
-	repo, tree, err := gitstore.AfterStep(st.RunDir(run), where, objects)
+	repo, tree, err := gitstore.AfterStep(st.RunDir(run), where, objects, *s.GitBase)
 	if err != nil {
 		return "", 0, cli.Failf("snapshot the step's work tree: %w", err)
 	}
