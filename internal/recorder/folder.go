@@ -67,6 +67,9 @@ func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.I
 		err = fmt.Errorf("iteration tree: %w", terr) // the disk failing: no commit
 	} else if terr != nil {
 		r.Log.Warn("the iteration's tree and changes were not recorded", "err", terr)
+		if it.DiffDigest == "" && (in.Validation == nil || in.Validation.FilesChanged == nil) {
+			it.FilesChanged = nil // unknown: [] would say the agent changed nothing
+		}
 	}
 	if err != nil {
 		return err

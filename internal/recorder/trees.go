@@ -56,6 +56,11 @@ func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) 
 	} else {
 		var err error
 		if where, err = gitstore.LocateAny(work); err != nil {
+			if _, oerr := gitstore.Open(r.St.RunDir(it.RunID)); oerr == nil {
+				// the run recorded trees here: the agent moved or
+				// replaced .git, and the work tree is out of reach
+				return fmt.Errorf("the work tree %s: %w", work, err)
+			}
 			return nil // no folder to record
 		}
 		if top := store.GitTop(work); top != "" {

@@ -142,3 +142,63 @@ func TestIterationFilesNeverWrittenThroughALink(t *testing.T) {
 		}
 	}
 }
+
+// treesRun is a git work tree with one commit, its store, and a recorder
+// with trees; record(n) records iteration n from a step whose base is HEAD
+// (as the driver's) and a validation, and returns its log.
+func treesRun(t *testing.T) (work string, st *store.Store, record1 func(n int) *record.IterationLog) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	work = t.TempDir()
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("a\n"), 0o644)
+	git(t, work, "init", "-q")
+	git(t, work, "add", ".")
+	git(t, work, "commit", "-qm", "init")
+	head := strings.TrimSpace(string(must(exec.Command("git", "-C", work, "rev-parse", "HEAD").Output())))
+	st, _ = store.Open(filepath.Join(work, ".loop"))
+	if err := st.Init(); err != nil {
+		t.Fatal(err)
+	}
+	r := newRecorder(t)
+	r.St, r.Trees, r.Workspace = st, true, work
+	return work, st, func(n int) *record.IterationLog {
+		t.Helper()
+		step, _ := json.Marshal(map[string]any{"type": "step", "command": "agent", "exit_code": 0, "dir": work,
+			"git_base": head, "tool_calls": []any{}})
+		val, _ := json.Marshal(map[string]any{"type": "validation", "command": "make test", "exit_code": 1, "dir": work})
+		in, err := record.DecodeInput([]byte(string(step) + "\n" + string(val) + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Record("r", in, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Log
+	}
+}
+
+// An iteration whose tree could not be recorded has files_changed null
+// (unknown), never an empty list, which says the agent changed nothing
+// (and feeds the watchdog's no-change signal). Here the agent replaced
+// .git by a file pointing nowhere: the record found no work tree, said
+// nothing and wrote [], though a.txt had changed.
+func TestUnrecordedTreeLeavesFilesChangedUnknown(t *testing.T) {
+	work, st, rec := treesRun(t)
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("one\n"), 0o644)
+	if got := rec(1).FilesChanged; strings.Join(got, ",") != "a.txt" {
+		t.Fatalf("iteration 1: files_changed %q, want a.txt", got)
+	}
+	os.Rename(filepath.Join(work, ".git"), filepath.Join(t.TempDir(), "moved.git"))
+	os.WriteFile(filepath.Join(work, ".git"), []byte("gitdir: /nonexistent\n"), 0o644)
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("two\n"), 0o644)
+	if got := rec(2).FilesChanged; got != nil {
+		t.Errorf("iteration 2, its tree not recorded: files_changed %q, want null", got)
+	}
+	line, _ := os.ReadFile(st.RunPath("r", store.IterationsFile))
+	if !strings.Contains(string(line), `"files_changed":null`) {
+		t.Errorf("iterations.jsonl does not say files_changed null:\n%s", line)
+	}
+}

@@ -141,9 +141,9 @@ func TestLogsShowAttempts(t *testing.T) {
 	st := oneRun(t, record.RunFailed)
 	cost := 0.4
 	for _, l := range []any{
-		record.IterationLog{ID: record.IterationID("r1", 1), RunID: "r1", Iteration: 1, Status: record.StatusFail, ExitCode: 1, ValidationCommand: "make test"},
+		record.IterationLog{ID: record.IterationID("r1", 1), RunID: "r1", Iteration: 1, Status: record.StatusFail, ExitCode: 1, ValidationCommand: "make test", FilesChanged: []string{}},
 		record.Attempt{ID: "r1-attempt-1", RunID: "r1", Attempt: 1, Kind: "interrupted", Iteration: 1, CostUSD: &cost},
-		record.IterationLog{ID: record.IterationID("r1", 2), RunID: "r1", Iteration: 2, Status: record.StatusFail, ExitCode: 1, ValidationCommand: "make test"},
+		record.IterationLog{ID: record.IterationID("r1", 2), RunID: "r1", Iteration: 2, Status: record.StatusFail, ExitCode: 1, ValidationCommand: "make test", FilesChanged: []string{}},
 	} {
 		file := store.IterationsFile
 		if _, ok := l.(record.Attempt); ok {

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -90,8 +91,12 @@ func (v *Logs) Write(rec *Record) error {
 	if v.Style.Align && len(num) < v.Width+2 {
 		num += strings.Repeat(" ", v.Width+2-len(num))
 	}
+	files := Plural(len(it.FilesChanged), "file")
+	if it.FilesChanged == nil && bytes.Contains(rec.Raw, []byte(`"files_changed":null`)) {
+		files = "files unknown" // its tree was not recorded
+	}
 	line := fmt.Sprintf("%s %s — exit %d — %dms — %s", num, Escape(it.ValidationCommand, false),
-		it.ExitCode, it.DurationMs, Plural(len(it.FilesChanged), "file"))
+		it.ExitCode, it.DurationMs, files)
 	if it.TasksDone != nil && it.TasksTotal != nil {
 		line += fmt.Sprintf(" — tasks %d/%d", *it.TasksDone, *it.TasksTotal)
 		if it.PlanAdvancedOnFailure {

@@ -103,12 +103,13 @@ func verificationFailed(cur Iteration, earlier []Iteration, k int) *record.Signa
 }
 
 // changedNothing: the diff is known and empty, or (outside git) no file is
-// listed as changed.
+// listed as changed. A list that is null (the tree was not recorded) is
+// unknown: no evidence.
 func changedNothing(it *record.IterationLog) bool {
 	if it.DiffDigest != "" {
 		return it.DiffDigest == EmptyDiff
 	}
-	return len(it.FilesChanged) == 0
+	return it.FilesChanged != nil && len(it.FilesChanged) == 0
 }
 
 // noProgress: no file changed in this iteration and the k before it, or this
