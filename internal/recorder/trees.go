@@ -75,8 +75,10 @@ func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) 
 		}
 	}
 	// a git add killed under the append lock (held now) left its lock:
-	// every later snapshot of the run would fail on it
-	os.Remove(filepath.Join(r.St.RunDir(it.RunID), gitstore.Dir, "index.lock"))
+	// every later snapshot of the run would fail on it; the agent can
+	// make one too, a directory os.Remove would leave (a link inside
+	// goes as a link)
+	os.RemoveAll(filepath.Join(r.St.RunDir(it.RunID), gitstore.Dir, "index.lock"))
 	repo, tree, err := gitstore.AfterStep(r.St.RunDir(it.RunID), where, objects, base)
 	if err != nil {
 		return err

@@ -202,3 +202,18 @@ func TestUnrecordedTreeLeavesFilesChangedUnknown(t *testing.T) {
 		t.Errorf("iterations.jsonl does not say files_changed null:\n%s", line)
 	}
 }
+
+// The run's git directory is in the agent's reach: an index.lock it makes
+// there as a directory (which os.Remove leaves) failed every later
+// snapshot of the run ("Unable to create index.lock: File exists"), so no
+// iteration after it had a tree or a list of changes.
+func TestPlantedIndexLockDirectory(t *testing.T) {
+	work, st, rec := treesRun(t)
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("one\n"), 0o644)
+	rec(1)
+	os.MkdirAll(filepath.Join(st.RunDir("r"), gitstore.Dir, "index.lock", "x"), 0o755)
+	os.WriteFile(filepath.Join(work, "b.txt"), []byte("two\n"), 0o644)
+	if got := rec(2).FilesChanged; strings.Join(got, ",") != "a.txt,b.txt" {
+		t.Errorf("iteration 2: files_changed %q, want a.txt,b.txt", got)
+	}
+}
