@@ -41,7 +41,7 @@ func (r *Recorder) RecordAttempt(id string, in *record.Input, kind string) (*Att
 	if p := in.Step.StdoutFile; p != nil && *p != "" {
 		spooled, _ = os.Lstat(*p)
 	}
-	lock, st, err := r.lockRepaired(id, true)
+	lock, st, err := r.lockRepaired(id, !r.NoCreate)
 	if err != nil {
 		return nil, err
 	}

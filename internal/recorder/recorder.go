@@ -49,6 +49,10 @@ type Recorder struct {
 	// NewSettings are set in a run this recorder creates (a pipeline's),
 	// resolved as the commands that feed it resolve them (transcripts).
 	NewSettings map[string]string
+	// NoCreate is set for the driver's holder, whose run exists: it made
+	// it. A run gone from the store (the agent moved the store away and
+	// put a link to another folder in its place) is not made again there.
+	NoCreate bool
 	// head is HEAD of the work tree the last iteration's trees were taken
 	// in, which manifest.json names.
 	head *knownHead
@@ -175,7 +179,7 @@ func (r *Recorder) Record(id string, in *record.Input, want int) (*Result, error
 	if err := r.CheckInput(in); err != nil {
 		return nil, err
 	}
-	lock, st, err := r.lockRepaired(id, true)
+	lock, st, err := r.lockRepaired(id, !r.NoCreate)
 	if err != nil {
 		return nil, err
 	}

@@ -154,6 +154,7 @@ func run(env *cli.Env) error {
 		return env.UsageError("inline_cap_bytes must not be negative and max_patch_bytes must be 1 or more")
 	}
 	door := runstate.Open(st, env.Log, opts.Writing, cwd)
+	door.Rec.NoCreate = true // the driver made its run: one gone is not made again
 	switch {
 	case opts.Next:
 		return next(env, st, opts.Run)
