@@ -47,6 +47,7 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Setup:               setupScript,
 		Cmds:                scriptCmds,
+		Condition:           scriptCondition,
 	})
 }
 

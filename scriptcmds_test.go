@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -252,3 +253,22 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Fatalf("waitfor %s: not there after %s", args[0], limit)
 }
+
+// scriptCondition: [pidns] holds where `unshare --pid --fork --mount-proc`
+// can run a command as the first process of a PID namespace (as root, or
+// where user namespaces are allowed): the driver as a container's pid 1.
+func scriptCondition(cond string) (bool, error) {
+	switch cond {
+	case "pidns":
+		pidnsOnce.Do(func() {
+			pidnsOK = exec.Command("unshare", "--pid", "--fork", "--mount-proc", "true").Run() == nil
+		})
+		return pidnsOK, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+var (
+	pidnsOnce sync.Once
+	pidnsOK   bool
+)

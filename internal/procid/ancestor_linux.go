@@ -9,9 +9,12 @@ import (
 // Ancestor reports whether pid is a parent of this process, or a parent's
 // parent, and so on (read from /proc/PID/stat, field 4).
 func Ancestor(pid int) bool {
-	for p, n := os.Getppid(), 0; p > 1 && n < 256; n++ {
+	for p, n := os.Getppid(), 0; p > 0 && n < 256; n++ {
 		if p == pid {
-			return true
+			return true // pid 1 too: a container's first process may be a driver
+		}
+		if p == 1 {
+			return false
 		}
 		data, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
 		i := bytes.LastIndexByte(data, ')')

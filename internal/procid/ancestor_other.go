@@ -6,4 +6,4 @@ import "os"
 
 // Ancestor reports whether pid is this process's parent; the rest of the
 // chain is not read here.
-func Ancestor(pid int) bool { return pid > 1 && os.Getppid() == pid }
+func Ancestor(pid int) bool { return pid > 0 && os.Getppid() == pid }

@@ -35,7 +35,7 @@ func name(pid int, start uint64) string {
 // procid start time is start, as kind for the run at runDir. Records of
 // processes and groups gone are pruned on the way.
 func Add(pid int, start uint64, kind, runDir string) error {
-	if pid <= 1 || start == 0 {
+	if !recordable(pid, kind) || start == 0 {
 		return fmt.Errorf("pid %d start %d: not a process to record", pid, start)
 	}
 	d, err := dir()
@@ -64,7 +64,7 @@ func Remove(pid int, start uint64) {
 // Has reports whether loopkit recorded pid with start time start as kind
 // for the run at runDir ("" any run).
 func Has(pid int, start uint64, kind, runDir string) bool {
-	if pid <= 1 || start == 0 {
+	if !recordable(pid, kind) || start == 0 {
 		return false
 	}
 	d, err := dir()
@@ -120,7 +120,7 @@ func recorded(kind, runDir string, live func(pid int, start uint64) bool) iter.S
 			if !ok || !live(pid, start) {
 				continue
 			}
-			if k, r, ok := read(filepath.Join(d, e.Name())); ok && k == kind && r == runDir && !yield(pid, start) {
+			if k, r, ok := read(filepath.Join(d, e.Name())); ok && k == kind && recordable(pid, k) && r == runDir && !yield(pid, start) {
 				return
 			}
 		}
@@ -156,7 +156,13 @@ func parse(n string) (pid int, start uint64, ok bool) {
 	}
 	pid, err1 := strconv.Atoi(a)
 	start, err2 := strconv.ParseUint(b, 10, 64)
-	return pid, start, err1 == nil && err2 == nil && pid > 1
+	return pid, start, err1 == nil && err2 == nil && pid > 0
+}
+
+// recordable: any process but pid 1, which only a driver may be (the first
+// process of a container); never as a group, whose signal would be kill(-1).
+func recordable(pid int, kind string) bool {
+	return pid > 1 || pid == 1 && kind == Driver
 }
 
 // prune removes the records of processes gone whose group is gone too (a
@@ -178,7 +184,7 @@ func prune(d string) {
 			os.Remove(filepath.Join(d, e.Name()))
 			continue
 		}
-		if syscall.Kill(-pid, 0) == syscall.ESRCH {
+		if pid > 1 && syscall.Kill(-pid, 0) == syscall.ESRCH {
 			os.Remove(filepath.Join(d, e.Name()))
 		}
 	}

@@ -163,3 +163,30 @@ func leaderGone(t *testing.T) (*exec.Cmd, int, uint64) {
 	io.ReadAll(out)
 	return cmd, pgid, start
 }
+
+// Pid 1 is recorded as a driver (the first process of a container may be
+// scripts/loop), never as a group: signalling group 1 is kill(-1), every
+// process the user may signal. A group record for it, planted, is not read.
+func TestPidOneOnlyAsDriver(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	start, err := procid.Start(1)
+	if err != nil {
+		t.Skip("pid 1's start time cannot be read here")
+	}
+	if err := Add(1, start, Group, "/r"); err == nil {
+		t.Fatal("pid 1 recorded as a group")
+	}
+	if err := Add(1, start, Driver, "/r"); err != nil {
+		t.Fatalf("pid 1 as a driver: %v", err)
+	}
+	if !Has(1, start, Driver, "/r") || Drivers("/r")[1] != start {
+		t.Fatalf("pid 1 recorded as driver not found: %v", Drivers("/r"))
+	}
+	d, _ := dir()
+	if err := os.WriteFile(filepath.Join(d, name(1, start)), []byte(Group+"\n/r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if g := Groups("/r"); len(g) > 0 || Has(1, start, Group, "/r") {
+		t.Fatalf("a planted group record for pid 1 is read: %v", g)
+	}
+}

@@ -92,7 +92,7 @@ checked() {
 # answers next_action over the same pipes.
 hold() {
   local rec k="" v
-  coproc HOLDER { LOOPKIT_DRIVE_REQUESTS=1 exec "$LK_DRIVE" "$@"; }
+  coproc HOLDER { LOOPKIT_DRIVE_REQUESTS=$$ exec "$LK_DRIVE" "$@"; }
   HREP=${HOLDER[0]} HREQ=${HOLDER[1]}
   while IFS= read -r -d '' rec <&"$HREP"; do
     k=${rec%%=*} v=${rec#*=}

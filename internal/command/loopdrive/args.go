@@ -34,6 +34,8 @@ type holdOptions struct {
 	PhaseOptions
 	// Serve answers the driver's requests on stdin once the run is held.
 	Serve bool
+	// Driver is the pid the driver gave as its own (0: none given).
+	Driver int
 }
 
 // driverFlag is the value of one of the driver's own flags (before the
@@ -78,9 +80,9 @@ func withoutConfig(args []string) []string {
 // output is the driver's records: a usage error goes to stderr, followed by
 // exit=2; help is an out= record, since stdout is the driver's pipe.
 func driverLine(env *cli.Env, mode string, args []string) error {
-	serve := serving()
-	err := holdLine(env, mode, args, serve)
-	if serve {
+	driver := serving()
+	err := holdLine(env, mode, args, driver)
+	if driver != 0 {
 		// The driver reads the records above from a pipe the shell closes
 		// once this process is reaped: live until the driver is gone.
 		env.Stdout.Flush()
@@ -89,8 +91,9 @@ func driverLine(env *cli.Env, mode string, args []string) error {
 	return err
 }
 
-// holdLine is driverLine; serve as RequestsEnv asks.
-func holdLine(env *cli.Env, mode string, args []string, serve bool) error {
+// holdLine is driverLine; serve driver (its pid, 0: none) as RequestsEnv
+// asks.
+func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return exitRecord(env, cli.Failf("current directory: %w", err))
@@ -155,7 +158,7 @@ func holdLine(env *cli.Env, mode string, args []string, serve bool) error {
 	if tmp := driverTemp(env); tmp != "" {
 		emit(env, "tmp", tmp) // and this
 	}
-	opts.Serve = serve
+	opts.Serve, opts.Driver = driver != 0, driver
 	return hold(env, st, opts)
 }
 

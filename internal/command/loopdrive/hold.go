@@ -82,8 +82,12 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 	door := runstate.Plain(st, env.Log)
 	h := &holder{env: env, st: st, door: door, rec: door.Rec, parent: os.Getppid()}
 	dieWithParent()
-	if h.parent <= 1 {
-		return cli.Failf("the driver that started this is gone")
+	// Once its death kills this process, the parent must still be the
+	// driver: the one that named itself (pid 1 when it is a container's
+	// first process), else any but pid 1, an orphan's parent. An exit
+	// record, or a driver still reading waits for ever.
+	if p := os.Getppid(); p != h.parent || opts.Driver != 0 && p != opts.Driver || opts.Driver == 0 && p <= 1 {
+		return exitRecord(env, cli.Failf("the driver that started this is gone"))
 	}
 	defer func() {
 		for _, l := range h.locks {

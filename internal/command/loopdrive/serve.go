@@ -14,8 +14,8 @@ import (
 	"github.com/loopkit/loopkit/internal/proc"
 )
 
-// RequestsEnv, set to 1 by the driver on the holder it starts with a pipe
-// on stdin, asks the holder to answer the driver's `next`, `record` and
+// RequestsEnv, set to its pid by the driver on the holder it starts with a
+// pipe on stdin, asks the holder to answer the driver's `next`, `record` and
 // `attempt` calls: a Go process started for each would cost every
 // iteration milliseconds of CPU. The holder takes it out of its
 // environment, so nothing it starts inherits it.
@@ -107,12 +107,15 @@ func forRun(args []string, id string) bool {
 	return runs == 1 && ours
 }
 
-// serving reports whether the driver asked for requests (RequestsEnv),
-// and takes the variable out of the environment.
-func serving() bool {
-	on := os.Getenv(RequestsEnv) == "1"
+// serving is the pid of the driver that asked for requests (RequestsEnv),
+// 0 when none did; it takes the variable out of the environment.
+func serving() int {
+	pid, err := strconv.Atoi(os.Getenv(RequestsEnv))
 	os.Unsetenv(RequestsEnv)
-	return on
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
 }
 
 // asChild sets what the driver's children find in their environment: the
