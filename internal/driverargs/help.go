@@ -71,6 +71,7 @@ func Help() string {
 		prog = filepath.Base(prog)
 	}
 	b.WriteString(strings.ReplaceAll(helpHead, "scripts/loop", prog))
+	writeEntry(&b, "  --config FILE", "key=value settings for this run, over LOOP_CONFIG's file and the store's config")
 	var envs []string
 	for _, o := range runconfig.Fields() {
 		if o.Help == "" || o.Flag == "" { // nor its variable: a knob for tests
@@ -87,7 +88,7 @@ func Help() string {
 	}
 	b.WriteByte('\n')
 	settings := "Settings: flags > environment (" + strings.Join(envs, ", ") +
-		") > config files (the store's config, then LOOP_CONFIG) > defaults."
+		") > --config FILE or LOOP_CONFIG's file > the store's config > defaults."
 	for _, l := range Wrap(settings, width-2) {
 		b.WriteString(l + "\n")
 	}

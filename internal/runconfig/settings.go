@@ -8,7 +8,7 @@
 // setting is one field here, then the code that uses it.
 //
 // Settings are resolved once, when a run is created (Resolve: flags >
-// --config/LOOP_CONFIG > the store's config > environment > defaults, see
+// environment > --config/LOOP_CONFIG > the store's config > defaults, see
 // Resolve), checked once (runcheck.Check), stored typed in run.json and in a copy
 // the workspace cannot reach (Keep); everyone after reads the typed values.
 package runconfig
@@ -76,13 +76,13 @@ type Settings struct {
 
 	// Hooks, watchdog, rate limits.
 	OnEvent          []string `json:"on_event,omitempty" flag:"on-event" arg:"CMD" config:"on_event" help:"run CMD (sh -c, event JSON on stdin) on completed, failed, stuck, canceled, paused, rate_limited, watchdog, cost_threshold (repeatable; on_event)"`
-	HookTimeout      Duration `json:"hook_timeout,omitempty" flag:"hook-timeout" arg:"D" config:"hook_timeout" default:"10s" range:"1ms," note:"how long an on_event command may run"`
+	HookTimeout      Duration `json:"hook_timeout,omitempty" flag:"hook-timeout" arg:"D" config:"hook_timeout" default:"10s" range:"1ms," help:"how long an on_event command may run (default 10s)"`
 	Watchdog         string   `json:"watchdog,omitempty" flag:"watchdog" arg:"off" config:"watchdog" default:"on" choice:"on|off" help:"no stall signals (config: watchdog)"`
 	WatchdogK        int      `json:"watchdog_k,omitempty" flag:"watchdog-k" arg:"N" config:"watchdog_k" default:"2" range:"1,1000" help:"earlier iterations a signal compares with (default 2)"`
 	MaxRewrites      int      `json:"max_rewrites,omitempty" flag:"max-rewrites" arg:"N" config:"max_rewrites" default:"2" range:"0,1000" help:"prompt rewrites before a stall is stuck (default 2)"`
 	RateLimitPolicy  string   `json:"rate_limit_policy,omitempty" flag:"rate-limit-policy" arg:"P" env:"LOOP_RATE_LIMIT_POLICY" config:"rate_limit_policy" default:"loop" choice:"loop|agent" help:"loop (default): stop an agent retrying a rate limit and wait here; agent: let the agent retry"`
 	MaxWait          Duration `json:"max_wait,omitempty" flag:"max-wait" arg:"D" config:"max_wait" default:"6h" help:"rate-limit waiting before the run pauses (default 6h)"`
-	RateLimitBackoff Duration `json:"rate_limit_backoff,omitempty" flag:"rate-limit-backoff" arg:"D" config:"rate_limit_backoff" default:"1m" note:"first wait after a rate limit without a reset time"`
+	RateLimitBackoff Duration `json:"rate_limit_backoff,omitempty" flag:"rate-limit-backoff" arg:"D" config:"rate_limit_backoff" default:"1m" help:"first wait after a rate limit without a reset time (default 1m)"`
 	Account          string   `json:"account,omitempty" flag:"account" arg:"NAME" config:"account" help:"rate-limit note key (default: the agent program)"`
 
 	// Given for one start only, never stored.
