@@ -16,7 +16,7 @@ func (o *describeCmd) run(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, jq, err := compile(nil, "", &o.jsonOpts)
+	_, jq, err := c.compile(nil, "", &o.jsonOpts)
 	if err != nil {
 		return err
 	}

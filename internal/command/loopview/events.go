@@ -43,7 +43,7 @@ func (o *eventsCmd) run(c *ctx, args []string) error {
 	if o.Interval.D() <= 0 {
 		return c.env.UsageError("--interval must be more than 0")
 	}
-	_, jq, err := compile(nil, "", &o.jsonOpts)
+	_, jq, err := c.compile(nil, "", &o.jsonOpts)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func (c *ctx) iterations(args []string, ro *runOpt, fo *filterOpts, jo *jsonOpts
 	if following && iter > 0 {
 		return c.env.UsageError("--follow shows new iterations; it takes no ITER")
 	}
-	filters, jq, err := compile(fo, failedIteration, jo)
+	filters, jq, err := c.compile(fo, failedIteration, jo)
 	if err != nil {
 		return err
 	}

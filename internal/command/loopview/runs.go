@@ -17,7 +17,7 @@ func (o *runsCmd) run(c *ctx, args []string) error {
 	if len(args) > 0 {
 		return c.env.UsageError("runs takes no arguments, got %q", args[0])
 	}
-	filters, jq, err := compile(&o.filterOpts, `.status == "failed" or .status == "stuck"`, &o.jsonOpts)
+	filters, jq, err := c.compile(&o.filterOpts, `.status == "failed" or .status == "stuck"`, &o.jsonOpts)
 	if err != nil {
 		return err
 	}

@@ -194,8 +194,9 @@ func (c *ctx) positional(args []string, max int) (runArg string, iter int, err e
 }
 
 // compile builds the filters of --failed (as failedExpr) and --where, and
-// the --jq transform; a bad expression is a usage error (exit 2).
-func compile(f *filterOpts, failedExpr string, j *jsonOpts) ([]view.Filter, *jqfilter.Filter, error) {
+// the --jq transform; a bad expression is a usage error (exit 2) pointing
+// at the help, as every usage error does.
+func (c *ctx) compile(f *filterOpts, failedExpr string, j *jsonOpts) ([]view.Filter, *jqfilter.Filter, error) {
 	var filters []view.Filter
 	if f != nil && f.Failed {
 		filters = append(filters, mustCompile("--failed", failedExpr))
@@ -203,7 +204,7 @@ func compile(f *filterOpts, failedExpr string, j *jsonOpts) ([]view.Filter, *jqf
 	if f != nil && f.Where != "" {
 		w, err := jqfilter.Compile("--where", f.Where, jqfilter.Where)
 		if err != nil {
-			return nil, nil, cli.WithCode(exitcode.Usage, err)
+			return nil, nil, c.env.UsageError("%w", err)
 		}
 		filters = append(filters, w)
 	}
@@ -211,11 +212,11 @@ func compile(f *filterOpts, failedExpr string, j *jsonOpts) ([]view.Filter, *jqf
 	if j != nil && j.JQ != "" {
 		var err error
 		if jq, err = jqfilter.Compile("--jq", j.JQ, jqfilter.Transform); err != nil {
-			return nil, nil, cli.WithCode(exitcode.Usage, err)
+			return nil, nil, c.env.UsageError("%w", err)
 		}
 	}
 	if f != nil && f.Last < 0 {
-		return nil, nil, cli.Usagef("--last must be 1 or more, got %d", f.Last)
+		return nil, nil, c.env.UsageError("--last must be 1 or more, got %d", f.Last)
 	}
 	return filters, jq, nil
 }
