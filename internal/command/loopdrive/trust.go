@@ -70,7 +70,7 @@ func trusted(env *cli.Env, path string, data []byte, accept bool) error {
 		if err := trust.AcceptData(path, data); err != nil {
 			return cli.Failf("config %s: %w", path, err)
 		}
-		env.Log.Info(fmt.Sprintf("accepted %s: its %d commands run from now on", path, len(cs)))
+		env.Log.Info(fmt.Sprintf("accepted %s: its %s run from now on", path, commands(len(cs))))
 		return nil
 	}
 	show(env, path, cs)
@@ -145,7 +145,15 @@ func acceptConfig(env *cli.Env, args []string) error {
 		if err := trust.AcceptData(f, data); err != nil {
 			return cli.Failf("config %s: %w", f, err)
 		}
-		fmt.Fprintf(env.Stdout, "accepted %s (%d commands)\n", f, len(cs))
+		fmt.Fprintf(env.Stdout, "accepted %s (%s)\n", f, commands(len(cs)))
 	}
 	return nil
+}
+
+// commands is "1 command" or "N commands".
+func commands(n int) string {
+	if n == 1 {
+		return "1 command"
+	}
+	return fmt.Sprintf("%d commands", n)
 }
