@@ -188,7 +188,11 @@ func (c Config) take() (*Held, []string, string, error) {
 	l, holders, err := c.first(func(i int) string { return filepath.Join(c.Dir, fmt.Sprintf("slot.%d", i)) }, c.MaxConcurrency)
 	if err != nil || l == nil {
 		h.Release()
-		return nil, holders, fmt.Sprintf("%d loops already running on this machine (max_concurrency=%d)", c.MaxConcurrency, c.MaxConcurrency), err
+		loops := fmt.Sprintf("%d loops", c.MaxConcurrency)
+		if c.MaxConcurrency == 1 {
+			loops = "1 loop"
+		}
+		return nil, holders, fmt.Sprintf("%s already running on this machine (max_concurrency=%d)", loops, c.MaxConcurrency), err
 	}
 	h.locks = append(h.locks, l)
 	return h, nil, "", nil

@@ -105,7 +105,7 @@ func TestPolicy(t *testing.T) {
 			none(t, second)
 			f.Release()
 			got(t, second).Release()
-			if s := wx.all(); !strings.Contains(s, "H: 1 loops already running on this machine (max_concurrency=1)") {
+			if s := wx.all(); !strings.Contains(s, "H: 1 loop already running on this machine (max_concurrency=1)") {
 				t.Errorf("X waiting said %q", s)
 			}
 		})
