@@ -120,3 +120,25 @@ func TestCommandResolvesSettings(t *testing.T) {
 		t.Errorf("loop-validate: timeout %s, want LOOP_VALIDATE_TIMEOUT's 5m", val.Timeout.D())
 	}
 }
+
+// An option that is a run's setting with a LOOP_* variable names that
+// variable in its help, as every other variable a command reads is named
+// (docs/cli.md: environment variables are written after the description):
+// loop-step --timeout read LOOP_TIMEOUT, loop-validate --timeout
+// LOOP_VALIDATE_TIMEOUT, and their help said nothing of it.
+func TestCommandHelpNamesSettingVariables(t *testing.T) {
+	for _, o := range commandOptions {
+		env := cli.NewEnv("x", nil, nil, nil, nil)
+		p := cli.NewParser(env, reflect.New(reflect.TypeOf(o)).Interface(), "")
+		help := cli.WriteHelp(p)
+		walkOptions(reflect.TypeOf(o), func(f reflect.StructField) {
+			rs := runconfig.ByConfig(f.Tag.Get("config"))
+			if rs == nil || rs.Env == "" || f.Tag.Get("long") == "" || f.Tag.Get("hidden") != "" {
+				return
+			}
+			if !strings.Contains(help, "[$"+rs.Env+"]") {
+				t.Errorf("%T --%s reads %s, its help does not name it:\n%s", o, f.Tag.Get("long"), rs.Env, help)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"reflect"
 	"strings"
 
@@ -146,6 +147,9 @@ func optionText(o *flags.Option) string {
 	}
 	if o.EnvDefaultKey != "" {
 		desc += " [$" + o.EnvDefaultKey + "]"
+	} else if rs := runconfig.ByConfig(o.Field().Tag.Get("config")); rs != nil && rs.Env != "" {
+		// a run's setting, resolved with its variable (Config.setting)
+		desc += " [$" + rs.Env + "]"
 	}
 	return desc
 }

@@ -27,14 +27,12 @@ Examples:
 
 Runs the agent once, the prompt on its stdin or in an argument that is
 exactly {prompt} (or {prompt_file}: a file holding it). Stores its output
-byte-exact and parses it (Claude Code, Codex, Gemini CLI, opencode, Cursor,
-Amp, Copilot CLI, text) for tokens, cost, tool calls, the completion marker,
-errors and rate limits. Prints one "step" record for loop-record.
+byte-exact and parses it (--format) for tokens, cost, tool calls, the
+completion marker, errors and rate limits. Prints one "step" record.
 
-Exit status: the agent's own (of the last attempt); 124 timeout, 127 not
-found, 126 not executable, 128+n killed by signal n; 1 operational failure
-or an agent stopped retrying a refused key or a rate limit; 2 usage.
---exit-zero makes every outcome of the agent 0.`
+Exit status: the agent's own (its last attempt's; 0 with --exit-zero); 124
+timeout, 127 not found, 126 not executable, 128+n killed by signal n; 1
+failure, or an agent stopped at a refused key or a rate limit; 2 usage.`
 
 // Options are loop-step's flags.
 type Options struct {
@@ -57,9 +55,9 @@ type Options struct {
 	Timeout         cli.Duration `long:"timeout" value-name:"D" default:"30m" config:"claude_timeout_sec" description:"stop each attempt after D (0: none)"`
 	Grace           cli.Duration `long:"grace" value-name:"D" default:"1s" description:"from SIGTERM to SIGKILL"`
 	IdleTimeout     cli.Duration `long:"idle-timeout" value-name:"D" default:"15m" config:"idle_timeout" description:"stop an agent silent for D (0: never)"`
-	AfterResult     cli.Duration `long:"after-result-grace" value-name:"D" default:"30s" config:"after_result_grace" description:"stop an agent D after its result (0: never)"`
+	AfterResult     cli.Duration `long:"after-result-grace" value-name:"D" default:"30s" config:"after_result_grace" description:"stop it D after its result (0: never)"`
 	RateLimitPolicy string       `long:"rate-limit-policy" value-name:"P" default:"loop" config:"rate_limit_policy" description:"loop or agent: who retries limits" unquote:"false"`
-	Retries         int          `long:"retries" value-name:"N" range:"0,100" config:"claude_retries" description:"retry up to N times on a failure, not a timeout"`
+	Retries         int          `long:"retries" value-name:"N" range:"0,100" config:"claude_retries" description:"retries on a failure, not a timeout"`
 	RetryBackoff    cli.Duration `long:"retry-backoff" value-name:"D" default:"5s" config:"claude_retry_backoff_sec" description:"first wait before a retry, then doubled"`
 	Format          string       `long:"format" value-name:"FORMAT" default:"auto" config:"agent_format" description:"agent output: auto, claude, codex, gemini, opencode, cursor, amp, copilot, text" unquote:"false"`
 	MaxToolCalls    int          `long:"max-tool-calls" value-name:"N" default:"1000" range:"1," config:"max_tool_calls" description:"tool calls kept, the rest counted"`
