@@ -1,6 +1,7 @@
 package runconfig
 
 import (
+	"reflect"
 	"sort"
 	"strings"
 )
@@ -46,12 +47,12 @@ func DocTable() string {
 		}
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
-	keys := make([]string, 0, len(sc.tools))
-	for k := range sc.tools {
-		keys = append(keys, code(k))
+	var keys []string
+	for f := range reflect.TypeFor[Tools]().Fields() {
+		keys = append(keys, "- "+code(f.Tag.Get("config"))+": "+f.Tag.Get("for")+"\n")
 	}
 	sort.Strings(keys)
-	b.WriteString("\nConfig keys one command reads for itself (its `--help` names the flag):\n" +
-		strings.Join(keys, ", ") + ".\n")
+	b.WriteString("\nConfig keys one command reads for itself, and the flag they stand for:\n\n" +
+		strings.Join(keys, ""))
 	return b.String()
 }

@@ -42,9 +42,15 @@ func TestEveryConfigTagKnown(t *testing.T) {
 	rangeTag := regexp.MustCompile("range:\"([^\"]*)\"")
 	read := map[string]bool{}
 	ranges := map[string]string{} // Tools' key: its range tag
+	who := map[string]string{}    // Tools' key: its for tag, the flags docs/cli.md gives
 	for f := range reflect.TypeFor[Tools]().Fields() {
 		ranges[f.Tag.Get("config")] = f.Tag.Get("range")
+		who[f.Tag.Get("config")] = f.Tag.Get("for")
+		if f.Tag.Get("for") == "" {
+			t.Errorf("Tools.%s has no for tag: docs/cli.md would not say who reads it", f.Name)
+		}
 	}
+	longTag := regexp.MustCompile("long:\"([^\"]*)\"")
 	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() && (d.Name() == "runconfig" || d.Name() == "cli") { // the tag's owner and its reader
 			return filepath.SkipDir
@@ -76,6 +82,11 @@ func TestEveryConfigTagKnown(t *testing.T) {
 			}
 			if got != want {
 				t.Errorf("%s reads %s in range %q, Tools checks %q", p, m[1], got, want)
+			}
+			// docs/cli.md names the flag a key stands for
+			if l := longTag.FindSubmatch(line); l != nil && !strings.Contains(who[string(m[1])]+" ", "--"+string(l[1])+" ") &&
+				!strings.Contains(who[string(m[1])]+",", "--"+string(l[1])+",") {
+				t.Errorf("%s reads %s as --%s, Tools' for tag says %q", p, m[1], l[1], who[string(m[1])])
 			}
 		}
 		return err
