@@ -67,11 +67,11 @@ func (o *tailCmd) run(c *ctx, args []string) error {
 				if err := c.env.Stdout.Flush(); err != nil {
 					return err
 				}
-				_, err := fmt.Fprintln(c.env.Stderr, view.Escape(*ev.Text, false))
+				_, err := fmt.Fprintln(c.env.Stderr, view.Escape(*ev.Text, true))
 				return err
 			}
-			if ev.Event == nil {
-				_, err := fmt.Fprintln(w, view.Escape(*ev.Text, false))
+			if ev.Event == nil { // one line as written: a tab stays one
+				_, err := fmt.Fprintln(w, view.Escape(*ev.Text, true))
 				return err
 			}
 			for _, l := range agent.Describe(ev.Event, width) {
