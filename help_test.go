@@ -147,3 +147,41 @@ func TestDriverHelp(t *testing.T) {
 		t.Fatalf("scripts/loop --version: %q %v", out, err)
 	}
 }
+
+// TestManPagesFit: the man pages scripts/manpages makes (make install,
+// releases) read in an 80-column terminal as the help does. man indents
+// a section's text by 7 columns, so loop(1), the driver's 80-column help
+// as it is, and the examples of loop-step(1), loop-record(1) and
+// loop-drive(1) ran to 87 columns and wrapped.
+func TestManPagesFit(t *testing.T) {
+	t.Parallel()
+	man, err := exec.LookPath("man")
+	if err != nil {
+		t.Skip("man not installed")
+	}
+	view, err := exec.LookPath("loop-view")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cmds := []string{"loop-validate", "loop-record", "loop-progress", "loop-view", "loop-clean", "loop-step", "loop-drive"}
+	c := exec.Command("bash", append([]string{"scripts/manpages", dir, filepath.Dir(view)}, cmds...)...)
+	c.Env = append(os.Environ(), "LOOP_BIN="+filepath.Dir(view))
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("scripts/manpages: %v\n%s", err, out)
+	}
+	for _, name := range append(cmds, "loop") {
+		c := exec.Command(man, "-l", filepath.Join(dir, name+".1"))
+		c.Env = append(os.Environ(), "MANWIDTH=80", "MANPAGER=cat", "PAGER=cat")
+		out, err := c.Output()
+		if err != nil {
+			t.Errorf("man %s: %v", name, err)
+			continue
+		}
+		for i, l := range strings.Split(string(out), "\n") {
+			if w := utf8.RuneCountInString(l); w > 80 {
+				t.Errorf("man %s: line %d is %d columns: %q", name, i+1, w, l)
+			}
+		}
+	}
+}

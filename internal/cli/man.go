@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	flags "github.com/jessevdk/go-flags"
 )
@@ -90,9 +91,23 @@ func writeManText(b *strings.Builder, text string) {
 		}
 		b.WriteString(".PP\n")
 		if literal {
+			// the lines are the help's, up to 80 columns with their own
+			// indent: at the section's 7 they may not fit an 80-column man,
+			// so they start as far left as the longest needs
+			widest := 0
+			for _, l := range lines[1:] {
+				widest = max(widest, utf8.RuneCountInString(l))
+			}
+			in := min(7, max(0, 80-widest))
 			b.WriteString(roff(lines[0]) + "\n.nf\n")
+			if in < 7 {
+				fmt.Fprintf(b, ".in %dn\n", in)
+			}
 			for _, l := range lines[1:] {
 				b.WriteString(roff(l) + "\n")
+			}
+			if in < 7 {
+				b.WriteString(".in\n")
 			}
 			b.WriteString(".fi\n")
 			continue
