@@ -32,3 +32,26 @@ func TestRecordsDocNamesEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsDocNamesEveryEvent: docs/records.md lists the event types of
+// events.jsonl; GIT_CONFIG_CHANGED and SETTINGS_RESTORED were written but
+// not listed there.
+func TestRecordsDocNamesEveryEvent(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/records.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("record.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := regexp.MustCompile(`(?m)^\s*Event\w+\s*=\s*"([A-Z_]+)"`).FindAllSubmatch(src, -1)
+	if len(events) < 20 {
+		t.Fatalf("found %d event types in record.go", len(events))
+	}
+	for _, m := range events {
+		if !strings.Contains(string(doc), "`"+string(m[1])+"`") {
+			t.Errorf("docs/records.md does not list the event %s", m[1])
+		}
+	}
+}
