@@ -19,11 +19,15 @@ func State() (string, error) {
 	if !filepath.IsAbs(base) { // the spec ignores a relative value
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("no state directory: set XDG_STATE_HOME or HOME (%v)", err)
+			return "", fmt.Errorf("no state directory: %v; set XDG_STATE_HOME to a folder of yours outside the workspace", err)
 		}
 		base = filepath.Join(home, ".local", "state")
 	}
-	return private(filepath.Join(base, "loopkit"), true)
+	dir, err := private(filepath.Join(base, "loopkit"), true)
+	if err != nil {
+		return "", fmt.Errorf("no state directory: %v; set XDG_STATE_HOME to a folder of yours outside the workspace", err)
+	}
+	return dir, nil
 }
 
 // StateSub is the directory name under State, made 0700 when missing:
@@ -37,7 +41,11 @@ func StateSub(name string) (string, error) { return sub(State, name) }
 // flight would be its to rewrite.
 func Runtime() (string, error) {
 	if base := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(base) {
-		return private(filepath.Join(base, "loopkit"), true)
+		dir, err := private(filepath.Join(base, "loopkit"), true)
+		if err != nil {
+			return "", fmt.Errorf("no runtime directory: %v; set XDG_RUNTIME_DIR to a folder of yours outside the workspace", err)
+		}
+		return dir, nil
 	}
 	return StateSub("runtime")
 }

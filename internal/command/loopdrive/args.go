@@ -148,6 +148,15 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 		emit(env, "exit", "0")
 		return nil
 	}
+	// Where a run's settings, process record and slots are kept: without
+	// them no run goes far, so none is started (a container's user with no
+	// home of its own: HOME=/).
+	if _, err := userdir.Runtime(); err != nil {
+		return exitRecord(env, cli.Failf("%w", err))
+	}
+	if _, err := userdir.State(); err != nil {
+		return exitRecord(env, cli.Failf("%w", err))
+	}
 	emit(env, "store", st.Root)
 	if named != "" {
 		emit(env, "config", named)
