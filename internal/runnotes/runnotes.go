@@ -19,7 +19,7 @@ const MaxOutputChars = 2000
 // Load returns the notes for the next implementation step of the run id,
 // whose record (read by the caller) is run ("" when there are none).
 func Load(st *store.Store, id string, run *record.Run) (string, error) {
-	last, _, err := st.LastIteration(id)
+	last, err := st.PeekLastIteration(id)
 	if err != nil || last == nil {
 		return "", err
 	}

@@ -148,30 +148,12 @@ func LastCommit(path, field string) (line []byte, n, aside int, err error) {
 			f.Close()
 			return nil, 0, aside, err
 		}
-		lines, err := tailLines(f, fi.Size(), 2)
-		if err != nil || len(lines) == 0 {
+		last, got, start, err := lastLine(f, path, fi.Size(), field)
+		if err != nil || last == nil {
 			f.Close()
 			return nil, 0, aside, err
 		}
-		last := lines[len(lines)-1]
-		start := fi.Size() - int64(len(last)) - 1
-		want := 1
-		if start > 0 {
-			if len(lines) < 2 {
-				f.Close()
-				return nil, 0, aside, fmt.Errorf("%s: cannot read the line before the last", filepath.Base(path))
-			}
-			prev, ok, isJSON := lineNumber(lines[0], field)
-			if !isJSON {
-				f.Close()
-				return nil, 0, aside, fmt.Errorf("%s: the line before the last is not JSON: the log is damaged; move it aside to start a new run", path)
-			}
-			want = -1 // a nonsense previous number: nothing can follow it
-			if ok {
-				want = prev + 1
-			}
-		}
-		if got, ok, _ := lineNumber(last, field); ok && got == want {
+		if got > 0 {
 			f.Close()
 			return last, got, aside, nil
 		}
@@ -182,6 +164,64 @@ func LastCommit(path, field string) (line []byte, n, aside int, err error) {
 		}
 		aside++
 	}
+}
+
+// PeekCommit is LastCommit for a reader, which holds no lock and never
+// writes: a torn tail (a write in progress) and final lines out of
+// sequence are passed over, not set aside, so the log is left as it is
+// for its writer to repair, and a read-only store reads the same.
+func PeekCommit(path, field string) (line []byte, n int, err error) {
+	f, err := openNoFollow(path, os.O_RDONLY)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	size, err := CompleteEnd(f, fi.Size())
+	for err == nil && size > 0 {
+		last, got, start, err := lastLine(f, path, size, field)
+		if err != nil || last == nil || got > 0 {
+			return last, got, err
+		}
+		size = start
+	}
+	return nil, 0, err
+}
+
+// lastLine reads the last line of the first size bytes of a log and
+// where it starts; got is its number when it is a commit (one more than
+// the line before, 1 on the first line), else 0.
+func lastLine(f *os.File, path string, size int64, field string) (last []byte, got int, start int64, err error) {
+	lines, err := tailLines(f, size, 2)
+	if err != nil || len(lines) == 0 {
+		return nil, 0, 0, err
+	}
+	last = lines[len(lines)-1]
+	start = size - int64(len(last)) - 1
+	want := 1
+	if start > 0 {
+		if len(lines) < 2 {
+			return nil, 0, 0, fmt.Errorf("%s: cannot read the line before the last", filepath.Base(path))
+		}
+		prev, ok, isJSON := lineNumber(lines[0], field)
+		if !isJSON {
+			return nil, 0, 0, fmt.Errorf("%s: the line before the last is not JSON: the log is damaged; move it aside to start a new run", path)
+		}
+		want = -1 // a nonsense previous number: nothing can follow it
+		if ok {
+			want = prev + 1
+		}
+	}
+	if n, ok, _ := lineNumber(last, field); ok && n == want {
+		return last, n, start, nil
+	}
+	return last, 0, start, nil
 }
 
 // lineNumber reads field of a JSON line as a positive integer.

@@ -271,14 +271,33 @@ func (s *Store) AppendEvent(e record.Event) error {
 // counts such lines. The caller holds the append lock.
 func (s *Store) LastIteration(id string) (it *record.IterationLog, aside int, err error) {
 	line, _, aside, err := LastCommit(s.RunPath(id, IterationsFile), "iteration")
-	if err != nil || line == nil {
+	if err != nil {
 		return nil, aside, err
 	}
-	it = &record.IterationLog{}
-	if err := json.Unmarshal(line, it); err != nil {
-		return nil, aside, fmt.Errorf("%s: last line: %w", s.RunPath(id, IterationsFile), err)
+	it, err = s.lastOf(id, line)
+	return it, aside, err
+}
+
+// PeekLastIteration is LastIteration for a reader: it holds no lock and
+// writes nothing (see PeekCommit); nil when no line is committed.
+func (s *Store) PeekLastIteration(id string) (*record.IterationLog, error) {
+	line, _, err := PeekCommit(s.RunPath(id, IterationsFile), "iteration")
+	if err != nil {
+		return nil, err
 	}
-	return it, aside, nil
+	return s.lastOf(id, line)
+}
+
+// lastOf decodes the run's last committed line (nil: none).
+func (s *Store) lastOf(id string, line []byte) (*record.IterationLog, error) {
+	if line == nil {
+		return nil, nil
+	}
+	it := &record.IterationLog{}
+	if err := json.Unmarshal(line, it); err != nil {
+		return nil, fmt.Errorf("%s: last line: %w", s.RunPath(id, IterationsFile), err)
+	}
+	return it, nil
 }
 
 // LastAttempt returns the number of the run's last committed attempt (0:

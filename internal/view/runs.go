@@ -42,7 +42,7 @@ type IterationReview struct {
 
 // LoadReview fills ri.Review from the run's last iteration.
 func LoadReview(st *store.Store, ri *RunInfo) error {
-	it, _, err := st.LastIteration(ri.Run.RunID)
+	it, err := st.PeekLastIteration(ri.Run.RunID)
 	if err != nil || it == nil || it.Review == nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func reviewedStep(file string) (*record.Step, error) {
 // then finds the files already hashed). n is the iteration the step will
 // be, the run's next. A step outside git has an unknown change: "".
 func reviewDiff(st *store.Store, run, file string, s *record.Step) (diff string, n int, err error) {
-	last, _, err := st.LastIteration(run)
+	last, err := st.PeekLastIteration(run)
 	if err != nil {
 		return "", 0, cli.Failf("run %s: %w", run, err)
 	}
