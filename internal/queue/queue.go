@@ -64,20 +64,28 @@ type ticket struct {
 	path            string
 }
 
+// Check says what is wrong with the request's settings: Acquire's other
+// errors are the runtime directory's (a full or read-only disk).
+func (c Config) Check() error {
+	switch {
+	case c.MaxConcurrency <= 0:
+		return fmt.Errorf("max_concurrency must be 1 or more, got %d", c.MaxConcurrency)
+	case c.MaxPerWorkspace < 0:
+		return fmt.Errorf("max_runs_per_workspace must be 0 (no limit) or more, got %d", c.MaxPerWorkspace)
+	case c.Policy != "" && c.Policy != FIFO && c.Policy != NewestFirst:
+		return fmt.Errorf("queue_policy must be fifo or newest_first, got %q", c.Policy)
+	}
+	return nil
+}
+
 // Acquire waits for a slot: its turn in the queue, a free workspace slot
 // (when limited) and a free machine slot.
 func Acquire(ctx context.Context, c Config) (*Held, error) {
-	if c.MaxConcurrency <= 0 {
-		return nil, fmt.Errorf("max_concurrency must be 1 or more, got %d", c.MaxConcurrency)
-	}
-	if c.MaxPerWorkspace < 0 {
-		return nil, fmt.Errorf("max_runs_per_workspace must be 0 (no limit) or more, got %d", c.MaxPerWorkspace)
+	if err := c.Check(); err != nil {
+		return nil, err
 	}
 	if c.Policy == "" {
 		c.Policy = FIFO
-	}
-	if c.Policy != FIFO && c.Policy != NewestFirst {
-		return nil, fmt.Errorf("queue_policy must be fifo or newest_first, got %q", c.Policy)
 	}
 	if c.Interval <= 0 {
 		c.Interval = 500 * time.Millisecond
@@ -94,6 +102,7 @@ func Acquire(ctx context.Context, c Config) (*Held, error) {
 	}
 	data, _ := json.Marshal(me)
 	if err := os.WriteFile(me.path, data, 0o600); err != nil {
+		os.Remove(me.path) // a full disk's empty ticket
 		tl.Unlock()
 		return nil, fmt.Errorf("queue ticket: %v", err)
 	}

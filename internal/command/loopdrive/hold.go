@@ -113,6 +113,7 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 		return nil
 	}
 	h.emit("run", id)
+	fail := func(err error) error { h.failRun(id, err); return h.fail(err) }
 	// The driver is named before it may wait for a slot (a queued driver
 	// must hear cancel too); cancel signals only the driver loopkit's own
 	// record has, named since it took the driver lock
@@ -129,17 +130,17 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 		}
 		return nil
 	}); err != nil {
-		return h.fail(cli.Failf("%w", err))
+		return fail(cli.Failf("%w", err))
 	}
 	if err := h.queueSlot(&opts.Settings, id); err != nil {
-		return h.fail(err)
+		return fail(err)
 	}
 	if err := h.started(id); err != nil {
-		return h.fail(err)
+		return fail(err)
 	}
 	run, err := h.startDriving(id)
 	if err != nil {
-		return h.fail(cli.Failf("%w", err))
+		return fail(cli.Failf("%w", err))
 	}
 	h.emitSettings(run)
 	if opts.New {
@@ -154,6 +155,19 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 	h.emit("ready", "1")
 	h.wait(id, reqs)
 	return nil
+}
+
+// failRun marks run id failed with err, which stops this driver once the
+// run exists (a full or read-only disk, a runtime directory it cannot
+// use): exit 70 never leaves the run running, shown interrupted. A driver
+// that is gone (killed) leaves it so, for a resume.
+func (h *holder) failRun(id string, err error) {
+	if code := cli.Code(err); code != exitcode.Failure && code != exitcode.Internal || os.Getppid() != h.parent {
+		return
+	}
+	if _, serr := h.door.SetStatus(id, record.RunFailed, err.Error()); serr != nil {
+		h.env.Log.Warn(fmt.Sprintf("run %s not marked failed: it shows as interrupted", id), "err", serr)
+	}
 }
 
 // create checks the settings and creates the run with its driver lock

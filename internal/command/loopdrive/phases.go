@@ -175,26 +175,30 @@ func (h *holder) queueSlot(set *runconfig.Settings, id string) error {
 		cancel()
 	}()
 	queued := false
-	held, err := queue.Acquire(ctx, queue.Config{
+	qc := queue.Config{
 		Dir: dir, MaxConcurrency: max, MaxPerWorkspace: set.MaxRunsPerWorkspace,
 		Workspace: run.WorkspaceRoot, Policy: set.QueuePolicy, RunID: id, Enqueued: run.CreatedAt,
-		Waiting: func(runs []string, why string) {
-			// marked before it says so: whoever reads the message and then
-			// the run's status sees it queued
-			if !queued {
-				queued = true
-				if _, err := h.door.Queue(id, "waiting for "+strings.Join(runs, ", ")); err != nil {
-					h.env.Log.Warn("run not marked queued", "err", err)
-				}
+	}
+	if err := qc.Check(); err != nil {
+		return cli.Usagef("%v", err)
+	}
+	qc.Waiting = func(runs []string, why string) {
+		// marked before it says so: whoever reads the message and then
+		// the run's status sees it queued
+		if !queued {
+			queued = true
+			if _, err := h.door.Queue(id, "waiting for "+strings.Join(runs, ", ")); err != nil {
+				h.env.Log.Warn("run not marked queued", "err", err)
 			}
-			h.emit("note", fmt.Sprintf("waiting for a free slot: run %s holds it; %s", strings.Join(runs, ", "), why))
-		},
-	})
+		}
+		h.emit("note", fmt.Sprintf("waiting for a free slot: run %s holds it; %s", strings.Join(runs, ", "), why))
+	}
+	held, err := queue.Acquire(ctx, qc)
 	switch {
 	case errors.Is(err, context.Canceled):
 		return cli.Failf("the driver is gone")
-	case err != nil:
-		return cli.Usagef("%v", err)
+	case err != nil: // the runtime directory's, not a setting's
+		return cli.Failf("%v", err)
 	}
 	h.held = held
 	if queued {
