@@ -332,3 +332,36 @@ func TestPlantedExcludesFileHidesNothing(t *testing.T) {
 		t.Errorf("neutralised %v", got)
 	}
 }
+
+// A disk that refuses the write of a run's config hash (full: here a file
+// size limit, EFBIG, in a child of the test) leaves nothing in the state
+// directory: a half-written <name>.tmp would stay there for good, since
+// no later write or clean of that run names it.
+func TestRememberRefusedLeavesNothing(t *testing.T) {
+	if dir := os.Getenv("LOOPKIT_REMEMBER_CHILD"); dir != "" {
+		var lim syscall.Rlimit
+		syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim)
+		lim.Cur = 8
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+			t.Skipf("setrlimit: %v", err)
+		}
+		if err := Remember(filepath.Join(t.TempDir(), "r1"), dir); err == nil {
+			t.Fatal("remembered past the file size limit without an error")
+		}
+		return
+	}
+	dir, _ := repo(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRememberRefusedLeavesNothing$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "LOOPKIT_REMEMBER_CHILD="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "SKIP") {
+		t.Skipf("child skipped:\n%s", out)
+	}
+	left, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "loopkit", "git-config", "*"))
+	if len(left) > 0 {
+		t.Errorf("left in the state directory: %v", left)
+	}
+}

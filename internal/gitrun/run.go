@@ -26,10 +26,14 @@ func Remember(runDir, dir string) error {
 	}
 	tmp := path + ".tmp"
 	os.Remove(tmp)
-	if err := os.WriteFile(tmp, []byte(hash+"\n"), 0o600); err != nil {
-		return err
+	err = os.WriteFile(tmp, []byte(hash+"\n"), 0o600)
+	if err == nil {
+		err = os.Rename(tmp, path)
 	}
-	return os.Rename(tmp, path)
+	if err != nil {
+		os.Remove(tmp) // a full disk's half: no later write names it
+	}
+	return err
 }
 
 // Forget removes the hash kept for the run at runDir, once the run is
