@@ -5,6 +5,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"syscall"
 
 	"github.com/loopkit/loopkit/internal/exitcode"
 )
@@ -69,4 +71,20 @@ func Code(err error) int {
 		return ee.Code
 	}
 	return exitcode.Failure
+}
+
+// DiskHint is what to do when err says a disk refused a write (full, over
+// quota, read-only); "" for any other error. The driver's die says the
+// same (scripts/loop.d/common.sh).
+func DiskHint(err error) string {
+	msg := strings.ToLower(err.Error())
+	switch {
+	case errors.Is(err, syscall.ENOSPC) || strings.Contains(msg, "no space left on device"):
+		return "the disk is full: free space on it, then try again"
+	case errors.Is(err, syscall.EDQUOT) || strings.Contains(msg, "disk quota exceeded"):
+		return "the disk quota is used up: free space or raise the quota, then try again"
+	case errors.Is(err, syscall.EROFS) || strings.Contains(msg, "read-only file system"):
+		return "the file system is read-only: make it writable, then try again"
+	}
+	return ""
 }

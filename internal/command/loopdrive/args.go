@@ -268,6 +268,10 @@ func exitRecord(env *cli.Env, err error) error {
 	if code == exitcode.Failure {
 		code = exitcode.Internal
 	}
+	var ee *cli.ExitError
+	if hint := cli.DiskHint(err); hint != "" && (!errors.As(err, &ee) || ee.Hint == "") {
+		err = &cli.ExitError{Code: code, Err: err, Hint: hint}
+	}
 	env.Finish(err)
 	emit(env, "exit", fmt.Sprint(code))
 	return cli.Silent(code)
