@@ -74,7 +74,7 @@ func Code(err error) int {
 }
 
 // DiskHint is what to do when err says a disk refused a write (full, over
-// quota, read-only); "" for any other error. The driver's die says the
+// quota, read-only, a mode); "" for any other error. The driver's die says the
 // same (scripts/loop.d/common.sh).
 func DiskHint(err error) string {
 	msg := strings.ToLower(err.Error())
@@ -85,6 +85,8 @@ func DiskHint(err error) string {
 		return "the disk quota is used up: free space or raise the quota, then try again"
 	case errors.Is(err, syscall.EROFS) || strings.Contains(msg, "read-only file system"):
 		return "the file system is read-only: make it writable, then try again"
+	case errors.Is(err, syscall.EACCES) || strings.Contains(msg, "permission denied"):
+		return "loopkit may not write there: give it back its modes (chmod u+rwX), then try again"
 	}
 	return ""
 }

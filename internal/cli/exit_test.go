@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/exitcode"
@@ -126,6 +128,27 @@ func TestFlagMistakesInHouseWords(t *testing.T) {
 		_, err := Parse(env, NewParser(env, &opts, ""), nil, tc.args)
 		if err == nil || err.Error() != tc.want || Code(err) != exitcode.Usage {
 			t.Errorf("%q: %v (exit %d), want %q", tc.args, err, Code(err), tc.want)
+		}
+	}
+}
+
+// A disk or a mode that refused a write is told with its fix, whether
+// the errno is still wrapped or was flattened into the message.
+func TestDiskHint(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&os.PathError{Op: "write", Path: "/s/run.json", Err: syscall.ENOSPC}, "the disk is full"},
+		{errors.New("queue ticket: write /r/q.ticket: no space left on device"), "the disk is full"},
+		{&os.PathError{Op: "write", Path: "/s/x", Err: syscall.EDQUOT}, "the disk quota is used up"},
+		{&os.PathError{Op: "open", Path: "/s/x", Err: syscall.EROFS}, "read-only"},
+		{&os.PathError{Op: "open", Path: "/s/x", Err: syscall.EACCES}, "chmod u+rwX"},
+		{errors.New("mkdir /r/queue: not a directory"), ""},
+	} {
+		got := DiskHint(c.err)
+		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("DiskHint(%v) = %q, want one saying %q", c.err, got, c.want)
 		}
 	}
 }

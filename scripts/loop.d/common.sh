@@ -13,7 +13,7 @@ die() { local code=$1 err=""; shift; log "$*"
     disk_hint "$err"
   fi; exit "$code"; }
 
-# disk_hint LINE: when LINE says a disk refused a write, what to do (a
+# disk_hint LINE: when LINE says a disk or a mode refused a write, what to do (a
 # resume goes on from the last iteration recorded).
 disk_hint() {
   local why
@@ -21,6 +21,7 @@ disk_hint() {
     *"no space left on device"*) why="the disk is full: free space on it" ;;
     *"disk quota exceeded"*) why="the disk quota is used up: free space or raise the quota" ;;
     *"read-only file system"*) why="the file system is read-only: make it writable" ;;
+    *"permission denied"*) why="loopkit may not write there: give it back its modes (chmod u+rwX)" ;;
     *) return 0 ;;
   esac
   printf "hint: %s, then '%s resume %s' goes on\n" "$why" "$LOOP_PROG" "$RUN" >&2

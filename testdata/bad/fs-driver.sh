@@ -61,3 +61,27 @@ grep -q '^hint: the disk is full: free space on it' "$out/err" || fail "no hint 
 run=$(head -n 1 "$out/out")
 [ -z "$run" ] || [ "$(loop-view describe "$run" --json --jq .status -r)" = failed ] || fail "run $run not failed"
 echo "driver full runtime directory ok"
+
+# a folder of the store made read-only mid-run (the agent's chmod; the
+# driver without root's override of modes): exit 70, the fix named, and a
+# resume once the mode is back finishes the run
+if ! command -v capsh >/dev/null; then echo "driver read-only folder skipped: no capsh"; exit 0; fi
+cd "$ws" && git checkout -q calc.go || fail "reset calc.go"
+cat >"$mnt/agent.sh" <<'SH'
+#!/usr/bin/env bash
+prompt=$(cat)
+printf '%s' "$prompt" | "$LOOPKIT_ROOT/scripts/demo-agent"; rc=$?
+grep -q '^## Iteration 1' <<<"$prompt" && chmod 500 .loop/runs/*/iterations
+exit $rc
+SH
+chmod 755 "$mnt/agent.sh"
+capsh --drop=cap_dac_override,cap_dac_read_search,cap_fowner -- -c \
+  '"$LOOPKIT_ROOT/scripts/loop" run --prompt TASK.md --validate "sh $LOOPKIT_ROOT/testdata/loop/check.sh" --name modes -- "$0"' "$mnt/agent.sh" >"$out/out" 2>"$out/err"
+rc=$?
+chmod -R u+rwX .loop
+run=$(head -n 1 "$out/out")
+[ "$rc" = 70 ] || fail "exit $rc on a read-only folder, want 70: $(cat "$out/err")"
+grep -q "^hint: .*chmod u+rwX.*resume $run" "$out/err" || fail "no hint naming the fix: $(cat "$out/err")"
+"$LOOPKIT_ROOT/scripts/loop" resume "$run" >"$out/rout" 2>"$out/rerr" || fail "resume once the mode is back: $(cat "$out/rerr")"
+[ "$(loop-view logs "$run" --json --jq .iteration -r | tr '\n' ' ')" = "1 2 " ] || fail "iterations: $(loop-view logs "$run")"
+echo "driver read-only folder ok"
