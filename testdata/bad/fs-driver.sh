@@ -22,7 +22,7 @@ if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=4m tmpfs "$mnt" 2>/dev/null; 
 fi
 trap cleanup EXIT
 ws="$mnt/ws"
-mkdir "$ws" && cp -r "$LOOPKIT_ROOT/testdata/demo/." "$ws" && cd "$ws" || fail "setup"
+{ mkdir "$ws" && cp -r "$LOOPKIT_ROOT/testdata/demo/." "$ws" && cd "$ws"; } || fail "setup"
 { git init -q && git add -A && git commit -qm init; } || fail "git"
 cat >"$mnt/check.sh" <<'SH'
 n=$(cat "$0.calls" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" >"$0.calls"
@@ -66,7 +66,7 @@ echo "driver full runtime directory ok"
 # driver without root's override of modes): exit 70, the fix named, and a
 # resume once the mode is back finishes the run
 if ! command -v capsh >/dev/null; then echo "driver read-only folder skipped: no capsh"; exit 0; fi
-cd "$ws" && git checkout -q calc.go || fail "reset calc.go"
+{ cd "$ws" && git checkout -q calc.go; } || fail "reset calc.go"
 cat >"$mnt/agent.sh" <<'SH'
 #!/usr/bin/env bash
 prompt=$(cat)
@@ -75,6 +75,7 @@ grep -q '^## Iteration 1' <<<"$prompt" && chmod 500 .loop/runs/*/iterations
 exit $rc
 SH
 chmod 755 "$mnt/agent.sh"
+# shellcheck disable=SC2016 # expanded by the shell capsh starts
 capsh --drop=cap_dac_override,cap_dac_read_search,cap_fowner -- -c \
   '"$LOOPKIT_ROOT/scripts/loop" run --prompt TASK.md --validate "sh $LOOPKIT_ROOT/testdata/loop/check.sh" --name modes -- "$0"' "$mnt/agent.sh" >"$out/out" 2>"$out/err"
 rc=$?
