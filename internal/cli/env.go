@@ -148,6 +148,9 @@ func (e *Env) Finish(err error) int {
 	if e.ErrorFile != "" {
 		if f, ferr := safefile.OpenFile(e.ErrorFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); ferr == nil {
 			fmt.Fprintf(f, "%s: %s\n", e.Name, strings.ReplaceAll(err.Error(), "\n", " "))
+			if hint := DiskHint(err); hint != "" {
+				fmt.Fprintln(f, hint) // the driver's hint: what to do before a resume
+			}
 			f.Close()
 		}
 	}

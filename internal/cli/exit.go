@@ -74,19 +74,19 @@ func Code(err error) int {
 }
 
 // DiskHint is what to do when err says a disk refused a write (full, over
-// quota, read-only, a mode); "" for any other error. The driver's die says the
-// same (scripts/loop.d/common.sh).
+// quota, read-only, a mode); "" for any other error. Finish writes it under
+// the error line of $LOOPKIT_ERROR_FILE, for the driver's last line.
 func DiskHint(err error) string {
 	msg := strings.ToLower(err.Error())
 	switch {
 	case errors.Is(err, syscall.ENOSPC) || strings.Contains(msg, "no space left on device"):
-		return "the disk is full: free space on it, then try again"
+		return "the disk is full: free space on it"
 	case errors.Is(err, syscall.EDQUOT) || strings.Contains(msg, "disk quota exceeded"):
-		return "the disk quota is used up: free space or raise the quota, then try again"
+		return "the disk quota is used up: free space or raise the quota"
 	case errors.Is(err, syscall.EROFS) || strings.Contains(msg, "read-only file system"):
-		return "the file system is read-only: make it writable, then try again"
+		return "the file system is read-only: make it writable"
 	case errors.Is(err, syscall.EACCES) || strings.Contains(msg, "permission denied"):
-		return "loopkit may not write there: give it back its modes (chmod u+rwX), then try again"
+		return "loopkit may not write there: give it back its modes (chmod u+rwX)"
 	}
 	return ""
 }

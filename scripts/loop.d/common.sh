@@ -3,29 +3,14 @@
 
 log() { printf 'loop: %s\n' "$*" >&2; }
 # die CODE MESSAGE: 70 is an internal error of loopkit, 1 a failure; while driving, 70
-# marks the run failed with MESSAGE and the failed command's error line (never left running).
-# A disk that refused a write gets a last line naming the fix.
-die() { local code=$1 err=""; shift; log "$*"
+# marks the run failed with MESSAGE and the failed command's error line (never left running),
+# and says the fix its second line gives (a disk that refused a write: cli.DiskHint).
+die() { local code=$1 err="" fix=""; shift; log "$*"
   if [ "$code" = 70 ] && [ -n "${RUN:-}" ] && [ -z "${FINISHING:-}" ]; then FINISHING=1
-    [ ! -s "${LOOPKIT_ERROR_FILE:-}" ] || IFS= read -r err <"$LOOPKIT_ERROR_FILE"
-    "$LK_RECORD" status failed --run "$RUN" --message "$*${err:+: $err}" >/dev/null ||
-      log "could not mark run $RUN failed: it shows as interrupted"
-    disk_hint "$err"
+    [ ! -s "${LOOPKIT_ERROR_FILE:-}" ] || { IFS= read -r err; IFS= read -r fix; } <"$LOOPKIT_ERROR_FILE"
+    "$LK_RECORD" status failed --run "$RUN" --message "$*${err:+: $err}" >/dev/null || log "could not mark run $RUN failed: it shows as interrupted"
+    [ -z "$fix" ] || printf "hint: %s, then '%s resume %s' goes on\n" "$fix" "$LOOP_PROG" "$RUN" >&2
   fi; exit "$code"; }
-
-# disk_hint LINE: when LINE says a disk or a mode refused a write, what to do (a
-# resume goes on from the last iteration recorded).
-disk_hint() {
-  local why
-  case ${1,,} in
-    *"no space left on device"*) why="the disk is full: free space on it" ;;
-    *"disk quota exceeded"*) why="the disk quota is used up: free space or raise the quota" ;;
-    *"read-only file system"*) why="the file system is read-only: make it writable" ;;
-    *"permission denied"*) why="loopkit may not write there: give it back its modes (chmod u+rwX)" ;;
-    *) return 0 ;;
-  esac
-  printf "hint: %s, then '%s resume %s' goes on\n" "$why" "$LOOP_PROG" "$RUN" >&2
-}
 
 # usage_error MESSAGE: one line pointing at the help, exit 2.
 usage_error() { die 2 "$* (see $LOOP_PROG --help)"; }

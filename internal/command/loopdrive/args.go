@@ -270,7 +270,7 @@ func exitRecord(env *cli.Env, err error) error {
 	}
 	var ee *cli.ExitError
 	if hint := cli.DiskHint(err); hint != "" && (!errors.As(err, &ee) || ee.Hint == "") {
-		err = &cli.ExitError{Code: code, Err: err, Hint: hint}
+		err = &cli.ExitError{Code: code, Err: err, Hint: hint + ", then try again"}
 	}
 	env.Finish(err)
 	emit(env, "exit", fmt.Sprint(code))
