@@ -19,11 +19,11 @@ func Activity(line []byte) (progress, result bool) {
 	if b[0] != '{' {
 		return !IsRetryNotice(string(b)) || noticeProgress(b), false
 	}
-	m := typePrefix().FindSubmatch(b)
-	if m == nil {
+	typ, _, ok := typePrefix(b)
+	if !ok {
 		return true, false
 	}
-	switch string(m[1]) {
+	switch string(typ) {
 	case "result":
 		return true, true
 	case "error", "system":
