@@ -29,8 +29,8 @@ never deleted. Prints one decision per run (NDJSON: run_id, action
 keep/delete/exempt, reason, age_days, bytes) and a summary on stderr.
 Spool files older than a day whose writer is gone are removed too; a dead
 agent step's output is first recorded as an interrupted attempt of its run.
---resolve RUN marks a stuck run resolved and deletes nothing; the next
-clean applies the policy to it.
+--resolve RUN marks a stuck run resolved, prints its run.json and deletes
+nothing; the next clean applies the policy to it.
 
 Exit status: 0 done; 1 I/O failure, a failed deletion, or --resolve of a run
 that does not exist; 2 usage.`
