@@ -58,6 +58,9 @@ func FailureLine(it *record.IterationLog) string {
 	if best == "" {
 		best = lines[1]
 	}
+	if best == "" { // no output at all: the status and exit code say it
+		return lines[0]
+	}
 	if h := record.HeadChars(best, 200); h != best {
 		best = h + "…"
 	}

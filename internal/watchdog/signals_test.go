@@ -155,3 +155,19 @@ func TestEmptyDiff(t *testing.T) {
 		t.Errorf("EmptyDiff = %s, want %s", EmptyDiff, want)
 	}
 }
+
+// A validation that fails without a word (`false`, `exit 1`) still gets a
+// message in the evidence: it ended "failed the validation with the same
+// message: ", the stuck report's and describe's last words cut off.
+func TestFailureLineWithoutOutput(t *testing.T) {
+	silent := func(it *record.IterationLog) {
+		it.Status, it.ExitCode, it.Stdout, it.Stderr = record.StatusFail, 1, "", ""
+	}
+	if got := FailureLine(iter(1, silent).Log); got != "fail exit 1" {
+		t.Errorf("FailureLine of a silent failure = %q, want the status and code", got)
+	}
+	s := Evaluate([]Iteration{iter(1, silent), iter(2, silent), iter(3, silent)}, 2)
+	if len(s) == 0 || s[0].Name != VerificationFailed || strings.HasSuffix(s[0].Evidence, ": ") {
+		t.Errorf("signals %+v: want verification_failed with a message", s)
+	}
+}
