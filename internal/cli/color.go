@@ -31,7 +31,7 @@ func IsTerminal(f *os.File) bool {
 }
 
 // ColorFor decides whether output to f may be coloured, from the
-// environment and isatty only: NO_COLOR (any value) turns colour off,
+// environment and isatty only: NO_COLOR (not empty) turns colour off,
 // CLICOLOR_FORCE (not "0") turns it on even in a pipe, TERM=dumb or an empty
 // TERM turns it off, else colour when f is a terminal. Nothing is ever asked
 // of the terminal itself: a terminal that does not answer would stall us.
