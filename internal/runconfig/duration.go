@@ -93,4 +93,7 @@ func ParseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
-func fmtMax() string { return fmt.Sprintf("%dd", int(MaxDuration.Hours()/24)) }
+// fmtMax is the bound as the parser reads it, then in days.
+func fmtMax() string {
+	return fmt.Sprintf("%dh (%d days)", int(MaxDuration.Hours()), int(MaxDuration.Hours()/24))
+}

@@ -308,3 +308,20 @@ func TestEnforceDecodedOnce(t *testing.T) {
 		t.Errorf("after a replacement: max_iterations %d, want 9", got.MaxIterations)
 	}
 }
+
+// A duration out of range says the bound in a form the parser takes: it
+// said "want 0 (none) or 1ms to 366d", and 366d is refused as no duration.
+func TestDurationBoundReads(t *testing.T) {
+	_, err := ParseDuration("1e20")
+	if err == nil {
+		t.Fatal("1e20 read as a duration")
+	}
+	i := strings.LastIndex(err.Error(), " to ")
+	if i < 0 {
+		t.Fatalf("error %q names no bound", err)
+	}
+	bound, _, _ := strings.Cut(err.Error()[i+len(" to "):], " ")
+	if d, err := ParseDuration(bound); err != nil || d != MaxDuration {
+		t.Errorf("the bound the error gives, %q, reads as %v, %v; want %v", bound, d, err, MaxDuration)
+	}
+}
