@@ -180,8 +180,13 @@ func DetectBinary(r *bufio.Reader, binary string) string {
 		}
 		switch ln[0] {
 		case '[':
-			// --output-format json --verbose: an array of Claude messages.
-			return claudeLike(binary)
+			// --output-format json --verbose: an array of Claude messages,
+			// on one line or pretty-printed; a text line that starts with
+			// a bracket ("[x] done", "[INFO] ...") is none
+			if rest := skipSpace(ln[1:]); len(rest) == 0 || rest[0] == '{' {
+				return claudeLike(binary)
+			}
+			continue
 		case '{':
 		default:
 			continue

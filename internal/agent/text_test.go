@@ -39,6 +39,12 @@ func TestDetect(t *testing.T) {
 		"  [\n  {\"type\": \"system\"}\n]\n": FormatClaude,
 		`{"type":"thread.started","thread_id":"x"}` + "\n":                                        FormatCodex,
 		`{"type":"result","subtype":"success","result":"` + strings.Repeat("z", peekBytes) + `"}`: FormatClaude,
+		`[{"type":"system","subtype":"init","session_id":"s"}]` + "\n":                            FormatClaude,
+		// a text agent's line that starts with a bracket is no JSON array:
+		// read as Claude's, the output lost its final message
+		"[x] fixed the bug\ndone\n":                  FormatText,
+		"Running\n[INFO] 3 tests passed\nall good\n": FormatText,
+		"[2026-11-27 08:00] started\n":               FormatText,
 	} {
 		if got := parseString(t, in, FormatAuto).Format; got != want {
 			t.Errorf("detect %.40q: %s, want %s", in, got, want)
