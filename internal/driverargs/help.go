@@ -71,7 +71,7 @@ func Help() string {
 		prog = filepath.Base(prog)
 	}
 	b.WriteString(strings.ReplaceAll(helpHead, "scripts/loop", prog))
-	writeEntry(&b, "  --config FILE", "key=value settings for this run, over LOOP_CONFIG's file and the store's config")
+	writeEntry(&b, "  --config FILE", "key=value settings for this run: in place of LOOP_CONFIG's file, over the store's config")
 	var envs []string
 	for _, o := range runconfig.Fields() {
 		if o.Help == "" || o.Flag == "" { // nor its variable: a knob for tests
