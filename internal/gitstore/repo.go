@@ -372,3 +372,37 @@ func baseIndex(where *Where, baseObjects string) string {
 	}
 	return ""
 }
+
+// SweepTemp removes the temporary objects (objects/xx/tmp_obj_*) a git
+// that died on a write the disk refused left in the run's private git
+// directory: git removes them only when it lives, and nothing runs git gc
+// there. Through an os.Root on objects/, so a link planted there leads
+// nowhere else.
+func SweepTemp(runDir string) {
+	root, err := os.OpenRoot(filepath.Join(runDir, Dir, "objects"))
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	for _, sub := range names(root, ".") {
+		if len(sub) != 2 {
+			continue
+		}
+		for _, n := range names(root, sub) {
+			if strings.HasPrefix(n, "tmp_obj_") {
+				root.Remove(sub + "/" + n)
+			}
+		}
+	}
+}
+
+// names lists directory dir of root ("" when it cannot).
+func names(root *os.Root, dir string) []string {
+	d, err := root.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	n, _ := d.Readdirnames(-1)
+	return n
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/gitrun"
+	"github.com/loopkit/loopkit/internal/gitstore"
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/safefile"
@@ -63,7 +64,11 @@ func (r *Recorder) writeFolder(dir string, it *record.IterationLog, in *record.I
 		}
 		err = writeJSON(filepath.Join(dir, OutputFile), map[string]string{"status": metaStatus(it), "summary": summary})
 	}
-	if terr := <-trees; terr != nil && diskRefused(terr) && err == nil {
+	terr := <-trees
+	if terr != nil && diskRefused(terr) {
+		gitstore.SweepTemp(r.St.RunDir(it.RunID)) // what a git that died on it left
+	}
+	if terr != nil && diskRefused(terr) && err == nil {
 		err = fmt.Errorf("iteration tree: %w", terr) // the disk failing: no commit
 	} else if terr != nil {
 		r.Log.Warn("the iteration's tree and changes were not recorded", "err", terr)

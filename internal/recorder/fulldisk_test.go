@@ -82,6 +82,11 @@ func TestRecordGitFullDisk(t *testing.T) {
 		t.Errorf("error %q: want one line wrapping ENOSPC", err)
 	}
 	t.Logf("the record failed: %v", err)
+	// git dies on the write it cannot make, leaving its temporary object:
+	// the record removes it, as nothing later would (git gc never runs here)
+	if left, _ := filepath.Glob(filepath.Join(gitdir, "objects", "*", "tmp_obj_*")); len(left) > 0 {
+		t.Errorf("git's temporary objects left in the run: %v", left)
+	}
 	if after, _ := os.ReadFile(log); !bytes.Equal(before, after) {
 		t.Fatalf("the log changed on a failed record:\n%s", after)
 	}
