@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -171,3 +172,38 @@ func site(root string, op wfile.Op, path string) string {
 }
 
 var digits = regexp.MustCompile(`objects/[0-9a-f]{2}/[^/]+|[0-9a-f]*[0-9][0-9a-f]*|tmp-[0-9]+|tmp_obj_[0-9]+`)
+
+// A status change whose run.json the disk refuses is not half made: its
+// event and report row are cut back off, so events.jsonl never says a run
+// paused or failed that run.json (and every driver) still has running,
+// and the retry that follows appends its event once.
+func TestStatusRunJSONRefusedLeavesNoEvent(t *testing.T) {
+	r, _ := faultStore(t)
+	events, report := r.St.RunPath("r", store.EventsFile), r.St.RunPath("r", store.ReportFile)
+	evBefore, _ := os.ReadFile(events)
+	repBefore, _ := os.ReadFile(report)
+	restore := wfile.SetFault(func(op wfile.Op, path string) error {
+		if op == wfile.Write && strings.Contains(filepath.Base(path), store.RunFile) {
+			return syscall.ENOSPC
+		}
+		return nil
+	})
+	_, err := r.SetStatus("r", record.RunPaused, "paused by test")
+	restore()
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("SetStatus on a refused run.json: %v, want ENOSPC", err)
+	}
+	if evAfter, _ := os.ReadFile(events); !bytes.Equal(evBefore, evAfter) {
+		t.Errorf("events.jsonl kept the status that was not made:\n%s", evAfter[len(evBefore):])
+	}
+	if repAfter, _ := os.ReadFile(report); !bytes.Equal(repBefore, repAfter) {
+		t.Errorf("report.tsv kept the status that was not made:\n%s", repAfter[len(repBefore):])
+	}
+	if _, err := r.SetStatus("r", record.RunPaused, "paused by test"); err != nil {
+		t.Fatal(err)
+	}
+	evAfter, _ := os.ReadFile(events)
+	if n := bytes.Count(evAfter, []byte(`"RUN_PAUSED"`)); n != 1 {
+		t.Errorf("%d RUN_PAUSED events after the retry, want 1", n)
+	}
+}

@@ -3,6 +3,7 @@ package recorder
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/loopkit/loopkit/internal/artifacts"
 	"github.com/loopkit/loopkit/internal/record"
@@ -22,11 +23,20 @@ func (r *Recorder) Update(id string, change func(run *record.Run) error) (*recor
 	}
 	defer lock.Unlock()
 	run := st.run
-	if err := change(run); err != nil {
-		return nil, err
+	// the change's event and report row stand only with its run.json
+	logs := []string{r.St.RunPath(id, store.EventsFile), r.St.RunPath(id, store.ReportFile)}
+	sizes := []int64{store.Size(logs[0]), store.Size(logs[1])}
+	err = change(run)
+	if err == nil {
+		run.UpdatedAt = r.nowMs()
+		err = r.St.WriteRun(run)
 	}
-	run.UpdatedAt = r.nowMs()
-	if err := r.St.WriteRun(run); err != nil {
+	if err != nil {
+		for i, l := range logs {
+			if cerr := store.CutBack(l, sizes[i]); cerr != nil && r.Log != nil {
+				r.Log.Warn(fmt.Sprintf("run %s: a change not made stays in %s", id, filepath.Base(l)), "err", cerr)
+			}
+		}
 		return nil, err
 	}
 	r.copyOut(run)

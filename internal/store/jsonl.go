@@ -257,6 +257,37 @@ func setAside(f *os.File, path, tag string, start, end int64) error {
 	return f.Sync()
 }
 
+// Size is the size of a log of the store, to cut back to with CutBack (0
+// when it is not there yet).
+func Size(path string) int64 {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// CutBack cuts off what was appended to a log past size (lines of a change
+// that was not made), and syncs. The caller holds the append lock.
+func CutBack(path string, size int64) error {
+	f, err := openNoFollow(path, os.O_WRONLY)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() <= size {
+		return err
+	}
+	if err := f.Truncate(size); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
 // OpenRegular opens a file of the store for reading, refusing a symlink and
 // anything but a regular file: for readers outside this package.
 func OpenRegular(path string) (*os.File, error) { return openNoFollow(path, os.O_RDONLY) }
