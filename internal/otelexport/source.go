@@ -81,7 +81,7 @@ func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m Ru
 			if err := json.Unmarshal(line, &e); err != nil {
 				return err
 			}
-			r.Events = append(r.Events, e)
+			r.AddEvent(e)
 			return nil
 		})
 		if err != nil {
@@ -170,7 +170,7 @@ func (st *Stream) Add(line []byte) error {
 			r.CreatedAt = e.TS
 		}
 		st.last[p.RunID] = max(st.last[p.RunID], e.TS)
-		r.Events = append(r.Events, e)
+		r.AddEvent(e)
 	default:
 		return fmt.Errorf("not an IterationLog, attempt or event")
 	}

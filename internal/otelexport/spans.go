@@ -2,6 +2,7 @@ package otelexport
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,7 +23,24 @@ type Run struct {
 	ID        string
 	CreatedAt int64
 	Meta      *record.Run // nil for records read from stdin
-	Events    []record.Event
+	// Events are the newest of the run's events read (AddEvent keeps at
+	// most 2*maxEvents: the span carries only the newest maxEvents, so a
+	// run with half a million events is never held whole); Dropped counts
+	// those let go.
+	Events  []record.Event
+	Dropped int
+}
+
+// AddEvent keeps e as the run's newest event, letting the oldest go once
+// twice the span's limit is held (amortised: one copy per maxEvents).
+func (r *Run) AddEvent(e record.Event) {
+	if len(r.Events) == 2*maxEvents {
+		n := copy(r.Events, r.Events[maxEvents:])
+		clear(r.Events[n:])
+		r.Events = r.Events[:n]
+		r.Dropped += maxEvents
+	}
+	r.Events = append(r.Events, e)
 }
 
 // Mapper builds the spans of runs as OTLP data, straight from the
@@ -130,10 +148,13 @@ func (m *Mapper) RunSpan(r Run, lastTS int64) {
 		end = max(end, meta.UpdatedAt)
 	}
 	span := m.start(tid, 0, "run", pcommon.SpanID{}, false, "loop.run", r.CreatedAt, kindInternal, attrs)
-	events := r.Events
+	events, dropped := r.Events, r.Dropped
 	if len(events) > maxEvents { // the SDK kept the newest
-		span.SetDroppedEventsCount(uint32(len(events) - maxEvents))
+		dropped += len(events) - maxEvents
 		events = events[len(events)-maxEvents:]
+	}
+	if dropped > 0 {
+		span.SetDroppedEventsCount(uint32(min(dropped, math.MaxUint32)))
 	}
 	span.Events().EnsureCapacity(len(events))
 	for _, e := range events {
