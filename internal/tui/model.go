@@ -41,9 +41,10 @@ type Model struct {
 	w, h  int
 	now   func() time.Time
 
-	screen screen
-	runs   []view.RunInfo
-	runCur int
+	screen    screen
+	runs      []view.RunInfo
+	runsCache view.RunsCache // the runs list reads only the run.json files that changed
+	runCur    int
 
 	run      *record.Run
 	mark     string // the run's status as shown: "interrupted" when its driver is gone
@@ -98,7 +99,7 @@ func tick() tea.Cmd { return tea.Tick(Tick, func(time.Time) tea.Msg { return tic
 func (m *Model) Init() tea.Cmd { return tick() }
 
 func (m *Model) loadRuns() error {
-	runs, err := view.LoadRuns(m.st, func(string, error) {})
+	runs, err := m.runsCache.Load(m.st, func(string, error) {})
 	if err != nil {
 		return err
 	}

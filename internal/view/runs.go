@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -57,12 +58,47 @@ const Interrupted = "interrupted"
 // first by created_at. A run.json that cannot be read is reported to warn and
 // left out; a directory without one is not a run (yet).
 func LoadRuns(st *store.Store, warn func(id string, err error)) ([]RunInfo, error) {
+	return new(RunsCache).Load(st, warn)
+}
+
+// RunsCache is the runs list kept between loads, for a view that loads it
+// again and again (the full-screen view, every Tick): a run.json that is
+// still the same file (same inode, size and modification time: loopkit
+// replaces it whole, by a rename) is not read and decoded again, so an
+// idle view of a store of thousands of runs does not decode them all
+// every Tick. Whether a run is interrupted or driven is asked anew on
+// every load: a driver dies without writing run.json.
+type RunsCache struct {
+	runs map[string]cachedRun
+	// Reads counts the run.json files read and decoded, for tests.
+	Reads int
+}
+
+type cachedRun struct {
+	fi os.FileInfo
+	ri RunInfo
+}
+
+// Load is LoadRuns, reading only what changed since the last Load.
+func (c *RunsCache) Load(st *store.Store, warn func(id string, err error)) ([]RunInfo, error) {
 	ids, err := st.RunIDs()
 	if err != nil {
 		return nil, err
 	}
+	old := c.runs
+	c.runs = make(map[string]cachedRun, len(ids))
 	runs := make([]RunInfo, 0, len(ids))
 	for _, id := range ids {
+		fi, _ := os.Lstat(st.RunPath(id, store.RunFile))
+		if prev, ok := old[id]; ok && fi != nil && sameFile(prev.fi, fi) {
+			ri := prev.ri
+			ri.Interrupted = st.Interrupted(ri.Run)
+			ri.Driven = ri.Run.Status == record.RunPaused && st.DriverAlive(id)
+			c.runs[id] = cachedRun{fi, ri}
+			runs = append(runs, ri)
+			continue
+		}
+		c.Reads++
 		ri, err := LoadRun(st, id)
 		if errors.Is(err, store.ErrNoSuchRun) {
 			continue
@@ -70,6 +106,9 @@ func LoadRuns(st *store.Store, warn func(id string, err error)) ([]RunInfo, erro
 		if err != nil {
 			warn(id, err)
 			continue
+		}
+		if fi != nil && fi.Mode().IsRegular() {
+			c.runs[id] = cachedRun{fi, ri}
 		}
 		runs = append(runs, ri)
 	}
@@ -81,6 +120,11 @@ func LoadRuns(st *store.Store, warn func(id string, err error)) ([]RunInfo, erro
 		return a.RunID > b.RunID
 	})
 	return runs, nil
+}
+
+// sameFile: b is still the regular file a was, unchanged.
+func sameFile(a, b os.FileInfo) bool {
+	return b.Mode().IsRegular() && os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 // LoadRun reads one run's run.json; store.ErrNoSuchRun when it has none.
