@@ -87,6 +87,7 @@ func (s *Store) ReadRunAsIs(id string) (*record.Run, error) {
 type RunHead struct {
 	RunID      string `json:"run_id"`
 	Status     string `json:"status"`
+	CreatedAt  int64  `json:"created_at"`
 	UpdatedAt  int64  `json:"updated_at"`
 	ResolvedAt *int64 `json:"resolved_at"`
 }

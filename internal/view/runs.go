@@ -151,13 +151,28 @@ func LoadRun(st *store.Store, id string) (RunInfo, error) {
 	return ri, nil
 }
 
-// Newest is the id of the most recently created run, "" when there is none.
+// Newest is the id of the most recently created run, "" when there is none:
+// the first of the runs list (created_at, then the greater id), reading of
+// each run.json only its head, since every command given no run asks.
 func Newest(st *store.Store) (string, error) {
-	runs, err := LoadRuns(st, func(string, error) {})
-	if err != nil || len(runs) == 0 {
+	ids, err := st.RunIDs()
+	if err != nil {
 		return "", err
 	}
-	return runs[0].Run.RunID, nil
+	newest, at := "", int64(0)
+	for _, id := range ids {
+		h, err := st.ReadRunHead(id)
+		if err != nil { // unreadable: not in the runs list either
+			continue
+		}
+		if h.RunID != "" {
+			id = h.RunID
+		}
+		if newest == "" || h.CreatedAt > at || h.CreatedAt == at && id > newest {
+			newest, at = id, h.CreatedAt
+		}
+	}
+	return newest, nil
 }
 
 // statusMark is the stored status as the views show it: a stuck run nobody
