@@ -51,6 +51,8 @@ type Model struct {
 	working  bool   // not running, yet someone works on it (a step ends after a pause)
 	idx      *view.Index
 	attempts map[int][]record.Attempt // the run's paid calls that are not iterations, by iteration
+	signals  view.SignalLog           // the run's newest signals (Describe), read on as events are appended
+	sigRun   string                   // the run signals are of
 	cur      int                      // selected iteration (index position)
 	top      int                      // first iteration drawn
 	skip     int                      // lines of it scrolled past

@@ -442,8 +442,15 @@ func (m *Model) describeBody(h int) []string {
 	if err := view.Describe(&b, view.Style{}, ri, view.RunPaths(m.st, m.run.RunID), live); err != nil {
 		return []string{err.Error()}
 	}
-	if sigs, _ := view.Signals(m.st, m.run.RunID); len(sigs) > 0 {
+	if m.sigRun != m.run.RunID {
+		m.signals, m.sigRun = view.SignalLog{Keep: view.MaxSignals}, m.run.RunID
+	}
+	_ = m.signals.Read(m.st, m.run.RunID) // those read so far are still worth showing
+	if sigs := m.signals.Last; len(sigs) > 0 {
 		b.WriteString("signals:\n")
+		if k := m.signals.Total - len(sigs); k > 0 {
+			fmt.Fprintf(&b, "  (%d earlier signals: loop-view events %s)\n", k, view.Escape(m.run.RunID, false))
+		}
 		for _, s := range sigs {
 			fmt.Fprintf(&b, "  iteration %d %s %s\n", s.Iteration, s.Type, view.Escape(s.Fields, false))
 		}

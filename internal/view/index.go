@@ -1,8 +1,11 @@
 package view
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"slices"
 
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/safefile"
@@ -113,27 +116,89 @@ type Signal struct {
 
 // Signals reads the watchdog's and the rate-limit waits' events of a run.
 func Signals(st *store.Store, id string) ([]Signal, error) {
-	var out []Signal
-	err := store.ScanFile(st.RunPath(id, store.EventsFile), func(_ int, line []byte) error {
-		var m map[string]any
-		if json.Unmarshal(line, &m) != nil {
+	var l SignalLog
+	err := l.Read(st, id)
+	return l.Last, err
+}
+
+// MaxSignals is how many of a run's signals the report and the full-screen
+// view show: the newest, as they show the last iterations.
+const MaxSignals = 200
+
+// SignalLog holds a run's newest signals, reading events.jsonl on from
+// where the last Read stopped: a view that shows them on every redraw
+// reads each event once, and holds Keep signals however many the run has.
+type SignalLog struct {
+	Keep   int      // how many of the newest to hold; 0: every one
+	Last   []Signal // the newest read, oldest first
+	Total  int      // signals read in all
+	Parsed int      // event lines read in all (tests count them)
+	off    int64
+	line   int
+}
+
+// Read adds the signals of the events appended since the last Read (all
+// of them after a file that got shorter: another file). Of a signal it
+// will not keep, only the type is decoded.
+func (l *SignalLog) Read(st *store.Store, id string) error {
+	path := st.RunPath(id, store.EventsFile)
+	if fi, err := os.Lstat(path); err == nil && fi.Size() < l.off {
+		*l = SignalLog{Keep: l.Keep}
+	}
+	var fresh [][]byte // the new signals' lines, the newest up to 2*Keep
+	off, n, err := store.ScanFrom(path, l.off, l.line, func(_ int, _ int64, line []byte) error {
+		l.Parsed++
+		if !isSignal(line) {
 			return nil
 		}
-		typ, _ := m["type"].(string)
-		if typ != record.EventWatchdogSignal && typ != record.EventWatchdogRewrite && typ != record.EventRateLimited {
-			return nil
+		l.Total++
+		if l.Keep > 0 && len(fresh) == 2*l.Keep { // amortised: one copy per Keep signals
+			fresh = append(fresh[:0], fresh[l.Keep:]...)
 		}
-		s := Signal{Type: typ}
-		if n, ok := m["iteration"].(float64); ok {
-			s.Iteration = int(n)
-		}
-		for _, k := range []string{"type", "iteration", "run_id", "ts"} {
-			delete(m, k)
-		}
-		rest, _ := json.Marshal(m)
-		s.Fields = string(rest)
-		out = append(out, s)
+		fresh = append(fresh, bytes.Clone(line))
 		return nil
 	})
-	return out, err
+	l.off, l.line = off, n
+	if l.Keep > 0 && len(fresh) > l.Keep {
+		fresh = fresh[len(fresh)-l.Keep:]
+	}
+	for _, line := range fresh {
+		l.Last = append(l.Last, signalOf(line))
+	}
+	if l.Keep > 0 && len(l.Last) > l.Keep {
+		l.Last = append([]Signal(nil), l.Last[len(l.Last)-l.Keep:]...)
+	}
+	return err
+}
+
+// signalTypes are the event types Signals reads; a line that holds none
+// of them is no signal, and is not decoded.
+var signalTypes = []string{record.EventWatchdogSignal, record.EventWatchdogRewrite, record.EventRateLimited}
+
+// isSignal: the line is a whole JSON event of a signal's type.
+func isSignal(line []byte) bool {
+	if !slices.ContainsFunc(signalTypes, func(t string) bool { return bytes.Contains(line, []byte(t)) }) {
+		return false
+	}
+	var e struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(line, &e) == nil && slices.Contains(signalTypes, e.Type)
+}
+
+// signalOf is the Signal of a line isSignal took.
+func signalOf(line []byte) Signal {
+	var m map[string]any
+	_ = json.Unmarshal(line, &m)
+	s := Signal{}
+	s.Type, _ = m["type"].(string)
+	if n, ok := m["iteration"].(float64); ok {
+		s.Iteration = int(n)
+	}
+	for _, k := range []string{"type", "iteration", "run_id", "ts"} {
+		delete(m, k)
+	}
+	rest, _ := json.Marshal(m)
+	s.Fields = string(rest)
+	return s
 }
