@@ -65,16 +65,19 @@ type page struct {
 	Status     string
 	Iterations []*iteration
 	Signals    []view.Signal
-	Charts     charts
-	Skipped    int // iterations without a detailed section
-	Generated  string
-	Settings   [][2]string
+	// SignalsSkipped are the earlier signals the page leaves out: it
+	// keeps the newest view.MaxSignals.
+	SignalsSkipped int
+	Charts         charts
+	Skipped        int // iterations without a detailed section
+	Generated      string
+	Settings       [][2]string
 	// Attempts totals the paid calls that are not iterations ("" when none).
 	Attempts string
 }
 
 // load reads the run: run.json, every iteration (one line at a time, only
-// the last MaxDetailed keep their texts) and the watchdog's events.
+// the last MaxDetailed keep their texts) and the watchdog's newest events.
 func load(st *store.Store, id string) (*page, error) {
 	ri, err := view.LoadRun(st, id)
 	if err != nil {
@@ -104,7 +107,9 @@ func load(st *store.Store, id string) (*page, error) {
 			p.Skipped++
 		}
 	}
-	p.Signals, _ = view.Signals(st, id) // the page is still worth having without them
+	sigs := view.SignalLog{Keep: view.MaxSignals}
+	_ = sigs.Read(st, id) // the page is still worth having without them
+	p.Signals, p.SignalsSkipped = sigs.Last, sigs.Total-len(sigs.Last)
 	if atts, err := view.LoadAttempts(st, id); err == nil && len(atts) > 0 {
 		p.Attempts = view.AttemptsTotal(atts)
 	}
