@@ -1,12 +1,14 @@
 package loopdrive
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -179,15 +181,27 @@ func interruptedRuns(root string) ([]resumeJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	runs, err := view.LoadRuns(st, func(string, error) {})
+	ids, err := st.RunIDs()
 	if err != nil {
 		return nil, err
 	}
-	var out []resumeJob
-	for i := len(runs) - 1; i >= 0; i-- { // oldest first: the longest waiting
-		if runs[i].Interrupted {
-			out = append(out, resumeJob{st.Root, runs[i].Run.RunID})
+	var runs []*record.Run
+	for _, id := range ids {
+		// only a running run can be interrupted: of the others (nearly
+		// all, in a store of thousands) the head is enough
+		if h, err := st.ReadRunHead(id); err != nil || h.Status != record.RunRunning {
+			continue
 		}
+		if ri, err := view.LoadRun(st, id); err == nil && ri.Interrupted {
+			runs = append(runs, ri.Run)
+		}
+	}
+	slices.SortStableFunc(runs, func(a, b *record.Run) int { // oldest first: the longest waiting
+		return cmp.Or(cmp.Compare(a.CreatedAt, b.CreatedAt), cmp.Compare(a.RunID, b.RunID))
+	})
+	out := make([]resumeJob, 0, len(runs))
+	for _, r := range runs {
+		out = append(out, resumeJob{st.Root, r.RunID})
 	}
 	return out, nil
 }
