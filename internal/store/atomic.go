@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,11 +41,11 @@ func writeRename(path string, data []byte, perm os.FileMode, sync bool) error {
 		return err
 	}
 	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, bare(err))
 	}
 	if sync {
 		if err := tmp.Sync(); err != nil {
-			return fmt.Errorf("sync %s: %w", path, err)
+			return fmt.Errorf("sync %s: %w", path, bare(err))
 		}
 	}
 	if err := tmp.Close(); err != nil {
@@ -58,6 +59,15 @@ func writeRename(path string, data []byte, perm os.FileMode, sync bool) error {
 		return nil
 	}
 	return SyncDir(dir)
+}
+
+// bare is the errno of a temporary file's error: the file is named by the
+// name it was to replace, not by its random one.
+func bare(err error) error {
+	if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // SyncDir fsyncs a directory so that entries created or renamed in it persist.
