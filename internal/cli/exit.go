@@ -86,7 +86,7 @@ func DiskHint(err error) string {
 	case errors.Is(err, syscall.EROFS) || strings.Contains(msg, "read-only file system"):
 		return "the file system is read-only: make it writable"
 	case errors.Is(err, syscall.EACCES) || strings.Contains(msg, "permission denied"):
-		return "loopkit may not write there: give it back its modes (chmod u+rwX)"
+		return "loopkit may not read or write that file or folder: give it back its modes (chmod u+rwX)"
 	}
 	return ""
 }

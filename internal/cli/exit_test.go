@@ -143,7 +143,7 @@ func TestDiskHint(t *testing.T) {
 		{errors.New("queue ticket: write /r/q.ticket: no space left on device"), "the disk is full"},
 		{&os.PathError{Op: "write", Path: "/s/x", Err: syscall.EDQUOT}, "the disk quota is used up"},
 		{&os.PathError{Op: "open", Path: "/s/x", Err: syscall.EROFS}, "read-only"},
-		{&os.PathError{Op: "open", Path: "/s/x", Err: syscall.EACCES}, "chmod u+rwX"},
+		{&os.PathError{Op: "open", Path: "/s/x", Err: syscall.EACCES}, "may not read or write that file or folder: give it back its modes (chmod u+rwX)"},
 		{errors.New("mkdir /r/queue: not a directory"), ""},
 	} {
 		got := DiskHint(c.err)
