@@ -20,8 +20,10 @@ func AdoptLeftovers() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
 // process, until none is left or grace has passed: after AdoptLeftovers,
 // once nothing of its own runs, they are what its commands left. Each
 // killed child is reaped, so what it left comes here in turn. It returns
-// how many it killed.
-func KillLeftovers(grace time.Duration) int {
+// how many it killed that had left group, the command's process group:
+// one of the group that Run stopped comes here too when its parent died
+// first, and left nothing.
+func KillLeftovers(grace time.Duration, group int) int {
 	n := 0
 	if grace <= 0 {
 		grace = time.Second
@@ -31,7 +33,10 @@ func KillLeftovers(grace time.Duration) int {
 		if len(kids) == 0 {
 			return n
 		}
+		left := map[int]bool{}
 		for _, pid := range kids {
+			pg, err := unix.Getpgid(pid)
+			left[pid] = err != nil || pg != group
 			unix.Kill(-pid, unix.SIGKILL) // the group it leads, if any
 			unix.Kill(pid, unix.SIGKILL)
 		}
@@ -39,7 +44,9 @@ func KillLeftovers(grace time.Duration) int {
 			for time.Now().Before(deadline) {
 				var ws unix.WaitStatus
 				if got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil); got != 0 || err != nil {
-					n++
+					if left[pid] {
+						n++
+					}
 					break
 				}
 				time.Sleep(time.Millisecond)

@@ -88,6 +88,15 @@ type Result struct {
 	PID            int
 }
 
+// Group is the child's process group (its pid: Run starts it in a session
+// of its own), 0 when it did not start; nil-safe.
+func (r *Result) Group() int {
+	if r == nil {
+		return 0
+	}
+	return r.PID
+}
+
 // Duration is the child's wall-clock time.
 func (r *Result) Duration() time.Duration { return r.Ended.Sub(r.Started) }
 

@@ -312,7 +312,7 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 	}
 	// what left the group (setsid) dies too, once the base's git is done
 	s.waitBase()
-	if n := proc.KillLeftovers(spec.Grace); n > 0 {
+	if n := proc.KillLeftovers(spec.Grace, res.Group()); n > 0 {
 		s.env.Log.Warn("the agent left processes running outside its group: killed", "count", n)
 	}
 	pw.Close()

@@ -163,7 +163,7 @@ func run(env *cli.Env) error {
 	if group[0] != 0 {
 		procrec.Remove(int(group[0]), group[1])
 	}
-	if n := proc.KillLeftovers(spec.Grace); n > 0 { // what left the group (setsid)
+	if n := proc.KillLeftovers(spec.Grace, res.Group()); n > 0 { // what left the group (setsid)
 		env.Log.Warn("the validation left processes running outside its group: killed", "count", n)
 	}
 	if err != nil {
