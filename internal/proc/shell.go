@@ -48,7 +48,7 @@ func plainByte(c byte) bool {
 }
 
 // shellOwns: a first word sh runs itself (reserved words and the builtins
-// of dash, bash's POSIX mode and busybox ash), whatever PATH holds. A
+// of dash, bash (macOS's sh) and busybox ash), whatever PATH holds. A
 // switch, not a map: nothing to build at start.
 func shellOwns(word string) bool {
 	switch word {
@@ -59,7 +59,9 @@ func shellOwns(word string) bool {
 		"fc", "fg", "getopts", "hash", "jobs", "kill", "let", "local", "printf",
 		"pwd", "read", "readonly", "return", "set", "shift", "source", "test",
 		"times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias",
-		"unset", "wait":
+		"unset", "wait", "bind", "caller", "compgen", "complete", "compopt", "dirs",
+		"disown", "enable", "help", "history", "logout", "mapfile", "popd", "pushd",
+		"readarray", "shopt", "suspend":
 		return true
 	}
 	return false

@@ -28,7 +28,7 @@ func TestPlainWords(t *testing.T) {
 		`go test a\ b`, "ls *.go", "ls a?", "ls [ab]", "cd ~", "ls ~/x", "a # comment",
 		"! false", "{ a; }", "(a)", "CGO_ENABLED=0 go test", "exit 3", "true", "test -f x",
 		"echo hi", "cd sub", "exec make", ". ./env.sh", ": nothing", "if", "go test\n./x",
-		"go tëst", "kill 1", "command -v go",
+		"go tëst", "kill 1", "command -v go", "pushd sub", "shopt -s x", "history",
 	} {
 		if got, ok := PlainWords(line); ok {
 			t.Errorf("PlainWords(%q) = %q: left to sh, it must not be", line, got)
