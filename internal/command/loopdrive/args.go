@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
@@ -183,6 +184,9 @@ func fixConfig(env *cli.Env, st *store.Store, cfg cli.Config) string {
 		err = cli.WriteFixed(path, st.ConfigFile(), cfg)
 	}
 	if err == nil {
+		keepHeld(path)
+	}
+	if err == nil {
 		err = os.Setenv(cli.RunConfigEnv, path)
 	}
 	if err != nil {
@@ -202,6 +206,9 @@ func driverTemp(env *cli.Env) string {
 	if err == nil {
 		dir, err = os.MkdirTemp(dir, fmt.Sprintf("%d-*", os.Getpid()))
 	}
+	if err == nil {
+		keepHeld(dir)
+	}
 	if err != nil {
 		env.Log.Warn("the driver's records wait in $TMPDIR, which the agent may write", "err", err)
 		return ""
@@ -211,7 +218,10 @@ func driverTemp(env *cli.Env) string {
 
 // runtimeSub is userdir.RuntimeSub(name) without what holders now gone
 // left in it (the driver removes its own as it exits, unless it was
-// killed).
+// killed). A pid names a process of this pid namespace only: a driver in
+// another one (a container, `unshare --pid`) sharing the directory may
+// look gone from here, so an entry goes only when nobody holds it either
+// (see keepHeld), and not in its first minute (before its holder took it).
 func runtimeSub(name string) (string, error) {
 	dir, err := userdir.RuntimeSub(name)
 	if err != nil {
@@ -220,11 +230,49 @@ func runtimeSub(name string) (string, error) {
 	names, _ := filepath.Glob(filepath.Join(dir, "*-*"))
 	for _, n := range names {
 		pid, err := strconv.Atoi(strings.SplitN(filepath.Base(n), "-", 2)[0])
-		if err == nil && pid > 0 && !procid.Running(pid) {
+		if err == nil && pid > 0 && !procid.Running(pid) && !held(n) {
 			os.RemoveAll(n)
 		}
 	}
 	return dir, nil
+}
+
+// heldFiles are the entries this process holds: open, so that their
+// shared flocks last as long as it does (the kernel drops them when it
+// dies; they are not passed on to what it starts).
+var heldFiles []*os.File
+
+// keepHeld takes a shared flock on path (a file or a folder) for the life of
+// this process: runtimeSub in any process, of any pid namespace, leaves
+// it. Best effort: an entry not held is judged by its pid alone.
+func keepHeld(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) != nil {
+		f.Close()
+		return
+	}
+	heldFiles = append(heldFiles, f)
+}
+
+// held says whether path is held by a process (see keepHeld), or is too new
+// for its holder to have taken it yet.
+func held(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	if time.Since(fi.ModTime()) < time.Minute {
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil
 }
 
 // readLine parses the driver's arguments into holdOptions; nil for help.

@@ -1,9 +1,13 @@
 package loopdrive
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/runconfig"
@@ -68,5 +72,47 @@ func TestDriverFlags(t *testing.T) {
 	}
 	if driverFlag([]string{"--config=a", "--"}, "--config", true) != "a" || driverFlag([]string{"--", "--trust-config"}, "--trust-config", false) != "" {
 		t.Errorf("driverFlag misread --config=a or the agent's flag")
+	}
+}
+
+// TestRuntimeSubKeepsAHeldEntry: a driver's temporary folder and config
+// copy are named by its pid, and the next driver removes those of pids
+// gone. A driver in another pid namespace (a container, `unshare --pid`)
+// sharing the runtime directory sees none of this one's pids: it removed
+// the folder of a driver still running, and that driver lost its step's
+// record ("step.json: No such file or directory"). An entry its holder
+// still holds (flock) stays, whatever its pid says here; one nobody holds
+// of a pid gone still goes.
+func TestRuntimeSubKeepsAHeldEntry(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	dir, err := runtimeSub("drivers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const gone = 4194399 // past any pid_max: no such process here
+	held, left := filepath.Join(dir, fmt.Sprint(gone)+"-1"), filepath.Join(dir, fmt.Sprint(gone)+"-2")
+	old := time.Now().Add(-time.Hour)
+	for _, d := range []string{held, left} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(d, old, old)
+	}
+	f, err := os.Open(held) // its holder, in a pid namespace of its own
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runtimeSub("drivers"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(held); err != nil {
+		t.Errorf("the folder of a driver still running was removed: %v", err)
+	}
+	if _, err := os.Stat(left); err == nil {
+		t.Error("the folder of a driver gone was kept")
 	}
 }
