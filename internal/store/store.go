@@ -121,6 +121,9 @@ func GitTop(dir string) string {
 // real directory is refused, so nothing is read, written or deleted
 // through a link out of the store.
 func Open(root string) (*Store, error) {
+	if err := sameAsDriver(root); err != nil {
+		return nil, err
+	}
 	abs, err := resolveRoot(root)
 	if err != nil {
 		return nil, err
@@ -135,6 +138,41 @@ func Open(root string) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// IDEnv names the store the driver started with, for the commands it
+// starts: "DEV:INODE" of $LOOP_STORE then (see ID).
+const IDEnv = "LOOPKIT_STORE_ID"
+
+// ID is "DEV:INODE" of the folder at root (a link followed).
+func ID(root string) (string, error) {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return "", err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return "", errors.New("no device and inode")
+	}
+	return fmt.Sprintf("%d:%d", st.Dev, st.Ino), nil
+}
+
+// sameAsDriver refuses root, when it is the driver's $LOOP_STORE, if it
+// no longer names the folder the driver started with ($LOOPKIT_STORE_ID):
+// the agent moved the store away and put a link to another folder in its
+// place, and the command would make a store there.
+func sameAsDriver(root string) error {
+	want, top := os.Getenv(IDEnv), os.Getenv("LOOP_STORE")
+	if want == "" || top == "" {
+		return nil
+	}
+	if abs, err := filepath.Abs(root); err != nil || filepath.Clean(abs) != filepath.Clean(top) {
+		return nil // another store: a nested run's
+	}
+	if id, err := ID(root); err != nil || id != want {
+		return fmt.Errorf("store %s is not the folder the driver started with (moved during the run, or a link put in its place): nothing is written there", root)
+	}
+	return nil
 }
 
 // resolveRoot makes root absolute and resolves the symlinks of its longest

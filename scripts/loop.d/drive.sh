@@ -98,6 +98,7 @@ hold() {
     k=${rec%%=*} v=${rec#*=}
     case $k in
       store) export LOOP_STORE=$v ;;
+      storeid) export LOOPKIT_STORE_ID=$v ;; # the children refuse another folder at LOOP_STORE
       config) export LOOP_CONFIG=$v ;; # run --config FILE: the children read it too
       runconfig) export LOOPKIT_RUN_CONFIG=$v ;; # the config as the run started, not as the agent left it
       tmp) TMP=$v ;; # in loopkit's runtime directory: the agent may write $TMPDIR

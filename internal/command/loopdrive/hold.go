@@ -112,6 +112,9 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 		}
 		return nil
 	}
+	if sid, err := store.ID(st.Root); err == nil {
+		h.emit("storeid", sid) // the driver's children refuse another folder there
+	}
 	h.emit("run", id)
 	fail := func(err error) error { h.failRun(id, err); return h.fail(err) }
 	// The driver is named before it may wait for a slot (a queued driver
