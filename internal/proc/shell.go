@@ -1,6 +1,11 @@
 package proc
 
-import "strings"
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
 
 // RunShell runs line as `sh -c line` would, for spec's Args left unset. A
 // line of plain words (no quoting, expansion, redirection, operator,
@@ -9,7 +14,7 @@ import "strings"
 // process fewer (the validation runs every iteration); if it cannot start,
 // sh runs the line after all and says why, as it always did.
 func RunShell(spec Spec, line string) (*Result, error) {
-	if words, ok := PlainWords(line); ok {
+	if words, ok := PlainWords(line); ok && (strings.Contains(words[0], "/") || pathAbsolute(spec.Env)) {
 		spec.Args = words
 		res, err := Run(spec)
 		if err != nil || res.PID != 0 {
@@ -18,6 +23,23 @@ func RunShell(spec Spec, line string) (*Result, error) {
 	}
 	spec.Args = []string{"sh", "-c", line}
 	return Run(spec)
+}
+
+// pathAbsolute: every entry of PATH is an absolute folder. exec.LookPath
+// reads PATH here, and an empty or relative entry from this process's
+// directory, while sh reads the command's own, in its directory: such a
+// PATH is left to sh. A child's env that sets PATH another way is too.
+func pathAbsolute(env []string) bool {
+	path := os.Getenv("PATH")
+	if env != nil && !slices.Contains(env, "PATH="+path) {
+		return false
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			return false
+		}
+	}
+	return true
 }
 
 // PlainWords splits line into its words when sh would take each literally

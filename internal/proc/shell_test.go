@@ -78,3 +78,38 @@ func TestRunShellLeavesTheRestToSh(t *testing.T) {
 		}
 	}
 }
+
+// A PATH entry that is not absolute names a folder of the command's own
+// directory to sh, but exec.LookPath reads it from this process's: a
+// project's bin/prog was passed over for a later /abs/prog (sh: the
+// project's, failing; direct: the other, passing).
+func TestRunShellRelativePathEntryIsSh(t *testing.T) {
+	dir, abs := t.TempDir(), t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct{ path, body string }{
+		{filepath.Join(dir, "bin", "loopkit-prog"), "#!/bin/sh\necho project\nexit 1\n"},
+		{filepath.Join(abs, "loopkit-prog"), "#!/bin/sh\necho other\n"},
+	} {
+		if err := os.WriteFile(f.path, []byte(f.body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, entry := range []string{"bin", ""} {
+		if entry == "" { // empty: the current directory
+			if err := os.Rename(filepath.Join(dir, "bin", "loopkit-prog"), filepath.Join(dir, "loopkit-prog")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		path := entry + ":" + abs + ":" + os.Getenv("PATH")
+		t.Setenv("PATH", path)
+		res, err := RunShell(Spec{Dir: dir, InlineCap: 1024}, "loopkit-prog")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(res.Stdout) != "project\n" || res.StatusCode != 1 {
+			t.Errorf("PATH entry %q: stdout %q, status %d; want sh's: project, 1", entry, res.Stdout, res.StatusCode)
+		}
+	}
+}
