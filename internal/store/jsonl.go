@@ -288,6 +288,20 @@ func CutBack(path string, size int64) error {
 	return f.Sync()
 }
 
+// EndsLineAt reports whether the log at path still ends a line at off
+// (off > 0): a reader that stopped there can go on. False once it was cut
+// back below off (CutBack) or its byte there is no longer a newline.
+func EndsLineAt(path string, off int64) bool {
+	f, err := openNoFollow(path, os.O_RDONLY)
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	defer f.Close()
+	b := make([]byte, 1)
+	n, _ := f.ReadAt(b, off-1)
+	return n == 1 && b[0] == '\n'
+}
+
 // OpenRegular opens a file of the store for reading, refusing a symlink and
 // anything but a regular file: for readers outside this package.
 func OpenRegular(path string) (*os.File, error) { return openNoFollow(path, os.O_RDONLY) }

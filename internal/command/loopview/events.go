@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -72,6 +73,14 @@ func (o *eventsCmd) run(c *ctx, args []string) error {
 	var off int64
 	var lineNo int
 	read := func() error {
+		if o.Follow && off > 0 && !store.EndsLineAt(path, off) {
+			// cut back (a status change the disk refused, store.CutBack)
+			// or replaced: go on after the lines still there before off
+			if off, lineNo, err = linesBefore(path, off); err != nil {
+				return failure(err)
+			}
+			c.env.Log.Warn(fmt.Sprintf("%s was cut back or replaced: following on after its line %d", store.EventsFile, lineNo), "run", id)
+		}
 		off, lineNo, err = store.ScanFrom(path, off, lineNo, func(n int, _ int64, line []byte) error { return emit(n, line) })
 		if err != nil {
 			return failure(err)
@@ -144,4 +153,20 @@ func (c *ctx) writeEvent(line []byte) error {
 	stamp := time.UnixMilli(ts).UTC().Format("2006-01-02T15:04:05.000Z")
 	_, err = c.env.Stdout.WriteString(stamp + " " + view.Escape(typ, false) + b.String() + "\n")
 	return err
+}
+
+// linesBefore is the end and the count of the whole lines of path that end
+// at or before off.
+func linesBefore(path string, off int64) (int64, int, error) {
+	past := errors.New("past off")
+	end, n, err := store.ScanFrom(path, 0, 0, func(_ int, at int64, line []byte) error {
+		if at+int64(len(line))+1 > off {
+			return past
+		}
+		return nil
+	})
+	if errors.Is(err, past) {
+		return end, n - 1, nil
+	}
+	return end, n, err
 }
