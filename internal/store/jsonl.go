@@ -135,35 +135,38 @@ func LastCommit(path, field string) (line []byte, n, aside int, err error) {
 	if _, err := RepairTail(path); err != nil {
 		return nil, 0, 0, err
 	}
-	for {
-		f, err := openNoFollow(path, os.O_RDWR)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, 0, aside, nil
-		}
-		if err != nil {
-			return nil, 0, aside, err
-		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, 0, aside, err
-		}
-		last, got, start, err := lastLine(f, path, fi.Size(), field)
-		if err != nil || last == nil {
-			f.Close()
-			return nil, 0, aside, err
-		}
-		if got > 0 {
-			f.Close()
-			return last, got, aside, nil
-		}
-		err = setAside(f, path, ".bad-", start, fi.Size())
-		f.Close()
-		if err != nil {
-			return nil, 0, aside, err
-		}
-		aside++
+	f, err := openNoFollow(path, os.O_RDWR)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0, 0, nil
 	}
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	line, n, end, err := lastCommit(f, path, fi.Size(), field)
+	if err != nil || end == fi.Size() {
+		return line, n, 0, err
+	}
+	// the lines after it, set aside at once: one file, one sync
+	aside, err = countLines(f, end, fi.Size())
+	if err == nil {
+		err = setAside(f, path, ".bad-", end, fi.Size())
+	}
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	return line, n, aside, nil
+}
+
+// countLines counts the newlines in bytes [start, end) of r.
+func countLines(r io.ReaderAt, start, end int64) (int, error) {
+	n := 0
+	err := ScanLines(io.NewSectionReader(r, start, end-start), func(int, []byte) error { n++; return nil })
+	return n, err
 }
 
 // PeekCommit is LastCommit for a reader, which holds no lock and never
@@ -183,45 +186,41 @@ func PeekCommit(path, field string) (line []byte, n int, err error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	size, err := CompleteEnd(f, fi.Size())
-	for err == nil && size > 0 {
-		last, got, start, err := lastLine(f, path, size, field)
-		if err != nil || last == nil || got > 0 {
-			return last, got, err
-		}
-		size = start
-	}
-	return nil, 0, err
+	line, n, _, err = lastCommit(f, path, fi.Size(), field)
+	return line, n, err
 }
 
-// lastLine reads the last line of the first size bytes of a log and
-// where it starts; got is its number when it is a commit (one more than
-// the line before, 1 on the first line), else 0.
-func lastLine(f *os.File, path string, size int64, field string) (last []byte, got int, start int64, err error) {
-	lines, err := tailLines(f, size, 2)
-	if err != nil || len(lines) == 0 {
-		return nil, 0, 0, err
-	}
-	last = lines[len(lines)-1]
-	start = size - int64(len(last)) - 1
-	want := 1
-	if start > 0 {
-		if len(lines) < 2 {
-			return nil, 0, 0, fmt.Errorf("%s: cannot read the line before the last", filepath.Base(path))
+// lastCommit finds the last commit of the first size bytes of a log (a
+// torn tail left out): the last line whose number is one more than the
+// line before's (1 on the first line), and end, where its line ends (0
+// with none). Lines after it that are no commits are passed over in the
+// same backward read, however many the agent appended.
+func lastCommit(f *os.File, path string, size int64, field string) (line []byte, n int, end int64, err error) {
+	var next []byte // the line after the one read: the candidate
+	var nextAt int64
+	_, err = backward(f, size, func(at int64, l []byte) (bool, error) {
+		if next != nil {
+			prev, ok, isJSON := lineNumber(l, field)
+			if !isJSON {
+				return false, fmt.Errorf("%s: the line before the last is not JSON: the log is damaged; move it aside to start a new run", path)
+			}
+			if got, gotOK, _ := lineNumber(next, field); ok && gotOK && got == prev+1 {
+				line, n, end = next, got, nextAt+int64(len(next))+1
+				return false, nil
+			}
 		}
-		prev, ok, isJSON := lineNumber(lines[0], field)
-		if !isJSON {
-			return nil, 0, 0, fmt.Errorf("%s: the line before the last is not JSON: the log is damaged; move it aside to start a new run", path)
-		}
-		want = -1 // a nonsense previous number: nothing can follow it
-		if ok {
-			want = prev + 1
+		next, nextAt = l, at
+		return true, nil
+	})
+	if err != nil || line != nil {
+		return line, n, end, err
+	}
+	if next != nil && nextAt == 0 {
+		if got, ok, _ := lineNumber(next, field); ok && got == 1 {
+			return next, 1, int64(len(next)) + 1, nil
 		}
 	}
-	if n, ok, _ := lineNumber(last, field); ok && n == want {
-		return last, n, start, nil
-	}
-	return last, 0, start, nil
+	return nil, 0, 0, nil
 }
 
 // lineNumber reads field of a JSON line as a positive integer.
