@@ -365,3 +365,30 @@ func TestRememberRefusedLeavesNothing(t *testing.T) {
 		t.Errorf("left in the state directory: %v", left)
 	}
 }
+
+// A holder killed between Remember's write and its rename leaves
+// <name>.tmp in the state directory; no later Remember of that run comes
+// (a run is remembered once, as it is made), so Forget, as the run is
+// deleted, removes it with the hash: a deleted run leaves nothing there.
+func TestForgetRemovesAKilledRemembersTemp(t *testing.T) {
+	dir, _ := repo(t)
+	runDir := filepath.Join(t.TempDir(), "r1")
+	if err := Remember(runDir, dir); err != nil {
+		t.Fatal(err)
+	}
+	path, err := statePath(runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// what a kill -9 after os.WriteFile(tmp) and before the rename leaves
+	if err := os.WriteFile(path+".tmp", []byte("half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Forget(runDir); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "loopkit", "git-config", "*"))
+	if len(left) > 0 {
+		t.Errorf("left in the state directory after Forget: %v", left)
+	}
+}

@@ -47,7 +47,13 @@ func Forget(runDir string) error {
 	if err != nil {
 		return err
 	}
-	err = os.Remove(filepath.Join(state, "git-config", name))
+	path := filepath.Join(state, "git-config", name)
+	// a holder killed inside Remember left its temporary file, which no
+	// later Remember of this run (made once) removes
+	if err := os.Remove(path + ".tmp"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	err = os.Remove(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
