@@ -53,6 +53,7 @@ func Keep(runDir string, s *Settings) error {
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	forgetDecoded()
@@ -78,6 +79,7 @@ func Planted(runDir string, s *Settings) bool { return len(s.Agent) > 0 && !IsKe
 // Forget drops the kept settings of a deleted run.
 func Forget(runDir string) {
 	if path, err := keptPath(runDir); err == nil {
+		os.Remove(path + ".tmp") // a holder killed inside Keep left it
 		os.Remove(path)
 	}
 }

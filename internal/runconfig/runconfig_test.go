@@ -325,3 +325,28 @@ func TestDurationBoundReads(t *testing.T) {
 		t.Errorf("the bound the error gives, %q, reads as %v, %v; want %v", bound, d, err, MaxDuration)
 	}
 }
+
+// A holder killed between Keep's write and its rename leaves <name>.tmp
+// in the state directory; a run deleted before any resume kept its
+// settings again is never named there again, so Forget removes it too.
+func TestForgetRemovesAKilledKeepsTemp(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "runs", "r1")
+	s := Defaults()
+	if err := Keep(dir, &s); err != nil {
+		t.Fatal(err)
+	}
+	path, err := keptPath(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// what a kill -9 after the write and before the rename leaves
+	if err := os.WriteFile(path+".tmp", []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	Forget(dir)
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*"))
+	if len(left) > 0 {
+		t.Errorf("left in the state directory after Forget: %v", left)
+	}
+}
