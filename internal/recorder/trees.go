@@ -79,6 +79,9 @@ func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) 
 	// make one too, a directory os.Remove would leave (a link inside
 	// goes as a link)
 	os.RemoveAll(filepath.Join(r.St.RunDir(it.RunID), gitstore.Dir, "index.lock"))
+	// and a git killed writing an object (Abort, a killed group) its
+	// objects/xx/tmp_obj_*: nothing else ever removes them
+	gitstore.SweepTemp(r.St.RunDir(it.RunID))
 	repo, tree, err := gitstore.AfterStep(r.St.RunDir(it.RunID), where, objects, base)
 	if err != nil {
 		return err

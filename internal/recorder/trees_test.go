@@ -217,3 +217,23 @@ func TestPlantedIndexLockDirectory(t *testing.T) {
 		t.Errorf("iteration 2: files_changed %q, want a.txt,b.txt", got)
 	}
 }
+
+// A git killed while writing an object (the record cut by Abort, a killed
+// process group) leaves objects/xx/tmp_obj_* in the run's git directory,
+// where nothing runs git gc: the next record, under the append lock, sweeps
+// them as it removes a killed git's index.lock, not only after a full disk.
+func TestKilledGitsTempObjectsSwept(t *testing.T) {
+	work, st, rec := treesRun(t)
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("one\n"), 0o644)
+	rec(1)
+	left := filepath.Join(st.RunDir("r"), gitstore.Dir, "objects", "ab", "tmp_obj_Xy12Zq")
+	os.MkdirAll(filepath.Dir(left), 0o755)
+	if err := os.WriteFile(left, []byte("half an object"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(work, "b.txt"), []byte("two\n"), 0o644)
+	rec(2)
+	if _, err := os.Lstat(left); err == nil {
+		t.Errorf("a killed git's temporary object is still in the run after the next record: %s", left)
+	}
+}
