@@ -37,6 +37,8 @@ type holdOptions struct {
 	Serve bool
 	// Driver is the pid the driver gave as its own (0: none given).
 	Driver int
+	// Ready is set once the run is handed to the driver (the ready record).
+	Ready bool
 }
 
 // driverFlag is the value of one of the driver's own flags (before the
@@ -164,12 +166,23 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 	}
 	if fixed := fixConfig(env, st, cfg); fixed != "" {
 		emit(env, "runconfig", fixed) // the driver removes it as it exits
+		defer unmade(opts, fixed)
 	}
 	if tmp := driverTemp(env); tmp != "" {
 		emit(env, "tmp", tmp) // and this
+		defer unmade(opts, tmp)
 	}
 	opts.Serve, opts.Driver = driver != 0, driver
 	return hold(env, st, opts)
+}
+
+// unmade removes path, made for the driver, when the run was not handed to
+// it (refused: finished, another driver's, its driver gone): the driver
+// exits on the exit record without driving, and removes only what it used.
+func unmade(opts *holdOptions, path string) {
+	if !opts.Ready {
+		os.RemoveAll(path)
+	}
 }
 
 // fixConfig keeps cfg, the config read (and checked) as the run starts,
