@@ -207,3 +207,30 @@ func TestStatusRunJSONRefusedLeavesNoEvent(t *testing.T) {
 		t.Errorf("%d RUN_PAUSED events after the retry, want 1", n)
 	}
 }
+
+// A status change whose run.json is renamed in place but whose directory
+// sync fails (the write's last step) is made: every reader sees the new
+// status, so its event stays too. Cutting it back left run.json paused
+// with no RUN_PAUSED, and a retry finds the run paused already.
+func TestStatusRunJSONRenamedKeepsEvent(t *testing.T) {
+	r, _ := faultStore(t)
+	events := r.St.RunPath("r", store.EventsFile)
+	runDir := r.St.RunDir("r")
+	restore := wfile.SetFault(func(op wfile.Op, path string) error {
+		if op == wfile.Sync && filepath.Clean(path) == filepath.Clean(runDir) {
+			return syscall.EIO
+		}
+		return nil
+	})
+	_, err := r.SetStatus("r", record.RunPaused, "paused by test")
+	restore()
+	run, rerr := r.St.ReadRun("r")
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	ev, _ := os.ReadFile(events)
+	paused, logged := run.Status == record.RunPaused, bytes.Contains(ev, []byte(`"RUN_PAUSED"`))
+	if paused != logged {
+		t.Errorf("run.json says %s, events.jsonl has RUN_PAUSED: %v (err %v)", run.Status, logged, err)
+	}
+}

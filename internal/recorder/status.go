@@ -31,13 +31,16 @@ func (r *Recorder) Update(id string, change func(run *record.Run) error) (*recor
 		run.UpdatedAt = r.nowMs()
 		err = r.St.WriteRun(run)
 	}
-	if err != nil {
+	if err != nil && !store.Renamed(err) { // a run.json in place keeps its event
 		for i, l := range logs {
 			if cerr := store.CutBack(l, sizes[i]); cerr != nil && r.Log != nil {
 				r.Log.Warn(fmt.Sprintf("run %s: a change not made stays in %s", id, filepath.Base(l)), "err", cerr)
 			}
 		}
 		return nil, err
+	}
+	if err != nil && r.Log != nil {
+		r.Log.Warn(fmt.Sprintf("run %s: run.json is written but a power loss may undo it", id), "err", err)
 	}
 	r.copyOut(run)
 	return run, nil

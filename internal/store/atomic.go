@@ -58,7 +58,24 @@ func writeRename(path string, data []byte, perm os.FileMode, sync bool) error {
 	if !sync {
 		return nil
 	}
-	return SyncDir(dir)
+	if err := SyncDir(dir); err != nil {
+		return &renamedError{err}
+	}
+	return nil
+}
+
+// renamedError is an error met once the new file was renamed in place.
+type renamedError struct{ err error }
+
+func (e *renamedError) Error() string { return e.err.Error() }
+func (e *renamedError) Unwrap() error { return e.err }
+
+// Renamed reports an error of WriteFileAtomic met after the new file took
+// path's place (its directory's sync): every reader sees the new file, so
+// what goes with it must stay, though a power loss may still lose it.
+func Renamed(err error) bool {
+	var r *renamedError
+	return errors.As(err, &r)
 }
 
 // bare is the errno of a temporary file's error: the file is named by the
