@@ -37,8 +37,6 @@ type holdOptions struct {
 	Serve bool
 	// Driver is the pid the driver gave as its own (0: none given).
 	Driver int
-	// Ready is set once the run is handed to the driver (the ready record).
-	Ready bool
 }
 
 // driverFlag is the value of one of the driver's own flags (before the
@@ -166,23 +164,30 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 	}
 	if fixed := fixConfig(env, st, cfg); fixed != "" {
 		emit(env, "runconfig", fixed) // the driver removes it as it exits
-		defer unmade(opts, fixed)
+		madeForDriver = append(madeForDriver, fixed)
 	}
 	if tmp := driverTemp(env); tmp != "" {
 		emit(env, "tmp", tmp) // and this
-		defer unmade(opts, tmp)
+		madeForDriver = append(madeForDriver, tmp)
 	}
+	defer dropMade()
 	opts.Serve, opts.Driver = driver != 0, driver
 	return hold(env, st, opts)
 }
 
-// unmade removes path, made for the driver, when the run was not handed to
-// it (refused: finished, another driver's, its driver gone): the driver
-// exits on the exit record without driving, and removes only what it used.
-func unmade(opts *holdOptions, path string) {
-	if !opts.Ready {
-		os.RemoveAll(path)
+// madeForDriver is what this holder made for its driver (the config copy,
+// the temporary folder) until the run is handed to it (the ready record):
+// the driver removes them as it exits from driving only.
+var madeForDriver []string
+
+// dropMade removes madeForDriver: the run is not the driver's to drive
+// (finished, another driver's, its driver gone). Before the exit record,
+// on which the driver exits, and this process dies with it.
+func dropMade() {
+	for _, p := range madeForDriver {
+		os.RemoveAll(p)
 	}
+	madeForDriver = nil
 }
 
 // fixConfig keeps cfg, the config read (and checked) as the run starts,
@@ -316,6 +321,12 @@ func readLine(mode string, args []string, src driverargs.Sources) (*holdOptions,
 // emit writes one NUL-terminated KEY=VALUE record for the driver and
 // flushes, since the driver waits for it.
 func emit(env *cli.Env, k, v string) {
+	switch k {
+	case "exit":
+		dropMade()
+	case "ready":
+		madeForDriver = nil // the driver's now
+	}
 	fmt.Fprintf(env.Stdout, "%s=%s\x00", k, v)
 	env.Stdout.Flush()
 }

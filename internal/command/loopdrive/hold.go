@@ -155,7 +155,6 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 		reqs = make(chan request)
 		go readRequests(env.Stdin, reqs)
 	}
-	opts.Ready = true
 	h.emit("ready", "1")
 	h.wait(id, reqs)
 	return nil
