@@ -100,8 +100,8 @@ hold() {
       store) export LOOP_STORE=$v ;;
       storeid) export LOOPKIT_STORE_ID=$v ;; # the children refuse another folder at LOOP_STORE
       config) export LOOP_CONFIG=$v ;; # run --config FILE: the children read it too
-      runconfig) export LOOPKIT_RUN_CONFIG=$v ;; # the config as the run started, not as the agent left it
-      tmp) TMP=$v ;; # in loopkit's runtime directory: the agent may write $TMPDIR
+      runconfig) export LOOPKIT_RUN_CONFIG=$v; trap 'rm -rf "$LOOPKIT_RUN_CONFIG" ${TMP:+"$TMP"}' EXIT ;; # the config as the run started; gone with a driver canceled before it drives
+      tmp) TMP=$v; trap 'rm -rf "$TMP" ${LOOPKIT_RUN_CONFIG:+"$LOOPKIT_RUN_CONFIG"}' EXIT ;; # in loopkit's runtime directory: the agent may write $TMPDIR
       out) printf '%s' "$v" 2>/dev/null ;;
       run) RUN=$v; echo "$RUN" ;;
       set.*) S[${k#set.}]=$v ;;
