@@ -119,10 +119,14 @@ func nextSnapshot(dir string) int {
 	return n + 1
 }
 
+// latestTemp is pointLatest's new link before its rename (removeTemps
+// sweeps one a killed recorder left).
+const latestTemp = ".context_latest.tmp"
+
 // pointLatest replaces context_latest.md with a relative symlink to name,
 // atomically (a new link renamed over the old one).
 func pointLatest(dir, name string) error {
-	tmp := filepath.Join(dir, ".context_latest.tmp")
+	tmp := filepath.Join(dir, latestTemp)
 	os.Remove(tmp)
 	if err := os.Symlink(name, tmp); err != nil {
 		return err

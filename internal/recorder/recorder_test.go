@@ -220,3 +220,25 @@ func TestEmptiedLogKeepsRecordedFolder(t *testing.T) {
 		t.Fatalf("leftover folder 2 kept: %v", err)
 	}
 }
+
+// A recorder killed in pointLatest, between its new link and the rename,
+// leaves context/.context_latest.tmp; a run whose last snapshot it was
+// gets no later one to replace it, so the next locked change sweeps it
+// with the other temporary files a killed writer left.
+func TestKilledSnapshotsLinkSwept(t *testing.T) {
+	r := newRecorder(t)
+	r.Record("s", validation(t, 1, "FAIL\n"), 0)
+	if _, err := r.Snapshot("s", "stuck"); err != nil {
+		t.Fatal(err)
+	}
+	left := r.St.RunPath("s", store.ContextDir, ".context_latest.tmp")
+	if err := os.Symlink("context_001.md", left); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.SetStatus("s", record.RunCompleted, "done"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(left); err == nil {
+		t.Errorf("a killed snapshot's link is still in the run: %s", left)
+	}
+}

@@ -279,10 +279,12 @@ func inode(path string) (key [2]uint64, links uint64, ok bool) {
 }
 
 // removeTemps deletes temporary files of atomic writes a killed writer left
-// (".<name>.tmp-*"): under the append lock no other writer is mid-write.
+// (".<name>.tmp-*", and pointLatest's ".context_latest.tmp" link): under
+// the append lock no other writer is mid-write.
 func (r *Recorder) removeTemps(dirs ...string) {
 	for _, dir := range dirs {
 		temps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
+		temps = append(temps, filepath.Join(dir, latestTemp))
 		for _, t := range temps {
 			os.Remove(t)
 		}
