@@ -53,20 +53,21 @@ func TestEventsFollowAfterACut(t *testing.T) {
 		}
 	}
 	add("STEP_STARTED", "one")
-	out := &lockedBuilder{}
+	out, errOut := &lockedBuilder{}, &lockedBuilder{}
 	env := cli.NewEnv("loop-view", []string{"events", "r", "--follow", "--json", "--interval", "10ms", "--store", st.Root},
-		strings.NewReader(""), out, &strings.Builder{})
+		strings.NewReader(""), out, errOut)
 	done := make(chan int, 1)
 	go func() { done <- env.Finish(Main(env)) }()
-	waitFor := func(s string) {
+	waitIn := func(b *lockedBuilder, s string) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), s); {
+		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(b.String(), s); {
 			if time.Now().After(deadline) {
-				t.Fatalf("no %q in the follower's output: %q", s, out.String())
+				t.Fatalf("no %q in the follower's output: %q", s, b.String())
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
+	waitFor := func(s string) { t.Helper(); waitIn(out, s) }
 	waitFor(`"one"`)
 	before := store.Size(path)
 	add("RUN_PAUSED", strings.Repeat("a change not made ", 10))
@@ -74,7 +75,7 @@ func TestEventsFollowAfterACut(t *testing.T) {
 	if err := store.CutBack(path, before); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
+	waitIn(errOut, "was cut back or replaced") // the follower saw the cut
 	add("STEP_FINISHED", "two")
 	waitFor(`"two"`)
 	run, err := st.ReadRun("r")
