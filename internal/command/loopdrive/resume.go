@@ -1,0 +1,170 @@
+package loopdrive
+
+// Resuming a run: taking an existing run's driver lock, or saying who
+// holds it.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/driverargs"
+	"github.com/loopkit/loopkit/internal/exitcode"
+	"github.com/loopkit/loopkit/internal/nextaction"
+	"github.com/loopkit/loopkit/internal/procrec"
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
+	"github.com/loopkit/loopkit/internal/store"
+)
+
+// resume takes an existing run's driver lock, or says who holds it. It
+// returns "" when there is nothing to drive (the run is completed).
+// workTreeThere refuses to resume a run whose work tree is gone (a
+// worktree removed) or is now a link (the agent may have made it one):
+// one line and exit 2 (a resume refused with a hint, as for any run the
+// driver will not start), the run left as it was, never an internal error.
+func workTreeThere(id string, set *runconfig.Settings) error {
+	dir := set.Dir
+	if dir == "" {
+		return nil
+	}
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		hint := "start a new run"
+		if b := set.RunBranch; b != "" {
+			hint = fmt.Sprintf("git worktree add %s %s, then resume; or start a new run", dir, b)
+		}
+		return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s works in %s, which is gone", id, dir), Hint: hint}
+	case err != nil:
+		return cli.Failf("run %s: %w", id, err)
+	case fi.Mode()&os.ModeSymlink != 0:
+		return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s works in %s, which is now a symlink: loopkit follows none there; move it away", id, dir)}
+	case !fi.IsDir():
+		return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s works in %s, which is not a directory now; move it away", id, dir)}
+	}
+	return nil
+}
+
+func (h *holder) resume(opts *holdOptions) (string, error) {
+	id := opts.Run
+	if err := findRun(h.st, id); err != nil {
+		return "", err
+	}
+	if err := notPlanted(h.st, id); err != nil {
+		return "", err
+	}
+	if err := h.lockDriver(id); err != nil {
+		return "", err
+	}
+	// mend what a killed writer left, so the log's end is a commit
+	if err := h.rec.Repair(id); err != nil {
+		return "", cli.Failf("%w", err)
+	}
+	run, err := h.st.ReadRun(id)
+	if err != nil {
+		return "", cli.Failf("%w", err)
+	}
+	n := run.Iteration // after the repair above: the last committed one
+	if run.Status == record.RunCompleted {
+		h.emit("run", id) // first: the driver names the run in its message
+		h.emit("status", record.RunCompleted)
+		h.emit("exit", "0")
+		return "", nil
+	}
+	switch {
+	case opts.MaxIterations > 0 && opts.MaxIterations <= n:
+		return "", cli.Usagef("run %s has run %s: --max-iterations must be more than that", id, nextaction.Count(n, "iteration"))
+	case opts.MaxIterations == 0 && run.Status == record.RunStuck:
+		return "", &cli.ExitError{Code: exitcode.Usage,
+			Err:  fmt.Errorf("run %s is stuck after %s: resuming needs more", id, nextaction.Count(n, "iteration")),
+			Hint: fmt.Sprintf("%s resume %s --max-iterations %d", driverargs.Prog(), id, n+nextaction.DefaultMaxIterations)}
+	}
+	if err := workTreeThere(id, &run.Settings); err != nil {
+		return "", err
+	}
+	if err := h.lockTree(run.Settings.Dir, id); err != nil {
+		return "", err
+	}
+	stopLeft(h.env, h.st, id)
+	if err := h.lockLive(id); err != nil {
+		return "", err
+	}
+	msg := fmt.Sprintf("resumed after iteration %d (was %s)", n, run.Status)
+	resumed, err := h.door.Resume(id, func(run *record.Run) (string, error) {
+		if opts.MaxIterations > 0 {
+			run.Settings.MaxIterations = opts.MaxIterations
+			msg += fmt.Sprintf(", max_iterations %d", opts.MaxIterations)
+		}
+		if opts.HasMaxDuration {
+			run.Settings.MaxDuration = opts.MaxDuration
+			msg += ", max_duration " + opts.MaxDuration.String()
+		}
+		run.Settings.ResumedAfter = n
+		if run.Merge != nil && run.Merge.Status == record.MergeFailed { // its event stays
+			run.Merge = nil
+			msg += ", the merge to be tried again"
+		}
+		if p, err := h.promptWithHypotheses(run, n); err != nil {
+			return "", err
+		} else if p != "" {
+			run.Settings.PromptCurrent = p
+			msg += ", with the stuck report's hypotheses in the prompt"
+		}
+		return msg, nil
+	})
+	if err != nil {
+		return "", cli.Failf("%w", err)
+	}
+	if opts.MaxIterations > 0 || opts.HasMaxDuration { // the person's new bounds
+		if err := runconfig.Keep(h.st.RunDir(id), &resumed.Settings); err != nil {
+			h.env.Log.Warn("the run's new bounds are not kept outside the workspace", "err", err)
+		}
+	}
+	h.emit("note", fmt.Sprintf("resuming run %s after iteration %d", id, n)) // said by the driver, as its own lines
+	return id, nil
+}
+
+// lockDriver takes the run's driver lock without waiting. A lock held by a
+// driver that is already dead (its holder about to notice) is waited for
+// briefly; a live driver makes the run busy.
+func (h *holder) lockDriver(id string) error {
+	path := h.st.RunPath(id, store.DriverLock)
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		l, err := store.LockFile(path, true, false)
+		if err != nil && !errors.Is(err, store.ErrLocked) {
+			return cli.Failf("run %s: %w", id, err)
+		}
+		// the driver named is one loopkit recorded, not run.json's pid. One
+		// alive drives the run even when its lock was granted here: the
+		// agent can remove or replace the lock file the driver holds.
+		for pid := range procrec.Drivers(h.st.RunDir(id)) {
+			if l != nil {
+				l.Unlock()
+			}
+			return &cli.ExitError{Code: exitcode.Busy,
+				Err:  fmt.Errorf("run %s is busy: the driver with pid %d is driving it", id, pid),
+				Hint: fmt.Sprintf("stop it first with '%[1]s cancel %[2]s' or '%[1]s pause %[2]s'", driverargs.Prog(), id)}
+		}
+		if err == nil {
+			h.locks = append(h.locks, l)
+			h.nameDriver(id)
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return lockStranger(h.st, id)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func driverPID(st *store.Store, id string) int {
+	run, err := st.ReadRun(id)
+	if err != nil || run.PID == nil {
+		return 0
+	}
+	return *run.PID
+}
