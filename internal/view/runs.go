@@ -92,8 +92,7 @@ func (c *RunsCache) Load(st *store.Store, warn func(id string, err error)) ([]Ru
 		fi, _ := os.Lstat(st.RunPath(id, store.RunFile))
 		if prev, ok := old[id]; ok && fi != nil && sameFile(prev.fi, fi) {
 			ri := prev.ri
-			ri.Interrupted = st.Interrupted(ri.Run)
-			ri.Driven = ri.Run.Status == record.RunPaused && st.DriverAlive(id)
+			ri.askDriver(st, id)
 			c.runs[id] = cachedRun{fi, ri}
 			runs = append(runs, ri)
 			continue
@@ -114,12 +113,18 @@ func (c *RunsCache) Load(st *store.Store, warn func(id string, err error)) ([]Ru
 	}
 	sort.SliceStable(runs, func(i, j int) bool {
 		a, b := runs[i].Run, runs[j].Run
-		if a.CreatedAt != b.CreatedAt {
-			return a.CreatedAt > b.CreatedAt
-		}
-		return a.RunID > b.RunID
+		return newer(a.CreatedAt, a.RunID, b.CreatedAt, b.RunID)
 	})
 	return runs, nil
+}
+
+// newer orders the runs list: run a before run b when created later, or
+// at the same time with the greater id.
+func newer(aCreated int64, aID string, bCreated int64, bID string) bool {
+	if aCreated != bCreated {
+		return aCreated > bCreated
+	}
+	return aID > bID
 }
 
 // sameFile: b is still the regular file a was, unchanged.
@@ -146,9 +151,17 @@ func LoadRun(st *store.Store, id string) (RunInfo, error) {
 		r.RunID = id
 	}
 	ri := RunInfo{Run: r, Raw: buf.Bytes()}
-	ri.Interrupted = st.Interrupted(r)
-	ri.Driven = r.Status == record.RunPaused && st.DriverAlive(id)
+	ri.askDriver(st, id)
 	return ri, nil
+}
+
+// askDriver sets what the run's driver says of it now: gone while the run
+// is marked running (Interrupted), alive while it is paused (Driven). It is
+// asked on every load, even of a cached run.json: a driver dies without
+// writing run.json.
+func (ri *RunInfo) askDriver(st *store.Store, id string) {
+	ri.Interrupted = st.Interrupted(ri.Run)
+	ri.Driven = ri.Run.Status == record.RunPaused && st.DriverAlive(id)
 }
 
 // Newest is the id of the most recently created run, "" when there is none:
@@ -168,7 +181,7 @@ func Newest(st *store.Store) (string, error) {
 		if h.RunID != "" {
 			id = h.RunID
 		}
-		if newest == "" || h.CreatedAt > at || h.CreatedAt == at && id > newest {
+		if newest == "" || newer(h.CreatedAt, id, at, newest) {
 			newest, at = id, h.CreatedAt
 		}
 	}
