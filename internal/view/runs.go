@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -151,6 +152,14 @@ func LoadRun(st *store.Store, id string) (RunInfo, error) {
 		r.RunID = id
 	}
 	ri := RunInfo{Run: r, Raw: buf.Bytes()}
+	// the agent can write run.json: show the settings the run keeps
+	// outside the workspace, which are the ones in effect
+	if len(runconfig.Enforce(st.RunDir(id), &r.Settings)) > 0 {
+		var kept bytes.Buffer
+		if data, err := record.MarshalIndent(r); err == nil && json.Compact(&kept, data) == nil {
+			ri.Raw = kept.Bytes()
+		}
+	}
 	ri.askDriver(st, id)
 	return ri, nil
 }
