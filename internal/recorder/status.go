@@ -92,11 +92,23 @@ var ErrUnchanged = errors.New("status unchanged")
 // SetStatusRule is SetStatus naming, in the status event, the driver's
 // rule that decided it.
 func (r *Recorder) SetStatusRule(id, status, message, rule string) (*record.Run, error) {
+	return r.SetStatusIf(id, status, message, rule, nil)
+}
+
+// SetStatusIf is SetStatusRule when allowed, given the run as it is under
+// its lock, returns nil: a change that must not follow another (a pause
+// of a run that has just completed) is refused, not written after it.
+func (r *Recorder) SetStatusIf(id, status, message, rule string, allowed func(run *record.Run) error) (*record.Run, error) {
 	var same *record.Run
 	run, err := r.Update(id, func(run *record.Run) error {
 		if record.Terminal(status) && run.Status == status {
 			same = run
 			return ErrUnchanged
+		}
+		if allowed != nil {
+			if err := allowed(run); err != nil {
+				return err
+			}
 		}
 		now := r.nowMs()
 		run.Status = status

@@ -136,6 +136,11 @@ func (d *Door) SetStatus(id, status, message string) (*record.Run, error) {
 // status event names the rule (internal/nextaction's).
 func (d *Door) SetStatusRule(id, status, message, rule string) (*record.Run, error) {
 	run, err := d.Rec.SetStatusRule(id, status, message, rule)
+	return d.fire(id, status, message, run, err)
+}
+
+// fire follows a status change: its hook, and the clean once the run ended.
+func (d *Door) fire(id, status, message string, run *record.Run, err error) (*record.Run, error) {
 	if errors.Is(err, recorder.ErrUnchanged) {
 		// an end the run already had: whoever asks, nothing fires again
 		d.Log.Warn(fmt.Sprintf("run %s is already %s: nothing changed", id, status))
@@ -194,14 +199,33 @@ func (d *Door) change(id string, ev func(run *record.Run) (record.Event, error))
 	return run, nil
 }
 
-// Pause marks a running run paused: its driver stops after its step.
+// Pause marks a running run paused: its driver stops after its step. The
+// status is checked under the run's lock, since the driver may end the
+// run between the caller's look and this write.
 func (d *Door) Pause(id, by string) (*record.Run, error) {
-	return d.SetStatus(id, record.RunPaused, "paused by "+by)
+	return d.setIf(id, record.RunPaused, "paused by "+by, func(run *record.Run) error {
+		if run.Status != record.RunRunning {
+			return fmt.Errorf("run %s is not running (%s): nothing to pause", id, run.Status)
+		}
+		return nil
+	})
 }
 
-// Cancel marks a run canceled (its driver, if any, is already gone).
+// Cancel marks a run canceled (its driver, if any, is already gone); a
+// run that has ended otherwise keeps its end.
 func (d *Door) Cancel(id, by string) (*record.Run, error) {
-	return d.SetStatus(id, record.RunCanceled, "canceled by "+by)
+	return d.setIf(id, record.RunCanceled, "canceled by "+by, func(run *record.Run) error {
+		if record.Terminal(run.Status) {
+			return fmt.Errorf("run %s is already %s: nothing to cancel", id, run.Status)
+		}
+		return nil
+	})
+}
+
+// setIf is SetStatus when allowed, given the run under its lock, says so.
+func (d *Door) setIf(id, status, message string, allowed func(run *record.Run) error) (*record.Run, error) {
+	run, err := d.Rec.SetStatusIf(id, status, message, "", allowed)
+	return d.fire(id, status, message, run, err)
 }
 
 // RecordIteration records iteration want (0: the next) of run id from in,
