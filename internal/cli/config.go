@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	flags "github.com/jessevdk/go-flags"
 
@@ -83,6 +84,11 @@ func ParseConfig(name string, data []byte, into Config) error {
 				return &ConfigError{File: name, Line: n, Key: key, Msg: "bad quoted value"}
 			}
 			val = uq
+		}
+		// the run's copy of the config is JSON, which keeps no invalid
+		// UTF-8: such a value would differ there from what the driver read
+		if !utf8.ValidString(key) || !utf8.ValidString(val) {
+			return &ConfigError{File: name, Line: n, Key: strings.ToValidUTF8(key, "?"), Msg: "not UTF-8 text: save the file as UTF-8"}
 		}
 		into[key] = Setting{Value: val, File: name, Line: n}
 	}

@@ -20,7 +20,10 @@ func TestParseConfig(t *testing.T) {
 	if cfg["keep_last"].Value != "5" || cfg["verify_cmds"].Value != "go test ./..." || cfg["keep_days"].Value != "0" || cfg["keep_days"].Line != 5 {
 		t.Fatalf("cfg = %+v", cfg)
 	}
-	for _, bad := range []string{"novalue\n", "=x\n", "k=\"unterminated\n"} {
+	// a value not UTF-8 (Latin-1, or a quoted \xff) would reach the run's
+	// commands changed, through the run's copy of the config, which is
+	// JSON: the run ended saying the agent had changed the config
+	for _, bad := range []string{"novalue\n", "=x\n", "k=\"unterminated\n", "model=caf\xe9\n", "k=\"\\xff\"\n", "k\xff=1\n"} {
 		err := ParseConfig("f.conf", []byte(bad), Config{})
 		var ce *ConfigError
 		if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "f.conf:1:") {
