@@ -57,7 +57,7 @@ func Keep(runDir string, s *Settings) error {
 		return err
 	}
 	forgetDecoded()
-	return nil
+	return KeepState(runDir, s)
 }
 
 // IsKept reports the run at runDir has settings kept (a driver made it).
@@ -82,10 +82,14 @@ func Forget(runDir string) {
 		os.Remove(path + ".tmp") // a holder killed inside Keep left it
 		os.Remove(path)
 	}
+	if path, err := statePath(runDir); err == nil {
+		os.Remove(path + ".tmp")
+		os.Remove(path)
+	}
 }
 
-// Enforce replaces s's settings (not its state) with those kept for the
-// run at runDir, and returns the keys run.json held other values for;
+// Enforce replaces s's settings, and its state (keepstate.go), with those
+// kept for the run at runDir, and returns the keys run.json held other values for;
 // nothing is changed for a run with none kept (made by loop-record, or
 // before settings were kept).
 func Enforce(runDir string, s *Settings) []string {
@@ -128,6 +132,7 @@ func Enforce(runDir string, s *Settings) []string {
 		}
 		a.Set(b)
 	}
+	changed = enforceState(runDir, s, changed)
 	sort.Strings(changed)
 	s.changed = changed
 	return changed

@@ -228,8 +228,9 @@ func TestJSON(t *testing.T) {
 	}
 }
 
-// TestKeepEnforce: settings kept at start win over run.json's; the state
-// is run.json's; a run with none kept is left alone.
+// TestKeepEnforce: settings kept at start win over run.json's, and so does
+// the state as loopkit last wrote it (KeepState); a run with none kept is
+// left alone.
 func TestKeepEnforce(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	dir := filepath.Join(t.TempDir(), "runs", "r1")
@@ -241,12 +242,16 @@ func TestKeepEnforce(t *testing.T) {
 	if !IsKept(dir) || IsKept(dir+"x") {
 		t.Error("IsKept is wrong")
 	}
+	s.DrivenMS = 5000 // the holder's checkpoint
+	if err := KeepState(dir, &s); err != nil {
+		t.Fatal(err)
+	}
 	edited := s
-	edited.MaxIterations, edited.OnEvent, edited.DrivenMS = 50, []string{"curl evil"}, 99
-	if ch := Enforce(dir, &edited); !slices.Equal(ch, []string{"max_iterations", "on_event"}) {
+	edited.MaxIterations, edited.OnEvent, edited.DrivenMS, edited.ResumedAfter = 50, []string{"curl evil"}, 0, 99
+	if ch := Enforce(dir, &edited); !slices.Equal(ch, []string{"driven_ms", "max_iterations", "on_event", "resumed_after"}) {
 		t.Errorf("changed %q", ch)
 	}
-	if edited.MaxIterations != 2 || edited.OnEvent != nil || edited.DrivenMS != 99 || len(edited.Changed()) != 2 {
+	if edited.MaxIterations != 2 || edited.OnEvent != nil || edited.DrivenMS != 5000 || edited.ResumedAfter != 0 || len(edited.Changed()) != 4 {
 		t.Errorf("enforced %+v", edited)
 	}
 	other := Settings{MaxIterations: 7}
@@ -257,7 +262,12 @@ func TestKeepEnforce(t *testing.T) {
 	if IsKept(dir) {
 		t.Error("Forget kept it")
 	}
+	if p, _ := statePath(dir); exists(p) {
+		t.Error("Forget kept the state")
+	}
 }
+
+func exists(path string) bool { _, err := os.Lstat(path); return err == nil }
 
 // TestEnforceDecodedOnce: the kept file decoded once serves later reads,
 // but never one changed since (by Keep, or replaced by anything else),

@@ -151,6 +151,11 @@ func (s *Store) WriteRun(r *record.Run) error {
 	if err != nil {
 		return err
 	}
+	// the driver's running state, where the agent cannot write it (first:
+	// a write cut between the two leaves the newer state kept)
+	if err := runconfig.KeepState(s.RunDir(r.RunID), &r.Settings); err != nil {
+		return err
+	}
 	return WriteFileAtomic(s.RunPath(r.RunID, RunFile), data, FileMode)
 }
 

@@ -1,0 +1,114 @@
+package runconfig
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"syscall"
+
+	"github.com/loopkit/loopkit/internal/safefile"
+	"github.com/loopkit/loopkit/internal/wfile"
+)
+
+// The driver's running state (the state fields) changes as the run goes,
+// so it is not fixed at start; but it is the driver's, not the agent's: a
+// driven_ms the agent zeroed in run.json lifted --max-duration, and a
+// resumed_after it raised hid the agent's failures from the rules. Each
+// write of a kept run's run.json (store.WriteRun) keeps the state beside
+// the settings, and Enforce takes it over run.json's.
+
+func statePath(runDir string) (string, error) {
+	path, err := keptPath(runDir)
+	return strings.TrimSuffix(path, ".json") + ".state.json", err
+}
+
+// stateJSON is s's state fields as one JSON object, zero values included.
+func stateJSON(s *Settings) []byte {
+	m := map[string]any{}
+	v := reflect.ValueOf(s).Elem()
+	fields := Fields()
+	for i := range fields {
+		if f := &fields[i]; f.State {
+			m[f.Key] = v.Field(f.index).Interface()
+		}
+	}
+	data, _ := json.Marshal(m) // plain numbers, text and booleans
+	return data
+}
+
+// KeepState keeps s's running state for the run at runDir, when its
+// settings are kept (a driver's run); nothing is written when the kept
+// state says the same. A state that cannot be kept is removed, so that
+// readers take run.json's rather than an older one.
+func KeepState(runDir string, s *Settings) error {
+	if !IsKept(runDir) {
+		return nil
+	}
+	path, err := statePath(runDir)
+	if err != nil {
+		return err
+	}
+	data := stateJSON(s)
+	if old, err := safefile.ReadFile(path, 1<<16); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	tmp := path + ".tmp"
+	os.Remove(tmp)
+	err = wfile.WriteNew(tmp, data, 0o600)
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		if rerr := os.Remove(path); rerr != nil && !os.IsNotExist(rerr) {
+			return err
+		}
+	}
+	return nil
+}
+
+// enforceState replaces s's state with the state kept for the run at
+// runDir, adding the keys run.json held other values for to changed; a
+// run with none kept keeps run.json's.
+func enforceState(runDir string, s *Settings, changed []string) []string {
+	path, err := statePath(runDir)
+	if err != nil {
+		return changed
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return changed
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return changed
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 1<<16))
+	var kept map[string]json.RawMessage
+	if err != nil || json.Unmarshal(data, &kept) != nil {
+		return changed
+	}
+	v := reflect.ValueOf(s).Elem()
+	fields := Fields()
+	for i := range fields {
+		f := &fields[i]
+		raw, ok := kept[f.Key]
+		if !f.State || !ok {
+			continue
+		}
+		p := reflect.New(f.kind)
+		if json.Unmarshal(raw, p.Interface()) != nil {
+			continue
+		}
+		if !reflect.DeepEqual(v.Field(f.index).Interface(), p.Elem().Interface()) {
+			v.Field(f.index).Set(p.Elem())
+			if !contains(changed, f.Key) {
+				changed = append(changed, f.Key)
+			}
+		}
+	}
+	return changed
+}
