@@ -90,6 +90,16 @@ func ParseConfig(name string, data []byte, into Config) error {
 		if !utf8.ValidString(key) || !utf8.ValidString(val) {
 			return &ConfigError{File: name, Line: n, Key: strings.ToValidUTF8(key, "?"), Msg: "not UTF-8 text: save the file as UTF-8"}
 		}
+		if f := runconfig.ByConfig(key); f != nil {
+			// a later file gives the setting, by whichever of its names:
+			// an earlier file's other name (iterations, max_iterations)
+			// must not win over it for being the seed's
+			for _, k := range append([]string{f.Config}, f.Aliases...) {
+				if s, ok := into[k]; ok && s.File != name {
+					delete(into, k)
+				}
+			}
+		}
 		into[key] = Setting{Value: val, File: name, Line: n}
 	}
 	if err := sc.Err(); err != nil {
@@ -224,6 +234,16 @@ func (c Config) Tools() (runconfig.Tools, error) {
 	return t, c.apply(nil, reflect.ValueOf(&t).Elem())
 }
 
+// Values are the settings as runconfig.Resolve reads them, each naming
+// its file:line.
+func (c Config) Values() map[string]runconfig.ConfigValue {
+	m := map[string]runconfig.ConfigValue{}
+	for k, s := range c {
+		m[k] = runconfig.ConfigValue{Value: s.Value, Where: fmt.Sprintf("%s:%d", s.File, s.Line)}
+	}
+	return m
+}
+
 // Has reports whether the config files set key.
 func (c Config) Has(key string) bool { _, ok := c[key]; return ok }
 
@@ -322,11 +342,7 @@ func inChoices(f reflect.StructField, p *flags.Parser, v reflect.Value) error {
 // variable, then the config files (older key names too), then the
 // schema's default; checked by the schema's parser, range and choices.
 func (c Config) setting(rs *runconfig.Field, fv reflect.Value) error {
-	cfg := map[string]runconfig.ConfigValue{}
-	for k, s := range c {
-		cfg[k] = runconfig.ConfigValue{Value: s.Value, Where: fmt.Sprintf("%s:%d", s.File, s.Line)}
-	}
-	set, err := runconfig.Resolve(runconfig.Sources{Getenv: os.Getenv, Config: cfg, Keys: []string{rs.Key}})
+	set, err := runconfig.Resolve(runconfig.Sources{Getenv: os.Getenv, Config: c.Values(), Keys: []string{rs.Key}})
 	if err != nil {
 		return &ExitError{Code: exitcode.Usage, Err: err}
 	}

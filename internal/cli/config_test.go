@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -29,6 +31,34 @@ func TestParseConfig(t *testing.T) {
 		if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "f.conf:1:") {
 			t.Fatalf("%q: err = %v", bad, err)
 		}
+	}
+}
+
+// --config/LOOP_CONFIG's file is over the store's config, whichever name
+// each gives a setting: the store's iterations=2 beat a named file's
+// max_iterations=1 (an older name), since the seed's name is read first.
+func TestConfigLaterFileWinsByEitherName(t *testing.T) {
+	cfg := Config{}
+	if err := ParseConfig("store", []byte("iterations=2\nmerge_target=a\n"), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := ParseConfig("named", []byte("max_iterations=1\nmerge_target_branch=b\n"), cfg); err != nil {
+		t.Fatal(err)
+	}
+	set, err := runconfig.Resolve(runconfig.Sources{Config: cfg.Values()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.MaxIterations != 1 || set.MergeTarget != "b" {
+		t.Errorf("max_iterations %d, merge_target %q; want the named file's 1, b", set.MaxIterations, set.MergeTarget)
+	}
+	// in one file the seed's name still wins
+	one := Config{}
+	if err := ParseConfig("one", []byte("iterations=3\nmax_iterations=4\n"), one); err != nil {
+		t.Fatal(err)
+	}
+	if set, _ := runconfig.Resolve(runconfig.Sources{Config: one.Values()}); set.MaxIterations != 3 {
+		t.Errorf("one file: max_iterations %d, want 3", set.MaxIterations)
 	}
 }
 

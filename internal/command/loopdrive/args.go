@@ -117,10 +117,7 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 	if err != nil {
 		return exitRecord(env, err)
 	}
-	src := driverargs.Sources{Getenv: os.Getenv, Config: map[string]runconfig.ConfigValue{}}
-	for k, s := range cfg {
-		src.Config[k] = runconfig.ConfigValue{Value: s.Value, Where: fmt.Sprintf("%s:%d", s.File, s.Line)}
-	}
+	src := driverargs.Sources{Getenv: os.Getenv, Config: cfg.Values()}
 	// said once per run, here: the commands under the driver say nothing
 	cfg.WarnUnknown(env)
 	// the keys the commands read for themselves are checked now too
