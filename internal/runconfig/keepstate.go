@@ -3,11 +3,9 @@ package runconfig
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"reflect"
 	"strings"
-	"syscall"
 
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/wfile"
@@ -78,15 +76,7 @@ func enforceState(runDir string, s *Settings, changed []string) []string {
 	if err != nil {
 		return changed
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return changed
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return changed
-	}
-	data, err := io.ReadAll(io.LimitReader(f, 1<<16))
+	data, err := safefile.ReadFile(path, 1<<16)
 	var kept map[string]json.RawMessage
 	if err != nil || json.Unmarshal(data, &kept) != nil {
 		return changed
