@@ -158,7 +158,7 @@ func Run(spec Spec) (*Result, error) {
 	}
 
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	NotifyStop(sigs)
 	defer signal.Stop(sigs)
 
 	// Pdeathsig fires when the thread that forked exits, so the starting

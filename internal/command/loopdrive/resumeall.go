@@ -15,6 +15,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/exitcode"
+	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/userdir"
@@ -212,7 +213,7 @@ func interruptedRuns(root string) ([]resumeJob, error) {
 // marks its run as it does for a Ctrl-C; this process waits for them.
 func runResumes(env *cli.Env, driver string, jobs []resumeJob) error {
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	proc.NotifyStop(sigs)
 	defer signal.Stop(sigs)
 	var mu sync.Mutex
 	var procs []*os.Process

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/agent"
@@ -204,7 +203,7 @@ func (s *stepRun) cleanup() {
 // loop-step (forwarded to the agent) ends the retrying.
 func (s *stepRun) attempts() (*outcome, error) {
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	proc.NotifyStop(sigs)
 	defer signal.Stop(sigs)
 	out := &outcome{}
 	backoff := s.opts.RetryBackoff.D()
