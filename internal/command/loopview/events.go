@@ -1,17 +1,13 @@
 package loopview
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
-	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
 	"github.com/loopkit/loopkit/internal/view/jsonobj"
@@ -90,12 +86,12 @@ func (o *eventsCmd) run(c *ctx, args []string) error {
 	if !o.Follow {
 		return read()
 	}
-	sigCtx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	sigCtx, stop := c.env.Following()
 	defer stop()
 	for !c.st.RunExists(id) {
 		select {
 		case <-sigCtx.Done():
-			return cli.Silent(exitcode.Interrupt)
+			return cli.Stopped(sigCtx)
 		case <-time.After(o.Interval.D()):
 		}
 	}
@@ -113,7 +109,7 @@ func (o *eventsCmd) run(c *ctx, args []string) error {
 		}
 		select {
 		case <-sigCtx.Done():
-			return cli.Silent(exitcode.Interrupt)
+			return cli.Stopped(sigCtx)
 		case <-time.After(o.Interval.D()):
 		}
 	}

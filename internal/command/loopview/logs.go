@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
@@ -138,14 +136,14 @@ func (c *ctx) iterations(args []string, ro *runOpt, fo *filterOpts, jo *jsonOpts
 		lineNo = -1
 	}
 	q.Last = 0
-	sigCtx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	sigCtx, stop := c.env.Following()
 	defer stop()
 	f := &view.Follow{St: c.st, RunID: id, Query: q, Emit: emit, Flush: c.env.Stdout.Flush,
 		UntilDone: follow.UntilDone, Interval: follow.Interval.D(),
 		Warn: func(msg string) { c.env.Log.Warn(msg, "run", id) }}
 	err = f.Run(sigCtx, end, lineNo)
 	if errors.Is(err, context.Canceled) {
-		return cli.Silent(exitcode.Interrupt)
+		return cli.Stopped(sigCtx)
 	}
 	return failure(err)
 }

@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/signal"
-	"syscall"
 
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/cli"
-	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/view"
 )
 
@@ -101,11 +98,11 @@ func (o *tailCmd) run(c *ctx, args []string) error {
 		}
 	}
 	// Agent stderr goes to stderr as it comes; stdout is flushed each poll.
-	sigCtx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	sigCtx, stop := c.env.Following()
 	defer stop()
 	err = t.Run(sigCtx)
 	if errors.Is(err, context.Canceled) {
-		return cli.Silent(exitcode.Interrupt)
+		return cli.Stopped(sigCtx)
 	}
 	return failure(err)
 }

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/loopkit/loopkit/internal/exitcode"
+)
+
+// errReaderGone is why a follower stops when its reader has: a broken
+// pipe, which Finish turns into a quiet exit 0 like any other.
+var errReaderGone = fmt.Errorf("stdout: %w", syscall.EPIPE)
+
+// Following is the context of a command that follows a run until stopped:
+// done on SIGINT or SIGTERM, or once stdout is a pipe or socket nobody
+// reads any more (its context.Cause is then a broken pipe). Without the
+// second, `loop-view logs -f | grep -m1 x` outlived grep until the next
+// iteration came, if one ever did, and the pipeline with it (GNU tail -f
+// watches its pipe the same way).
+func (e *Env) Following() (context.Context, context.CancelFunc) {
+	sig, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(sig)
+	if f := e.StdoutFile; f != nil {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0 {
+			go watchReader(ctx, f, cancel)
+		}
+	}
+	return ctx, func() { cancel(nil); stop() }
+}
+
+// watchReader cancels ctx once f's reader is gone: poll reports POLLERR
+// (a pipe) or POLLHUP (a socket) without being asked for anything.
+func watchReader(ctx context.Context, f *os.File, cancel context.CancelCauseFunc) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	for ctx.Err() == nil {
+		gone := false
+		err := rc.Control(func(fd uintptr) {
+			p := []unix.PollFd{{Fd: int32(fd)}}
+			n, err := unix.Poll(p, 250) // ms: then ctx is looked at again
+			gone = err == nil && n > 0 && p[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0
+		})
+		if err != nil {
+			return
+		}
+		if gone {
+			cancel(errReaderGone)
+			return
+		}
+	}
+}
+
+// Stopped is the error a follower returns once ctx is done: a broken
+// pipe when its reader went away, else the interrupt's exit status.
+func Stopped(ctx context.Context) error {
+	if cause := context.Cause(ctx); IsBrokenPipe(cause) {
+		return cause
+	}
+	return Silent(exitcode.Interrupt)
+}
