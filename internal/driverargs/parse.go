@@ -120,6 +120,18 @@ func (r *Run) complete() error {
 		return usagef("--dir %s: no such directory", s.Dir)
 	}
 	s.Dir, _ = filepath.Abs(s.Dir)
+	for _, p := range []struct{ what, path, fix string }{
+		{"--dir", s.Dir, "rename the folder"}, {"--prompt", s.Prompt, "rename the file"},
+		{"SPEC", r.Spec, "rename the file"}, {"PLAN", r.Plan, "rename the file"},
+	} {
+		if p.path == "" {
+			continue
+		}
+		abs, _ := filepath.Abs(p.path)
+		if msg := runconfig.Unkept(abs); msg != "" {
+			return usagef("%s %q: %s: %s", p.what, abs, msg, p.fix)
+		}
+	}
 	return nil
 }
 

@@ -1,9 +1,11 @@
 package driverargs
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -234,6 +236,37 @@ func TestHelpExitStatus(t *testing.T) {
 		"3 failed (the agent or the validation cannot run", "another run the work tree: --worktree"} {
 		if !strings.Contains(exit, want) {
 			t.Errorf("the help's exit statuses do not say %q: %s", want, exit)
+		}
+	}
+}
+
+// TestParseRunUnkeptPaths: a workspace or prompt a run cannot keep (not
+// UTF-8: its JSON records would name another folder; a newline: the
+// driver's key=value answers would cut it) is a usage error naming it, as
+// the shell would quote it, before any run exists.
+func TestParseRunUnkeptPaths(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, tc := range []struct{ dir, want string }{
+		{"new\nline", `a newline in the path`},
+		{"bad\xff", `not valid UTF-8`},
+	} {
+		if err := os.Mkdir(tc.dir, 0o755); err != nil {
+			t.Logf("%q: %v (the file system refuses the name)", tc.dir, err)
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(tc.dir, "TASK.md"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		abs, _ := filepath.Abs(tc.dir)
+		for _, args := range [][]string{
+			{"--prompt", filepath.Join(tc.dir, "TASK.md"), "--validate", "true", "--", "a"},
+			{"--prompt", filepath.Join(tc.dir, "TASK.md"), "--validate", "true", "--dir", tc.dir, "--", "a"},
+		} {
+			_, err := ParseRun(args, Sources{Getenv: func(string) string { return "" }})
+			var ue *UsageError
+			if !errors.As(err, &ue) || !strings.Contains(ue.Msg, tc.want) || !strings.Contains(ue.Msg, strings.TrimSuffix(strconv.Quote(abs), `"`)) || strings.Contains(ue.Msg, "\n") {
+				t.Errorf("ParseRun(%q) = %v, want one line naming %q: %s", args, err, abs, tc.want)
+			}
 		}
 	}
 }
