@@ -6,19 +6,29 @@ package view
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Escape makes child-written text safe for a terminal: control bytes
 // (escape sequences, carriage returns, NUL), C1 controls and bidirectional
-// overrides are shown as \xNN, \r or \uNNNN instead of acting on the screen.
-// Newlines and tabs are kept when multiline, escaped otherwise.
+// overrides are shown as \xNN, \r or \uNNNN instead of acting on the screen,
+// and so is a byte that is not UTF-8 (a lone 0x9b is a CSI to a terminal
+// reading 8-bit controls). Newlines and tabs are kept when multiline,
+// escaped otherwise.
 func Escape(s string, multiline bool) string {
 	if safe(s, multiline) {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+			i++
+			continue
+		}
+		i += size
 		switch {
 		case multiline && (r == '\n' || r == '\t'):
 			b.WriteRune(r)
@@ -55,6 +65,9 @@ func safe(s string, multiline bool) bool {
 }
 
 func safeRunes(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f || unsafeRune(r) {
 			return false
@@ -64,7 +77,8 @@ func safeRunes(s string) bool {
 }
 
 // unsafeRune: C1 controls (0x9b is a one-byte CSI on some terminals) and the
-// bidirectional controls that reorder what a reader sees.
+// bidirectional controls that reorder what a reader sees (Trojan Source's
+// list, U+061C included).
 func unsafeRune(r rune) bool {
-	return r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f
+	return r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
 }

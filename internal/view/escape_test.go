@@ -8,6 +8,10 @@ func TestEscape(t *testing.T) {
 		"a\x1b[31mred\x1b[0m\r\n": {`a\x1b[31mred\x1b[0m\r` + "\n", `a\x1b[31mred\x1b[0m\r\n`},
 		"nul\x00\tdel\x7f":        {"nul\\x00\tdel\\x7f", `nul\x00\tdel\x7f`},
 		"c1\u009b2J bidi\u202e":   {`c1\u009b2J bidi\u202e`, `c1\u009b2J bidi\u202e`},
+		// not UTF-8: a raw 0x9b byte is a CSI to an 8-bit terminal
+		"raw\x9b2J \xff\xfe": {`raw\x9b2J \xff\xfe`, `raw\x9b2J \xff\xfe`},
+		"é\x9b31m":           {`é\x9b31m`, `é\x9b31m`},
+		"alm\u061c":          {`alm\u061c`, `alm\u061c`},
 	} {
 		if got := Escape(in, true); got != want[0] {
 			t.Errorf("Escape(%q, multi) = %q, want %q", in, got, want[0])
