@@ -48,9 +48,21 @@ func seedCases(t testing.TB) []seedCase {
 				c.want = string(f.Data)
 			}
 		}
+		if fix, ok := departures[c.name]; ok {
+			c.want = fix(c.want)
+		}
 		cases = append(cases, c)
 	}
 	return cases
+}
+
+// departures are where loopkit's block differs from the seed's on purpose
+// (docs/seeds.md): an output holding ``` gets a longer fence, so that it
+// cannot close the block early.
+var departures = map[string]func(string) string{
+	"backticks_in_command": func(want string) string {
+		return strings.Replace(strings.Replace(want, "**Output:**\n```\n", "**Output:**\n````\n", 1), "```\n```\n\n", "```\n````\n\n", 1)
+	},
 }
 
 // TestSeedGoldens renders every case from records decoded off stdin-style
