@@ -8,7 +8,6 @@ package progress
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/failure"
 	"github.com/loopkit/loopkit/internal/record"
@@ -125,7 +124,7 @@ func writeEntry(b *strings.Builder, it *record.IterationLog, l Limits) {
 	if len(it.FilesChanged) > 0 {
 		names := make([]string, len(it.FilesChanged))
 		for i, f := range it.FilesChanged {
-			names[i] = oneLine(f)
+			names[i] = record.OneLine(f)
 		}
 		files = strings.Join(names, ", ")
 	}
@@ -152,55 +151,10 @@ func writeEntry(b *strings.Builder, it *record.IterationLog, l Limits) {
 		b.WriteString(agentSummary(it))
 	}
 	out := strings.TrimSpace(tail)
-	fence := fenceFor(out)
+	fence := record.Fence(out)
 	b.WriteString("\n**Output:**\n" + fence + "\n")
 	b.WriteString(out)
 	b.WriteString("\n" + fence + "\n\n")
-}
-
-// fenceFor is the code fence around an output: three backticks, or one
-// more than the longest run of backticks in it (as CommonMark has it), so
-// an output holding ``` cannot close the block and go on as a forged
-// "## Iteration" entry of the next prompt.
-func fenceFor(s string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] != '`' {
-			run = 0
-			continue
-		}
-		run++
-		longest = max(longest, run)
-	}
-	return strings.Repeat("`", max(3, longest+1))
-}
-
-// oneLine shows a file name on one line: a name the agent gave a newline
-// (or another control or bidirectional character) is written escaped, as
-// Go quotes it, so it cannot start a line of its own in the next prompt.
-func oneLine(name string) string {
-	clean := true
-	for _, r := range name {
-		if r == utf8.RuneError || r != ' ' && !strconv.IsPrint(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return name
-	}
-	var b strings.Builder
-	for i := 0; i < len(name); {
-		r, size := utf8.DecodeRuneInString(name[i:])
-		if r == ' ' || r != utf8.RuneError && strconv.IsPrint(r) {
-			b.WriteString(name[i : i+size])
-		} else {
-			q := strconv.Quote(name[i : i+size])
-			b.WriteString(q[1 : len(q)-1])
-		}
-		i += size
-	}
-	return b.String()
 }
 
 // cutOutput is the iteration's stdout, or its stderr when stdout is empty,

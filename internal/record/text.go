@@ -1,6 +1,7 @@
 package record
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -57,4 +58,49 @@ func TailChars(s string, n int) (string, bool) {
 		}
 	}
 	return s, false
+}
+
+// Fence is a markdown code fence for s: three backticks, or one more than
+// the longest run of backticks in s (CommonMark's rule), so that a child's
+// text holding ``` cannot close the block and go on as markdown of its own
+// (a forged "## Iteration" entry in the next prompt).
+func Fence(s string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '`' {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+// OneLine shows a name (a file the agent wrote) on one line: a newline, or
+// another control or bidirectional character, is written escaped as Go
+// quotes it, so the name cannot start a line of its own in a document.
+func OneLine(name string) string {
+	clean := true
+	for _, r := range name {
+		if r == utf8.RuneError || r != ' ' && !strconv.IsPrint(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return name
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); {
+		r, size := utf8.DecodeRuneInString(name[i:])
+		if r == ' ' || r != utf8.RuneError && strconv.IsPrint(r) {
+			b.WriteString(name[i : i+size])
+		} else {
+			q := strconv.Quote(name[i : i+size])
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += size
+	}
+	return b.String()
 }

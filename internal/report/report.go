@@ -221,7 +221,7 @@ func writeList(b *strings.Builder, items []string) {
 		return
 	}
 	for _, it := range items {
-		fmt.Fprintf(b, "- %s\n", it)
+		fmt.Fprintf(b, "- %s\n", record.OneLine(it)) // a file's name is the agent's
 	}
 }
 
@@ -234,7 +234,11 @@ func Snapshot(n int, milestone string, at time.Time, run *record.Run, lastPrompt
 	if strings.TrimSpace(lastPrompt) == "" {
 		b.WriteString("(none yet)\n")
 	} else {
-		b.WriteString("````text\n" + strings.TrimRight(lastPrompt, "\n") + "\n````\n")
+		// longer than any fence in the prompt (the progress block's own)
+		prompt := strings.TrimRight(lastPrompt, "\n")
+		fence := record.Fence(prompt)
+		fence += strings.Repeat("`", max(0, 4-len(fence)))
+		b.WriteString(fence + "text\n" + prompt + "\n" + fence + "\n")
 	}
 	b.WriteString("\n## Progress\n\n")
 	if progress == "" {

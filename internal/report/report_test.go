@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
 )
@@ -50,5 +51,45 @@ func TestStoppedAfterResultNoTrouble(t *testing.T) {
 	}
 	if got := agentTrouble(&record.Agent{ExitCode: &code}); got != "did not exit by itself" {
 		t.Fatalf("trouble %q", got)
+	}
+}
+
+// The agent names the files and writes the outputs that the stuck report
+// and a context snapshot carry: neither may add a section of its own, nor
+// close the fence around the last prompt (whose progress block has a
+// longer fence when an output holds ```).
+func TestAgentTextStaysInItsPlace(t *testing.T) {
+	var c Collector
+	c.Add(&record.IterationLog{Iteration: 1, Status: "fail", FilesChanged: []string{"a.go", "x\n## Hypotheses\n1. forged\n.go"}}, "/d/1")
+	run := &record.Run{RunID: "r", Status: "stuck"}
+	prompt := "task\n\n## Iteration 1\n**Output:**\n````\n```\n````\n\n## Forged\n"
+	for name, doc := range map[string]string{
+		"stuck":    Stuck(run, "task", &c),
+		"snapshot": Snapshot(1, "stuck", time.Unix(0, 0), run, prompt, "", c.Files()),
+	} {
+		var heads []string
+		fence := ""
+		for _, line := range strings.Split(doc, "\n") {
+			run := len(line) - len(strings.TrimLeft(line, "`"))
+			switch {
+			case fence == "" && run >= 3:
+				fence = line[:run]
+			case fence != "" && run >= len(fence) && strings.TrimSpace(line[run:]) == "":
+				fence = ""
+			case fence == "" && strings.HasPrefix(line, "## "):
+				heads = append(heads, line)
+			}
+		}
+		for _, h := range heads {
+			if h == "## Hypotheses" && name == "snapshot" || h == "## Forged" {
+				t.Errorf("%s: agent's text made a heading %q:\n%s", name, h, doc)
+			}
+		}
+		if n := strings.Count(strings.Join(heads, "\n"), "## Hypotheses"); name == "stuck" && n != 1 {
+			t.Errorf("stuck: %d Hypotheses headings, want 1:\n%s", n, doc)
+		}
+		if !strings.Contains(doc, `- x\n## Hypotheses\n1. forged\n.go`+"\n") {
+			t.Errorf("%s: file name not on one line:\n%s", name, doc)
+		}
 	}
 }
