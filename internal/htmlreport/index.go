@@ -38,9 +38,13 @@ func WriteIndex(w io.Writer, runs []view.RunInfo, o Options) error {
 		p.Runs = append(p.Runs, indexRow{RunInfo: r, Status: r.StatusMark(),
 			Href: (&url.URL{Path: FileName(r.Run.RunID)}).String(), Age: view.Age(r.Run.CreatedAt, now)})
 	}
-	bw := bufio.NewWriterSize(controls{w}, 64<<10)
+	c := &controls{w: w}
+	bw := bufio.NewWriterSize(c, 64<<10)
 	if err := indexT().ExecuteTemplate(bw, "index", p); err != nil {
 		return err
 	}
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return c.end()
 }

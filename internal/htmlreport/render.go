@@ -3,7 +3,6 @@ package htmlreport
 import (
 	"bufio"
 	_ "embed"
-	"fmt"
 	"html/template"
 	"io"
 	"strings"
@@ -72,39 +71,15 @@ func Write(w io.Writer, st *store.Store, id string, o Options) error {
 	if !o.Now.IsZero() {
 		p.Generated = o.Now.UTC().Format("2006-01-02 15:04:05Z")
 	}
-	bw := bufio.NewWriterSize(controls{w}, 64<<10)
+	c := &controls{w: w}
+	bw := bufio.NewWriterSize(c, 64<<10)
 	if err := reportT().ExecuteTemplate(bw, "report", p); err != nil {
 		return err
 	}
-	return bw.Flush()
-}
-
-// controls passes a page on with each control byte a record can carry
-// (in a run's name, a file's name or content, a command: ESC, BEL, ...)
-// written as \x1b: html/template leaves them, a browser shows nothing of
-// them, and a page read with cat must not drive the terminal. Tab, newline
-// and carriage return stay. Control bytes never occur inside a multi-byte
-// UTF-8 character, so each chunk is safe on its own.
-type controls struct{ w io.Writer }
-
-func (c controls) Write(p []byte) (int, error) {
-	start := 0
-	for i, b := range p {
-		if (b >= 0x20 && b != 0x7f) || b == '\t' || b == '\n' || b == '\r' {
-			continue
-		}
-		if _, err := c.w.Write(p[start:i]); err != nil {
-			return start, err
-		}
-		if _, err := fmt.Fprintf(c.w, `\x%02x`, b); err != nil {
-			return i, err
-		}
-		start = i + 1
+	if err := bw.Flush(); err != nil {
+		return err
 	}
-	if _, err := c.w.Write(p[start:]); err != nil {
-		return start, err
-	}
-	return len(p), nil
+	return c.end()
 }
 
 type diffLine struct{ Class, Text string }

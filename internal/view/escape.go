@@ -40,7 +40,7 @@ func Escape(s string, multiline bool) string {
 			b.WriteString(`\r`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case unsafeRune(r):
+		case UnsafeRune(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
@@ -69,16 +69,16 @@ func safeRunes(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || unsafeRune(r) {
+		if r < 0x20 || r == 0x7f || UnsafeRune(r) {
 			return false
 		}
 	}
 	return true
 }
 
-// unsafeRune: C1 controls (0x9b is a one-byte CSI on some terminals) and the
+// UnsafeRune: C1 controls (0x9b is a one-byte CSI on some terminals) and the
 // bidirectional controls that reorder what a reader sees (Trojan Source's
 // list, U+061C included).
-func unsafeRune(r rune) bool {
+func UnsafeRune(r rune) bool {
 	return r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
 }
