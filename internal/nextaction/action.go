@@ -12,6 +12,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/record"
 )
 
 // Action kinds the driver knows.
@@ -59,7 +61,10 @@ func (a Action) Write(w io.Writer) error {
 		put("status", a.Status)
 		put("exit", fmt.Sprint(a.Exit))
 	}
-	put("reason", a.Reason)
+	// the driver prints the reason, which may quote the agent or the
+	// validation (a tool's name, the last line of its stderr): a control or
+	// bidirectional character in it is written escaped, not sent to the terminal
+	put("reason", record.OneLine(oneLine(a.Reason)))
 	put("rule", a.Rule)
 	keys := make([]string, 0, len(a.Extra))
 	for k := range a.Extra {

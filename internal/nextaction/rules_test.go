@@ -254,6 +254,20 @@ func TestWrite(t *testing.T) {
 	}
 }
 
+// The driver prints the reason as it comes: the validation's last stderr
+// line (or a tool's name) in it must not drive the terminal.
+func TestWriteReasonEscaped(t *testing.T) {
+	var b bytes.Buffer
+	a := Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "validation cannot run: x: \x1b]0;T\x07\u009b2J\u202e not found\r\n (exit 127)"}
+	if err := a.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `reason=validation cannot run: x: \x1b]0;T\a\u009b2J\u202e not found   (exit 127)`
+	if !strings.Contains(b.String(), want+"\n") {
+		t.Errorf("got %q, want a line %q", b.String(), want)
+	}
+}
+
 func TestStartWarning(t *testing.T) {
 	codex := `["/opt/bin/codex","exec","--json","-"]`
 	for _, tt := range []struct {
