@@ -3,6 +3,7 @@ package lazylog
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/charmbracelet/log"
@@ -34,5 +35,17 @@ func TestLazy(t *testing.T) {
 	z.Warn("dropped")
 	if made != 1 || got.String() != want.String() || z.GetLevel() != log.ErrorLevel {
 		t.Errorf("made %d times; wrote\n%s\nwant\n%s", made, got.String(), want.String())
+	}
+}
+
+// A message may name what the agent wrote: it reaches the terminal
+// escaped, as the logger itself quotes values.
+func TestMessageEscaped(t *testing.T) {
+	var got bytes.Buffer
+	z := New(func() *log.Logger { return log.NewWithOptions(&got, log.Options{Prefix: "loop-x"}) })
+	z.Info("un-ignores evil\x1b]0;T\x07\u009b\u202e.txt, é")
+	want := `loop-x: un-ignores evil\x1b]0;T\a\u009b\u202e.txt, é` + "\n"
+	if !strings.HasSuffix(got.String(), want) {
+		t.Errorf("wrote %q, want it to end %q", got.String(), want)
 	}
 }
