@@ -5,13 +5,12 @@
 package lazylog
 
 import (
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/log"
+
+	"github.com/loopkit/loopkit/internal/quote"
 )
 
 // Logger is what the packages that log take: a *Lazy, or in tests any
@@ -56,38 +55,10 @@ func (z *Lazy) logger() *log.Logger {
 func (z *Lazy) write(l log.Level, msg any, keyvals []any) {
 	if l >= z.GetLevel() {
 		if s, ok := msg.(string); ok {
-			msg = visible(s)
+			msg = quote.Line(s) // it may name what the agent wrote; the logger quotes values only
 		}
 		z.logger().Log(l, msg, keyvals...)
 	}
-}
-
-// visible writes a message's control, bidirectional and invalid characters
-// as Go quotes them: a message may name what the agent wrote (a file, git's
-// words about it), and the logger quotes only values, not the message.
-func visible(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || r != ' ' && !strconv.IsPrint(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == ' ' || r != utf8.RuneError && strconv.IsPrint(r) {
-			b.WriteString(s[i : i+size])
-		} else {
-			q := strconv.Quote(s[i : i+size])
-			b.WriteString(q[1 : len(q)-1])
-		}
-		i += size
-	}
-	return b.String()
 }
 
 // Debug, Info, Warn and Error write one line at their level.

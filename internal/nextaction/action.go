@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/quote"
 )
 
 // Action kinds the driver knows.
@@ -64,7 +64,7 @@ func (a Action) Write(w io.Writer) error {
 	// the driver prints the reason, which may quote the agent or the
 	// validation (a tool's name, the last line of its stderr): a control or
 	// bidirectional character in it is written escaped, not sent to the terminal
-	put("reason", record.OneLine(oneLine(a.Reason)))
+	put("reason", quote.Line(oneLine(a.Reason)))
 	put("rule", a.Rule)
 	keys := make([]string, 0, len(a.Extra))
 	for k := range a.Extra {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/failure"
+	"github.com/loopkit/loopkit/internal/quote"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -124,7 +125,7 @@ func writeEntry(b *strings.Builder, it *record.IterationLog, l Limits) {
 	if len(it.FilesChanged) > 0 {
 		names := make([]string, len(it.FilesChanged))
 		for i, f := range it.FilesChanged {
-			names[i] = record.OneLine(f)
+			names[i] = quote.Line(f)
 		}
 		files = strings.Join(names, ", ")
 	}

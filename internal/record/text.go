@@ -1,7 +1,6 @@
 package record
 
 import (
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -75,32 +74,4 @@ func Fence(s string) string {
 		longest = max(longest, run)
 	}
 	return strings.Repeat("`", max(3, longest+1))
-}
-
-// OneLine shows a name (a file the agent wrote) on one line: a newline, or
-// another control or bidirectional character, is written escaped as Go
-// quotes it, so the name cannot start a line of its own in a document.
-func OneLine(name string) string {
-	clean := true
-	for _, r := range name {
-		if r == utf8.RuneError || r != ' ' && !strconv.IsPrint(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return name
-	}
-	var b strings.Builder
-	for i := 0; i < len(name); {
-		r, size := utf8.DecodeRuneInString(name[i:])
-		if r == ' ' || r != utf8.RuneError && strconv.IsPrint(r) {
-			b.WriteString(name[i : i+size])
-		} else {
-			q := strconv.Quote(name[i : i+size])
-			b.WriteString(q[1 : len(q)-1])
-		}
-		i += size
-	}
-	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/lazyre"
+	"github.com/loopkit/loopkit/internal/quote"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -221,7 +222,7 @@ func writeList(b *strings.Builder, items []string) {
 		return
 	}
 	for _, it := range items {
-		fmt.Fprintf(b, "- %s\n", record.OneLine(it)) // a file's name is the agent's
+		fmt.Fprintf(b, "- %s\n", quote.Line(it)) // a file's name is the agent's
 	}
 }
 
