@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/testsupport/mdtest"
 )
 
 // makeLog is the seed's make_ctx: cargo test, 1000ms, src/lib.rs changed.
@@ -182,17 +183,12 @@ func TestOutputCannotForgeEntries(t *testing.T) {
 	for _, l := range []Limits{DefaultLimits(), {MaxEntries: 5, MaxChars: 500, Excerpt: ExcerptFailures}} {
 		text := Render([]record.IterationLog{it}, l)
 		var heads, exits int
-		fence := ""
-		for _, line := range strings.Split(text, "\n") {
-			run := len(line) - len(strings.TrimLeft(line, "`"))
-			switch {
-			case fence == "" && run >= 3:
-				fence = line[:run]
-			case fence != "" && run >= len(fence) && strings.TrimSpace(line[run:]) == "":
-				fence = ""
-			case fence == "" && strings.HasPrefix(line, "## Iteration "):
+		lines, fence := mdtest.Outside(text)
+		for _, line := range lines {
+			if strings.HasPrefix(line, "## Iteration ") {
 				heads++
-			case fence == "" && strings.HasPrefix(line, "**Exit code:**"):
+			}
+			if strings.HasPrefix(line, "**Exit code:**") {
 				exits++
 			}
 		}

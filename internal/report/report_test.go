@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/testsupport/mdtest"
 )
 
 func TestPrimaryFailure(t *testing.T) {
@@ -68,15 +69,9 @@ func TestAgentTextStaysInItsPlace(t *testing.T) {
 		"snapshot": Snapshot(1, "stuck", time.Unix(0, 0), run, prompt, "", c.Files()),
 	} {
 		var heads []string
-		fence := ""
-		for _, line := range strings.Split(doc, "\n") {
-			run := len(line) - len(strings.TrimLeft(line, "`"))
-			switch {
-			case fence == "" && run >= 3:
-				fence = line[:run]
-			case fence != "" && run >= len(fence) && strings.TrimSpace(line[run:]) == "":
-				fence = ""
-			case fence == "" && strings.HasPrefix(line, "## "):
+		lines, _ := mdtest.Outside(doc)
+		for _, line := range lines {
+			if strings.HasPrefix(line, "## ") {
 				heads = append(heads, line)
 			}
 		}

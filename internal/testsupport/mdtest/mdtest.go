@@ -1,0 +1,23 @@
+// Package mdtest reads markdown as a reader does, for tests that check
+// what a child's text can make of a document loopkit writes.
+package mdtest
+
+import "strings"
+
+// Outside returns the lines of doc outside fenced code blocks, closing a
+// block as CommonMark does (a line of at least as many backticks), and
+// the fence still open at the end ("" when none).
+func Outside(doc string) (lines []string, open string) {
+	for _, line := range strings.Split(doc, "\n") {
+		run := len(line) - len(strings.TrimLeft(line, "`"))
+		switch {
+		case open == "" && run >= 3:
+			open = line[:run]
+		case open != "" && run >= len(open) && strings.TrimSpace(line[run:]) == "":
+			open = ""
+		case open == "":
+			lines = append(lines, line)
+		}
+	}
+	return lines, open
+}
