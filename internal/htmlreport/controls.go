@@ -5,7 +5,7 @@ import (
 	"io"
 	"unicode/utf8"
 
-	"github.com/loopkit/loopkit/internal/view"
+	"github.com/loopkit/loopkit/internal/quote"
 )
 
 // controls passes a page on with what a record can carry that acts
@@ -65,7 +65,7 @@ func (c *controls) escape(p []byte) error {
 			r, size = utf8.DecodeRune(p[i:])
 			if r == utf8.RuneError && size == 1 {
 				esc = fmt.Sprintf(`\x%02x`, b)
-			} else if view.UnsafeRune(r) {
+			} else if quote.UnsafeRune(r) {
 				esc = fmt.Sprintf(`\u%04x`, r)
 			}
 		}

@@ -1,0 +1,81 @@
+package quote
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Escape makes child-written text safe for a terminal: control bytes
+// (escape sequences, carriage returns, NUL), C1 controls and bidirectional
+// overrides are shown as \xNN, \r or \uNNNN instead of acting on the screen,
+// and so is a byte that is not UTF-8 (a lone 0x9b is a CSI to a terminal
+// reading 8-bit controls). Newlines and tabs are kept when multiline,
+// escaped otherwise.
+func Escape(s string, multiline bool) string {
+	if safe(s, multiline) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+			i++
+			continue
+		}
+		i += size
+		switch {
+		case multiline && (r == '\n' || r == '\t'):
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case UnsafeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func safe(s string, multiline bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return safeRunes(s[i:])
+		}
+		if c < 0x20 || c == 0x7f {
+			if !multiline || (c != '\n' && c != '\t') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func safeRunes(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || UnsafeRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// UnsafeRune: C1 controls (0x9b is a one-byte CSI on some terminals) and the
+// bidirectional controls that reorder what a reader sees (Trojan Source's
+// list, U+061C included).
+func UnsafeRune(r rune) bool {
+	return r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
+}
