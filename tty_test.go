@@ -133,6 +133,33 @@ func TestNoTerminalQueries(t *testing.T) {
 	}
 }
 
+// TestHostileOutputOnTerminal: what the validation printed (the agent
+// writes the tests) reaches a person's terminal shown, not obeyed, from
+// every command that prints it there; piped, loop-progress keeps its bytes
+// for the prompt.
+func TestHostileOutputOnTerminal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := append(withoutEnv(os.Environ(), "CLICOLOR_FORCE"), "LOOP_STORE="+filepath.Join(dir, ".loop"), "NO_COLOR=1")
+	evil := `printf 'FAIL \033]0;PWN\007\033[2J \302\2332J \2331m\n'; exit 1`
+	c := exec.Command("bash", "-c", `loop-record --new-run --run r >/dev/null && { loop-validate --run r -- sh -c "$0" || true; } | loop-record --run r >/dev/null`, evil)
+	c.Dir, c.Env = dir, env
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, args := range [][]string{{"loop-progress", "r"}, {"loop-progress", "r", "--excerpt", "failures"}, {"loop-view", "output", "r"}, {"loop-view", "logs", "-v", "r"}} {
+		out, _ := runOnPTY(t, dir, env, args[0], args[1:]...)
+		if bytes.IndexByte(out, 0x1b) >= 0 || bytes.IndexByte(out, 0x9b) >= 0 || !bytes.Contains(out, []byte("FAIL")) {
+			t.Errorf("%s: a control byte reached the terminal: %q", strings.Join(args, " "), out)
+		}
+	}
+	c = exec.Command("loop-progress", "r")
+	c.Dir, c.Env = dir, env
+	if out, err := c.Output(); err != nil || !bytes.Contains(out, []byte("\x1b]0;PWN\x07")) {
+		t.Errorf("loop-progress piped: %v, want the bytes as stored:\n%q", err, out)
+	}
+}
+
 func withoutEnv(env []string, names ...string) []string {
 	var out []string
 outer:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/progress"
+	"github.com/loopkit/loopkit/internal/quote"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/settings"
@@ -40,7 +41,8 @@ between a line <<#if progress>> and a line <</if>> are kept only when there
 is progress; <<name>> is filled by --set name=VALUE. --append-progress ends
 a template that has no <<progress>> with a "## Previous Iterations" section
 (only when there is progress). --format json prints the entries as one JSON
-array; --save also stores the block as run.json's progress.
+array; --save also stores the block as run.json's progress. The text is
+printed as the prompt gets it; on a terminal, control bytes show escaped.
 
 Exit status: 0 rendered (also when there is no history: the block is empty);
 1 no such run, or I/O failure; 2 usage; 65 bad records on stdin.`
@@ -106,7 +108,7 @@ func run(env *cli.Env) error {
 		return printJSON(env, progress.Entries(logs, limits))
 	}
 	if opts.Template == "" {
-		_, err := env.Stdout.WriteString(block)
+		_, err := env.Stdout.WriteString(shown(env, block))
 		return err
 	}
 	return fill(env, opts, block, set)
@@ -145,8 +147,18 @@ func fill(env *cli.Env, opts *Options, block string, set map[string]string) erro
 	for _, name := range unknown {
 		env.Log.Warn("template placeholder left unfilled (give --set NAME=VALUE)", "placeholder", "<<"+name+">>", "template", opts.Template)
 	}
-	_, err = env.Stdout.WriteString(out)
+	_, err = env.Stdout.WriteString(shown(env, out))
 	return err
+}
+
+// shown is the prompt text as written for the agent, byte for byte, when
+// piped; on a terminal, where a person reads it, the validation's and the
+// agent's escape sequences in it are shown, not obeyed (as loop-view diff).
+func shown(env *cli.Env, text string) string {
+	if env.IsTerminal() {
+		return quote.Escape(text, true)
+	}
+	return text
 }
 
 func printJSON(env *cli.Env, v any) error {
