@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -232,5 +233,58 @@ func TestStatusRunJSONRenamedKeepsEvent(t *testing.T) {
 	paused, logged := run.Status == record.RunPaused, bytes.Contains(ev, []byte(`"RUN_PAUSED"`))
 	if paused != logged {
 		t.Errorf("run.json says %s, events.jsonl has RUN_PAUSED: %v (err %v)", run.Status, logged, err)
+	}
+}
+
+// A status change killed after its event and report row were appended and
+// before its run.json was written: the next writer's repair cuts both
+// back, as for a refused run.json, so the retry logs one RUN_PAUSED and
+// events.jsonl never says paused of a run that is running. Before this,
+// the event stayed, and the retry added a second.
+func TestKilledStatusChangeLeavesNoEvent(t *testing.T) {
+	r, _ := faultStore(t)
+	events, report := r.St.RunPath("r", store.EventsFile), r.St.RunPath("r", store.ReportFile)
+	evBefore, _ := os.ReadFile(events)
+	repBefore, _ := os.ReadFile(report)
+	restore := wfile.SetFault(func(op wfile.Op, path string) error {
+		if op == wfile.Write && strings.Contains(filepath.Base(path), store.RunFile) {
+			runtime.Goexit() // the writer dies here; its flock goes with it
+		}
+		return nil
+	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.SetStatus("r", record.RunPaused, "paused by test")
+	}()
+	<-done
+	restore()
+	if ev, _ := os.ReadFile(events); !bytes.Contains(ev[len(evBefore):], []byte(`"RUN_PAUSED"`)) {
+		t.Fatal("the killed change appended no event: the test does not reach its case")
+	}
+	if err := r.Repair("r"); err != nil {
+		t.Fatal(err)
+	}
+	if ev, _ := os.ReadFile(events); !bytes.Equal(ev, evBefore) {
+		t.Errorf("events.jsonl keeps the status that was not made:\n%s", ev[len(evBefore):])
+	}
+	if rep, _ := os.ReadFile(report); !bytes.Equal(rep, repBefore) {
+		t.Errorf("report.tsv keeps the status that was not made:\n%s", rep[len(repBefore):])
+	}
+	if _, err := r.SetStatus("r", record.RunPaused, "paused by test"); err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := os.ReadFile(events)
+	if n := bytes.Count(ev, []byte(`"RUN_PAUSED"`)); n != 1 {
+		t.Errorf("%d RUN_PAUSED events after the retry, want 1", n)
+	}
+	if _, err := r.SetStatus("r", record.RunCanceled, "canceled by test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Repair("r"); err != nil { // a status made stays
+		t.Fatal(err)
+	}
+	if ev, _ := os.ReadFile(events); !bytes.Contains(ev, []byte(`"RUN_CANCELED"`)) {
+		t.Error("repair removed a status change that was made")
 	}
 }

@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -43,6 +44,9 @@ func (r *Recorder) repair(id string) (*repaired, error) {
 	}
 	run, err := r.St.ReadRun(id)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.dropUnmadeStatus(id, run); err != nil {
 		return nil, err
 	}
 	r.removeTemps(r.St.RunDir(id), r.St.RunPath(id, store.ContextDir))
@@ -289,4 +293,45 @@ func (r *Recorder) removeTemps(dirs ...string) {
 			os.Remove(t)
 		}
 	}
+}
+
+// dropUnmadeStatus cuts back a status event, and its report row, that
+// stands without its run.json: the writer was killed after appending them
+// and before the rename (Update). As when the disk refuses run.json, the
+// change was not made: its hooks never fired, and a retry makes it whole.
+// Only Update's events carry a status, and every later writer repairs
+// first, so such an event is the log's last line.
+func (r *Recorder) dropUnmadeStatus(id string, run *record.Run) error {
+	events := r.St.RunPath(id, store.EventsFile)
+	var ev record.Event
+	off := int64(-1)
+	if _, err := store.ReadBackward(events, func(o int64, line []byte) (bool, error) {
+		if json.Unmarshal(line, &ev) == nil {
+			off = o
+		}
+		return false, nil
+	}); err != nil || off < 0 || ev.Status == "" || ev.Status == run.Status {
+		return err
+	}
+	// the row first: a kill between the two cuts leaves the event, which
+	// the next repair finds again
+	report, row := r.St.RunPath(id, store.ReportFile), int64(-1)
+	if _, err := store.ReadBackward(report, func(o int64, line []byte) (bool, error) {
+		if bytes.Equal(line, store.ReportLine(store.EventRow(ev))) {
+			row = o
+		}
+		return false, nil
+	}); err != nil {
+		return err
+	}
+	if row >= 0 {
+		if err := store.CutBack(report, row); err != nil {
+			return err
+		}
+	}
+	if err := store.CutBack(events, off); err != nil {
+		return err
+	}
+	r.Log.Warn(fmt.Sprintf("run %s: removed %s, whose run.json a killed writer never wrote (the run is still %s)", id, ev.Type, run.Status))
+	return nil
 }

@@ -39,13 +39,20 @@ func AppendReport(path string, fields []string) error {
 			return err
 		}
 	}
+	return AppendLine(path, ReportLine(fields))
+}
+
+// ReportLine is a row's line in report.tsv, without its newline: the
+// fields joined by tabs, a tab or line break inside one made a space.
+func ReportLine(fields []string) []byte {
+	clean := make([]string, len(fields))
 	for i, f := range fields {
-		fields[i] = strings.Map(func(c rune) rune {
+		clean[i] = strings.Map(func(c rune) rune {
 			if c == '\t' || c == '\n' || c == '\r' {
 				return ' '
 			}
 			return c
 		}, f)
 	}
-	return AppendLine(path, []byte(strings.Join(fields, "\t")))
+	return []byte(strings.Join(clean, "\t"))
 }
