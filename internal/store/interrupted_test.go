@@ -1,6 +1,7 @@
 package store
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -39,5 +40,47 @@ func TestInterruptedNotWhileRecordedDriverLives(t *testing.T) {
 	}
 	if st.Interrupted(run) {
 		t.Error("a run whose recorded driver is alive is called interrupted once its lock file was removed")
+	}
+}
+
+// A driver.lock that cannot be opened (the agent put a socket there, or
+// took its read permission) says nothing about the driver: the recorded
+// driver decides. Before this, such a lock counted as held for good, so
+// `loop-view tail --follow` and the TUI waited on a run whose driver was
+// long gone, and `loop resume --interrupted` never found it.
+func TestUnprobeableLockLeavesTheRecordedDriverToDecide(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	st, err := Open(filepath.Join(t.TempDir(), ".loop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := NewRun("r1", "r", time.Now().UnixMilli())
+	run.Settings.Agent = []string{"agent"}
+	if err := st.CreateRun(run); err != nil {
+		t.Fatal(err)
+	}
+	lock := st.RunPath("r1", DriverLock)
+	os.Remove(lock)
+	ln, err := net.Listen("unix", lock) // opening a socket fails: ENXIO
+	if err != nil {
+		t.Skipf("no unix socket here: %v", err)
+	}
+	defer ln.Close()
+	if _, err := ProbeLock(lock); err == nil {
+		t.Fatal("the lock opened: the test does not reach its case")
+	}
+	if st.Held("r1") || !st.Interrupted(run) {
+		t.Error("a run with an unopenable lock and no recorded driver is held")
+	}
+	start, err := procid.Start(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := procrec.Add(os.Getpid(), start, procrec.Driver, st.RunDir("r1")); err != nil {
+		t.Fatal(err)
+	}
+	if !st.Held("r1") {
+		t.Error("a run whose recorded driver is alive is not held")
 	}
 }

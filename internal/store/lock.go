@@ -238,13 +238,14 @@ func (s *Store) Interrupted(r *record.Run) bool {
 	return !s.Held(r.RunID)
 }
 
-// Held reports whether a driver holds the run: its driver.lock is locked
-// (or cannot be probed), or a driver loopkit recorded taking it is alive.
-// The lock file is the agent's to remove or replace while the driver holds
-// the old one: a recorded driver alive drives the run whatever it says.
+// Held reports whether a driver holds the run: its driver.lock is locked,
+// or a driver loopkit recorded taking it is alive. The lock file is the
+// agent's to remove or replace while the driver holds the old one: a
+// recorded driver alive drives the run whatever it says, and one that
+// cannot be opened (a socket, no read permission) says nothing.
 func (s *Store) Held(id string) bool {
-	held, err := ProbeLock(s.RunPath(id, DriverLock))
-	return err != nil || held || s.DriverAlive(id)
+	held, _ := ProbeLock(s.RunPath(id, DriverLock))
+	return held || s.DriverAlive(id)
 }
 
 // DriverAlive reports whether a driver loopkit recorded taking the run
