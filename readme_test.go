@@ -149,3 +149,18 @@ func TestReadmeHooksQuiet(t *testing.T) {
 		}
 	}
 }
+
+// withoutEnv is env without the variables names.
+func withoutEnv(env []string, names ...string) []string {
+	var out []string
+outer:
+	for _, kv := range env {
+		for _, n := range names {
+			if strings.HasPrefix(kv, n+"=") {
+				continue outer
+			}
+		}
+		out = append(out, kv)
+	}
+	return out
+}

@@ -160,20 +160,6 @@ func TestHostileOutputOnTerminal(t *testing.T) {
 	}
 }
 
-func withoutEnv(env []string, names ...string) []string {
-	var out []string
-outer:
-	for _, kv := range env {
-		for _, n := range names {
-			if strings.HasPrefix(kv, n+"=") {
-				continue outer
-			}
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
 // TestChildrenHaveNoTerminal: the agent and the validation run in a session
 // of their own, with no controlling terminal. On the person's terminal, an
 // agent could otherwise push keys into its input (TIOCSTI) that the

@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // forgeIndex rewrites repo's index so that name's entry holds the stat
@@ -24,8 +25,8 @@ func forgeIndex(t *testing.T, repo, name, fake string) {
 	if err != nil || string(data[:4]) != "DIRC" || binary.BigEndian.Uint32(data[4:8]) != 2 {
 		t.Fatalf("index: %v", err)
 	}
-	var st syscall.Stat_t
-	if err := syscall.Stat(filepath.Join(repo, name), &st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Stat(filepath.Join(repo, name), &st); err != nil {
 		t.Fatal(err)
 	}
 	off, n := 12, int(binary.BigEndian.Uint32(data[8:12]))
