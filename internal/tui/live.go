@@ -21,6 +21,11 @@ const liveMax = 500
 // liveLineMax caps one kept line (in characters): it is drawn on one row.
 const liveLineMax = 1000
 
+// liveBacklog is how much of a running step's output the view reads when
+// it opens: enough for liveMax lines of most agents, so that a step that
+// has printed 200 MB opens at once.
+const liveBacklog = 4 << 20
+
 // live follows a running run's steps as loop-view tail does (package
 // view's Tail reading the spool), in a goroutine, keeping the last lines
 // as text for people: the agent's messages and tool calls, the
@@ -49,7 +54,7 @@ func startLive(st *store.Store, id string) *live {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &live{cancel: cancel}
 	t := &view.Tail{St: st, RunID: id, Interval: 200 * time.Millisecond,
-		Flush: func() error { return nil }, KeepUndriven: true}
+		Flush: func() error { return nil }, KeepUndriven: true, Backlog: liveBacklog}
 	t.Started = func(source string, meta store.SpoolMeta) {
 		l.mu.Lock()
 		l.source, l.command, l.notice = source, meta.Command, ""

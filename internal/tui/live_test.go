@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -190,5 +192,53 @@ func TestPausedRunStillWorking(t *testing.T) {
 	m.refresh()
 	if screen := m.View().Content; !strings.Contains(screen, "r1 · paused · 0 it") {
 		t.Fatalf("a paused run nobody works on:\n%s", screen)
+	}
+}
+
+// TestLiveOpensAtTheEnd: a step that has printed far more than the view
+// keeps opens at its end. The live step read an agent's whole output
+// from its first byte first (200 MB took the view tens of seconds of
+// CPU before it showed anything); it now reads the last liveBacklog
+// bytes, from a line's start.
+func TestLiveOpensAtTheEnd(t *testing.T) {
+	st := oneRun(t, record.RunRunning, "agent")
+	if err := os.MkdirAll(st.SpoolDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(st.SpoolDir(), "1-2-ab.step")
+	meta, _ := json.Marshal(store.SpoolMeta{Command: "agent", RunID: "r1"})
+	os.WriteFile(base+".json", meta, 0o600)
+	var out bytes.Buffer
+	n := 3 * liveBacklog / 20 // lines of 20 bytes: three backlogs
+	for i := range n {
+		fmt.Fprintf(&out, "output line %07d\n", i)
+	}
+	if err := os.WriteFile(base+".stdout", out.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := startLive(st, "r1")
+	defer l.stop()
+	last := fmt.Sprintf("output line %07d", n-1)
+	for {
+		l.mu.Lock()
+		newest, ended, err := "", l.ended, l.err
+		if len(l.lines) > 0 {
+			newest = l.lines[(l.first+len(l.lines)-1)%len(l.lines)].text
+		}
+		total := l.total
+		l.mu.Unlock()
+		if newest == last {
+			// the header, then the lines that start in the backlog: one
+			// more would be a line read from its middle
+			size := int64(out.Len())
+			if want := 1 + n - int((size-liveBacklog+19)/20); total != want {
+				t.Fatalf("read %d lines to show the last, want %d", total, want)
+			}
+			return
+		}
+		if ended {
+			t.Fatalf("the live step ended (%v) before its last line", err)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the view's own state
 	}
 }

@@ -46,6 +46,10 @@ type Tail struct {
 	// KeepUndriven goes on following a run no driver drives (paused,
 	// interrupted) until it ends: a view that can resume it (the TUI).
 	KeepUndriven bool
+	// Backlog, when set, starts each stream at most that many bytes
+	// before its end, at a line's start: a view that keeps the last
+	// screens (the TUI) need not read an agent's 200 MB first.
+	Backlog int64
 
 	entries map[string]*tailEntry
 	// opened are the spool files read so far that no recorded file has
@@ -247,6 +251,27 @@ func (t *Tail) open(f *tailFile) {
 	f.f = fh
 	if f.source != "" {
 		t.opened = append(t.opened, f)
+	}
+	if fi, err := fh.Stat(); err == nil && t.Backlog > 0 && fi.Size() > t.Backlog {
+		f.off = lineAfter(fh, fi.Size()-t.Backlog)
+	}
+}
+
+// lineAfter is the offset of the first line that starts at or after off
+// in f, or off when the rest is one line.
+func lineAfter(f *os.File, off int64) int64 {
+	if off == 0 {
+		return 0
+	}
+	buf := make([]byte, 64<<10)
+	for at := off - 1; ; at += int64(len(buf)) {
+		n, err := f.ReadAt(buf, at)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return at + int64(i) + 1
+		}
+		if err != nil || n == 0 {
+			return off
+		}
 	}
 }
 
