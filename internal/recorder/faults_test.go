@@ -180,9 +180,7 @@ var digits = regexp.MustCompile(`objects/[0-9a-f]{2}/[^/]+|[0-9a-f]*[0-9][0-9a-f
 // and the retry that follows appends its event once.
 func TestStatusRunJSONRefusedLeavesNoEvent(t *testing.T) {
 	r, _ := faultStore(t)
-	events, report := r.St.RunPath("r", store.EventsFile), r.St.RunPath("r", store.ReportFile)
-	evBefore, _ := os.ReadFile(events)
-	repBefore, _ := os.ReadFile(report)
+	notMade := pauseNotMade(t, r)
 	restore := wfile.SetFault(func(op wfile.Op, path string) error {
 		if op == wfile.Write && strings.Contains(filepath.Base(path), store.RunFile) {
 			return syscall.ENOSPC
@@ -194,18 +192,31 @@ func TestStatusRunJSONRefusedLeavesNoEvent(t *testing.T) {
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("SetStatus on a refused run.json: %v, want ENOSPC", err)
 	}
-	if evAfter, _ := os.ReadFile(events); !bytes.Equal(evBefore, evAfter) {
-		t.Errorf("events.jsonl kept the status that was not made:\n%s", evAfter[len(evBefore):])
-	}
-	if repAfter, _ := os.ReadFile(report); !bytes.Equal(repBefore, repAfter) {
-		t.Errorf("report.tsv kept the status that was not made:\n%s", repAfter[len(repBefore):])
-	}
-	if _, err := r.SetStatus("r", record.RunPaused, "paused by test"); err != nil {
-		t.Fatal(err)
-	}
-	evAfter, _ := os.ReadFile(events)
-	if n := bytes.Count(evAfter, []byte(`"RUN_PAUSED"`)); n != 1 {
-		t.Errorf("%d RUN_PAUSED events after the retry, want 1", n)
+	notMade()
+}
+
+// pauseNotMade returns a check that run r's events.jsonl and report.tsv
+// are as they are now (a pause tried since was not made), and that a
+// pause then retried logs one RUN_PAUSED.
+func pauseNotMade(t *testing.T, r *Recorder) func() {
+	events, report := r.St.RunPath("r", store.EventsFile), r.St.RunPath("r", store.ReportFile)
+	evBefore, _ := os.ReadFile(events)
+	repBefore, _ := os.ReadFile(report)
+	return func() {
+		t.Helper()
+		if ev, _ := os.ReadFile(events); !bytes.Equal(ev, evBefore) {
+			t.Errorf("events.jsonl keeps the status that was not made:\n%s", ev[min(len(ev), len(evBefore)):])
+		}
+		if rep, _ := os.ReadFile(report); !bytes.Equal(rep, repBefore) {
+			t.Errorf("report.tsv keeps the status that was not made:\n%s", rep[min(len(rep), len(repBefore)):])
+		}
+		if _, err := r.SetStatus("r", record.RunPaused, "paused by test"); err != nil {
+			t.Fatal(err)
+		}
+		ev, _ := os.ReadFile(events)
+		if n := bytes.Count(ev, []byte(`"RUN_PAUSED"`)); n != 1 {
+			t.Errorf("%d RUN_PAUSED events after the retry, want 1", n)
+		}
 	}
 }
 
@@ -243,9 +254,9 @@ func TestStatusRunJSONRenamedKeepsEvent(t *testing.T) {
 // the event stayed, and the retry added a second.
 func TestKilledStatusChangeLeavesNoEvent(t *testing.T) {
 	r, _ := faultStore(t)
-	events, report := r.St.RunPath("r", store.EventsFile), r.St.RunPath("r", store.ReportFile)
+	events := r.St.RunPath("r", store.EventsFile)
 	evBefore, _ := os.ReadFile(events)
-	repBefore, _ := os.ReadFile(report)
+	notMade := pauseNotMade(t, r)
 	restore := wfile.SetFault(func(op wfile.Op, path string) error {
 		if op == wfile.Write && strings.Contains(filepath.Base(path), store.RunFile) {
 			runtime.Goexit() // the writer dies here; its flock goes with it
@@ -265,19 +276,7 @@ func TestKilledStatusChangeLeavesNoEvent(t *testing.T) {
 	if err := r.Repair("r"); err != nil {
 		t.Fatal(err)
 	}
-	if ev, _ := os.ReadFile(events); !bytes.Equal(ev, evBefore) {
-		t.Errorf("events.jsonl keeps the status that was not made:\n%s", ev[len(evBefore):])
-	}
-	if rep, _ := os.ReadFile(report); !bytes.Equal(rep, repBefore) {
-		t.Errorf("report.tsv keeps the status that was not made:\n%s", rep[len(repBefore):])
-	}
-	if _, err := r.SetStatus("r", record.RunPaused, "paused by test"); err != nil {
-		t.Fatal(err)
-	}
-	ev, _ := os.ReadFile(events)
-	if n := bytes.Count(ev, []byte(`"RUN_PAUSED"`)); n != 1 {
-		t.Errorf("%d RUN_PAUSED events after the retry, want 1", n)
-	}
+	notMade()
 	if _, err := r.SetStatus("r", record.RunCanceled, "canceled by test"); err != nil {
 		t.Fatal(err)
 	}
