@@ -94,6 +94,10 @@ func TestStepAgentWords(t *testing.T) {
 		{"escaped", "printf 'bad \\033[31mred\\033[0m\\n' >&2; exit 1", "exit status 1: bad \\x1b[31mred\\x1b[0m"},
 		{"capped at 300 bytes", "echo " + long + " >&2; exit 1", "exit status 1: …" + long[:300-len("…")]},
 		{"silent: the status alone", "exit 1", ""},
+		// an interrupted Claude Code's error was its last raw events
+		{"stdout's JSON events are not words", `echo '{"event":"retry","attempt":1}'; exit 1`, ""},
+		{"stdout's words after its events", `echo '{"event":"retry"}'; echo 'fatal: out of memory'; echo '{"event":"x"}'; exit 1`,
+			"exit status 1: fatal: out of memory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCase(t)
