@@ -17,6 +17,9 @@ type calls struct {
 	index   map[string]int
 	max     int
 	dropped int
+	// droppedIDs: a dropped call seen again (Codex's item.started, then
+	// item.completed) is not counted twice
+	droppedIDs map[string]struct{}
 }
 
 // use records a call; a known id only fills in what was missing. It
@@ -39,6 +42,15 @@ func (c *calls) use(id, name, args string, subagent bool) int {
 		c.max = DefaultMaxToolCalls
 	}
 	if len(c.list) >= c.max {
+		if id != "" {
+			if _, seen := c.droppedIDs[id]; seen {
+				return -1
+			}
+			if c.droppedIDs == nil {
+				c.droppedIDs = map[string]struct{}{}
+			}
+			c.droppedIDs[strings.Clone(id)] = struct{}{}
+		}
 		c.dropped++
 		return -1
 	}
