@@ -184,6 +184,9 @@ type Agent struct {
 	// KilledAfterResult: the agent gave its result but did not exit, and
 	// was stopped (Gemini CLI lingers after its result): no failure.
 	KilledAfterResult bool `json:"killed_after_result,omitempty"`
+	// ToolCallsDropped: the step's calls past --max-tool-calls, which the
+	// record's tool_calls lack.
+	ToolCallsDropped int `json:"tool_calls_dropped,omitempty"`
 
 	// Format names the agent's output format (claude, codex, ...), Model
 	// the model its stream named, and

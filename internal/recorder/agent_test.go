@@ -61,3 +61,20 @@ func TestAgentKeepsKilledAfterResult(t *testing.T) {
 		t.Fatal("killed_after_result lost")
 	}
 }
+
+// The calls past --max-tool-calls stay counted in the stored iteration and
+// attempt: a real Codex run of 1403 calls was stored as 1000 calls and
+// nothing to say more were made.
+func TestAgentKeepsDroppedCalls(t *testing.T) {
+	in, err := record.DecodeInput([]byte(`{"type":"validation","command":"make test","exit_code":1,"stdout":""}` + "\n" +
+		`{"type":"step","command":"codex exec","phase":"implementation","exit_code":0,"tool_calls":[],"tool_calls_dropped":403}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := newRecorder(t).build("run1", 1, in, 1); it.Agent == nil || it.Agent.ToolCallsDropped != 403 {
+		t.Fatalf("iteration agent %+v", it.Agent)
+	}
+	if a := attemptOf("run1", 1, "", in.Step, 1); a.Agent == nil || a.Agent.ToolCallsDropped != 403 {
+		t.Fatalf("attempt agent %+v", a.Agent)
+	}
+}

@@ -213,6 +213,7 @@ func agentOf(s *record.Step) *record.Agent {
 		RateLimited:         s.RateLimited,
 		RateLimitResetsAt:   s.RateLimitResetsAt,
 		KilledAfterResult:   s.KilledAfterResult,
+		ToolCallsDropped:    s.ToolCallsDropped,
 		Format:              s.Format,
 		Model:               s.Model,
 		StartedAt:           s.StartedAt,

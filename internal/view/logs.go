@@ -212,6 +212,11 @@ func (v *Logs) details(it *record.IterationLog) error {
 			return err
 		}
 	}
+	if ag := it.Agent; ag != nil && ag.ToolCallsDropped > 0 {
+		if _, err := fmt.Fprintf(v.W, "    … %d more tool calls, not kept (--max-tool-calls)\n", ag.ToolCallsDropped); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -39,6 +39,21 @@ func TestLogsColourAndAlignment(t *testing.T) {
 	}
 }
 
+// The calls past --max-tool-calls are counted under the listed ones: a
+// Codex step of 1403 calls listed 1000 and said no more.
+func TestLogsCountDroppedCalls(t *testing.T) {
+	raw, _ := json.Marshal(map[string]any{"iteration": 1, "validation_command": "make", "exit_code": 1, "status": "fail",
+		"tool_calls": []any{map[string]any{"tool_name": "command_execution", "arguments_summary": "echo"}},
+		"agent":      map[string]any{"command": "codex exec", "exit_code": 0, "tool_calls_dropped": 403}})
+	var b bytes.Buffer
+	if err := (&Logs{W: &b, Verbose: true}).Write(&Record{Raw: raw}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "    command_execution ok: echo\n    … 403 more tool calls, not kept (--max-tool-calls)\n") {
+		t.Fatalf("logs -v:\n%s", b.String())
+	}
+}
+
 func TestOutputCutsByCharacters(t *testing.T) {
 	var b bytes.Buffer
 	if err := (&Output{W: &b, RunID: "r"}).Write(logLine(3, 1, "fail")); err != nil {
