@@ -167,6 +167,10 @@ func (g *gemini) event(ev *geminiEvent) {
 	case "error":
 		if ev.Severity == "error" && !IsRetryNotice(ev.Message) {
 			res.errorText("gemini: "+ev.Message, "", g.w.now)
+		} else if ev.Severity == "warning" && ev.Message != "" {
+			// "Loop detected, stopping execution": the CLI ended its turn
+			// itself, and its result says success; the reason was lost
+			res.Notices = append(res.Notices, "gemini: "+record.HeadChars(ev.Message, evidenceChars))
 		}
 	case "result", "":
 		if ev.Error == nil && (ev.Stats != nil || ev.Response != nil) && ev.Status != "error" {

@@ -26,3 +26,17 @@ func TestDroppedCallsCountedOnce(t *testing.T) {
 		t.Errorf("kept %d, dropped %d; want 2 kept and 4 dropped of the 6 calls", len(res.ToolCalls), res.ToolCallsDropped)
 	}
 }
+
+// Gemini CLI 0.61.0 stops a model that repeats the same tool call: an
+// error event of severity warning, "Loop detected, stopping execution",
+// then a result with status success. Why the turn ended was dropped; it
+// is a notice now (logged by loop-step), never the step's error.
+func TestGeminiLoopDetectedNotice(t *testing.T) {
+	res := parsePath(t, filepath.Join(transcriptsDir, "gemini-0.61.0-tools-forever.jsonl"), FormatAuto)
+	if len(res.Notices) != 1 || res.Notices[0] != "gemini: Loop detected, stopping execution" {
+		t.Errorf("notices %q, want Gemini's loop warning", res.Notices)
+	}
+	if len(res.Errors) != 0 || res.ErrorKind != "" {
+		t.Errorf("errors %q (%s): a warning is not the step's error", res.Errors, res.ErrorKind)
+	}
+}
