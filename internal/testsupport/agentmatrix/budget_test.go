@@ -32,7 +32,7 @@ const (
 func (tc matrixCase) budget(cli string) time.Duration {
 	// a cut or malformed stream every CLI ends by itself (opencode after
 	// its five retries, 70 s): the long budget
-	if tc.fault != modelapi.FaultHang && tc.fault != modelapi.FaultStall && !tc.unreachable {
+	if tc.fault != modelapi.FaultHang && tc.fault != modelapi.FaultStall && !tc.unreachable && !tc.forever {
 		return longBudget
 	}
 	return startups.allowance(cli) + hangWait

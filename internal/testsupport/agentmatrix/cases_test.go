@@ -39,7 +39,19 @@ type matrixCase struct {
 	// denied runs the CLI without the flag that lets its tools run (its
 	// permission mode refuses them), for up to 3 iterations
 	denied bool
+	// forever: the model asks for a tool call in every turn, for ever;
+	// the step's --timeout ends it
+	forever bool
+	// eventDelay holds back each streamed event: slow tokens
+	eventDelay time.Duration
+	// cancel runs `loop cancel` once the faulted request has come
+	cancel bool
 }
+
+// maxToolCallsForever is tools_forever's max_tool_calls: the CLIs make
+// more calls than that before the step's --timeout (Gemini CLI's loop
+// detection stops it at four).
+const maxToolCallsForever = 20
 
 const validateNotes = "grep -qx hello notes.txt && grep -qx world notes.txt"
 
@@ -62,6 +74,10 @@ var cases = []matrixCase{
 	{name: "unreachable", validate: validateNotes, unreachable: true, idleTimeout: 45 * time.Second, notKind: "overloaded"},
 	{name: "long_answer", validate: validateNotes, longAnswer: 400 << 10},
 	{name: "denied", validate: validateNotes, denied: true, capture: true},
+	{name: "tools_forever", validate: validateNotes, forever: true},
+	{name: "huge_answer", validate: validateNotes, longAnswer: 3 << 20}, // past loop-step's 1 MiB pipe
+	{name: "slow_tokens", validate: validateNotes, eventDelay: 300 * time.Millisecond},
+	{name: "cancel_hang", fault: modelapi.FaultHang, validate: validateNotes, cancel: true},
 }
 
 // scenario: three turns that write notes.txt, append to it through the
@@ -77,6 +93,10 @@ func (tc matrixCase) scenario(h *harness) *modelapi.Scenario {
 		// short waits, so the CLIs' own retries end in seconds
 		sc.Fault = &modelapi.Fault{Kind: tc.fault, RetryAfter: 2, NoRetryAfter: tc.noRetryAfter, Times: tc.times}
 	}
+	if tc.forever {
+		sc.Turns, sc.Repeat = sc.Turns[1:2], true
+	}
+	sc.EventDelayMs = int(tc.eventDelay / time.Millisecond)
 	if tc.longAnswer > 0 {
 		last := &sc.Turns[len(sc.Turns)-1]
 		// numbered lines: Gemini CLI stops an answer that repeats itself
@@ -93,7 +113,10 @@ func (tc matrixCase) scenario(h *harness) *modelapi.Scenario {
 // pending marks what loopkit does not do yet, per "cli/case/check" (a *
 // matches any): the check is still made and logged as XFAIL, and an XPASS
 // says the mark can go. The reasons name the work that makes them hold.
-var pending = map[string]string{}
+var pending = map[string]string{
+	"gemini/huge_answer/long-answer": "Gemini CLI 0.61.0 exits before its writes into a pipe are done (by hand, `gemini … | cat` kept 131 KB of 3.2 MB, a file all of it): " +
+		"loop-step reads the agent's stdout through a 1 MiB pipe, so the end of the answer and the result line are lost; handing the agent its spool file and tailing it would keep them",
+}
 
 func (h *harness) expect(check string, ok bool, format string, args ...any) {
 	key := h.cli.name + "/" + strings.TrimPrefix(h.t.Name()[strings.LastIndex(h.t.Name(), "/")+1:], "") + "/" + check
@@ -157,13 +180,26 @@ func (tc matrixCase) check(h *harness) {
 	}
 	calls, _ := step["tool_calls"].([]any)
 	dropped, _ := num(step["tool_calls_dropped"])
-	if n, _ := num(own["tool_calls"]); float64(len(calls))+dropped != n {
-		t.Errorf("tool calls: loopkit recorded %d (+%v dropped), the CLI made %v", len(calls), dropped, n)
+	ownCalls, _ := num(own["tool_calls"])
+	if float64(len(calls))+dropped != ownCalls {
+		t.Errorf("tool calls: loopkit recorded %d (+%v dropped), the CLI made %v", len(calls), dropped, ownCalls)
 	}
+	n := int(ownCalls)
 	errText, _ := step["error"].(string)
 	kind, _ := step["error_kind"].(string)
 	switch tc.name {
-	case "success", "overloaded_once", "long_answer":
+	case "tools_forever":
+		if h.cli.name == "gemini" { // its loop detection ends the turn: logged as a notice
+			h.expect("loop-detected", h.exit != 0 && strings.Contains(h.stderr, "agent notice (not an error): gemini: Loop detected"),
+				"exit %d; the driver's log does not say why Gemini stopped: %s", h.exit, tail(h.stderr, 400))
+		} else {
+			h.expect("timed-out", h.exit != 0 && step["timed_out"] == true, "exit %d, timed_out %v: want the step's --timeout to end it", h.exit, step["timed_out"])
+		}
+		h.expect("tool-calls", len(calls) == min(n, maxToolCallsForever) && int(dropped) == max(n-maxToolCallsForever, 0),
+			"%d tool calls kept and %v dropped of the CLI's %d (max_tool_calls=%d)", len(calls), dropped, n, maxToolCallsForever)
+	case "cancel_hang":
+		h.checkCanceled(step)
+	case "success", "overloaded_once", "long_answer", "slow_tokens", "huge_answer":
 		h.expect("completed", h.exit == 0, "exit %d, want 0 (completed)", h.exit)
 		notes, _ := os.ReadFile(filepath.Join(h.ws, "notes.txt"))
 		h.expect("files-edited", string(notes) == "hello\nworld\n", "notes.txt = %q, want the CLI's tools to have written hello and world", notes)

@@ -41,6 +41,7 @@ type harness struct {
 	exit           int
 	took           time.Duration
 	started        time.Time
+	canceledAt     time.Time
 	run            string
 }
 
@@ -201,10 +202,17 @@ func (h *harness) loopRun(tc matrixCase) {
 	if tc.agentPolicy {
 		args = append(args, "--rate-limit-policy", "agent")
 	}
-	if tc.idleTimeout > 0 { // a setting loop-step reads for itself: config only
-		conf := filepath.Join(h.home, "loop.conf")
-		writeFile(conf, "idle_timeout="+tc.idleTimeout.String()+"\n")
-		args = append(args, "--config", conf)
+	var conf []string // settings loop-step reads for itself: config only
+	if tc.idleTimeout > 0 {
+		conf = append(conf, "idle_timeout="+tc.idleTimeout.String())
+	}
+	if tc.forever { // past it calls are counted, not kept
+		conf = append(conf, fmt.Sprintf("max_tool_calls=%d", maxToolCallsForever))
+	}
+	if len(conf) > 0 {
+		path := filepath.Join(h.home, "loop.conf")
+		writeFile(path, strings.Join(conf, "\n")+"\n")
+		args = append(args, "--config", path)
 	}
 	agent := h.cli.args(h)
 	if tc.name == "max_turns" {
@@ -230,6 +238,9 @@ func (h *harness) loopRun(tc matrixCase) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	if tc.cancel {
+		h.cancelAtFault(env, done)
+	}
 	var err error
 	select {
 	case err = <-done:

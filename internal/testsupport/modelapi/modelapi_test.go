@@ -384,3 +384,16 @@ func TestLoadScenario(t *testing.T) {
 		t.Fatalf("bad fault kind: %v", err)
 	}
 }
+
+// Repeat answers past the last turn with the last turn again (a model
+// asking for tools for ever); without it, a closing text turn.
+func TestRepeatLastTurn(t *testing.T) {
+	sc := &Scenario{Turns: twoTurns.Turns[:1], Repeat: true}
+	if got := sc.turn(5); len(got.ToolCalls) != 1 || got.Text != "Writing it." {
+		t.Fatalf("turn past the end with repeat: %+v", got)
+	}
+	sc.Repeat = false
+	if got := sc.turn(5); len(got.ToolCalls) != 0 || got.Text != "Done." {
+		t.Fatalf("turn past the end: %+v", got)
+	}
+}

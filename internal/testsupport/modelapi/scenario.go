@@ -19,6 +19,11 @@ type Scenario struct {
 	// TextWithoutTools answers a request that offers no tools (a CLI's
 	// session title or check) with text instead of the turn's tool calls.
 	TextWithoutTools bool `json:"text_without_tools,omitempty"`
+	// Repeat answers past the last turn with the last turn again: a model
+	// that asks for tools for ever.
+	Repeat bool `json:"repeat,omitempty"`
+	// EventDelayMs waits this long before each streamed event: slow tokens.
+	EventDelayMs int `json:"event_delay_ms,omitempty"`
 }
 
 // Turn is one model response: text, tool calls, and the usage reported.
@@ -117,6 +122,9 @@ func (s *Scenario) check() error {
 func (s *Scenario) turn(n int) Turn {
 	if n < len(s.Turns) {
 		return s.Turns[n]
+	}
+	if s.Repeat && len(s.Turns) > 0 {
+		return s.Turns[len(s.Turns)-1]
 	}
 	return Turn{Text: "Done.", Usage: Usage{Input: 10, Output: 2}}
 }

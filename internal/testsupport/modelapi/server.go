@@ -162,6 +162,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, rec Request, b
 	s.mu.Unlock()
 	s.log(rec, body)
 	id := fmt.Sprintf("%d", n+1)
+	if d := s.sc.EventDelayMs; d > 0 {
+		w = &slowWriter{ResponseWriter: w, delay: time.Duration(d) * time.Millisecond, done: r.Context().Done()}
+	}
 	if f == nil {
 		wi.writeTurn(w, model, stream, t, id)
 		return
@@ -218,6 +221,21 @@ func sseHeaders(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(200)
+}
+
+// slowWriter holds each flushed event back for its delay: slow tokens.
+type slowWriter struct {
+	http.ResponseWriter
+	delay time.Duration
+	done  <-chan struct{}
+}
+
+func (s *slowWriter) Flush() {
+	select {
+	case <-time.After(s.delay):
+	case <-s.done:
+	}
+	flush(s.ResponseWriter)
 }
 
 func flush(w http.ResponseWriter) {
