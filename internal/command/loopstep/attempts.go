@@ -59,6 +59,9 @@ type outcome struct {
 	attempts int
 	parsed   *agent.Result
 	usage    agent.Usage
+	// interrupted: loop-step was signalled and stopped the agent, so the
+	// agent's last words are not why it ended
+	interrupted bool
 }
 
 // prepare spools the prompt and substitutes the argument placeholders.
@@ -227,6 +230,7 @@ func (s *stepRun) attempts() (*outcome, error) {
 		// Nothing changes for a command that could not start, a timeout
 		// would only time out again, a signal means stop, and an agent
 		// stopped for a refused key or a rate limit would meet it again.
+		out.interrupted = interrupted
 		if res.StatusCode == 0 || res.TimedOut || res.Stopped || res.PID == 0 || interrupted || out.attempts > s.opts.Retries {
 			return out, nil
 		}

@@ -113,3 +113,17 @@ func TestStepAgentWords(t *testing.T) {
 		})
 	}
 }
+
+// A step loop-step was interrupted in (loop cancel, Ctrl-C) ended for the
+// signal, not for what the agent printed last: a real Gemini CLI canceled
+// while its API hung was recorded as "interrupted by SIGTERM: YOLO mode is
+// enabled. …". The agent signals loop-step (its parent) itself.
+func TestStepInterruptedHasNoAgentWords(t *testing.T) {
+	c := newCase(t)
+	script := c.write("agent.sh", "#!/bin/sh\ncat >/dev/null\necho 'YOLO mode is enabled.' >&2\nkill -TERM $PPID\nexec sleep 30\n")
+	chmodX(t, script)
+	rec, _, _ := c.run("", "--prompt", c.dir+"/prompt.md", "--", script)
+	if rec == nil || str(rec.Error) != "interrupted by SIGTERM" {
+		t.Fatalf("error %q, want the signal alone", str(rec.Error))
+	}
+}

@@ -68,7 +68,7 @@ func (s *stepRun) record(out *outcome) *record.Step {
 	rec.LLMReasoningTokens = out.usage.ReasoningTokens
 	rec.Model = p.Model
 	rec.ToolCallsDropped = p.ToolCallsDropped
-	fillError(rec, res, p, s.argv[0])
+	fillError(rec, res, p, s.argv[0], out.interrupted)
 	kind := ""
 	if rec.ErrorKind != nil {
 		kind = *rec.ErrorKind
@@ -80,7 +80,7 @@ func (s *stepRun) record(out *outcome) *record.Step {
 // fillError says what went wrong, in the agent's own words where it said
 // it: the process's failure first (could not start, timed out, killed),
 // then the errors the agent reported, then what its exit code documents.
-func fillError(rec *record.Step, res *proc.Result, p *agent.Result, binary string) {
+func fillError(rec *record.Step, res *proc.Result, p *agent.Result, binary string, interrupted bool) {
 	var msgs []string
 	kind := p.ErrorKind
 	// A kill after the result line ends an agent whose work was done (Gemini
@@ -101,7 +101,9 @@ func fillError(rec *record.Step, res *proc.Result, p *agent.Result, binary strin
 	}
 	// An agent that failed with no error of its own format still said
 	// why, on stderr (or stdout): its last words follow the exit status.
-	if len(p.Errors) == 0 && res.PID != 0 && res.StatusCode != 0 && !res.TimedOut {
+	// Not when loop-step was interrupted: the signal is why it ended, and
+	// its words are whatever it printed last ("YOLO mode is enabled.").
+	if len(p.Errors) == 0 && res.PID != 0 && res.StatusCode != 0 && !res.TimedOut && !interrupted {
 		if words := agentWords(res.Stderr, res.Stdout); words != "" {
 			head := strings.Join(msgs, "; ")
 			if head == "" {
