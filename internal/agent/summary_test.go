@@ -70,3 +70,19 @@ func hex4(r rune) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[r>>12&15], digits[r>>8&15], digits[r>>4&15], digits[r&15]})
 }
+
+// A tool's name is the agent's text: kept to its first 200 characters as
+// the summaries are (docs/records.md), so that no view or trace carries a
+// megabyte-long name (it went whole into gen_ai.tool.name and span names).
+func TestToolNameCut(t *testing.T) {
+	long := strings.Repeat("T", 300000)
+	var c calls
+	c.use("t1", long, "{}", false)
+	c.result("t2", "x", false, false)
+	c.use("t2", long, "{}", false)
+	for _, tc := range c.all() {
+		if tc.ToolName != strings.Repeat("T", 200) {
+			t.Errorf("tool name of %d characters, want 200", utf8.RuneCountInString(tc.ToolName))
+		}
+	}
+}

@@ -28,7 +28,7 @@ func (c *calls) use(id, name, args string, subagent bool) int {
 	if i, ok := c.index[id]; ok && id != "" {
 		tc := &c.list[i]
 		if tc.ToolName == "" || tc.ToolName == unknownTool {
-			tc.ToolName = name
+			tc.ToolName = summary(name)
 		}
 		if tc.ArgumentsSummary == "" {
 			tc.ArgumentsSummary = summary(args)
@@ -54,8 +54,9 @@ func (c *calls) use(id, name, args string, subagent bool) int {
 		c.dropped++
 		return -1
 	}
-	// The name may be a slice of a long line (kept alive whole): copy it.
-	name = strings.Clone(name)
+	// The name is the agent's text like the summaries (docs/records.md):
+	// its first 200 characters, copied from what may be a long line.
+	name = summary(name)
 	c.list = append(c.list, record.ToolCall{ToolName: name, ArgumentsSummary: summary(args), Subagent: subagent})
 	if id != "" {
 		c.index[id] = len(c.list) - 1
