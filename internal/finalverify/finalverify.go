@@ -61,11 +61,11 @@ func Notes(v *record.Verification, maxChars int) string {
 	if v.PlanAdvancedOnFailure {
 		b.WriteString("**Plan:** boxes were ticked for work this command refuses; untick what does not pass.\n")
 	}
-	b.WriteString("**Output:**\n```\n")
+	text := strings.TrimSpace(tail)
 	if cut {
-		b.WriteString("...[truncated]...\n")
+		text = "...[truncated]...\n" + text
 	}
-	b.WriteString(strings.TrimSpace(tail))
-	b.WriteString("\n```\n")
+	fence := record.Fence(text) // the output is the agent's: it cannot close the block
+	b.WriteString("**Output:**\n" + fence + "\n" + text + "\n" + fence + "\n")
 	return b.String()
 }

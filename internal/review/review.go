@@ -5,6 +5,8 @@ package review
 import (
 	"fmt"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/record"
 )
 
 // DefaultMarker is the tag a reviewer wraps its verdict in:
@@ -83,9 +85,11 @@ func Prompt(task, diff, marker string, n int) string {
 		if cut {
 			diff = diff[:MaxDiffBytes]
 		}
-		b.WriteString("```diff\n")
-		b.WriteString(strings.TrimRight(diff, "\n"))
-		b.WriteString("\n```\n")
+		// a context line " ```" of a markdown file would close a fixed fence
+		// and go on as the agent's own "## Your answer"
+		diff = strings.TrimRight(diff, "\n")
+		fence := record.Fence(diff)
+		b.WriteString(fence + "diff\n" + diff + "\n" + fence + "\n")
 		if cut {
 			fmt.Fprintf(&b, "\n(The diff was cut at %d bytes; read the rest in the work tree.)\n", MaxDiffBytes)
 		}

@@ -9,11 +9,15 @@ import "strings"
 // the fence still open at the end ("" when none).
 func Outside(doc string) (lines []string, open string) {
 	for _, line := range strings.Split(doc, "\n") {
-		run := len(line) - len(strings.TrimLeft(line, "`"))
+		fence := line
+		for i := 0; i < 3 && strings.HasPrefix(fence, " "); i++ {
+			fence = fence[1:] // a fence may be indented up to three spaces
+		}
+		run := len(fence) - len(strings.TrimLeft(fence, "`"))
 		switch {
 		case open == "" && run >= 3:
-			open = line[:run]
-		case open != "" && run >= len(open) && strings.TrimSpace(line[run:]) == "":
+			open = fence[:run]
+		case open != "" && run >= len(open) && strings.TrimSpace(fence[run:]) == "":
 			open = ""
 		case open == "":
 			lines = append(lines, line)
