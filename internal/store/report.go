@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loopkit/loopkit/internal/quote"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -32,7 +33,10 @@ func EventRow(e record.Event) []string {
 }
 
 // AppendReport appends a row to the report at path, its header first when
-// the file is new or empty; tabs and line breaks in a field become spaces.
+// the file is new or empty; tabs, line breaks and other control characters
+// in a field become spaces: a message may quote the agent (a rate limit's
+// evidence), and a report read with cat or column must not drive the
+// terminal.
 func AppendReport(path string, fields []string) error {
 	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
 		if err := AppendLine(path, []byte(ReportHeader)); err != nil {
@@ -43,12 +47,13 @@ func AppendReport(path string, fields []string) error {
 }
 
 // ReportLine is a row's line in report.tsv, without its newline: the
-// fields joined by tabs, a tab or line break inside one made a space.
+// fields joined by tabs, a tab, line break or other control character
+// inside one made a space.
 func ReportLine(fields []string) []byte {
 	clean := make([]string, len(fields))
 	for i, f := range fields {
 		clean[i] = strings.Map(func(c rune) rune {
-			if c == '\t' || c == '\n' || c == '\r' {
+			if c < 0x20 || c == 0x7f || quote.UnsafeRune(c) {
 				return ' '
 			}
 			return c
