@@ -135,8 +135,9 @@ func TestNoTerminalQueries(t *testing.T) {
 
 // TestHostileOutputOnTerminal: what the validation printed (the agent
 // writes the tests) reaches a person's terminal shown, not obeyed, from
-// every command that prints it there; piped, loop-progress keeps its bytes
-// for the prompt.
+// every command that prints it there, JSON and the stored log included
+// (U+009B escaped as ESC is); piped, loop-progress keeps its bytes for
+// the prompt.
 func TestHostileOutputOnTerminal(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -147,7 +148,8 @@ func TestHostileOutputOnTerminal(t *testing.T) {
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, args := range [][]string{{"loop-progress", "r"}, {"loop-progress", "r", "--excerpt", "failures"}, {"loop-view", "output", "r"}, {"loop-view", "logs", "-v", "r"}} {
+	for _, args := range [][]string{{"loop-progress", "r"}, {"loop-progress", "r", "--excerpt", "failures"}, {"loop-view", "output", "r"},
+		{"loop-view", "logs", "-v", "r"}, {"loop-view", "logs", "--json", "r"}, {"loop-view", "logs", "--jq", ".stdout", "r"}, {"cat", ".loop/runs/r/iterations.jsonl"}} {
 		out, _ := runOnPTY(t, dir, env, args[0], args[1:]...)
 		if bytes.IndexByte(out, 0x1b) >= 0 || bytes.IndexByte(out, 0x9b) >= 0 || !bytes.Contains(out, []byte("FAIL")) {
 			t.Errorf("%s: a control byte reached the terminal: %q", strings.Join(args, " "), out)

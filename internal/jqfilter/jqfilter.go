@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"github.com/itchyny/gojq"
+
+	"github.com/loopkit/loopkit/internal/quote"
 )
 
 // Filter is a compiled jq expression.
@@ -142,6 +144,6 @@ func Write(w io.Writer, v any, raw bool) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err = w.Write(append(quote.JSON(b), '\n'))
 	return err
 }

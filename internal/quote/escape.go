@@ -79,3 +79,31 @@ func safeRunes(s string) bool {
 func UnsafeRune(r rune) bool {
 	return r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
 }
+
+// JSON rewrites each C1 control and bidirectional override in JSON text as
+// its \uXXXX escape: the value stays the same, and the text no longer acts
+// on the terminal that shows it (cat of a log, jq's output); encoding/json
+// and gojq escape only C0 controls. Such characters occur only inside
+// strings, so they are replaced where they stand.
+func JSON(b []byte) []byte {
+	i := 0
+	for ; i < len(b); i++ {
+		if c := b[i]; c == 0xc2 || c == 0xd8 || c == 0xe2 {
+			break // the lead bytes of every rune UnsafeRune names
+		}
+	}
+	if i == len(b) {
+		return b
+	}
+	out := append(make([]byte, 0, len(b)+32), b[:i]...)
+	for i < len(b) {
+		r, size := utf8.DecodeRune(b[i:])
+		if size > 1 && UnsafeRune(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}

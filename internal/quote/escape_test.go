@@ -21,3 +21,15 @@ func TestEscape(t *testing.T) {
 		}
 	}
 }
+
+func TestJSON(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":"plain é 日本 \u001b"}`:                         `{"a":"plain é 日本 \u001b"}`,
+		"{\"a\":\"c1 \u009b2J \u0085\"}":                    `{"a":"c1 \u009b2J \u0085"}`,
+		"{\"a\":\"\u202eRTL\u2066 \u200f \u061c é\u00a0\"}": "{\"a\":\"\\u202eRTL\\u2066 \\u200f \\u061c é\u00a0\"}",
+	} {
+		if got := string(JSON([]byte(in))); got != want {
+			t.Errorf("JSON(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
