@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/view/jsonobj"
 )
@@ -235,8 +236,10 @@ func (q *Query) one(path string, fn func(*Record) error) (int64, int, error) {
 	return end, 0, fn(found)
 }
 
-// isObject: the whole line is one valid JSON object.
+// isObject: the whole line is one valid JSON object, in UTF-8 as JSON
+// text must be (json.Valid lets other bytes pass inside strings, and
+// loopkit never writes them: such a line was written by someone else).
 func isObject(raw []byte) bool {
 	raw = bytes.TrimSpace(raw)
-	return len(raw) > 1 && raw[0] == '{' && json.Valid(raw)
+	return len(raw) > 1 && raw[0] == '{' && json.Valid(raw) && utf8.Valid(raw)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/store"
@@ -50,7 +51,7 @@ func (o *eventsCmd) run(c *ctx, args []string) error {
 	}
 	path := c.st.RunPath(id, store.EventsFile)
 	emit := func(n int, line []byte) error {
-		if !json.Valid(line) || !strings.HasPrefix(strings.TrimSpace(string(line)), "{") {
+		if !json.Valid(line) || !utf8.Valid(line) || !strings.HasPrefix(strings.TrimSpace(string(line)), "{") {
 			c.fail("%s line %d: not a JSON object", path, n)
 			return nil
 		}
