@@ -77,6 +77,7 @@ var cheapAtStart = map[string]bool{
 // start, and why they may.
 var workAtStartAllowed = map[string]string{
 	"internal/recorder/trees.go": "one closed channel",
+	"internal/proc/signals.go":   "the signals ignored at start: a Notify hides them later",
 	"internal/tui/render.go":     "loop-tui's styles: the full-screen view draws with them at once",
 }
 

@@ -56,9 +56,11 @@ canceled() {
 }
 
 # run_child CMD...: runs CMD in the background and waits, so a signal to
-# the driver is handled at once instead of after the child ends.
+# the driver is handled at once instead of after the child ends. bash
+# starts a background job with SIGINT and SIGQUIT ignored; the child gets
+# them as the driver did (ignored only under a caller that ignored them).
 run_child() {
-  "$@" &
+  (trap - INT QUIT && exec "$@") &
   CHILD=$!
   local rc=0
   while :; do
