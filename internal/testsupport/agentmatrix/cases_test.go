@@ -75,6 +75,7 @@ var cases = []matrixCase{
 	{name: "long_answer", validate: validateNotes, longAnswer: 400 << 10},
 	{name: "denied", validate: validateNotes, denied: true, capture: true},
 	{name: "tools_forever", validate: validateNotes, forever: true},
+	{name: "rate_limit_once", fault: modelapi.FaultRateLimit, validate: validateNotes, times: 1, maxWait: 2 * time.Minute},
 	{name: "huge_answer", validate: validateNotes, longAnswer: 3 << 20}, // past loop-step's 1 MiB pipe
 	{name: "slow_tokens", validate: validateNotes, eventDelay: 300 * time.Millisecond},
 	{name: "cancel_hang", fault: modelapi.FaultHang, validate: validateNotes, cancel: true},
@@ -197,6 +198,28 @@ func (tc matrixCase) check(h *harness) {
 		}
 		h.expect("tool-calls", len(calls) == min(n, maxToolCallsForever) && int(dropped) == max(n-maxToolCallsForever, 0),
 			"%d tool calls kept and %v dropped of the CLI's %d (max_tool_calls=%d)", len(calls), dropped, n, maxToolCallsForever)
+	case "rate_limit_once":
+		// stopped at the first 429, waited, the same iteration again: it
+		// completes, the limited call kept as an attempt, not counted
+		at := h.records("attempts.jsonl")
+		limited := 0
+		for _, e := range h.records("events.jsonl") {
+			if e["type"] == "RATE_LIMITED" {
+				limited++
+			}
+		}
+		h.expect("completed", h.exit == 0 && len(h.records("iterations.jsonl")) == 1 && len(calls) == 2,
+			"exit %d, %d iterations, %d tool calls: want 0, 1 and 2", h.exit, len(h.records("iterations.jsonl")), len(calls))
+		work := false // opencode's first request is its session title, retried unseen
+		for _, r := range h.srv.Requests() {
+			work = work || r.Fault != "" && !r.Side
+		}
+		if work {
+			h.expect("attempt", len(at) == 1 && at[0]["kind"] == "rate_limited" && limited == 1,
+				"%d attempts (%v), %d RATE_LIMITED events: want the one limited call", len(at), at, limited)
+		} else {
+			h.t.Logf("the 429 answered a side request (a session title), which the CLI retried by itself")
+		}
 	case "cancel_hang":
 		h.checkCanceled(step)
 	case "success", "overloaded_once", "long_answer", "slow_tokens", "huge_answer":

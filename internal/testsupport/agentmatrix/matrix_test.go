@@ -324,7 +324,7 @@ func (h *harness) records(name string) []map[string]any {
 // was counted; the step's own fields with the record's figures.
 func (h *harness) step() map[string]any {
 	recs := h.records("iterations.jsonl")
-	if at := h.records("attempts.jsonl"); len(at) > 0 {
+	if at := h.records("attempts.jsonl"); len(at) > 0 && len(recs) == 0 {
 		recs = at
 	}
 	if len(recs) == 0 {
