@@ -194,6 +194,9 @@ func ParseOptions(r io.Reader, o Options) (*Result, error) {
 	}
 	res.Format = format
 	res.Skipped = w.done()
+	// names the stream gives, kept to 200 characters as a tool's name is:
+	// each goes whole into the views and the trace's attributes
+	res.Model, res.SessionID = summary(res.Model), summary(res.SessionID)
 	if res.ToolCalls == nil {
 		res.ToolCalls = []record.ToolCall{}
 	}

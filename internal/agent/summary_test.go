@@ -86,3 +86,16 @@ func TestToolNameCut(t *testing.T) {
 		}
 	}
 }
+
+// The model and session id the stream names are kept to 200 characters too.
+func TestStreamNamesCut(t *testing.T) {
+	long := strings.Repeat("M", 300000)
+	in := `{"type":"system","subtype":"init","session_id":"` + long + `","model":"` + long + `"}` + "\n"
+	res, err := Parse(strings.NewReader(in), FormatClaude, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Model) != 200 || len(res.SessionID) != 200 {
+		t.Errorf("model of %d and session id of %d characters, want 200", len(res.Model), len(res.SessionID))
+	}
+}
