@@ -46,9 +46,7 @@ func (r *Recorder) repair(id string) (*repaired, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.dropUnmadeStatus(id, run); err != nil {
-		return nil, err
-	}
+	r.dropUnmadeStatus(id, run)
 	r.removeTemps(r.St.RunDir(id), r.St.RunPath(id, store.ContextDir))
 	last, aside, err := r.St.LastIteration(id)
 	if err != nil {
@@ -301,7 +299,7 @@ func (r *Recorder) removeTemps(dirs ...string) {
 // change was not made: its hooks never fired, and a retry makes it whole.
 // Only Update's events carry a status, and every later writer repairs
 // first, so such an event is the log's last line.
-func (r *Recorder) dropUnmadeStatus(id string, run *record.Run) error {
+func (r *Recorder) dropUnmadeStatus(id string, run *record.Run) {
 	events := r.St.RunPath(id, store.EventsFile)
 	var ev record.Event
 	off := int64(-1)
@@ -311,27 +309,27 @@ func (r *Recorder) dropUnmadeStatus(id string, run *record.Run) error {
 		}
 		return false, nil
 	}); err != nil || off < 0 || ev.Status == "" || ev.Status == run.Status {
-		return err
+		return // a log that cannot be read stops no writer: it never did
 	}
 	// the row first: a kill between the two cuts leaves the event, which
 	// the next repair finds again
 	report, row := r.St.RunPath(id, store.ReportFile), int64(-1)
-	if _, err := store.ReadBackward(report, func(o int64, line []byte) (bool, error) {
+	store.ReadBackward(report, func(o int64, line []byte) (bool, error) {
 		if bytes.Equal(line, store.ReportLine(store.EventRow(ev))) {
 			row = o
 		}
 		return false, nil
-	}); err != nil {
-		return err
-	}
+	})
+	var err error
 	if row >= 0 {
-		if err := store.CutBack(report, row); err != nil {
-			return err
-		}
+		err = store.CutBack(report, row)
 	}
-	if err := store.CutBack(events, off); err != nil {
-		return err
+	if err == nil {
+		err = store.CutBack(events, off)
+	}
+	if err != nil {
+		r.Log.Warn(fmt.Sprintf("run %s: %s stands without its run.json (a killed writer's) and could not be cut back", id, ev.Type), "err", err)
+		return
 	}
 	r.Log.Warn(fmt.Sprintf("run %s: removed %s, whose run.json a killed writer never wrote (the run is still %s)", id, ev.Type, run.Status))
-	return nil
 }
