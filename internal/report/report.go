@@ -139,8 +139,8 @@ func failingTests(fs []record.Failure) string {
 // cell makes a line safe inside a markdown table cell and keeps it short.
 func cell(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
+		if r < 0x20 || r == 0x7f || quote.UnsafeRune(r) {
+			return ' ' // the output's own: cat of stuck.md must not obey it
 		}
 		return r
 	}, s)

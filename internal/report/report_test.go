@@ -22,6 +22,7 @@ func TestPrimaryFailure(t *testing.T) {
 		{record.IterationLog{Status: "fail", Stdout: "just text\n"}, "just text"},
 		{record.IterationLog{Status: "fail", ExitCode: 3}, "exit 3"},
 		{record.IterationLog{Status: "fail", Stdout: "a | b FAIL\x1b[0m"}, `a \| b FAIL [0m`},
+		{record.IterationLog{Status: "fail", Stdout: "FAIL \u009b2J \u202etxt.exe"}, `FAIL  2J  txt.exe`},
 	}
 	for _, c := range cases {
 		if got := PrimaryFailure(&c.it); got != c.want {
