@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/safefile"
+	"github.com/loopkit/loopkit/internal/userdir"
 	"github.com/loopkit/loopkit/internal/wfile"
 )
 
@@ -323,7 +324,7 @@ func (r *Repo) Checkout(tree, dir string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "loopkit-checkout-*")
+	tmp, err := userdir.MkdirTemp("loopkit-checkout-*")
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/safefile"
+	"github.com/loopkit/loopkit/internal/userdir"
 )
 
 // MaxLen is the longest label, in ASCII characters.
@@ -132,7 +133,7 @@ func placeholders(argv []string, prompt string) (out []string, stdin string, don
 		case "{prompt}":
 			out[i], stdin = prompt, ""
 		case "{prompt_file}":
-			f, ferr := os.CreateTemp("", "loopkit-naming-*.prompt")
+			f, ferr := userdir.CreateTemp("loopkit-naming-*.prompt")
 			if ferr != nil {
 				return nil, "", done, fmt.Errorf("naming prompt file: %w", ferr)
 			}

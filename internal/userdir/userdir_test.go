@@ -60,3 +60,30 @@ func TestRuntimeFallback(t *testing.T) {
 		t.Fatalf("the temporary directory holds %v, want nothing", names)
 	}
 }
+
+// TestTemp: a TMPDIR that is gone, or a file, is an error naming it and
+// the fix; a good one is used.
+func TestTemp(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ tmpdir, want string }{
+		{filepath.Join(dir, "gone"), "no such file or directory"},
+		{file, "not a directory"},
+	} {
+		t.Setenv("TMPDIR", tc.tmpdir)
+		_, err := Temp()
+		if err == nil || !strings.Contains(err.Error(), "temporary directory "+tc.tmpdir+": "+tc.want+"; set TMPDIR") {
+			t.Errorf("TMPDIR=%s: %v, want %q", tc.tmpdir, err, tc.want)
+		}
+		if _, err := MkdirTemp("x-*"); err == nil {
+			t.Errorf("TMPDIR=%s: MkdirTemp made a folder", tc.tmpdir)
+		}
+	}
+	t.Setenv("TMPDIR", dir)
+	if got, err := Temp(); err != nil || got != dir {
+		t.Errorf("TMPDIR=%s: %q, %v", dir, got, err)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/userdir"
 	"github.com/loopkit/loopkit/internal/view"
 )
 
@@ -162,7 +163,7 @@ func signCheck(dir string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "loopkit-sign-")
+	tmp, err := userdir.MkdirTemp("loopkit-sign-")
 	if err != nil {
 		return err
 	}

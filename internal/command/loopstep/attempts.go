@@ -18,6 +18,7 @@ import (
 	"github.com/loopkit/loopkit/internal/procrec"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/userdir"
 )
 
 // stepRun is one loop-step invocation: where its files go and what it ran.
@@ -102,7 +103,7 @@ func (s *stepRun) prepare(args []string) error {
 	} else if usesFile {
 		// --no-store keeps nothing: the file {prompt_file} needs lives only
 		// while the agent runs.
-		f, err := os.CreateTemp("", "loop-step-prompt-*.txt")
+		f, err := userdir.CreateTemp("loop-step-prompt-*.txt")
 		if err != nil {
 			return cli.Failf("prompt file: %w", err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/review"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/userdir"
 )
 
 // reviewedStep reads the record of the step under review from file.
@@ -68,7 +69,7 @@ func reviewDiff(st *store.Store, run, file string, s *record.Step) (diff string,
 	if len(cs) == 0 {
 		return "", n, nil
 	}
-	f, err := os.CreateTemp("", "loop-step-review-*.patch")
+	f, err := userdir.CreateTemp("loop-step-review-*.patch")
 	if err != nil {
 		return "", 0, cli.Failf("%w", err)
 	}

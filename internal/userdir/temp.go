@@ -1,0 +1,51 @@
+package userdir
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// Temp is the temporary directory (os.TempDir: TMPDIR, else /tmp) when
+// this process can make files in it; else an error naming it and the
+// fix. A TMPDIR left naming a folder since removed made a checkout, a
+// review or a signed merge fail with "stat /x: no such file or directory".
+func Temp() (string, error) {
+	dir := os.TempDir()
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		err = unix.ENOTDIR
+	case err == nil:
+		err = unix.Access(dir, unix.W_OK|unix.X_OK)
+	}
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", fmt.Errorf("temporary directory %s: %v; set TMPDIR to a folder you can write, or unset it", dir, err)
+	}
+	return dir, nil
+}
+
+// MkdirTemp is os.MkdirTemp in Temp.
+func MkdirTemp(pattern string) (string, error) {
+	dir, err := Temp()
+	if err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(dir, pattern)
+}
+
+// CreateTemp is os.CreateTemp in Temp.
+func CreateTemp(pattern string) (*os.File, error) {
+	dir, err := Temp()
+	if err != nil {
+		return nil, err
+	}
+	return os.CreateTemp(dir, pattern)
+}
