@@ -189,6 +189,7 @@ func Run(spec Spec) (*Result, error) {
 	if spec.OnStart != nil {
 		spec.OnStart(pgid)
 	}
+	defer relayStop(pgid)()
 
 	var timeout <-chan time.Time
 	if spec.Timeout > 0 {
