@@ -55,10 +55,8 @@ canceled() {
   exit "$SIGCODE"
 }
 
-# run_child CMD...: runs CMD in the background and waits, so a signal to
-# the driver is handled at once instead of after the child ends. bash
-# starts a background job with SIGINT and SIGQUIT ignored; the child gets
-# them as the driver did (ignored only under a caller that ignored them).
+# run_child CMD...: runs CMD in the background and waits, so a signal to the driver is handled
+# at once; CMD gets SIGINT and SIGQUIT as the driver did (bash ignores them in a `&` job).
 run_child() {
   (trap - INT QUIT && exec "$@") &
   CHILD=$!
