@@ -21,6 +21,7 @@ import (
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/worktree"
 )
 
 // Check checks what runconfig.Resolve cannot, on the outside world,
@@ -45,6 +46,18 @@ func Check(s *runconfig.Settings) error {
 	}
 	if err := GitReadable(s.Dir); err != nil {
 		return err
+	}
+	// a merge target implies --worktree; outside git, the driver says so
+	if top := store.GitTop(s.Dir); top != "" && (s.Worktree || s.MergeTarget != "") {
+		if err := worktree.Check(worktree.Spec{Top: top, Base: s.BaseBranch, Prefix: s.RunBranchPrefix,
+			Template: s.WorktreePathTemplate}); err != nil {
+			return err
+		}
+		if s.MergeTarget != "" { // else the run fails its merge after its paid iterations
+			if err := worktree.CheckBranch(top, s.MergeTarget); err != nil {
+				return fmt.Errorf("merge_target_branch %q: %w", s.MergeTarget, err)
+			}
+		}
 	}
 	if err := AgentRunnable(s.Agent[0], s.Dir); err != nil {
 		return err

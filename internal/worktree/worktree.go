@@ -133,14 +133,52 @@ type Created struct {
 	Warning            string
 }
 
+// Check says which of s's settings git would refuse (the path template,
+// the branch name the prefix makes, the base), before anything is made:
+// a run with one of them bad is then refused, never created and failed.
+func Check(s Spec) error {
+	if s.Base == "" {
+		s.Base = DefaultBranch(s.Top)
+	}
+	branch := s.Prefix + "run"
+	if _, err := Path(s.Template, s.Top, branch); err != nil {
+		return err
+	}
+	if err := CheckBranch(s.Top, branch); err != nil {
+		return fmt.Errorf("run_branch_prefix %q: %w", s.Prefix, err)
+	}
+	return checkBase(s)
+}
+
+// CheckBranch says why git would refuse name as a branch's (a name
+// starting with '-' included: it would be read as an option).
+func CheckBranch(top, name string) error {
+	if _, err := gitstate.Git(top, "check-ref-format", "--branch", name); err != nil {
+		return fmt.Errorf("%s is not a name git takes for a branch (see git check-ref-format)", name)
+	}
+	return nil
+}
+
+// checkBase: the base names a commit (a name starting with '-' is none,
+// never an option of git's).
+func checkBase(s Spec) error {
+	if strings.HasPrefix(s.Base, "-") {
+		return fmt.Errorf("base branch %q: not a commit in %s (set base_branch)", s.Base, s.Top)
+	}
+	if _, err := gitstate.Git(s.Top, "rev-parse", "--verify", "-q", s.Base+"^{commit}"); err != nil {
+		return fmt.Errorf("base branch %q: not a commit in %s (set base_branch)", s.Base, s.Top)
+	}
+	return nil
+}
+
 // Create makes the branch and the worktree, de-duplicating the branch
 // with -2, -3, ... while the branch or the path already exists.
 func Create(s Spec) (*Created, error) {
 	if s.Base == "" {
 		s.Base = DefaultBranch(s.Top)
 	}
-	if _, err := gitstate.Git(s.Top, "rev-parse", "--verify", "-q", s.Base+"^{commit}"); err != nil {
-		return nil, fmt.Errorf("base branch %q: not a commit in %s (set base_branch)", s.Base, s.Top)
+	if err := checkBase(s); err != nil {
+		return nil, err
 	}
 	for n := 1; n < 1000; n++ {
 		branch := s.Prefix + s.Slug
