@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -43,6 +44,11 @@ func Check(s *runconfig.Settings) error {
 	}
 	if len(s.Agent) == 0 {
 		return errors.New("no agent command: give it after --")
+	}
+	for _, w := range s.Agent { // run.json, JSON, would keep it changed
+		if !utf8.ValidString(w) {
+			return fmt.Errorf("the agent's command: %q is not UTF-8 text", w)
+		}
 	}
 	if err := GitReadable(s.Dir); err != nil {
 		return err

@@ -107,3 +107,12 @@ func TestCheckFinalVerifyAndReviewer(t *testing.T) {
 		}
 	}
 }
+
+// An agent argv word that is not UTF-8 would be stored changed in
+// run.json, and every later step run another command.
+func TestCheckAgentUTF8(t *testing.T) {
+	s := runconfig.Settings{Dir: t.TempDir(), Validate: "true", Agent: []string{"sh", "-c", "echo \xff"}}
+	if err := Check(&s); err == nil || err.Error() != `the agent's command: "echo \xff" is not UTF-8 text` {
+		t.Errorf("Check: %v", err)
+	}
+}

@@ -60,6 +60,11 @@ func Resolve(src Sources) (Settings, error) {
 		}
 		if vals := src.Flags[f.Key]; len(vals) > 0 {
 			if f.Many { // each flag one command, never split
+				for _, v := range vals {
+					if err := utf8Text(v); err != nil {
+						return s, &SettingError{Where: "--" + f.Flag, Err: err}
+					}
+				}
 				reflect.ValueOf(&s).Elem().Field(f.index).Set(reflect.ValueOf(append([]string(nil), vals...)))
 				continue
 			}

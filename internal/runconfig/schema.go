@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Field is one setting as its tags describe it.
@@ -250,6 +251,9 @@ func (f *Field) Name() string {
 func (f *Field) set(s *Settings, text string) error {
 	v := reflect.ValueOf(s).Elem().Field(f.index)
 	bad := func() error { return fmt.Errorf("must be %s, got %q", f.Form(), text) }
+	if err := utf8Text(text); err != nil {
+		return err
+	}
 	switch {
 	case f.kind == durType:
 		d, err := ParseDuration(text)
@@ -370,6 +374,16 @@ func boolean(v string) (bool, bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// utf8Text: run.json and the kept settings are JSON, which keeps no
+// other bytes: a path or command that is not UTF-8 would be stored
+// changed, and the run fail on what it names after it was created.
+func utf8Text(text string) error {
+	if !utf8.ValidString(text) {
+		return fmt.Errorf("must be UTF-8 text, got %q", text)
+	}
+	return nil
 }
 
 func contains(list []string, s string) bool {
