@@ -165,6 +165,9 @@ func (d *Door) Queue(id, why string) (*record.Run, error) {
 // of the queue), with RUN_STARTED naming the driver's worker id.
 func (d *Door) Start(id, worker string) (*record.Run, error) {
 	return d.change(id, func(run *record.Run) (record.Event, error) {
+		if record.Terminal(run.Status) { // ended while its driver waited for a slot
+			return record.Event{}, fmt.Errorf("run %s was %s while it waited: not started", id, run.Status)
+		}
 		return record.Event{Type: record.EventRunStarted, WorkerID: &worker}, nil
 	})
 }

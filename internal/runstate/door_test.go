@@ -64,3 +64,30 @@ func TestPauseThenCancel(t *testing.T) {
 		t.Fatalf("cancel of a paused run: %v %v", run, err)
 	}
 }
+
+// A queued run that ended while its driver waited for a slot (marked
+// canceled by loop-record status) is not started again: RUN_STARTED
+// and running after RUN_CANCELED were a second end undone.
+func TestStartKeepsAnEnd(t *testing.T) {
+	st := storetest.Driven(t, record.RunRunning)
+	door := Plain(st, log.New(io.Discard)).NoClean()
+	if _, err := door.Queue("r", "waiting"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := door.SetStatus("r", record.RunCanceled, "by hand"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := door.Start("r", "w:1"); err == nil || err.Error() != "run r was canceled while it waited: not started" {
+		t.Errorf("start of a canceled run: %v", err)
+	}
+	run, err := st.ReadRun("r")
+	if err != nil || run.Status != record.RunCanceled {
+		t.Fatalf("run.json: %v; want canceled", err)
+	}
+	if events, _ := os.ReadFile(st.RunPath("r", store.EventsFile)); bytes.Contains(events, []byte("RUN_STARTED")) {
+		t.Error("RUN_STARTED recorded after the run ended")
+	}
+	if _, err := door.Start("r2", "w:1"); err == nil {
+		t.Error("start of no run")
+	}
+}
