@@ -64,6 +64,9 @@ func (e *ConfigError) Error() string {
 // ParseConfig parses key=value lines; '#' starts a comment line, blank lines
 // are skipped, values may be quoted with "..." (Go syntax).
 func ParseConfig(name string, data []byte, into Config) error {
+	// an editor's byte-order mark made the first key unknown, warned as
+	// "unknown config key iterations (did you mean iterations?)"
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	n := 0

@@ -22,6 +22,11 @@ func TestParseConfig(t *testing.T) {
 	if cfg["keep_last"].Value != "5" || cfg["verify_cmds"].Value != "go test ./..." || cfg["keep_days"].Value != "0" || cfg["keep_days"].Line != 5 {
 		t.Fatalf("cfg = %+v", cfg)
 	}
+	// a file saved with a byte-order mark: its first key is still known
+	bom := Config{}
+	if err := ParseConfig("c", []byte("\ufeffiterations=1\r\nkeep_last=2\r\n"), bom); err != nil || bom["iterations"].Value != "1" || bom["keep_last"].Value != "2" {
+		t.Fatalf("with a BOM and CRLF: %v %+v", err, bom)
+	}
 	// a value not UTF-8 (Latin-1, or a quoted \xff) would reach the run's
 	// commands changed, through the run's copy of the config, which is
 	// JSON: the run ended saying the agent had changed the config
