@@ -227,16 +227,20 @@ func (l *Lock) SetNote(note string) error {
 	return err
 }
 
-// Interrupted reports a run marked running whose driver is gone (killed
-// before it could mark the run): a driven run whose driver lock nobody
-// holds. `loop resume` goes on with it. A run of pipeline commands has no
-// driver, and is never interrupted.
+// Interrupted reports a run marked running, or queued, whose driver is
+// gone (killed before it could mark the run): a driven run whose driver
+// lock nobody holds. `loop resume` goes on with it. A run of pipeline
+// commands has no driver, and is never interrupted.
 func (s *Store) Interrupted(r *record.Run) bool {
-	if r.Status != record.RunRunning || len(r.Settings.Agent) == 0 {
+	if !Unended(r.Status) || len(r.Settings.Agent) == 0 {
 		return false
 	}
 	return !s.Held(r.RunID)
 }
+
+// Unended: the status of a run a driver holds until it ends, running or
+// queued (a queued run's driver holds it while it waits for a slot).
+func Unended(status string) bool { return status == record.RunRunning || status == record.RunQueued }
 
 // Held reports whether a driver holds the run: its driver.lock is locked,
 // or a driver loopkit recorded taking it is alive. The lock file is the

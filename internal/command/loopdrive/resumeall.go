@@ -29,7 +29,7 @@ Examples:
   $ loop resume --interrupted
   $ loop resume --interrupted --all-stores
 
-Resumes every interrupted run (running, with no driver alive) of the
+Resumes every interrupted run (running or queued, no driver alive) of the
 stores given (default: the current one; --all-stores: every store a loop
 was started in, remembered in $XDG_STATE_HOME/loopkit/stores), each in a
 driver of its own, under the concurrency limits. Waits for every driver,
@@ -188,9 +188,9 @@ func interruptedRuns(root string) ([]resumeJob, error) {
 	}
 	var runs []*record.Run
 	for _, id := range ids {
-		// only a running run can be interrupted: of the others (nearly
-		// all, in a store of thousands) the head is enough
-		if h, err := st.ReadRunHead(id); err != nil || h.Status != record.RunRunning {
+		// only a running or queued run can be interrupted: of the others
+		// (nearly all, in a store of thousands) the head is enough
+		if h, err := st.ReadRunHead(id); err != nil || !store.Unended(h.Status) {
 			continue
 		}
 		if ri, err := view.LoadRun(st, id); err == nil && ri.Interrupted {

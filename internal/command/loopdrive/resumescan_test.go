@@ -26,6 +26,10 @@ func TestInterruptedRunsReadsHeadsOnly(t *testing.T) {
 		if i == 7 || i == 3 {
 			r.Status = record.RunRunning // interrupted too
 		}
+		if i == 5 { // its driver killed while it waited for a slot: it
+			// stayed queued, and no resume at login took it up
+			r.Status = record.RunQueued
+		}
 		if err := st.CreateRun(r); err != nil {
 			t.Fatal(err)
 		}
@@ -38,8 +42,8 @@ func TestInterruptedRunsReadsHeadsOnly(t *testing.T) {
 	for _, j := range jobs {
 		got = append(got, j.run)
 	}
-	if fmt.Sprint(got) != "[run-003 run-007 r]" {
-		t.Errorf("interrupted runs %v, want [run-003 run-007 r] (oldest first)", got)
+	if fmt.Sprint(got) != "[run-003 run-005 run-007 r]" {
+		t.Errorf("interrupted runs %v, want [run-003 run-005 run-007 r] (oldest first)", got)
 	}
 	allocs := testing.AllocsPerRun(3, func() { interruptedRuns(st.Root) })
 	if perRun := allocs / n; perRun > 100 {
