@@ -27,6 +27,7 @@ const progEnv = "LOOP_PROG"
 const helpHead = `usage: scripts/loop run (SPEC [PLAN] | --prompt FILE) --validate CMD [OPTIONS]
          -- AGENT ARGS...
        scripts/loop resume RUN [--max-iterations N] [--max-duration D]
+         [--max-cost USD] [--max-tokens N]
        scripts/loop resume --interrupted [--store DIR]... [--all-stores]
        scripts/loop resume --print-unit systemd|launchd
        scripts/loop init [--force] | trust [FILE...] | cancel RUN | pause RUN

@@ -143,6 +143,10 @@ type Resume struct {
 	// MaxDuration is the run's new --max-duration, when HasMaxDuration.
 	MaxDuration    runconfig.Duration
 	HasMaxDuration bool
+	// Caps are the run's new --max-cost and --max-tokens given, as text
+	// by setting key (checked): a run failed at its cap goes on only with
+	// a larger one.
+	Caps map[string]string
 	// Settings are every setting from the environment, config or default
 	// (the queue's settings apply to a resumed run too).
 	Settings runconfig.Settings
@@ -150,11 +154,12 @@ type Resume struct {
 
 // ResumeUsage is the error for a resume line without exactly one run.
 func ResumeUsage() string {
-	return "usage: " + Prog() + " resume RUN [--max-iterations N] [--max-duration D]"
+	return "usage: " + Prog() + " resume RUN [--max-iterations N] [--max-duration D] [--max-cost USD] [--max-tokens N]"
 }
 
-// ParseResume reads `loop resume RUN [--max-iterations N] [--max-duration D]`;
-// both values are read by the setting's own parser.
+// ParseResume reads `loop resume RUN [--max-iterations N] [--max-duration D]
+// [--max-cost USD] [--max-tokens N]`; each value is read by the setting's
+// own parser.
 func ParseResume(args []string, src Sources) (*Resume, error) {
 	set, err := runconfig.Resolve(runconfig.Sources{Getenv: src.Getenv, Config: src.Config})
 	if err != nil {
@@ -168,7 +173,7 @@ func ParseResume(args []string, src Sources) (*Resume, error) {
 		switch {
 		case a == "-h" || a == "--help":
 			return &Resume{Help: true}, nil
-		case name == "--max-iterations" || name == "--max-duration":
+		case name == "--max-iterations" || name == "--max-duration" || name == "--max-cost" || name == "--max-tokens":
 			if !inline && i+1 < len(args) {
 				i++
 				val = args[i]
@@ -180,10 +185,16 @@ func ParseResume(args []string, src Sources) (*Resume, error) {
 			if err := given.Set(key, val); err != nil {
 				return nil, err
 			}
-			if key == "max_duration" {
+			switch key {
+			case "max_duration":
 				r.MaxDuration, r.HasMaxDuration = given.MaxDuration, true
-			} else {
+			case "max_iterations":
 				r.MaxIterations = given.MaxIterations
+			default:
+				if r.Caps == nil {
+					r.Caps = map[string]string{}
+				}
+				r.Caps[key] = val
 			}
 		case strings.HasPrefix(a, "-"):
 			return nil, usagef("unknown flag %s", name)

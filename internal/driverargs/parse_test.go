@@ -183,6 +183,8 @@ func TestParseResume(t *testing.T) {
 		{args: []string{"r1", "--max-iterations=ten"}, err: `--max-iterations must be a whole number from 1 to 1000000, got "ten"`},
 		{args: []string{"r1", "--max-duration", "9000h"}, err: `--max-duration must be a duration like 90s, 5m or 3600 (seconds), got "9000h"`},
 		{args: []string{"r1", "--bogus"}, err: "unknown flag --bogus"},
+		{args: []string{"r1", "--max-cost", "-1"}, err: `--max-cost must be a number from 0 to 1e9, got "-1"`},
+		{args: []string{"r1", "--max-tokens=many"}, err: `--max-tokens must be a whole number from 0 to 9e15, got "many"`},
 	}
 	for _, tc := range tests {
 		r, err := ParseResume(tc.args, src)
@@ -199,6 +201,11 @@ func TestParseResume(t *testing.T) {
 		if r.Settings.MaxConcurrency != 5 || r.Settings.QueuePolicy != "newest_first" {
 			t.Errorf("ParseResume(%q): settings %+v, want env and config applied", tc.args, r.Settings)
 		}
+	}
+	// a run failed at its cost or token cap goes on with a larger one
+	if r, err := ParseResume([]string{"r1", "--max-cost", "5", "--max-tokens=900000"}, src); err != nil ||
+		r.Caps["max_cost"] != "5" || r.Caps["max_tokens"] != "900000" || len(r.Caps) != 2 {
+		t.Errorf("resume with new caps: %+v, %v", r, err)
 	}
 	if r, err := ParseResume([]string{"-h"}, src); err != nil || !r.Help {
 		t.Errorf("resume -h: %+v, %v", r, err)

@@ -29,6 +29,7 @@ type holdOptions struct {
 	// MaxDuration is --resume's new --max-duration, when HasMaxDuration.
 	MaxDuration    runconfig.Duration
 	HasMaxDuration bool
+	Caps           map[string]string // --resume's new max_cost, max_tokens
 	// Settings are the run's, resolved and checked (--resume: from the
 	// environment and config, for the queue).
 	Settings runconfig.Settings
@@ -308,7 +309,7 @@ func readLine(mode string, args []string, src driverargs.Sources) (*holdOptions,
 			return nil, err
 		}
 		opts.Settings, opts.Run, opts.MaxIterations = r.Settings, r.Run, r.MaxIterations
-		opts.MaxDuration, opts.HasMaxDuration = r.MaxDuration, r.HasMaxDuration
+		opts.MaxDuration, opts.HasMaxDuration, opts.Caps = r.MaxDuration, r.HasMaxDuration, r.Caps
 	}
 	if opts.Run != "" {
 		if err := store.ValidRunID(opts.Run); err != nil {

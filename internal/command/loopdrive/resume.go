@@ -6,7 +6,9 @@ package loopdrive
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
@@ -102,6 +104,12 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 			run.Settings.MaxDuration = opts.MaxDuration
 			msg += ", max_duration " + opts.MaxDuration.String()
 		}
+		for _, k := range slices.Sorted(maps.Keys(opts.Caps)) { // checked when read
+			if err := run.Settings.Set(k, opts.Caps[k]); err != nil {
+				return "", err
+			}
+			msg += ", " + k + " " + opts.Caps[k]
+		}
 		run.Settings.ResumedAfter = n
 		if run.Merge != nil && run.Merge.Status == record.MergeFailed { // its event stays
 			run.Merge = nil
@@ -118,7 +126,7 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 	if err != nil {
 		return "", cli.Failf("%w", err)
 	}
-	if opts.MaxIterations > 0 || opts.HasMaxDuration { // the person's new bounds
+	if opts.MaxIterations > 0 || opts.HasMaxDuration || len(opts.Caps) > 0 { // the person's new bounds
 		if err := runconfig.Keep(h.st.RunDir(id), &resumed.Settings); err != nil {
 			h.env.Log.Warn("the run's new bounds are not kept outside the workspace", "err", err)
 		}
