@@ -39,7 +39,7 @@ _loopkit_loop() {
       COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" run --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" -- "$cur")) ;;
     resume:-*)
       # shellcheck disable=SC2207
-      COMPREPLY=($(compgen -W "--max-iterations" -- "$cur")) ;;
+      COMPREPLY=($(compgen -W "--max-iterations --max-duration --max-cost --max-tokens --interrupted" -- "$cur")) ;;
     resume:*|cancel:*|pause:*)
       # shellcheck disable=SC2207
       COMPREPLY=($(compgen -W "$(_loopkit_runs)" -- "$cur")) ;;
