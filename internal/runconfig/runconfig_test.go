@@ -177,9 +177,9 @@ func TestResolve(t *testing.T) {
 		{Sources{Flags: map[string][]string{"max_cost": {"NaN"}}}, `--max-cost must be a number from 0 to 1e9`},
 		{Sources{Config: map[string]ConfigValue{"final_verify_cmds": {Value: `["a", ""]`, Where: "c:2"}}}, `c:2: final_verify_cmds must be one command, or a JSON list of them`},
 		{Sources{Config: map[string]ConfigValue{"final_verify_cmds": {Value: `[1]`, Where: "c:2"}}}, `c:2: final_verify_cmds must be one command`},
-		// run.json (JSON) would keep these changed: the run then fails on a
-		// prompt path it cannot find, after it was created
-		{Sources{Flags: map[string][]string{"prompt": {"t\xff.md"}}}, `--prompt must be UTF-8 text, got "t\xff.md"`},
+		// run.json (JSON) would keep these changed: the run then runs
+		// another validation, hook or model than the one given
+		{Sources{Flags: map[string][]string{"validate": {"test -f t\xff.md"}}}, `--validate must be UTF-8 text, got "test -f t\xff.md"`},
 		{Sources{Flags: map[string][]string{"on_event": {"ok", "echo \xff"}}}, `--on-event must be UTF-8 text`},
 		{Sources{Getenv: func(k string) string { return map[string]string{"LOOP_MODEL": "\xfe"}[k] }}, `LOOP_MODEL must be UTF-8 text`},
 	} {

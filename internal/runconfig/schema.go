@@ -251,8 +251,10 @@ func (f *Field) Name() string {
 func (f *Field) set(s *Settings, text string) error {
 	v := reflect.ValueOf(s).Elem().Field(f.index)
 	bad := func() error { return fmt.Errorf("must be %s, got %q", f.Form(), text) }
-	if err := utf8Text(text); err != nil {
-		return err
+	if f.Check == "" { // a path is refused with its own words (Unkept)
+		if err := utf8Text(text); err != nil {
+			return err
+		}
 	}
 	switch {
 	case f.kind == durType:
@@ -377,8 +379,8 @@ func boolean(v string) (bool, bool) {
 }
 
 // utf8Text: run.json and the kept settings are JSON, which keeps no
-// other bytes: a path or command that is not UTF-8 would be stored
-// changed, and the run fail on what it names after it was created.
+// other bytes: a command, model or folder that is not UTF-8 would be
+// stored changed, and the run use another after it was created.
 func utf8Text(text string) error {
 	if !utf8.ValidString(text) {
 		return fmt.Errorf("must be UTF-8 text, got %q", text)
