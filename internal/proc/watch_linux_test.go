@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 	if n := os.Getenv("PROC_BURST_HELPER"); n != "" {
 		burstHelper(n)
 	}
+	if dir := os.Getenv("PROC_STOP_HELPER"); dir != "" {
+		stopHelper(dir)
+	}
 	if dir := os.Getenv("PROC_WATCH_HELPER"); dir != "" {
 		useWatcher = true
 		Run(Spec{Args: []string{"sh", "-c", "echo $$ > " + filepath.Join(dir, "pid") + "; exec sleep 60"}, ParentDeath: true})
