@@ -62,9 +62,11 @@ func MaybeWatch() {
 func watchParent(parent int, path string, args []string) int {
 	// Signals the parent forwards to the group reach the command directly;
 	// the watcher only outlives them to report the command's status.
-	// (Caught, not ignored: an ignored signal would stay ignored in the child.)
+	// (Caught, not ignored: an ignored signal would stay ignored in the child;
+	// one ignored when started stays so, as nohup asks: NotifyStop.)
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	NotifyStop(sigs)
+	signal.Notify(sigs, syscall.SIGPIPE)
 	cmd := &exec.Cmd{Path: path, Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -22,6 +22,11 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("PROC_STOP_HELPER"); dir != "" {
 		stopHelper(dir)
 	}
+	if dir := os.Getenv("PROC_IGN_HELPER"); dir != "" {
+		useWatcher = true
+		Run(Spec{Args: []string{"sh", "-c", "grep SigIgn /proc/self/status > " + filepath.Join(dir, "ign")}, ParentDeath: true})
+		os.Exit(0)
+	}
 	if dir := os.Getenv("PROC_WATCH_HELPER"); dir != "" {
 		useWatcher = true
 		Run(Spec{Args: []string{"sh", "-c", "echo $$ > " + filepath.Join(dir, "pid") + "; exec sleep 60"}, ParentDeath: true})
@@ -79,4 +84,30 @@ func TestWatcherKillsWhenParentDies(t *testing.T) {
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 	t.Fatalf("pid %d outlived its parent by 5s", pid)
+}
+
+// A signal the command was started with ignored (SIGHUP under nohup,
+// SIGINT in a script's & job) stays ignored in what the watcher starts,
+// as it does without one (NotifyStop): the watcher used to catch it, so
+// exec gave the agent the default, which nohup asked not to.
+func TestWatcherKeepsIgnoredSignals(t *testing.T) {
+	dir := t.TempDir()
+	helper := exec.Command("sh", "-c", `trap "" HUP INT; exec "$0" -test.run=^$`, os.Args[0])
+	helper.Env = append(os.Environ(), "PROC_IGN_HELPER="+dir)
+	if out, err := helper.CombinedOutput(); err != nil {
+		t.Fatalf("helper: %v %s", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "ign"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mask, err := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(string(b), "SigIgn:")), 16, 64)
+	if err != nil {
+		t.Fatalf("%q: %v", b, err)
+	}
+	for _, s := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT} {
+		if mask&(1<<(s-1)) == 0 {
+			t.Errorf("%v is not ignored in the watched command (SigIgn %x)", s, mask)
+		}
+	}
 }
