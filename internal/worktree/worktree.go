@@ -166,6 +166,9 @@ func checkBase(s Spec) error {
 		return fmt.Errorf("base branch %q: not a commit in %s (set base_branch)", s.Base, s.Top)
 	}
 	if _, err := gitstate.Git(s.Top, "rev-parse", "--verify", "-q", s.Base+"^{commit}"); err != nil {
+		if _, err := gitstate.Git(s.Top, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil {
+			return fmt.Errorf("base branch %q: not a commit in %s, which has none yet (commit first)", s.Base, s.Top)
+		}
 		return fmt.Errorf("base branch %q: not a commit in %s (set base_branch)", s.Base, s.Top)
 	}
 	return nil

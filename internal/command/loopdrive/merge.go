@@ -21,6 +21,7 @@ import (
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/userdir"
 	"github.com/loopkit/loopkit/internal/view"
+	"github.com/loopkit/loopkit/internal/worktree"
 )
 
 // mergeBranch merges a completed worktree run's branch into its merge
@@ -128,8 +129,8 @@ func checkMerge(set *runconfig.Settings) error {
 	if prefix != "" && strings.HasPrefix(target, prefix) {
 		return cli.Usagef("--merge-target %s: must not start with the run branch prefix %s", target, prefix)
 	}
-	if _, err := gitstate.Git(set.Dir, "check-ref-format", "--branch", target); err != nil {
-		return cli.Usagef("--merge-target %q is not a valid branch name", target)
+	if err := worktree.CheckBranch(set.Dir, target); err != nil { // runcheck's, outside git too
+		return cli.Usagef("merge_target_branch %q: %v", target, err)
 	}
 	if set.MergeStrategy == "none" {
 		return nil
