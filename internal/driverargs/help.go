@@ -54,8 +54,8 @@ Exit status: 0 completed; 1 stuck; 2 usage or a bad setting (a validation
 that cannot run included); 3 failed (the agent or the validation cannot
 run, the agent keeps failing, over budget or duration, merge refused or in
 conflict); 75 busy (another driver has the run, or another run the work
-tree: --worktree) or paused; 129/130/141/143 ended by SIGHUP/INT/PIPE/TERM;
-70 internal error, or a store it cannot use.
+tree: --worktree) or paused; 129/130/131/141/143 ended by SIGHUP/INT/QUIT/
+PIPE/TERM; 70 internal error, or a store it cannot use.
 `
 
 // descCol is where option descriptions start; width is the help's.

@@ -100,8 +100,9 @@ func (r *Result) Group() int {
 // Duration is the child's wall-clock time.
 func (r *Result) Duration() time.Duration { return r.Ended.Sub(r.Started) }
 
-// Run starts the command and waits for it. SIGINT, SIGTERM and SIGHUP sent
-// to this process are forwarded to the child's group while it runs.
+// Run starts the command and waits for it. SIGINT, SIGTERM, SIGHUP and
+// SIGQUIT sent to this process are forwarded to the child's group while
+// it runs.
 func Run(spec Spec) (*Result, error) {
 	if len(spec.Args) == 0 {
 		return nil, errors.New("no command given")

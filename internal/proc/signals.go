@@ -6,8 +6,9 @@ import (
 	"syscall"
 )
 
-// stopSignals are the signals that stop a command and what it runs.
-var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+// stopSignals are the signals that stop a command and what it runs
+// (Ctrl-\'s SIGQUIT as Ctrl-C's SIGINT, not Go's dump of its stacks).
+var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // ignoredAtStart are those the command was started with ignored (SIGHUP
 // under nohup, SIGINT in a script's `&` job), read before anything asks
@@ -22,7 +23,7 @@ var ignoredAtStart = func() map[os.Signal]bool {
 	return m
 }()
 
-// NotifyStop relays SIGINT, SIGTERM and SIGHUP to ch, except one the
+// NotifyStop relays SIGINT, SIGTERM, SIGHUP and SIGQUIT to ch, except one the
 // command was started with ignored: Go's Notify would catch it, so a
 // terminal closing under nohup would stop the agent that bash, unable to
 // trap an ignored signal, lets go on. Left ignored, it stays ignored in

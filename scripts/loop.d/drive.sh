@@ -29,7 +29,7 @@ on_signal() {
 }
 
 trap_signals() {
-  trap 'on_signal HUP 129' HUP; trap 'on_signal INT 130' INT
+  trap 'on_signal HUP 129' HUP; trap 'on_signal INT 130' INT; trap 'on_signal QUIT 131' QUIT
   trap 'on_signal PIPE 141' PIPE; trap 'on_signal TERM 143' TERM
 }
 
