@@ -66,11 +66,26 @@ func safeRunes(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || UnsafeRune(r) {
+		if Acts(r) {
 			return false
 		}
 	}
 	return true
+}
+
+// Acts: a control character (C0, DEL, C1) or a bidirectional override,
+// which acts on a terminal or a reader instead of showing.
+func Acts(r rune) bool { return r < 0x20 || r == 0x7f || UnsafeRune(r) }
+
+// Blank is s with every character that Acts made a space: for a line kept
+// as plain text (a report's field or cell), where an escape would be noise.
+func Blank(s string) string {
+	return strings.Map(func(r rune) rune {
+		if Acts(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // UnsafeRune: C1 controls (0x9b is a one-byte CSI on some terminals) and the

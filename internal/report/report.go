@@ -138,12 +138,7 @@ func failingTests(fs []record.Failure) string {
 
 // cell makes a line safe inside a markdown table cell and keeps it short.
 func cell(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || quote.UnsafeRune(r) {
-			return ' ' // the output's own: cat of stuck.md must not obey it
-		}
-		return r
-	}, s)
+	s = quote.Blank(s) // the output's own: cat of stuck.md must not obey it
 	s = strings.ReplaceAll(s, "|", `\|`)
 	if h := record.HeadChars(s, 160); h != s {
 		return h + "…"

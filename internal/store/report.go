@@ -52,12 +52,7 @@ func AppendReport(path string, fields []string) error {
 func ReportLine(fields []string) []byte {
 	clean := make([]string, len(fields))
 	for i, f := range fields {
-		clean[i] = strings.Map(func(c rune) rune {
-			if c < 0x20 || c == 0x7f || quote.UnsafeRune(c) {
-				return ' '
-			}
-			return c
-		}, f)
+		clean[i] = quote.Blank(f)
 	}
 	return []byte(strings.Join(clean, "\t"))
 }
