@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/wfile"
@@ -160,16 +159,20 @@ func (c *capture) close() {
 // bestEffort is a live copy that must never block the capture: after its
 // first failed write (a closed stderr, a reader gone) it drops everything,
 // so the child's pipe keeps being drained into the spool file.
-// Both streams' copiers share one.
+// Both streams' copiers share one, so it writes one chunk at a time: Tee
+// may be any writer (a bytes.Buffer lost chunks written at once).
 type bestEffort struct {
+	mu     sync.Mutex
 	w      io.Writer
-	failed atomic.Bool
+	failed bool
 }
 
 func (b *bestEffort) Write(p []byte) (int, error) {
-	if !b.failed.Load() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.failed {
 		if _, err := b.w.Write(p); err != nil {
-			b.failed.Store(true)
+			b.failed = true
 		}
 	}
 	return len(p), nil
