@@ -41,13 +41,13 @@ func TestRecordsDocNamesEveryEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := os.ReadFile("record.go")
+	src, err := os.ReadFile("event.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	events := regexp.MustCompile(`(?m)^\s*Event\w+\s*=\s*"([A-Z_]+)"`).FindAllSubmatch(src, -1)
 	if len(events) < 20 {
-		t.Fatalf("found %d event types in record.go", len(events))
+		t.Fatalf("found %d event types in event.go", len(events))
 	}
 	for _, m := range events {
 		if !strings.Contains(string(doc), "`"+string(m[1])+"`") {
