@@ -210,11 +210,11 @@ act_iterate() {
   printf '%s\n' "${A[summary]}" 2>/dev/null # a closed stdout is the SIGPIPE trap's
 }
 
-# act_wait: a rate limit holds; sleep A[seconds], then ask again.
+# act_wait: a rate limit holds; wait A[seconds] (less once the run is paused), then ask again.
 act_wait() {
   log "${A[reason]}"
-  run_child sleep "${A[seconds]}"
-  checked sleep $?
+  run_child "$LK_DRIVE" wait --run "$RUN" --seconds "${A[seconds]}"
+  checked loop-drive $?
 }
 
 # act_stop: the run ends with A[status]; the driver exits with A[exit].

@@ -100,7 +100,8 @@ func cancel(env *cli.Env, door *runstate.Door, id string) error {
 	return err
 }
 
-// pause marks a driven run paused; its driver stops after the current step.
+// pause marks a driven run paused; its driver stops after the current step,
+// or at once from a rate-limit wait (waitRun looks).
 func pause(env *cli.Env, door *runstate.Door, id string) error {
 	st := door.Rec.St
 	if err := findRun(st, id); err != nil {
@@ -124,7 +125,7 @@ func pause(env *cli.Env, door *runstate.Door, id string) error {
 	if _, err := door.Pause(id, driverargs.Prog()+" pause"); err != nil {
 		return cli.Failf("%w", err)
 	}
-	env.Log.Info(fmt.Sprintf("run %[1]s: the driver stops after its current step; '%[2]s resume %[1]s' continues", id, driverargs.Prog()))
+	env.Log.Info(fmt.Sprintf("run %[1]s: the driver stops after its current step (at once if it waits for a rate limit); '%[2]s resume %[1]s' continues", id, driverargs.Prog()))
 	_, err = fmt.Fprintln(env.Stdout, record.RunPaused)
 	return err
 }

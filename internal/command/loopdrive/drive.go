@@ -26,6 +26,7 @@ const usage = `COMMAND [OPTIONS]
   loop-drive attempt --run ID < STEP
   loop-drive cancel --run ID | pause --run ID
   loop-drive merge --run ID
+  loop-drive wait --run ID --seconds S
   loop-drive init [--force]    (loop init)
   loop-drive trust [FILE...]   (loop trust)
   loop-drive usage
@@ -58,6 +59,10 @@ refuses a config that names commands (verify_cmds, final_verify_cmds,
 reviewer, run_naming_model, on_event) unless its content was accepted,
 recorded in $XDG_STATE_HOME/loopkit/trusted.
 
+wait waits out a rate limit for the driver (action=wait): S seconds at
+most, less once the run is no longer running (paused or canceled from
+another shell), so that the driver stops at once instead of after the wait.
+
 merge merges a completed worktree run's branch into its merge target in
 the primary worktree (never pushed) and prints the target's new commit; a
 merge that fails is recorded in the run, and next then fails the run.
@@ -70,15 +75,17 @@ held by another driver.`
 // flags instead: internal/driverargs).
 type Options struct {
 	cli.Common
-	Run       string `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"the run" unquote:"false"`
-	Next      bool   `hidden:"yes" long:"next" description:"print the next action"`
-	Record    bool   `hidden:"yes" long:"record" description:"record iteration --iteration from stdin, print its summary line and the next action"`
-	Iteration int    `long:"iteration" value-name:"N" description:"with record: the iteration's number"`
-	Attempt   bool   `hidden:"yes" long:"attempt" description:"keep the step on stdin, which could not work, as an attempt; print the next action"`
-	Cancel    bool   `hidden:"yes" long:"cancel" description:"stop the run's driver and mark the run canceled"`
-	Pause     bool   `hidden:"yes" long:"pause" description:"let the current step finish, then stop the driver; the run is paused"`
-	Merge     bool   `hidden:"yes" long:"merge" description:"merge the completed run's branch into its merge target"`
-	Usage     bool   `hidden:"yes" long:"usage" description:"print the help of the driver, loop"`
+	Run       string  `long:"run" env:"LOOP_RUN_ID" value-name:"ID" description:"the run" unquote:"false"`
+	Next      bool    `hidden:"yes" long:"next" description:"print the next action"`
+	Record    bool    `hidden:"yes" long:"record" description:"record iteration --iteration from stdin, print its summary line and the next action"`
+	Iteration int     `long:"iteration" value-name:"N" description:"with record: the iteration's number"`
+	Attempt   bool    `hidden:"yes" long:"attempt" description:"keep the step on stdin, which could not work, as an attempt; print the next action"`
+	Cancel    bool    `hidden:"yes" long:"cancel" description:"stop the run's driver and mark the run canceled"`
+	Pause     bool    `hidden:"yes" long:"pause" description:"let the current step finish, then stop the driver; the run is paused"`
+	Merge     bool    `hidden:"yes" long:"merge" description:"merge the completed run's branch into its merge target"`
+	Usage     bool    `hidden:"yes" long:"usage" description:"print the help of the driver, loop"`
+	Wait      bool    `no-flag:"true"`
+	Seconds   float64 `long:"seconds" value-name:"S" description:"with wait: how long at most"`
 	// --record, --cancel and --pause write as loop-record does, by the
 	// same flags and config keys.
 	runstate.Writing
@@ -137,6 +144,11 @@ func run(env *cli.Env) error {
 	if !opts.Record && p.FindOptionByLongName("iteration").IsSet() {
 		return env.UsageError("--iteration goes with record only")
 	}
+	if seconds := p.FindOptionByLongName("seconds").IsSet(); !opts.Wait && seconds {
+		return env.UsageError("--seconds goes with wait only")
+	} else if opts.Wait && (!seconds || opts.Seconds < 0) {
+		return env.UsageError("wait needs --seconds S, 0 or more")
+	}
 	if len(args) > 0 {
 		return env.UsageError("unexpected argument %q", args[0])
 	}
@@ -166,6 +178,8 @@ func run(env *cli.Env) error {
 		return cancel(env, door, opts.Run)
 	case opts.Merge:
 		return mergeBranch(env, st, opts.Run)
+	case opts.Wait:
+		return waitRun(env, st, opts.Run, opts.Seconds)
 	}
 	return pause(env, door, opts.Run)
 }

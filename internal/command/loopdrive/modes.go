@@ -27,6 +27,8 @@ var subcommands = []struct{ name, short, use string }{
 		"--run ID\n\nExamples:\n  $ loop-drive pause --run RUN"},
 	{"merge", "merge the completed run's branch into its merge target",
 		"--run ID\n\nExamples:\n  $ loop-drive merge --run RUN"},
+	{"wait", "wait out a rate limit: S seconds, or until the run is paused or canceled",
+		"--run ID --seconds S\n\nExamples:\n  $ loop-drive wait --run RUN --seconds 60"},
 	{"init", "set up a project (loop init)", ""},
 	{"trust", "accept a config file's commands (loop trust)", ""},
 	{"usage", "print the help of the driver, loop",
@@ -56,16 +58,18 @@ func helpHides(name string) []string {
 	case "record":
 		return nil
 	case "usage":
-		return []string{"run", "iteration", "inline-cap", "max-patch-bytes"}
+		return []string{"run", "iteration", "seconds", "inline-cap", "max-patch-bytes"}
+	case "wait":
+		return []string{"iteration"}
 	}
-	return []string{"iteration"}
+	return []string{"iteration", "seconds"}
 }
 
 // pickMode sets the one mode the subcommand, or else one old mode flag,
 // asks for: two are exit 2 naming both, none is exit 2 listing them.
 func pickMode(env *cli.Env, p *flags.Parser, opts *Options) error {
 	flagsOn := map[string]*bool{"next": &opts.Next, "record": &opts.Record, "attempt": &opts.Attempt,
-		"cancel": &opts.Cancel, "pause": &opts.Pause, "merge": &opts.Merge, "usage": &opts.Usage}
+		"cancel": &opts.Cancel, "pause": &opts.Pause, "merge": &opts.Merge, "usage": &opts.Usage, "wait": &opts.Wait}
 	var given []string
 	for _, c := range subcommands {
 		if on := flagsOn[c.name]; on != nil && *on {
