@@ -326,7 +326,8 @@ func (c *claude) result(m *claudeMsg) {
 	}
 	if m.Usage != nil {
 		// A later result restates the session's totals; one lacking a
-		// field does not blank what an earlier one said.
+		// field does not blank what an earlier one said. The tokens are
+		// usage's, never modelUsage's: testdata/agent-samples/README.md.
 		u := m.Usage.usage()
 		setIf(&s.result.InputTokens, u.InputTokens)
 		setIf(&s.result.OutputTokens, u.OutputTokens)
