@@ -260,6 +260,8 @@ func (t *geminiTokens) usage() Usage {
 		}
 		in = &n
 	}
+	// output as Gemini prints it, thoughts beside it (docs/agents.md,
+	// "Decisions"): never derived from total_tokens
 	out := t.OutputTokens
 	if out == nil {
 		out = t.Candidates

@@ -106,7 +106,8 @@ func (o *opencode) event(ev *opencodeEvent) {
 		if p == nil {
 			return
 		}
-		// Each step reports its own tokens and cost: they add up.
+		// Each step reports its own tokens and cost: they add up. Output
+		// and reasoning as opencode prints them (docs/agents.md, "Decisions").
 		if t := p.Tokens; t != nil {
 			u := Usage{InputTokens: t.Input, OutputTokens: t.Output, ReasoningTokens: t.Reasoning}
 			if t.Cache != nil {
