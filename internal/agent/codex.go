@@ -69,6 +69,11 @@ type codex struct {
 	anyMessage string
 	lastNotice string // the last retry notice ("Reconnecting... 2/5 …")
 	completed  bool
+	// thread is the latest thread.started's id; byThread each thread's
+	// usage, in the order first seen (see turnCompleted).
+	thread   string
+	threads  []string
+	byThread map[string]Usage
 }
 
 func parseCodex(br *bufio.Reader, w *penv) (*Result, error) {
@@ -106,6 +111,9 @@ func parseCodex(br *bufio.Reader, w *penv) (*Result, error) {
 	if res.FinalMessage == "" {
 		res.FinalMessage = c.anyMessage
 	}
+	for _, id := range c.threads {
+		res.Usage.Add(c.byThread[id])
+	}
 	if c.lastNotice != "" && !c.completed && len(res.Errors) == 0 {
 		// Only retry notices and no turn ended: say what it was retrying.
 		res.errorText("codex: "+c.lastNotice, "", w.now)
@@ -131,26 +139,11 @@ func (c *codex) apply(ev *codexEvent) {
 		if res.SessionID == "" {
 			res.SessionID = strings.Clone(ev.ThreadID)
 		}
+		c.thread = strings.Clone(ev.ThreadID)
 	case "turn.completed":
 		c.completed = true
-		if u := ev.Usage; u != nil {
-			// Codex counts cached reads and cache writes inside
-			// input_tokens; Claude does not, and the record means Claude's
-			// figure, so both come off (never below 0).
-			var in *int64
-			if u.InputTokens != nil {
-				n := *u.InputTokens
-				if u.CachedInputTokens != nil {
-					n -= *u.CachedInputTokens
-				}
-				if u.CacheWriteInputTokens != nil {
-					n -= *u.CacheWriteInputTokens
-				}
-				n = max(n, 0)
-				in = &n
-			}
-			res.Usage.Add(Usage{InputTokens: in, OutputTokens: u.OutputTokens, CacheReadTokens: u.CachedInputTokens,
-				CacheCreationTokens: u.CacheWriteInputTokens, ReasoningTokens: u.ReasoningOutputTokens})
+		if ev.Usage != nil {
+			c.turnCompleted(ev)
 		}
 	case "turn.failed":
 		msg := "codex turn.failed"
@@ -238,4 +231,37 @@ func (c *codex) item(it *codexItem, completed bool) {
 			cs.result(it.ID, it.Status, it.Status == "failed", false)
 		}
 	}
+}
+
+// turnCompleted keeps a turn's usage as its thread's. Codex reports the
+// thread's running total there, not the turn's (usage_from_last_total in
+// codex-rs/exec/src/event_processor_with_jsonl_output.rs; a resumed thread
+// reports its whole history: github.com/gitmoot/gitmoot/issues/661), so a
+// later turn of the same thread (`codex exec resume` in the same step)
+// replaces the earlier figure instead of adding to it.
+func (c *codex) turnCompleted(ev *codexEvent) {
+	u := ev.Usage
+	// Codex counts cached reads and cache writes inside input_tokens;
+	// Claude does not, and the record means Claude's figure, so both come
+	// off (never below 0).
+	var in *int64
+	if u.InputTokens != nil {
+		n := *u.InputTokens
+		if u.CachedInputTokens != nil {
+			n -= *u.CachedInputTokens
+		}
+		if u.CacheWriteInputTokens != nil {
+			n -= *u.CacheWriteInputTokens
+		}
+		n = max(n, 0)
+		in = &n
+	}
+	if c.byThread == nil {
+		c.byThread = map[string]Usage{}
+	}
+	if _, seen := c.byThread[c.thread]; !seen {
+		c.threads = append(c.threads, c.thread)
+	}
+	c.byThread[c.thread] = Usage{InputTokens: in, OutputTokens: u.OutputTokens, CacheReadTokens: u.CachedInputTokens,
+		CacheCreationTokens: u.CacheWriteInputTokens, ReasoningTokens: u.ReasoningOutputTokens}
 }

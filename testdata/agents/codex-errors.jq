@@ -1,10 +1,17 @@
 # Codex exec --json: input without cached reads and cache writes, summed
-# over turn.completed; tool calls are the distinct item ids of tool items;
+# over threads; tool calls are the distinct item ids of tool items;
 # the final message is the last completed agent_message. The error kind
 # is that of the last HTTP status an error or turn.failed message names
 # ("unexpected status 401 Unauthorized", "last status: 429 …"); a failed
 # turn without one is an API error.
-def usage(f): [.[] | select(.type == "turn.completed") | .usage | f] | if length == 0 then null else add end;
+# A turn.completed holds its thread's running total: the last of each
+# thread counts.
+def turns: reduce .[] as $e ({t: "", by: {}, order: []};
+  if $e.type == "thread.started" then .t = ($e.thread_id // "")
+  elif $e.type == "turn.completed" and $e.usage != null then
+    (if .by[.t] == null then .order += [.t] else . end) | .by[.t] = $e.usage
+  else . end) | [.by[.order[]]];
+def usage(f): [turns[] | f] | if length == 0 then null else add end;
 def kind(s): if s == 401 then "authentication" elif s == 403 then "permission"
   elif s == 429 then "rate_limit" elif s == 400 or s == 404 or s == 413 then "invalid_request"
   elif s >= 500 then "overloaded" else "api_error" end;

@@ -1,7 +1,14 @@
 # Codex exec --json: input without cached reads and cache writes, summed
-# over turn.completed; tool calls are the distinct item ids of tool items;
+# over threads; tool calls are the distinct item ids of tool items;
 # the final message is the last completed agent_message.
-def usage(f): [.[] | select(.type == "turn.completed") | .usage | f] | if length == 0 then null else add end;
+# A turn.completed holds its thread's running total: the last of each
+# thread counts.
+def turns: reduce .[] as $e ({t: "", by: {}, order: []};
+  if $e.type == "thread.started" then .t = ($e.thread_id // "")
+  elif $e.type == "turn.completed" and $e.usage != null then
+    (if .by[.t] == null then .order += [.t] else . end) | .by[.t] = $e.usage
+  else . end) | [.by[.order[]]];
+def usage(f): [turns[] | f] | if length == 0 then null else add end;
 {format: "codex",
  input: usage(.input_tokens - (.cached_input_tokens // 0) - (.cache_write_input_tokens // 0)),
  output: usage(.output_tokens), cache_read: usage(.cached_input_tokens),
