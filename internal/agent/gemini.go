@@ -275,7 +275,8 @@ var geminiExits = map[int]struct{ name, kind string }{
 	42:  {"input error: invalid prompt or arguments (FatalInputError)", "invalid_request"},
 	44:  {"sandbox error (FatalSandboxError)", "api_error"},
 	52:  {"configuration error: invalid settings.json (FatalConfigError)", "invalid_request"},
-	53:  {"turn limit reached (FatalTurnLimitedError)", "api_error"},
+	53:  {"turn limit reached (FatalTurnLimitedError)", "max_turns"}, // its maxSessionTurns, not the API
+	54:  {"tool execution failed (FatalToolExecutionError)", ""},     // a tool's fatal error (disk full), not the API
 	130: {"cancelled (FatalCancellationError)", ""},
 }
 

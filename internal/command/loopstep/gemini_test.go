@@ -18,7 +18,11 @@ func TestGeminiExitCodes(t *testing.T) {
 		{"42", "invalid_request", "FatalInputError"},
 		{"44", "api_error", "FatalSandboxError"},
 		{"52", "invalid_request", "FatalConfigError"},
-		{"53", "api_error", "FatalTurnLimitedError"},
+		// The CLI's own turn limit (model.maxSessionTurns), as Claude's
+		// error_max_turns; 54: packages/core/src/utils/errors.ts and
+		// docs/cli/headless.md of google-gemini/gemini-cli.
+		{"53", "max_turns", "FatalTurnLimitedError"},
+		{"54", "", "FatalToolExecutionError"},
 		{"130", "", "FatalCancellationError"},
 	} {
 		c := newCase(t)
