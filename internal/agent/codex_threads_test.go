@@ -37,3 +37,21 @@ func TestCodexThreadUsageIsARunningTotal(t *testing.T) {
 		})
 	}
 }
+
+// A model the account may not use: Codex quotes the API's 400 body in its
+// error and turn.failed (openai/codex#17642; pingdotgg/t3code#829), or,
+// before, "unexpected status 400 Bad Request" (openai/codex#6603).
+func TestCodexQuoted400IsInvalidRequest(t *testing.T) {
+	body := `{\"type\":\"error\",\"status\":400,\"error\":{\"type\":\"invalid_request_error\",\"message\":\"The 'gpt-5.3-codex-spark' model is not supported when using Codex with a ChatGPT account.\"}}`
+	for _, in := range []string{
+		lines(`{"type":"thread.started","thread_id":"01a0009e-f7b4-7622-9f79-bbf2ebb90bb1"}`, `{"type":"turn.started"}`,
+			`{"type":"error","message":"`+body+`"}`, `{"type":"turn.failed","error":{"message":"`+body+`"}}`),
+		lines(`{"type":"thread.started","thread_id":"t"}`,
+			`{"type":"turn.failed","error":{"message":"unexpected status 400 Bad Request: {\"detail\":\"The 'gpt-5.1-codex' model is not supported when using Codex with a ChatGPT account.\"}"}}`),
+	} {
+		res := parseString(t, in, FormatCodex)
+		if res.ErrorKind != "invalid_request" || len(res.Errors) != 1 {
+			t.Errorf("kind %q errors %q", res.ErrorKind, res.Errors)
+		}
+	}
+}

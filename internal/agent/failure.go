@@ -80,8 +80,10 @@ var (
 	overText = lazyRegexp(`(?i)overloaded|\b529\b|\b50[0234]\b|service unavailable|internal server error|bad gateway|\bUNAVAILABLE\b|experiencing high demand`)
 	// reqText: a request the API refused as it stands, mostly a context
 	// too long (Codex's "ran out of room in the model's context window",
-	// Gemini's quoted 400 body, opencode's ContextOverflowError).
-	reqText = lazyRegexp(`(?i)context window|context[_ ]length|maximum context|ContextOverflow|prompt is too long|exceeds the maximum number of tokens|\bINVALID_ARGUMENT\b|"code":\s*400\b`)
+	// Gemini's quoted 400 body, opencode's ContextOverflowError), or
+	// Codex's quoted 400 ({"type":"error","status":400,"error":{"type":
+	// "invalid_request_error",…}}, "unexpected status 400 Bad Request").
+	reqText = lazyRegexp(`(?i)context window|context[_ ]length|maximum context|ContextOverflow|prompt is too long|exceeds the maximum number of tokens|\bINVALID_ARGUMENT\b|"code":\s*400\b|"status":\s*400\b|invalid_request_error|\b400 Bad Request\b`)
 	limText = lazyRegexp(`(?i)usage limit|(session|weekly|daily|usage|rate|5-hour|five[_ -]hour|opus|sonnet) limit (reached|exceeded|hit)|hit your [\w -]{0,20}limit|reached your [\w -]{0,20}limit|rate[_ ]limit(ed| exceeded|_error)|too many requests|\b429\b|RESOURCE_EXHAUSTED|quota exceeded|exceeded your current quota|out of (credits|quota)`)
 )
 
