@@ -15,16 +15,23 @@ import (
 type codexEvent struct {
 	Type     string `json:"type"`
 	ThreadID string `json:"thread_id"`
-	Usage    *struct {
-		InputTokens           *int64 `json:"input_tokens"`
-		CachedInputTokens     *int64 `json:"cached_input_tokens"`
-		CacheWriteInputTokens *int64 `json:"cache_write_input_tokens"`
-		OutputTokens          *int64 `json:"output_tokens"`
-		ReasoningOutputTokens *int64 `json:"reasoning_output_tokens"`
-	} `json:"usage"`
-	Item    *codexItem  `json:"item"`
+	// SessionID is on the older stream's first line, its config summary.
+	SessionID string      `json:"session_id"`
+	Usage     *codexUsage `json:"usage"`
+	Item      *codexItem  `json:"item"`
+	// Msg is the whole event of versions before thread.started:
+	// {"id":"0","msg":{"type":"agent_message",…}} (codex_msg.go).
+	Msg     *codexMsg   `json:"msg"`
 	Error   *codexError `json:"error"`
 	Message string      `json:"message"`
+}
+
+type codexUsage struct {
+	InputTokens           *int64 `json:"input_tokens"`
+	CachedInputTokens     *int64 `json:"cached_input_tokens"`
+	CacheWriteInputTokens *int64 `json:"cache_write_input_tokens"`
+	OutputTokens          *int64 `json:"output_tokens"`
+	ReasoningOutputTokens *int64 `json:"reasoning_output_tokens"`
 }
 
 type codexError struct {
@@ -74,6 +81,8 @@ type codex struct {
 	thread   string
 	threads  []string
 	byThread map[string]Usage
+	// legacySum adds up the older stream's per-response token_count.
+	legacySum Usage
 }
 
 func parseCodex(br *bufio.Reader, w *penv) (*Result, error) {
@@ -143,7 +152,7 @@ func (c *codex) apply(ev *codexEvent) {
 	case "turn.completed":
 		c.completed = true
 		if ev.Usage != nil {
-			c.turnCompleted(ev)
+			c.threadUsage(ev.Usage.usage())
 		}
 	case "turn.failed":
 		msg := "codex turn.failed"
@@ -163,6 +172,12 @@ func (c *codex) apply(ev *codexEvent) {
 			return
 		}
 		res.errorText("codex error: "+ev.Message, "", c.w.now)
+	case "":
+		if ev.Msg != nil {
+			c.legacy(ev.Msg)
+		} else if ev.SessionID != "" && res.SessionID == "" {
+			res.SessionID = strings.Clone(ev.SessionID)
+		}
 	case "item.started", "item.updated", "item.completed":
 		if ev.Item != nil {
 			c.item(ev.Item, ev.Type == "item.completed")
@@ -233,17 +248,26 @@ func (c *codex) item(it *codexItem, completed bool) {
 	}
 }
 
-// turnCompleted keeps a turn's usage as its thread's. Codex reports the
+// threadUsage keeps a turn's usage as its thread's. Codex reports the
 // thread's running total there, not the turn's (usage_from_last_total in
 // codex-rs/exec/src/event_processor_with_jsonl_output.rs; a resumed thread
 // reports its whole history: github.com/gitmoot/gitmoot/issues/661), so a
 // later turn of the same thread (`codex exec resume` in the same step)
 // replaces the earlier figure instead of adding to it.
-func (c *codex) turnCompleted(ev *codexEvent) {
-	u := ev.Usage
-	// Codex counts cached reads and cache writes inside input_tokens;
-	// Claude does not, and the record means Claude's figure, so both come
-	// off (never below 0).
+func (c *codex) threadUsage(u Usage) {
+	if c.byThread == nil {
+		c.byThread = map[string]Usage{}
+	}
+	if _, seen := c.byThread[c.thread]; !seen {
+		c.threads = append(c.threads, c.thread)
+	}
+	c.byThread[c.thread] = u
+}
+
+// usage is Codex's figures in the record's terms. Codex counts cached
+// reads and cache writes inside input_tokens; Claude does not, and the
+// record means Claude's figure, so both come off (never below 0).
+func (u *codexUsage) usage() Usage {
 	var in *int64
 	if u.InputTokens != nil {
 		n := *u.InputTokens
@@ -256,12 +280,6 @@ func (c *codex) turnCompleted(ev *codexEvent) {
 		n = max(n, 0)
 		in = &n
 	}
-	if c.byThread == nil {
-		c.byThread = map[string]Usage{}
-	}
-	if _, seen := c.byThread[c.thread]; !seen {
-		c.threads = append(c.threads, c.thread)
-	}
-	c.byThread[c.thread] = Usage{InputTokens: in, OutputTokens: u.OutputTokens, CacheReadTokens: u.CachedInputTokens,
+	return Usage{InputTokens: in, OutputTokens: u.OutputTokens, CacheReadTokens: u.CachedInputTokens,
 		CacheCreationTokens: u.CacheWriteInputTokens, ReasoningTokens: u.ReasoningOutputTokens}
 }

@@ -100,6 +100,7 @@ type detectHead struct {
 	ToolCall     json.RawMessage `json:"tool_call"` // cursor
 	Role         string          `json:"role"`
 	Error        json.RawMessage `json:"error"`
+	Msg          json.RawMessage `json:"msg"` // codex before thread.started
 }
 
 // claudeLike is a format that prints Claude Code's events: the agent
@@ -121,6 +122,8 @@ func classifyHead(h *detectHead, binary string) string {
 	switch {
 	case strings.HasPrefix(t, "thread.") || strings.HasPrefix(t, "turn.") || strings.HasPrefix(t, "item."):
 		return FormatCodex
+	case t == "" && len(h.Msg) > 0 && h.Msg[0] == '{':
+		return FormatCodex // {"id":"0","msg":{"type":…}}: the older codex exec --json
 	case len(h.Part) > 0 && (t == "step_start" || t == "step_finish" || t == "text" || t == "tool_use" || t == "reasoning"):
 		return FormatOpencode
 	case t == "error" && h.SessionIDoc != nil:
