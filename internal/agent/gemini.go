@@ -166,7 +166,11 @@ func (g *gemini) event(ev *geminiEvent) {
 		g.afterTool = true
 	case "error":
 		if ev.Severity == "error" && !IsRetryNotice(ev.Message) {
-			res.errorText("gemini: "+ev.Message, "", g.w.now)
+			kind := ""
+			if ev.Message == geminiMaxTurns {
+				kind = record.ErrorKindMaxTurns
+			}
+			res.errorText("gemini: "+ev.Message, kind, g.w.now)
 		} else if ev.Severity == "warning" && ev.Message != "" {
 			// "Loop detected, stopping execution": the CLI ended its turn
 			// itself, and its result says success; the reason was lost
@@ -268,6 +272,10 @@ func (t *geminiTokens) usage() Usage {
 	}
 	return Usage{InputTokens: in, OutputTokens: out, CacheReadTokens: t.Cached, ReasoningTokens: t.Thoughts}
 }
+
+// geminiMaxTurns is the error event of its own model.maxSessionTurns
+// reached (packages/cli/src/nonInteractiveCli.ts), before it exits 53.
+const geminiMaxTurns = "Maximum session turns exceeded"
 
 // Gemini CLI's documented exit codes, named in the step's error.
 var geminiExits = map[int]struct{ name, kind string }{

@@ -40,3 +40,22 @@ func TestGeminiExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// Its maxSessionTurns reached, Gemini CLI's stream-json says so in an error
+// event and exits 53 (packages/cli/src/nonInteractiveCli.ts of
+// google-gemini/gemini-cli): the CLI's turn limit, not an API error.
+func TestGeminiMaxSessionTurns(t *testing.T) {
+	c := newCase(t)
+	bin := filepath.Join(c.dir, "bin")
+	os.Mkdir(bin, 0o755)
+	c.write("bin/gemini", "#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' "+
+		`'{"type":"init","timestamp":"2026-11-26T03:28:08.000Z","session_id":"s1","model":"gemini-2.5-flash"}' `+
+		`'{"type":"error","timestamp":"2026-11-26T03:28:09.000Z","severity":"error","message":"Maximum session turns exceeded"}'`+
+		"\nexit 53\n")
+	chmodX(t, filepath.Join(bin, "gemini"))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	rec, _, _ := c.run("", "--prompt", c.dir+"/prompt.md", "--", "gemini", "-p", "{prompt}", "--output-format", "stream-json")
+	if got := str(rec.ErrorKind); got != "max_turns" || rec.Error == nil || !strings.Contains(*rec.Error, "Maximum session turns exceeded") {
+		t.Errorf("kind %s error %s", got, str(rec.Error))
+	}
+}
