@@ -43,6 +43,27 @@ var policy = []string{
 // only reads (git status would rewrite the user's).
 var policyEnv = []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=true", "GIT_ASKPASS=true"}
 
+// located are the variables a caller's git exports to the commands it
+// runs (a hook, git rebase -x, git --git-dir, a pre-receive quarantine)
+// to say which repository, work tree, index, objects and refs it works
+// on: git's own list (git rev-parse --local-env-vars, less its config
+// entries, which are the person's) and GIT_NAMESPACE. loopkit's git finds
+// the repository from the directory alone, as a resume from another shell
+// does, and a call into a private store never reaches the caller's index
+// or objects. The agent and the validation still inherit them.
+var located = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_IMPLICIT_WORK_TREE",
+	"GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH",
+	"GIT_GRAFT_FILE", "GIT_SHALLOW_FILE", "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE",
+	"GIT_NAMESPACE", "GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX"}
+
+// environ is this process's environment less located, for every git.
+func environ() []string {
+	return slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(located, k)
+	})
+}
+
 // abort ends every git this process runs, running or to come (Abort);
 // made on first use, as nothing is built at start.
 var abort = sync.OnceValues(func() (context.Context, context.CancelFunc) {
@@ -96,7 +117,7 @@ func (c Cmd) Command(args ...string) *exec.Cmd {
 		args = append([]string{args[0], "--ignore-submodules=dirty"}, args[1:]...)
 	}
 	cmd := exec.CommandContext(aborted(), "git", append(full, args...)...)
-	cmd.Env = append(append(os.Environ(), policyEnv...), c.Env...)
+	cmd.Env = append(append(environ(), policyEnv...), c.Env...)
 	if !slices.ContainsFunc(c.Env, func(e string) bool { return strings.HasPrefix(e, "GIT_DIR=") }) {
 		// loopkit's own git directories are checked by their owner
 		cmd.Env = append(cmd.Env, guard(c.Dir)...)

@@ -134,7 +134,7 @@ func workTop(dir string) string {
 // back to the global or system value, or to nothing.
 func overrides(dir string) (o override, keys []string) {
 	cmd := exec.CommandContext(aborted(), "git", "-C", dir, "config", "--list", "--show-scope", "-z", "--includes")
-	cmd.Env = append(os.Environ(), policyEnv...)
+	cmd.Env = append(environ(), policyEnv...)
 	out, err := cmd.Output()
 	if err != nil {
 		// unreadable: neutralise what git would run most often

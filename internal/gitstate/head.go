@@ -16,8 +16,8 @@ import (
 // unborn branch). It reads .git's files itself (HEAD, the loose ref, then
 // packed-refs): every iteration asks, and a git process costs more than
 // the rest of the question. Whatever it does not know for certain (a
-// reftable, a symbolic ref pointing at a symbolic ref, GIT_DIR and its
-// kin in the environment, a file it cannot read) is asked of git.
+// reftable, a symbolic ref pointing at a symbolic ref, a file it cannot
+// read) is asked of git, which ignores a caller's GIT_DIR as this does.
 func HeadCommit(top string) string {
 	if sha, ok := headFromFiles(top); ok {
 		return sha
@@ -30,11 +30,6 @@ func HeadCommit(top string) string {
 
 // headFromFiles answers when the files answer for sure; ok false asks git.
 func headFromFiles(top string) (sha string, ok bool) {
-	for _, v := range []string{"GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY"} {
-		if os.Getenv(v) != "" {
-			return "", false
-		}
-	}
 	gitDir, common, ok := gitDirs(top)
 	if !ok {
 		return "", false

@@ -66,10 +66,18 @@ func TestHeadCommitAsGit(t *testing.T) {
 	git(wt, "commit", "-qm", "three", "--allow-empty")
 	same("linked worktree after a commit", wt, true)
 	same("main worktree beside it", repo, true)
-	os.WriteFile(filepath.Join(repo, ".git", "refs", "heads", "main"), []byte("ref: refs/heads/side\n"), 0o644)
-	same("a symbolic ref under a branch", repo, false)
-	t.Setenv("GIT_DIR", filepath.Join(wt, ".git"))
-	if _, ok := headFromFiles(repo); ok {
-		t.Error("GIT_DIR set: answered from the files")
+	mainHead := want(repo)
+	// a caller's GIT_DIR (a hook's) names another repository: HEAD is
+	// still the work tree's, from the files or from git
+	t.Setenv("GIT_DIR", filepath.Join(root, "elsewhere"))
+	if got := HeadCommit(repo); got != mainHead {
+		t.Errorf("GIT_DIR set: HeadCommit = %q, want %q", got, mainHead)
 	}
+	os.WriteFile(filepath.Join(repo, ".git", "refs", "heads", "main"), []byte("ref: refs/heads/side\n"), 0o644)
+	viaGit := HeadCommit(repo) // asks git
+	os.Unsetenv("GIT_DIR")
+	if w := want(repo); viaGit != w || w == "" {
+		t.Errorf("GIT_DIR set, HEAD through a symbolic ref: HeadCommit = %q, want %q", viaGit, w)
+	}
+	same("a symbolic ref under a branch", repo, false)
 }

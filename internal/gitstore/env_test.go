@@ -1,0 +1,83 @@
+package gitstore
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// What a caller's git exports to the commands it runs (a hook's
+// GIT_INDEX_FILE, a pre-receive quarantine's GIT_OBJECT_DIRECTORY, git
+// --git-dir's GIT_DIR, ...) steers none of loopkit's git: a run's trees are
+// the workspace's, its private store gets them, and neither the user's
+// repository nor the one the variables name gets anything.
+func TestCallersGitEnvironmentSteersNothing(t *testing.T) {
+	for _, name := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE",
+		"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_PREFIX"} {
+		t.Run(name, func(t *testing.T) {
+			repo := committedRepo(t, "a\n")
+			other := filepath.Join(t.TempDir(), "other")
+			os.Mkdir(other, 0o755)
+			run(t, other, "git", "init", "-q")
+			commit(t, other, "o.txt", "other\n")
+			quarantine := filepath.Join(t.TempDir(), "incoming")
+			os.MkdirAll(filepath.Join(quarantine, "pack"), 0o755)
+			value := map[string]string{
+				"GIT_DIR": filepath.Join(other, ".git"), "GIT_WORK_TREE": other,
+				"GIT_COMMON_DIR": filepath.Join(other, ".git"), "GIT_INDEX_FILE": filepath.Join(other, ".git", "index"),
+				"GIT_OBJECT_DIRECTORY": quarantine, "GIT_ALTERNATE_OBJECT_DIRECTORIES": filepath.Join(other, ".git", "objects"),
+				"GIT_NAMESPACE": "caller", "GIT_PREFIX": "sub/",
+			}[name]
+			write(t, repo, "a.txt", "dirty before the step\n", 0o644)
+			before, beforeOther := untouched(t, repo), untouched(t, other)
+
+			t.Setenv(name, value)
+			store := t.TempDir()
+			odb := filepath.Join(store, "spool", "1-2-ab.step.git")
+			base, used, ok, err := Base(repo, odb, "", nil)
+			if err != nil || !ok || !used {
+				t.Fatalf("Base: %q used %v ok %v err %v", base, used, ok, err)
+			}
+			where, err := Locate(repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runDir := filepath.Join(store, "runs", "r")
+			r, err := Create(runDir, where.Objects)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Import(odb); err != nil {
+				t.Fatal(err)
+			}
+			write(t, repo, "b.txt", "from the agent\n", 0o644)
+			tree, err := r.Snapshot(where)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.SetIteration(1, tree, base); err != nil {
+				t.Fatal(err)
+			}
+			from, _ := r.Base(1)
+			cs, err := r.Changes(from, tree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := Paths(cs), []string{"b.txt"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("changes %q, want %q", got, want)
+			}
+			os.Unsetenv(name)
+
+			if now := untouched(t, repo); refsAndObjects(now) != refsAndObjects(before) {
+				t.Errorf("the user's repository changed:\n%s\nwas:\n%s", now, before)
+			}
+			if now := untouched(t, other); now != beforeOther {
+				t.Errorf("the repository %s names changed:\n%s\nwas:\n%s", name, now, beforeOther)
+			}
+			if left, _ := os.ReadDir(quarantine); len(left) != 1 {
+				t.Errorf("objects written to the caller's GIT_OBJECT_DIRECTORY: %v", left)
+			}
+		})
+	}
+}
