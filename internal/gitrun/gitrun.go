@@ -108,8 +108,10 @@ func (c Cmd) Command(args ...string) *exec.Cmd {
 		full = append(full, "-c", kv)
 	}
 	if len(args) > 0 && (args[0] == "diff" || args[0] == "log" || args[0] == "show") {
-		// a diff driver is a command too, and .gitattributes picks it
-		args = append([]string{args[0], "--no-ext-diff", "--no-textconv"}, args[1:]...)
+		// a diff driver is a command too, and .gitattributes picks it; the
+		// person's config may colour and reprefix a diff (color.diff=always,
+		// diff.noprefix), and a patch loopkit keeps must stay one git applies
+		args = append([]string{args[0], "--no-ext-diff", "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/"}, args[1:]...)
 	}
 	if len(args) > 0 && (args[0] == "diff" || args[0] == "status") {
 		// a submodule is dirty when a git status run in it says so, under
