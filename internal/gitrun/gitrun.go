@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/loopkit/loopkit/internal/lookpath"
 )
 
 // policy goes before every subcommand.
@@ -118,7 +120,7 @@ func (c Cmd) Command(args ...string) *exec.Cmd {
 		// its own config, which no hash covers: its HEAD is enough
 		args = append([]string{args[0], "--ignore-submodules=dirty"}, args[1:]...)
 	}
-	cmd := exec.CommandContext(aborted(), "git", append(full, args...)...)
+	cmd := exec.CommandContext(aborted(), lookpath.Command("git"), append(full, args...)...)
 	cmd.Env = append(append(environ(), policyEnv...), c.Env...)
 	if !slices.ContainsFunc(c.Env, func(e string) bool { return strings.HasPrefix(e, "GIT_DIR=") }) {
 		// loopkit's own git directories are checked by their owner

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/loopkit/loopkit/internal/lookpath"
 )
 
 // trust is what this process honours of the repositories' own config.
@@ -133,7 +135,7 @@ func workTop(dir string) string {
 // returns GIT_CONFIG_* entries that set every command its own files name
 // back to the global or system value, or to nothing.
 func overrides(dir string) (o override, keys []string) {
-	cmd := exec.CommandContext(aborted(), "git", "-C", dir, "config", "--list", "--show-scope", "-z", "--includes")
+	cmd := exec.CommandContext(aborted(), lookpath.Command("git"), "-C", dir, "config", "--list", "--show-scope", "-z", "--includes")
 	cmd.Env = append(environ(), policyEnv...)
 	out, err := cmd.Output()
 	if err != nil {

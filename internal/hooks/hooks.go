@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/lazylog"
+	"github.com/loopkit/loopkit/internal/lookpath"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
 )
@@ -93,7 +94,7 @@ func (h *Hooks) Fire(event, runID string, fields map[string]any) int {
 func (h *Hooks) run(command, event, runID string, stdin []byte) error {
 	ctx, cancel := context.WithTimeout(context.Background(), h.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd := exec.CommandContext(ctx, lookpath.Command("sh"), "-c", command)
 	cmd.Stdin = bytes.NewReader(stdin)
 	// Only the output's tail is kept: a hook printing without end (yes)
 	// must not grow the recorder's memory until it is killed.

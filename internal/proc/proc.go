@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/loopkit/loopkit/internal/lookpath"
 )
 
 // Spec says what to run and how to capture it.
@@ -352,7 +354,7 @@ func joinWriters(ws ...io.Writer) io.Writer {
 // relative to dir, as exec.Cmd does with it.
 func lookPath(name, dir string) (string, error) {
 	if !strings.Contains(name, "/") {
-		return exec.LookPath(name)
+		return lookpath.Find(name) // never a program the agent put in a relative PATH entry
 	}
 	full := name
 	if !filepath.IsAbs(name) && dir != "" {

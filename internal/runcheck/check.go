@@ -20,6 +20,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/loopkit/loopkit/internal/gitrun"
+	"github.com/loopkit/loopkit/internal/lookpath"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/worktree"
@@ -129,7 +130,7 @@ func AgentRunnable(name, dir string) error {
 		}
 		return nil
 	}
-	if _, err := exec.LookPath(name); err != nil {
+	if _, err := lookpath.Find(name); err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
 			return fmt.Errorf("agent command %s: not found on PATH", name)
 		}
@@ -210,7 +211,7 @@ func ShellRunnable(flag, cmd, dir string) error {
 func shellReads(flag, cmd, dir string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c := exec.CommandContext(ctx, "sh", "-n", "-c", cmd)
+	c := exec.CommandContext(ctx, lookpath.Command("sh"), "-n", "-c", cmd)
 	c.Dir = dir
 	var stderr bytes.Buffer
 	c.Stderr = &stderr

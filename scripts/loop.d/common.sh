@@ -21,7 +21,7 @@ find_tools() {
   local name path missing=()
   for name in validate record step view drive; do
     path=${LOOP_BIN:-$LOOP_HOME/bin}/loop-$name
-    if [ ! -x "$path" ] && [ -z "${LOOP_BIN:-}" ]; then path=$(command -v "loop-$name") || path=""; fi
+    if [ ! -x "$path" ] && [ -z "${LOOP_BIN:-}" ]; then path=$(abs_path "loop-$name") || path=""; fi
     if [ -x "$path" ]; then printf -v "LK_${name^^}" '%s' "$path"; else missing+=("loop-$name"); fi
   done
   [ ${#missing[@]} -eq 0 ] ||
