@@ -2,8 +2,10 @@ package gitstore
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -79,5 +81,21 @@ func TestCallersGitEnvironmentSteersNothing(t *testing.T) {
 				t.Errorf("objects written to the caller's GIT_OBJECT_DIRECTORY: %v", left)
 			}
 		})
+	}
+}
+
+// A git wrapper on PATH that prints to stdout (a banner, a shim's notice)
+// is named as such, not taken for the work tree's paths.
+func TestGitWrapperPrintingIsNamed(t *testing.T) {
+	repo := committedRepo(t, "a\n")
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip(err)
+	}
+	bin := t.TempDir()
+	write(t, bin, "git", "#!/bin/sh\necho 'wrapper says hi'\nexec "+real+" \"$@\"\n", 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if _, err := Locate(repo); err == nil || !strings.Contains(err.Error(), "a wrapper that prints to stdout") {
+		t.Errorf("Locate under a printing wrapper: %v", err)
 	}
 }

@@ -82,6 +82,10 @@ func Locate(dir string) (*Where, error) {
 		return nil, fmt.Errorf("git rev-parse: unexpected output %q", out)
 	}
 	w := &Where{Top: lines[0], Format: lines[1], Objects: lines[2], Index: lines[3]}
+	if !filepath.IsAbs(w.Top) || !filepath.IsAbs(w.Objects) || !filepath.IsAbs(w.Index) || (w.Format != "sha1" && w.Format != "sha256") {
+		// a snapshot of "wrapper says hi" would fail later, less clearly
+		return nil, fmt.Errorf("git rev-parse printed %q where its paths go: is the git on PATH a wrapper that prints to stdout?", lines[0])
+	}
 	if len(lines) >= 6 && isObjectID(lines[4]) && isObjectID(lines[5]) {
 		w.Head, w.HeadTree = lines[4], lines[5]
 	}
