@@ -44,3 +44,29 @@ func TestPersonsDiffConfigKeepsPatchesPlain(t *testing.T) {
 		}
 	}
 }
+
+// Under a person's German locale git's messages stay English: loopkit
+// reads some of them (a full disk, dubious ownership). Needs localedef
+// and git's translations; skipped without them.
+func TestGitMessagesEnglishInAnyLocale(t *testing.T) {
+	if _, err := exec.LookPath("localedef"); err != nil {
+		t.Skip("no localedef")
+	}
+	loc := t.TempDir()
+	if out, err := exec.Command("localedef", "-i", "de_DE", "-f", "UTF-8", filepath.Join(loc, "de_DE.UTF-8")).CombinedOutput(); err != nil {
+		t.Skipf("localedef: %v %s", err, out)
+	}
+	t.Setenv("LOCPATH", loc)
+	t.Setenv("LC_ALL", "de_DE.UTF-8")
+	t.Setenv("LANGUAGE", "de")
+	dir := t.TempDir()
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
+	plain, _ := exec.Command("git", "-C", dir, "rev-parse").CombinedOutput()
+	if strings.Contains(string(plain), "not a git repository") {
+		t.Skipf("git has no German messages here: %s", plain)
+	}
+	_, err := Git(dir, "rev-parse")
+	if err == nil || !strings.Contains(err.Error(), "not a git repository") {
+		t.Errorf("git's message under LC_ALL=de_DE: %v (git alone says %s)", err, plain)
+	}
+}

@@ -42,8 +42,10 @@ var policy = []string{
 }
 
 // policyEnv: never ask anyone anything, never refresh an index loopkit
-// only reads (git status would rewrite the user's).
-var policyEnv = []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=true", "GIT_ASKPASS=true"}
+// only reads (git status would rewrite the user's), and git's messages in
+// English whatever the person's locale: loopkit reads some of them (a
+// full disk, dubious ownership) and shows the rest within its own.
+var policyEnv = []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=true", "GIT_ASKPASS=true", "LC_ALL=C"}
 
 // located are the variables a caller's git exports to the commands it
 // runs (a hook, git rebase -x, git --git-dir, a pre-receive quarantine)
