@@ -99,3 +99,36 @@ func TestGitWrapperPrintingIsNamed(t *testing.T) {
 		t.Errorf("Locate under a printing wrapper: %v", err)
 	}
 }
+
+// A person's core.safecrlf (with core.autocrlf, as Pro Git suggests) makes
+// git add refuse a file whose line endings it would convert: the snapshot
+// of an iteration whose agent wrote a CRLF file must still be recorded.
+func TestSafeCRLFRecordsAnyway(t *testing.T) {
+	for _, autocrlf := range []string{"input", "true"} {
+		t.Run(autocrlf, func(t *testing.T) {
+			repo := committedRepo(t, "a\n")
+			write(t, filepath.Dir(repo), "gitconfig", "[core]\n\tautocrlf = "+autocrlf+"\n\tsafecrlf = true\n", 0o644)
+			where, err := Locate(repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Create(filepath.Join(t.TempDir(), "runs", "r"), where.Objects)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, repo, "dos.txt", "one\r\ntwo\r\n", 0o644)
+			write(t, repo, "unix.txt", "one\n", 0o644)
+			tree, err := r.Snapshot(where)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := r.Changes(where.HeadTree, tree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := Paths(cs), []string{"dos.txt", "unix.txt"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("changes %q, want %q", got, want)
+			}
+		})
+	}
+}

@@ -22,11 +22,15 @@ const bigFileText = "8388608"
 
 // safety: big files streamed into packs, never read whole; objects,
 // packs and refs private like the rest of the store, whatever the umask
-// (0600 files, 0700 directories). Hooks, pager, locks and the rest are
+// (0600 files, 0700 directories); no line-ending refusal. Hooks, pager, locks and the rest are
 // gitrun's policy, the same for every git loopkit runs.
 var safety = []string{
 	"core.bigFileThreshold=" + bigFileText,
 	"core.sharedRepository=0600",
+	// the person's core.safecrlf guards their commits; a snapshot that
+	// refused a CRLF file (or re-added an LF one under autocrlf) would
+	// record nothing of the iteration
+	"core.safecrlf=false",
 }
 
 // gitCmd is one git invocation: in dir (when set), with extra environment.
