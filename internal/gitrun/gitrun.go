@@ -54,7 +54,7 @@ var policyEnv = []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_P
 // entries, which are the person's) and GIT_NAMESPACE. loopkit's git finds
 // the repository from the directory alone, as a resume from another shell
 // does, and a call into a private store never reaches the caller's index
-// or objects. The agent and the validation still inherit them.
+// or objects. The driver unsets them for the whole run (scripts/loop).
 var located = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_IMPLICIT_WORK_TREE",
 	"GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH",
 	"GIT_GRAFT_FILE", "GIT_SHALLOW_FILE", "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE",
