@@ -51,10 +51,11 @@ var policyEnv = []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_P
 // runs (a hook, git rebase -x, git --git-dir, a pre-receive quarantine)
 // to say which repository, work tree, index, objects and refs it works
 // on: git's own list (git rev-parse --local-env-vars, less its config
-// entries, which are the person's) and GIT_NAMESPACE. loopkit's git finds
-// the repository from the directory alone, as a resume from another shell
-// does, and a call into a private store never reaches the caller's index
-// or objects. The driver unsets them for the whole run (scripts/loop).
+// entries, which are the person's), GIT_NAMESPACE and
+// GIT_QUARANTINE_PATH. loopkit's git finds the repository from the
+// directory alone, as a resume from another shell does, and a call into a
+// private store never reaches the caller's index or objects. The driver
+// unsets them for the whole run (scripts/loop).
 var located = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_IMPLICIT_WORK_TREE",
 	"GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH",
 	"GIT_GRAFT_FILE", "GIT_SHALLOW_FILE", "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE",
