@@ -5,6 +5,7 @@ package command
 
 import (
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/proc"
 )
 
@@ -12,6 +13,7 @@ import (
 // the watcher of a child (proc.WatchEnv set) is that watcher instead: it
 // never returns.
 func Main(name string, run func(*cli.Env) error) int {
+	gitrun.Unlocate()
 	proc.MaybeWatch()
 	return cli.Main(name, run)
 }

@@ -70,27 +70,3 @@ func TestGitMessagesEnglishInAnyLocale(t *testing.T) {
 		t.Errorf("git's message under LC_ALL=de_DE: %v (git alone says %s)", err, plain)
 	}
 }
-
-// The driver unsets the same variables for the whole run (the agent and
-// the validation too): one list, kept in two languages.
-func TestDriverDropsLocated(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "scripts", "loop"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(data), "\nunset GIT_DIR ")
-	if !ok {
-		t.Fatal("scripts/loop has no 'unset GIT_DIR ...' line")
-	}
-	names := []string{"GIT_DIR"}
-	for l := range strings.Lines(rest) {
-		l = strings.TrimSpace(l)
-		names = append(names, strings.Fields(strings.TrimSuffix(l, "\\"))...)
-		if !strings.HasSuffix(l, "\\") {
-			break
-		}
-	}
-	if strings.Join(names, " ") != strings.Join(located, " ") {
-		t.Errorf("scripts/loop unsets %q\ngitrun drops %q", names, located)
-	}
-}

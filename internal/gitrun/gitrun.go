@@ -54,12 +54,21 @@ var policyEnv = []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_P
 // entries, which are the person's), GIT_NAMESPACE and
 // GIT_QUARANTINE_PATH. loopkit's git finds the repository from the
 // directory alone, as a resume from another shell does, and a call into a
-// private store never reaches the caller's index or objects. The driver
-// unsets them for the whole run (scripts/loop).
+// private store never reaches the caller's index or objects. Every
+// loopkit command unsets them at start (Unlocate), so what it runs (the
+// agent, the validation, hooks) sees the same repository.
 var located = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_IMPLICIT_WORK_TREE",
 	"GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH",
 	"GIT_GRAFT_FILE", "GIT_SHALLOW_FILE", "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE",
 	"GIT_NAMESPACE", "GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX"}
+
+// Unlocate removes located from this process's environment: a run is the
+// repository's around its folder, the same on a resume from another shell.
+func Unlocate() {
+	for _, k := range located {
+		os.Unsetenv(k)
+	}
+}
 
 // environ is this process's environment less located, for every git.
 func environ() []string {

@@ -94,7 +94,6 @@ hold() {
   local rec k="" v
   coproc HOLDER { LOOPKIT_DRIVE_REQUESTS=$$ exec "$LK_DRIVE" "$@"; }
   HREP=${HOLDER[0]} HREQ=${HOLDER[1]}
-  local TMOUT=0 # a caller's TMOUT would cut short a read waiting for a slot
   while IFS= read -r -d '' rec <&"$HREP"; do
     k=${rec%%=*} v=${rec#*=}
     case $k in
@@ -126,7 +125,7 @@ hold() {
 # exit status. A signal waits for the answer (ASKING), or a record is cut
 # short. No answer: the holder died; its pipe's SIGPIPE is no signal.
 next_action() {
-  local line rest="" rc="" in="" TMOUT=0; A=() # TMOUT: see hold
+  local line rest="" rc="" in=""; A=()
   [ $# -eq 0 ] || in=$REC
   ASKING=1
   { printf '%s\0' "${LOOPKIT_ERROR_FILE:-}" "${@:-next}" --run "$RUN" "" "$in" >&"$HREQ" &&
