@@ -17,8 +17,3 @@ cmd_resume() {
   hold resume "$@"
   drive
 }
-
-cmd_list() {
-  [ $# -eq 0 ] || usage_error "usage: $LOOP_PROG list"
-  exec "$LK_VIEW" runs
-}

@@ -39,14 +39,9 @@ trap_signals() {
 canceled() {
   FINISHING=1
   if [ -n "$RUN" ]; then
-    if [ -s "$TMP/step.json" ]; then
-      "$LK_RECORD" attempt --run "$RUN" --kind interrupted <"$TMP/step.json" >/dev/null ||
-        log "the interrupted step of run $RUN was not recorded"
-    fi
-    if [ -s "$TMP/review.json" ]; then
-      "$LK_RECORD" attempt --run "$RUN" --kind reviewer <"$TMP/review.json" >/dev/null ||
-        log "the review of run $RUN was not recorded"
-    fi
+    local k # the step and the review, kept as attempts of these kinds
+    for k in interrupted:step reviewer:review; do [ ! -s "$TMP/${k#*:}.json" ] ||
+      "$LK_RECORD" attempt --run "$RUN" --kind "${k%:*}" <"$TMP/${k#*:}.json" >/dev/null || log "the ${k#*:} of run $RUN was not recorded"; done
     "$LK_RECORD" status canceled --run "$RUN" --message "canceled by SIG$SIGNALED" >/dev/null ||
       log "could not mark run $RUN canceled"
     echo canceled 2>/dev/null
