@@ -41,8 +41,8 @@ func TestReadmeExamples(t *testing.T) {
 	stubs := filepath.Join(work, ".stubs")
 	os.MkdirAll(stubs, 0o755)
 	for name, body := range map[string]string{
-		"claude": "exec " + filepath.Join(root, "scripts/demo-agent") + "\n",
-		"codex":  "exec " + filepath.Join(root, "scripts/demo-agent") + "\n",
+		"claude": "exec '" + filepath.Join(root, "scripts/demo-agent") + "'\n",
+		"codex":  "exec '" + filepath.Join(root, "scripts/demo-agent") + "'\n",
 		"less":   "exec cat \"$@\"\n",
 	} {
 		os.WriteFile(filepath.Join(stubs, name), []byte("#!/bin/sh\n"+body), 0o755)
@@ -57,7 +57,7 @@ func TestReadmeExamples(t *testing.T) {
 		out, err := c.CombinedOutput()
 		return string(out), err
 	}
-	setup := "cp -R " + filepath.Join(root, "testdata/demo") + "/. . && ln -s " + filepath.Join(root, "scripts") + " scripts && " +
+	setup := "cp -R '" + filepath.Join(root, "testdata/demo") + "'/. . && ln -s '" + filepath.Join(root, "scripts") + "' scripts && " +
 		"printf 'test:\\n\\tgo test ./...\\n' > Makefile && printf '.stubs\\nscripts\\n' > .git-info-exclude && " +
 		"git init -q && cp .git-info-exclude .git/info/exclude && git add -A && git commit -qm demo"
 	if out, err := sh(setup); err != nil {

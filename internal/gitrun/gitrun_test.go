@@ -25,7 +25,7 @@ func repo(t *testing.T) (dir, log string) {
 	os.WriteFile(filepath.Join(root, "global"), nil, 0o644)
 	dir, log = filepath.Join(root, "ws"), filepath.Join(root, "ran")
 	script := filepath.Join(root, "cmd.sh")
-	os.WriteFile(script, []byte("echo \"$1\" >> "+log+"\n[ \"$1\" = fsmonitor ] && exit 1\ncat\n"), 0o755)
+	os.WriteFile(script, []byte("echo \"$1\" >> '"+log+"'\n[ \"$1\" = fsmonitor ] && exit 1\ncat\n"), 0o755)
 	os.Mkdir(dir, 0o755)
 	for _, args := range [][]string{{"init", "-q"}, {"config", "user.name", "t"}, {"config", "user.email", "t@t"}} {
 		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
@@ -73,9 +73,9 @@ func TestPlantedConfigRunsNothing(t *testing.T) {
 		t.Errorf("untouched config: neutralised %v", got)
 	}
 	// the agent plants its commands
-	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "filter.mine.clean", "sh "+script+" clean")
+	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "filter.mine.clean", "sh '"+script+"' clean")
 	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "filter.mine.required", "true")
-	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "core.fsmonitor", "sh "+script+" fsmonitor")
+	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "core.fsmonitor", "sh '"+script+"' fsmonitor")
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed\n"), 0o644)
 	for _, args := range [][]string{{"status", "--porcelain"}, {"add", "-A"}, {"diff", "--cached"}, {"commit", "-qm", "x"}} {
 		if _, err := Git(dir, args...); err != nil {
@@ -102,7 +102,7 @@ func TestPersonsFiltersKeepWorking(t *testing.T) {
 	defer reset()
 	dir, log := repo(t)
 	script := filepath.Join(filepath.Dir(log), "cmd.sh")
-	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "filter.mine.clean", "sh "+script+" local")
+	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "filter.mine.clean", "sh '"+script+"' local")
 	hash, _ := ConfigHash(dir)
 	Trust(hash)
 	if _, err := Git(dir, "add", "-A"); err != nil {
@@ -112,8 +112,8 @@ func TestPersonsFiltersKeepWorking(t *testing.T) {
 		t.Errorf("the person's own filter: ran %v, want local", got)
 	}
 	os.Remove(log)
-	setConfig(t, "--global", "filter.mine.clean", "sh "+script+" global")
-	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "filter.mine.clean", "sh "+script+" planted")
+	setConfig(t, "--global", "filter.mine.clean", "sh '"+script+"' global")
+	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "filter.mine.clean", "sh '"+script+"' planted")
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed\n"), 0o644)
 	if _, err := Git(dir, "add", "-A"); err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func TestWorktreeConfigCounts(t *testing.T) {
 	setConfig(t, "-f", filepath.Join(dir, ".git", "config"), "extensions.worktreeConfig", "true")
 	hash, _ := ConfigHash(dir)
 	Trust(hash)
-	setConfig(t, "-f", filepath.Join(dir, ".git", "config.worktree"), "core.fsmonitor", "sh "+script+" fsmonitor")
+	setConfig(t, "-f", filepath.Join(dir, ".git", "config.worktree"), "core.fsmonitor", "sh '"+script+"' fsmonitor")
 	if again, _ := ConfigHash(dir); again == hash {
 		t.Fatal("config.worktree is not in the hash")
 	}
@@ -211,7 +211,7 @@ func TestSubmoduleConfigRunsNothing(t *testing.T) {
 			t.Fatalf("git %v: %v %s", c, err, out)
 		}
 	}
-	setConfig(t, "-f", filepath.Join(nested, ".git", "config"), "core.fsmonitor", "sh "+script+" fsmonitor")
+	setConfig(t, "-f", filepath.Join(nested, ".git", "config"), "core.fsmonitor", "sh '"+script+"' fsmonitor")
 	os.WriteFile(filepath.Join(nested, "new.txt"), []byte("n\n"), 0o644)
 	hash, _ := ConfigHash(dir)
 	Trust(hash)
@@ -241,7 +241,7 @@ func TestPlantedSigningKeyCommandRunsNothing(t *testing.T) {
 	cfg := filepath.Join(dir, ".git", "config")
 	setConfig(t, "-f", cfg, "commit.gpgsign", "true")
 	setConfig(t, "-f", cfg, "gpg.format", "ssh")
-	setConfig(t, "-f", cfg, "gpg.ssh.defaultKeyCommand", "sh "+script+" defaultkey")
+	setConfig(t, "-f", cfg, "gpg.ssh.defaultKeyCommand", "sh '"+script+"' defaultkey")
 	if _, err := Git(dir, "add", "-A"); err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestTrustedFsmonitorHookNeverRuns(t *testing.T) {
 	hash, _ := ConfigHash(dir)
 	Trust(hash)
 	// the agent rewrites the hook the trusted config names
-	os.WriteFile(hook, []byte("#!/bin/sh\necho hook >> "+log+"\nexit 1\n"), 0o755)
+	os.WriteFile(hook, []byte("#!/bin/sh\necho hook >> '"+log+"'\nexit 1\n"), 0o755)
 	for _, args := range [][]string{{"status", "--porcelain"}, {"add", "-A"}} {
 		if _, err := Git(dir, args...); err != nil {
 			t.Fatal(err)

@@ -21,7 +21,7 @@ func TestFire(t *testing.T) {
 	out := filepath.Join(dir, "got")
 	var logs bytes.Buffer
 	set := runconfig.MustFromMap(map[string]string{
-		SettingCommands: "cat > " + out + "; echo \"$LOOP_EVENT $LOOP_RUN_ID $LOOP_STORE\" >> " + out + "\n" +
+		SettingCommands: "cat > '" + out + "'; echo \"$LOOP_EVENT $LOOP_RUN_ID $LOOP_STORE\" >> '" + out + "'\n" +
 			"echo 'no webhook configured' >&2; exit 3\n" +
 			"sleep 30 & sleep 30",
 		SettingTimeout: "300ms",

@@ -24,12 +24,12 @@ func TestMain(m *testing.M) {
 	}
 	if dir := os.Getenv("PROC_IGN_HELPER"); dir != "" {
 		useWatcher = true
-		Run(Spec{Args: []string{"sh", "-c", "grep SigIgn /proc/self/status > " + filepath.Join(dir, "ign")}, ParentDeath: true})
+		Run(Spec{Args: []string{"sh", "-c", "grep SigIgn /proc/self/status > '" + filepath.Join(dir, "ign") + "'"}, ParentDeath: true})
 		os.Exit(0)
 	}
 	if dir := os.Getenv("PROC_WATCH_HELPER"); dir != "" {
 		useWatcher = true
-		Run(Spec{Args: []string{"sh", "-c", "echo $$ > " + filepath.Join(dir, "pid") + "; exec sleep 60"}, ParentDeath: true})
+		Run(Spec{Args: []string{"sh", "-c", "echo $$ > '" + filepath.Join(dir, "pid") + "'; exec sleep 60"}, ParentDeath: true})
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
