@@ -33,6 +33,7 @@ var commands = map[string]func(){
 }
 
 func TestMain(m *testing.M) {
+	plainTempDir()
 	testscript.Main(m, commands)
 }
 

@@ -33,6 +33,14 @@ func setupScript(env *testscript.Env) error {
 	if err != nil {
 		return err
 	}
+	if !shellPlain(root) {
+		link := env.WorkDir + ".root"
+		if err := os.Symlink(root, link); err != nil {
+			return err
+		}
+		env.Defer(func() { os.Remove(link) })
+		root = link
+	}
 	env.Setenv("LOOPKIT_ROOT", root)
 	env.Setenv("LOOP_BIN", strings.Split(env.Getenv("PATH"), string(os.PathListSeparator))[0])
 	// loopkit's own directories are outside every workspace, $WORK too
@@ -58,6 +66,23 @@ func setupScript(env *testscript.Env) error {
 	work := env.WorkDir
 	env.Defer(func() { killMine(work) })
 	return nil
+}
+
+// The specs write $WORK and $LOOPKIT_ROOT into shell command lines bare,
+// as people type them: a path a shell splits (a TMPDIR or a checkout with
+// a space) ran them elsewhere, and some wrote outside $WORK. Such a TMPDIR
+// gives way to /tmp; such a checkout is reached through a link beside
+// $WORK. (TestScripts/demo_paths runs the driver under such paths.)
+func shellPlain(p string) bool { return !strings.ContainsAny(p, " \t\n'\"\\$`*?[]{}()<>|&;#~!") }
+
+func plainTempDir() {
+	for _, v := range []string{"TMPDIR", "GOTMPDIR"} {
+		if d := os.Getenv(v); d != "" && !shellPlain(d) {
+			if fi, err := os.Stat("/tmp"); err == nil && fi.IsDir() {
+				os.Setenv(v, "/tmp")
+			}
+		}
+	}
 }
 
 // Deadline is how long a spec waits for an event (waitfor, alive, the
