@@ -62,7 +62,7 @@ func TestStrayWriter(t *testing.T) {
 	// The daemon marks when it has left the group: without the wait, the
 	// group can be killed before setsid runs, and no daemon is left.
 	started := filepath.Join(dir, "started")
-	res, err = Run(spec(`setsid sh -c 'touch "$0"; exec sleep 2' ` + started + ` & while [ ! -e ` + started + ` ]; do sleep 0.01; done; echo hi`))
+	res, err = Run(spec(`setsid sh -c 'touch "$0"; exec sleep 2' '` + started + `' & while [ ! -e '` + started + `' ]; do sleep 0.01; done; echo hi`))
 	if err != nil || !res.StrayWriter {
 		t.Fatalf("setsid daemon holding stdout: stray %v err %v", res.StrayWriter, err)
 	}
