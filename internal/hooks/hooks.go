@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/lookpath"
+	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
 )
@@ -100,7 +100,7 @@ func (h *Hooks) run(command, event, runID string, stdin []byte) error {
 	// must not grow the recorder's memory until it is killed.
 	var out tailBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.Env = append(os.Environ(), "LOOP_EVENT="+event, "LOOP_RUN_ID="+runID, "LOOP_STORE="+h.Store)
+	cmd.Env = append(proc.ChildEnv(), "LOOP_EVENT="+event, "LOOP_RUN_ID="+runID, "LOOP_STORE="+h.Store)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second

@@ -24,7 +24,7 @@ import (
 type Spec struct {
 	Args []string
 	Dir  string
-	Env  []string // nil: inherit
+	Env  []string // nil: ChildEnv
 	// Stdin feeds the child; nil means /dev/null.
 	Stdin io.Reader
 	// Timeout kills the group after this long; 0 means none.
@@ -116,6 +116,9 @@ func Run(spec Spec) (*Result, error) {
 	path, err := lookPath(spec.Args[0], spec.Dir)
 	if err != nil {
 		return startFailure(res, spec, err), nil
+	}
+	if spec.Env == nil {
+		spec.Env = ChildEnv()
 	}
 	cmd := &exec.Cmd{Path: path, Args: spec.Args, Dir: spec.Dir, Env: spec.Env}
 	// A session of its own: a process group to stop, and no controlling

@@ -94,6 +94,7 @@ hold() {
     case $k in
       store) export LOOP_STORE=$v ;;
       storeid) export LOOPKIT_STORE_ID=$v ;; # the children refuse another folder at LOOP_STORE
+      unset) export LOOPKIT_UNSET=$v ;; # set here for loopkit's commands, not for the agent's
       config) export LOOP_CONFIG=$v ;; # run --config FILE: the children read it too
       runconfig) export LOOPKIT_RUN_CONFIG=$v; trap 'rm -rf "$LOOPKIT_RUN_CONFIG" ${TMP:+"$TMP"}' EXIT ;; # the config as the run started; gone with a driver canceled before it drives
       tmp) TMP=$v; trap 'rm -rf "$TMP" ${LOOPKIT_RUN_CONFIG:+"$LOOPKIT_RUN_CONFIG"}' EXIT ;; # in loopkit's runtime directory: the agent may write $TMPDIR

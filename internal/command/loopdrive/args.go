@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/exitcode"
+	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
@@ -104,6 +106,7 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 	if err != nil {
 		return exitRecord(env, cli.Failf("%w", err))
 	}
+	unset := callerUnset()
 	// --config FILE (seed 003) is the named config file, over LOOP_CONFIG;
 	// the driver's children read it too
 	named := driverFlag(args, "--config", true)
@@ -160,6 +163,9 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 		return exitRecord(env, cli.Failf("%w", err))
 	}
 	emit(env, "store", st.Root)
+	if unset != "" {
+		emit(env, "unset", unset)
+	}
 	if named != "" {
 		emit(env, "config", named)
 	}
@@ -348,4 +354,19 @@ func exitRecord(env *cli.Env, err error) error {
 	env.Finish(err)
 	emit(env, "exit", fmt.Sprint(code))
 	return cli.Silent(code)
+}
+
+// callerUnset lists LOOP_STORE and LOOP_CONFIG when the driver's caller
+// did not set them (or loopkit did: resume --interrupted's drivers): the
+// driver sets them for loopkit's own commands, and what the agent and the
+// validation run gets neither (proc.ChildEnv).
+func callerUnset() string {
+	var names []string
+	for _, k := range []string{"LOOP_STORE", "LOOP_CONFIG"} {
+		_, set := os.LookupEnv(k)
+		if !set || slices.Contains(strings.Fields(os.Getenv(proc.UnsetEnv)), k) {
+			names = append(names, k)
+		}
+	}
+	return strings.Join(names, " ")
 }

@@ -223,6 +223,9 @@ func runResumes(env *cli.Env, driver string, jobs []resumeJob) error {
 		cmd := exec.Command(driver, "resume", j.run)
 		cmd.Dir = filepath.Dir(j.root)
 		cmd.Env = append(os.Environ(), "LOOP_STORE="+j.root)
+		if _, set := os.LookupEnv("LOOP_STORE"); !set {
+			cmd.Env = append(cmd.Env, proc.UnsetEnv+"=LOOP_STORE") // loopkit's, not the person's
+		}
 		cmd.Stderr = env.Stderr
 		if err := cmd.Start(); err != nil {
 			return cli.Failf("start the driver of run %s: %w", j.run, err)

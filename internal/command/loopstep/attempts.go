@@ -258,7 +258,7 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 	spec.Activity, spec.Stop = live.activity, live.stop
 	usagePath := s.usagePath()
 	os.Remove(usagePath)
-	spec.Env = append(os.Environ(), usageFileEnv+"="+usagePath)
+	spec.Env = append(proc.ChildEnv(), usageFileEnv+"="+usagePath)
 	defer func() {
 		if s.spool == "" {
 			os.Remove(usagePath)
