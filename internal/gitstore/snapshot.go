@@ -75,6 +75,11 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 			return "", true, true, err
 		}
 	}
+	if !known && !w.Plain {
+		// before the agent starts (ready): it may move the store away and
+		// put a link in its place, which the folders made would follow
+		knowObjects(runDir, w)
+	}
 	if err := stage(wr, addArgs(w), index); err != nil {
 		return "", true, true, err
 	}
@@ -85,9 +90,6 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 	}
 	if err := seal(index); err != nil {
 		return "", true, true, err
-	}
-	if !known && !w.Plain {
-		knowObjects(runDir, w)
 	}
 	// The index stays with the objects: the run's first snapshot after
 	// the step starts from it (see AfterStep), so a folder with no index
