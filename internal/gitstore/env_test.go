@@ -41,18 +41,7 @@ func TestCallersGitEnvironmentSteersNothing(t *testing.T) {
 			if err != nil || !ok || !used {
 				t.Fatalf("Base: %q used %v ok %v err %v", base, used, ok, err)
 			}
-			where, err := Locate(repo)
-			if err != nil {
-				t.Fatal(err)
-			}
-			runDir := filepath.Join(store, "runs", "r")
-			r, err := Create(runDir, where.Objects)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := r.Import(odb); err != nil {
-				t.Fatal(err)
-			}
+			r, where, _ := importBase(t, repo, store, odb)
 			write(t, repo, "b.txt", "from the agent\n", 0o644)
 			tree, err := r.Snapshot(where)
 			if err != nil {

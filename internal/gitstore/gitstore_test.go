@@ -102,18 +102,7 @@ func TestTreesNeverTouchTheUserRepository(t *testing.T) {
 		t.Fatalf("Base changed the user's repository:\n%s\nwas:\n%s", got, before)
 	}
 
-	where, err := Locate(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runDir := filepath.Join(store, "runs", "r")
-	r, err := Create(runDir, where.Objects)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Import(odb); err != nil {
-		t.Fatal(err)
-	}
+	r, where, runDir := importBase(t, repo, store, odb)
 	os.RemoveAll(odb) // the spool entry is dropped after the commit
 	write(t, repo, "b.txt", "new from the agent\n", 0o644)
 	write(t, repo, "run.sh", "echo changed\n", 0o755)
@@ -463,4 +452,22 @@ func TestBaseStagedBeforeTree(t *testing.T) {
 	if calls != 1 {
 		t.Errorf("outside git, staged called %d times", calls)
 	}
+}
+
+// importBase makes the run directory store/runs/r for repo and imports the
+// base snapshot's objects from odb, as the record after a step does.
+func importBase(t *testing.T, repo, store, odb string) (r *Repo, where *Where, runDir string) {
+	t.Helper()
+	where, err := Locate(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDir = filepath.Join(store, "runs", "r")
+	if r, err = Create(runDir, where.Objects); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Import(odb); err != nil {
+		t.Fatal(err)
+	}
+	return r, where, runDir
 }
