@@ -29,8 +29,9 @@ func waitRun(env *cli.Env, st *store.Store, id string, seconds float64) error {
 	poll := time.NewTicker(waitPoll)
 	defer poll.Stop()
 	for {
-		// unreadable (the agent's leftovers may be writing it): wait on
-		if run, err := st.ReadRun(id); err == nil && run.Status != record.RunRunning {
+		// the status alone, a second at a time for hours; unreadable (the
+		// agent's leftovers may be writing it): wait on
+		if h, err := st.ReadRunHead(id); err == nil && h.RunID == id && h.Status != record.RunRunning {
 			return nil
 		}
 		select {
