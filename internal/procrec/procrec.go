@@ -109,11 +109,16 @@ func groupAsRecorded(pgid int, start uint64) bool {
 // recorded yields the records of kind for the run at runDir whose pid and
 // start time pass live.
 func recorded(kind, runDir string, live func(pid int, start uint64) bool) iter.Seq2[int, uint64] {
+	d, err := dir()
+	if err != nil {
+		return func(func(int, uint64) bool) {}
+	}
+	return recordedIn(d, kind, runDir, live)
+}
+
+// recordedIn is recorded of the records in directory d.
+func recordedIn(d, kind, runDir string, live func(pid int, start uint64) bool) iter.Seq2[int, uint64] {
 	return func(yield func(int, uint64) bool) {
-		d, err := dir()
-		if err != nil {
-			return
-		}
 		ents, _ := os.ReadDir(d)
 		for _, e := range ents {
 			pid, start, ok := parse(e.Name())

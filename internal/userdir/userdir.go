@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 )
 
@@ -48,6 +49,16 @@ func Runtime() (string, error) {
 		return dir, nil
 	}
 	return StateSub("runtime")
+}
+
+// OlderRuntime is where loopkit kept its runtime directory without
+// XDG_RUNTIME_DIR before it moved under State: $TMPDIR/loopkit-UID; ""
+// when XDG_RUNTIME_DIR is set (both then use it). Nothing is made there.
+func OlderRuntime() string {
+	if filepath.IsAbs(os.Getenv("XDG_RUNTIME_DIR")) {
+		return ""
+	}
+	return filepath.Join(os.TempDir(), "loopkit-"+strconv.Itoa(os.Getuid()))
 }
 
 // RuntimeSub is the directory name under Runtime, made 0700 when missing:

@@ -67,6 +67,9 @@ func cancel(env *cli.Env, door *runstate.Door, id string) error {
 	if held {
 		stopDrivers()
 		if len(signalled) == 0 {
+			if err := olderDriver(st, id); err != nil {
+				return err
+			}
 			wait = 3 * time.Second // a holder whose driver died, as lockDriver waits
 			env.Log.Warn(fmt.Sprintf("run %s: no driver loopkit recorded starting is alive (run.json names pid %d): nothing signalled", id, driverPID(st, id)))
 		}

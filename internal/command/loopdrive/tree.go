@@ -44,7 +44,9 @@ func (h *holder) lockTree(dir, id string) error {
 		if in.ID == "" {
 			return true
 		}
-		return len(procrec.Drivers(h.st.RunDir(in.ID))) > 0 // not run.json's pid: the agent's to write
+		// not run.json's pid: the agent's to write; an older loopkit's
+		// driver (a loop started before an upgrade) is refused as live too
+		return len(procrec.Drivers(h.st.RunDir(in.ID))) > 0 || len(procrec.OlderDrivers(h.st.RunDir(in.ID))) > 0
 	}
 	if err := treelock.Take(treelock.Of(dir), try, live); err != nil {
 		return err

@@ -1,0 +1,34 @@
+package procrec
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/loopkit/loopkit/internal/procid"
+	"github.com/loopkit/loopkit/internal/userdir"
+)
+
+// OlderDrivers are the live drivers of the run at runDir that a loopkit
+// older than this one recorded where it kept its runtime directory
+// (userdir.OlderRuntime): a loop started before an upgrade, still
+// running, is recorded there alone. $TMPDIR is the agent's to write, so
+// what is read there only names a driver to the person; nothing is
+// signalled or resumed on its word.
+func OlderDrivers(runDir string) map[int]uint64 {
+	out := map[int]uint64{}
+	d := userdir.OlderRuntime()
+	if d == "" {
+		return out
+	}
+	d = filepath.Join(d, "procs")
+	fi, err := os.Lstat(d)
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if err != nil || !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() {
+		return out
+	}
+	for pid, start := range recordedIn(d, Driver, runDir, procid.Alive) {
+		out[pid] = start
+	}
+	return out
+}
