@@ -10,8 +10,9 @@ import (
 	"github.com/loopkit/loopkit/internal/wfile"
 )
 
-// capture is one output stream: either the spool file handed to the child
-// directly (no copy, no pipe a grandchild can hold) or a pipe we copy from.
+// capture is one output stream: the spool file handed to the child
+// directly (no copy, no pipe a grandchild can hold), read back as it grows
+// when someone wants it live; or, without a spool file, a pipe we copy from.
 type capture struct {
 	path   string
 	file   *os.File
@@ -23,20 +24,30 @@ type capture struct {
 	err    error
 	once   sync.Once
 	spool  *spoolWriter // the file in the copier, when there is a pipe
+	follow *follower    // the file read back, when the child writes it
 }
 
-// newCapture makes a capture; big sizes its pipe for an agent's stdout,
-// where node CLIs write their last lines just before they exit.
-func newCapture(path string, tee io.Writer, cap int, big bool) (*capture, error) {
+// newCapture makes a capture. direct hands the child the spool file even
+// when the stream is wanted live (an agent's stdout): node CLIs write their
+// last lines and exit without waiting for what a pipe did not take, and a
+// file takes every write whole. big sizes the pipe of a capture without a
+// spool file for the same reason, as far as a pipe can.
+func newCapture(path string, tee io.Writer, cap int, direct, big bool) (*capture, error) {
 	c := &capture{path: path, tee: tee, cap: cap}
 	if path != "" {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		// read and write: the follower reads at its own offset (pread),
+		// the child writes at the file's
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("spool: %w", err)
 		}
 		c.file = f
+		if direct && tee != nil {
+			c.tail = newTailBuffer(cap)
+			c.follow = newFollower(f, c.tail, tee)
+		}
 	}
-	if path == "" || tee != nil {
+	if path == "" || (tee != nil && !direct) {
 		pr, pw, err := os.Pipe()
 		if err != nil {
 			return nil, err
@@ -74,6 +85,9 @@ func (w *spoolWriter) Write(p []byte) (int, error) {
 
 // spoolFailed is closed when a write to the spool file failed (nil: never).
 func (c *capture) spoolFailed() <-chan struct{} {
+	if c.follow != nil {
+		return c.follow.failed
+	}
 	if c.spool == nil {
 		return nil
 	}
@@ -88,6 +102,10 @@ func (c *capture) childSide() *os.File {
 }
 
 func (c *capture) startCopy() {
+	if c.follow != nil {
+		go c.follow.run()
+		return
+	}
 	if c.pr == nil {
 		return
 	}
@@ -111,6 +129,10 @@ func (c *capture) startCopy() {
 // wait lets the copier drain; a descendant that escaped the group and holds
 // the pipe is given grace, then the pipe is closed under it.
 func (c *capture) wait(grace time.Duration) {
+	if c.follow != nil {
+		c.follow.finish()
+		return
+	}
 	if c.done == nil {
 		return
 	}
@@ -125,6 +147,9 @@ func (c *capture) wait(grace time.Duration) {
 func (c *capture) finish(res *Result, stdout bool) error {
 	if c.spool != nil && c.spool.err != nil {
 		return c.spool.err
+	}
+	if c.follow != nil && c.follow.err != nil {
+		return c.follow.err
 	}
 	var tail []byte
 	var total int64

@@ -16,6 +16,9 @@ import (
 
 func TestMain(m *testing.M) {
 	MaybeWatch()
+	if n := os.Getenv("PROC_EXITWRITE_HELPER"); n != "" {
+		exitWriteHelper(n)
+	}
 	if n := os.Getenv("PROC_BURST_HELPER"); n != "" {
 		burstHelper(n)
 	}

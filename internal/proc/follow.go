@@ -1,0 +1,119 @@
+package proc
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// follower reads a spool file while the child writes it, for whoever wants
+// the stream live (the agent's parser, a terminal). It polls: quickly
+// while bytes come, backing off to followIdle when none do, so a quiet
+// agent costs a few reads a second and a chatty one is seen within
+// milliseconds.
+type follower struct {
+	f    *os.File
+	tail *tailBuffer // every byte, never failing
+	tee  io.Writer   // dropped after its first failed write
+	off  int64
+	stop chan struct{}
+	done chan struct{}
+	// The child's failed writes are its own; the one we can see is a full
+	// file system: then the stream is being lost, and the agent should
+	// spend no more (as when our own copy failed).
+	failed chan struct{}
+	err    error
+}
+
+const (
+	followBusy  = 2 * time.Millisecond
+	followIdle  = 200 * time.Millisecond
+	followCheck = time.Second // how often the file system's room is looked at
+)
+
+func newFollower(f *os.File, tail *tailBuffer, tee io.Writer) *follower {
+	return &follower{f: f, tail: tail, tee: tee, stop: make(chan struct{}), done: make(chan struct{}), failed: make(chan struct{})}
+}
+
+// spoolFull says whether the file system under f has no room left for an
+// unprivileged write. A variable, so tests can fill a file system.
+var spoolFull = func(f *os.File) bool {
+	var st unix.Statfs_t
+	return unix.Fstatfs(int(f.Fd()), &st) == nil && st.Bavail == 0
+}
+
+func (fl *follower) run() {
+	defer close(fl.done)
+	buf := make([]byte, 256<<10)
+	wait := followBusy
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	checked := time.Now()
+	for {
+		if fl.read(buf, -1) {
+			wait = followBusy
+		} else {
+			wait = min(2*wait, followIdle)
+		}
+		if now := time.Now(); fl.err == nil && now.Sub(checked) >= followCheck {
+			checked = now
+			if spoolFull(fl.f) {
+				fl.err = fmt.Errorf("spool: write %s: %w", fl.f.Name(), syscall.ENOSPC)
+				close(fl.failed)
+			}
+		}
+		t.Reset(wait)
+		select {
+		case <-fl.stop:
+			// The child and its group are gone: the stream is what the
+			// file holds now. A stray writer that left the group cannot
+			// keep the reading going (Result.StrayWriter).
+			if fi, err := fl.f.Stat(); err == nil {
+				fl.read(buf, fi.Size())
+			}
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// read passes on what the file holds past the offset, up to end (-1: its
+// end now), and says whether there was anything.
+func (fl *follower) read(buf []byte, end int64) bool {
+	got := false
+	for end < 0 || fl.off < end {
+		b := buf
+		if end >= 0 && int64(len(b)) > end-fl.off {
+			b = b[:end-fl.off]
+		}
+		n, err := fl.f.ReadAt(b, fl.off)
+		if n > 0 {
+			got = true
+			fl.off += int64(n)
+			fl.tail.Write(b[:n])
+			if fl.tee != nil {
+				if _, werr := fl.tee.Write(b[:n]); werr != nil {
+					fl.tee = nil
+				}
+			}
+		}
+		if err != nil || n == 0 {
+			break // io.EOF: the child has written no more yet
+		}
+	}
+	return got
+}
+
+// finish reads what is left once the child's group is gone.
+func (fl *follower) finish() {
+	select {
+	case <-fl.stop:
+	default:
+		close(fl.stop)
+	}
+	<-fl.done
+}
