@@ -324,11 +324,20 @@ func (c *claude) result(m *claudeMsg) {
 			c.calls.list[i].Denied, c.calls.list[i].IsError = true, true
 		}
 	}
-	if m.Usage != nil {
+	usage := m.Usage
+	if usage == nil || usage.empty() {
+		// A run cut at its --max-budget-usd (2.1.330) ends with every
+		// figure of usage 0 and the calls counted in modelUsage only.
+		if mu := modelUsage(m.ModelUsage); mu != nil {
+			usage = mu
+		}
+	}
+	if usage != nil {
 		// A later result restates the session's totals; one lacking a
 		// field does not blank what an earlier one said. The tokens are
-		// usage's, never modelUsage's: testdata/agent-samples/README.md.
-		u := m.Usage.usage()
+		// usage's, and modelUsage's only when usage counts nothing:
+		// testdata/agent-samples/README.md.
+		u := usage.usage()
 		setIf(&s.result.InputTokens, u.InputTokens)
 		setIf(&s.result.OutputTokens, u.OutputTokens)
 		setIf(&s.result.CacheReadTokens, u.CacheReadTokens)
@@ -340,7 +349,9 @@ func (c *claude) result(m *claudeMsg) {
 	case m.CostUSD != nil:
 		s.cost = m.CostUSD
 	}
-	if !m.IsError {
+	// an error_ subtype is an error even with is_error false (SDK results
+	// of a budget reached have been seen so)
+	if !m.IsError && !strings.HasPrefix(m.Subtype, "error_") {
 		if m.Subtype == "" || m.Subtype == "success" {
 			c.limited = nil // a later success: the limit did not stop the run
 		}
@@ -368,9 +379,12 @@ func (c *claude) result(m *claudeMsg) {
 	if len(parts) > 0 {
 		msg += ": " + summary(strings.Join(parts, "; "))
 	}
-	kind := ""
-	if m.Subtype == "error_max_turns" { // its --max-turns, not the API
+	kind := "" // its own limits, not the API's
+	switch m.Subtype {
+	case "error_max_turns": // --max-turns
 		kind = record.ErrorKindMaxTurns
+	case "error_max_budget_usd": // --max-budget-usd
+		kind = record.ErrorKindMaxBudget
 	}
 	c.res.errorText(msg, kind, c.w.now)
 }

@@ -150,3 +150,16 @@ func TestClaudeMaxTurnsKind(t *testing.T) {
 		t.Fatalf("kind %q errors %q", res.ErrorKind, res.Errors)
 	}
 }
+
+// Claude Code stopped at its --max-budget-usd: its own spending limit, not
+// an error of the API (was api_error), and an error even when the result
+// says is_error false (was no error at all).
+func TestClaudeMaxBudgetKind(t *testing.T) {
+	for _, isErr := range []string{"true", "false"} {
+		res := parseString(t, `{"type":"result","subtype":"error_max_budget_usd","duration_ms":500,"is_error":`+isErr+`,"num_turns":1,`+
+			`"session_id":"s","total_cost_usd":0.52,"usage":{"input_tokens":1,"output_tokens":2},"errors":["Reached maximum budget ($0.5)"]}`, FormatAuto)
+		if res.ErrorKind != "max_budget" || len(res.Errors) != 1 || res.Errors[0] != "claude result: error_max_budget_usd: Reached maximum budget ($0.5)" {
+			t.Errorf("is_error %s: kind %q errors %q", isErr, res.ErrorKind, res.Errors)
+		}
+	}
+}

@@ -18,6 +18,9 @@ type claudeMsg struct {
 	TotalCostUSD    *float64        `json:"total_cost_usd"`
 	CostUSD         *float64        `json:"cost_usd"` // CLIs before 1.0.x
 	Usage           *claudeUsage    `json:"usage"`
+	// ModelUsage is the result's per-model count, read only when usage is
+	// empty (claude.go).
+	ModelUsage map[string]claudeModelUsage `json:"modelUsage"`
 	// Errors lists why an error_* result failed ("Permission denied: …").
 	Errors []resultSummary `json:"errors"`
 	// Error names a failed API call on a synthetic assistant message
@@ -93,6 +96,37 @@ type claudeUsage struct {
 	CursorOutput     *int64 `json:"outputTokens"`
 	CursorCacheRead  *int64 `json:"cacheReadTokens"`
 	CursorCacheWrite *int64 `json:"cacheWriteTokens"`
+}
+
+type claudeModelUsage struct {
+	InputTokens         int64 `json:"inputTokens"`
+	OutputTokens        int64 `json:"outputTokens"`
+	CacheReadTokens     int64 `json:"cacheReadInputTokens"`
+	CacheCreationTokens int64 `json:"cacheCreationInputTokens"`
+}
+
+// modelUsage sums a result's modelUsage, as a claudeUsage (nil when it
+// counts nothing).
+func modelUsage(m map[string]claudeModelUsage) *claudeUsage {
+	var in, out, read, write int64
+	for _, u := range m {
+		in, out, read, write = in+u.InputTokens, out+u.OutputTokens, read+u.CacheReadTokens, write+u.CacheCreationTokens
+	}
+	if in == 0 && out == 0 && read == 0 && write == 0 {
+		return nil
+	}
+	return &claudeUsage{InputTokens: &in, OutputTokens: &out, CacheReadTokens: &read, CacheCreationTokens: &write}
+}
+
+// empty says whether no token figure is above zero.
+func (u *claudeUsage) empty() bool {
+	x := u.usage()
+	for _, v := range []*int64{x.InputTokens, x.OutputTokens, x.CacheReadTokens, x.CacheCreationTokens} {
+		if v != nil && *v > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (u *claudeUsage) usage() Usage {

@@ -131,8 +131,9 @@ const (
 	ErrorKindRateLimit      = "rate_limit"     // usage or rate limit reached
 	ErrorKindOverloaded     = "overloaded"     // the service is busy (5xx, overloaded)
 	ErrorKindInvalidRequest = "invalid_request"
-	ErrorKindMaxTurns       = "max_turns" // the CLI stopped at its own limit of model turns
-	ErrorKindAPI            = "api_error" // any other error the agent reported
+	ErrorKindMaxTurns       = "max_turns"  // the CLI stopped at its own limit of model turns
+	ErrorKindMaxBudget      = "max_budget" // the CLI stopped at its own spending limit
+	ErrorKindAPI            = "api_error"  // any other error the agent reported
 )
 
 // CannotWorkKinds are the error kinds of a step that could not have done

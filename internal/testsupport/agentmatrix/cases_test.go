@@ -58,6 +58,7 @@ const validateNotes = "grep -qx hello notes.txt && grep -qx world notes.txt"
 var cases = []matrixCase{
 	{name: "success", validate: validateNotes, capture: true},
 	{name: "max_turns", validate: validateNotes},
+	{name: "max_budget", validate: validateNotes, capture: true},
 	{name: "auth", fault: modelapi.FaultAuth, kind: "authentication", validate: validateNotes, capture: true},
 	{name: "permission", fault: modelapi.FaultPermission, kind: "permission|authentication", validate: validateNotes},
 	{name: "rate_limit", fault: modelapi.FaultRateLimit, kind: "rate_limit", validate: validateNotes, capture: true},
@@ -240,6 +241,11 @@ func (tc matrixCase) check(h *harness) {
 		if h.cli.name == "claude" { // its error_max_turns result
 			h.expect("kind", kind == "max_turns", "error_kind %q, want max_turns (error %q)", kind, errText)
 		}
+	case "max_budget": // its error_max_budget_usd result
+		if h.exit == 0 {
+			t.Errorf("exit 0: a run stopped by its budget before any work cannot have passed")
+		}
+		h.expect("kind", kind == "max_budget", "error_kind %q, want max_budget (error %q)", kind, errText)
 	case "denied":
 		// every tool refused: the run fails at the second such iteration
 		// (rule agent-denied), naming the call, instead of running all 3

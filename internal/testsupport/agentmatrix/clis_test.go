@@ -25,6 +25,9 @@ type cli struct {
 	// maxTurns limits the CLI to one model turn: extra args, or nil when
 	// the CLI has no such limit
 	maxTurns func(h *harness) []string
+	// maxBudget limits the CLI's spending to less than one model turn
+	// costs: extra args, or nil when the CLI has no such limit
+	maxBudget func(h *harness) []string
 	// denied is the command line without the flag that lets the tools
 	// run, nil when loopkit reads no refusal from the CLI; noDenial then
 	// says why
@@ -66,7 +69,8 @@ var clis = map[string]cli{
 		shell: func(h *harness) modelapi.ToolCall {
 			return modelapi.ToolCall{Name: "Bash", Args: raw(map[string]string{"command": "echo world >> notes.txt", "description": "append"})}
 		},
-		maxTurns: func(h *harness) []string { return []string{"--max-turns", "1"} },
+		maxTurns:  func(h *harness) []string { return []string{"--max-turns", "1"} },
+		maxBudget: func(h *harness) []string { return []string{"--max-budget-usd", "0.0001"} },
 		denied: func(h *harness) []string {
 			return []string{"claude", "-p", "--output-format", "stream-json", "--verbose", "--model", "claude-sonnet-4-5"}
 		},

@@ -85,6 +85,9 @@ func TestAgentMatrix(t *testing.T) {
 					if tc.name == "max_turns" && c.maxTurns == nil {
 						t.Skipf("%s has no limit on model turns", n)
 					}
+					if tc.name == "max_budget" && c.maxBudget == nil {
+						t.Skipf("%s has no limit on its spending", n)
+					}
 					if tc.denied && c.denied == nil {
 						t.Skipf("loopkit reads no refusal of a tool from %s's stream: %s", n, c.noDenial)
 					}
@@ -215,8 +218,11 @@ func (h *harness) loopRun(tc matrixCase) {
 		args = append(args, "--config", path)
 	}
 	agent := h.cli.args(h)
-	if tc.name == "max_turns" {
+	switch tc.name {
+	case "max_turns":
 		agent = append(agent, h.cli.maxTurns(h)...)
+	case "max_budget":
+		agent = append(agent, h.cli.maxBudget(h)...)
 	}
 	if tc.denied {
 		agent = h.cli.denied(h)
