@@ -35,9 +35,10 @@ type capture struct {
 func newCapture(path string, tee io.Writer, cap int, direct, big bool) (*capture, error) {
 	c := &capture{path: path, tee: tee, cap: cap}
 	if path != "" {
-		// read and write: the follower reads at its own offset (pread),
-		// the child writes at the file's
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+		// read and write: the follower reads at its own offset (pread);
+		// append: whatever the child seeks to, it can only add to what
+		// was read (a pipe could not be rewound either)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("spool: %w", err)
 		}

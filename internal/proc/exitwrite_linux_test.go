@@ -20,6 +20,33 @@ func exitWriteHelper(n string) {
 	os.Exit(0)
 }
 
+// rewindHelper writes a line, seeks its stdout back to the start and
+// writes again, as a child rewriting what it said would.
+func rewindHelper() {
+	syscall.Write(1, []byte("first\n"))
+	syscall.Seek(1, 0, 0)
+	syscall.Write(1, []byte("X"))
+	os.Exit(0)
+}
+
+// The spool file handed to the child keeps what it wrote in order: it
+// cannot rewind it and overwrite what the live parser already read.
+func TestChildCannotRewriteItsSpool(t *testing.T) {
+	dir := t.TempDir()
+	var live bytes.Buffer
+	_, err := Run(Spec{
+		Args: []string{os.Args[0], "-test.run=^$"}, Env: append(os.Environ(), "PROC_REWIND_HELPER=1"),
+		StdoutPath: filepath.Join(dir, "out"), StderrPath: filepath.Join(dir, "err"),
+		StdoutTee: &live, InlineCap: 100,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out")); string(b) != "first\nX" || live.String() != "first\nX" {
+		t.Fatalf("spool %q, live %q: want both %q", b, live.String(), "first\nX")
+	}
+}
+
 // A child that writes 3 MiB at once and exits loses nothing: on main the
 // agent's stdout was a 1 MiB pipe, and Gemini CLI's 3 MiB answer was cut
 // with its result line.

@@ -16,6 +16,9 @@ import (
 
 func TestMain(m *testing.M) {
 	MaybeWatch()
+	if os.Getenv("PROC_REWIND_HELPER") != "" {
+		rewindHelper()
+	}
 	if n := os.Getenv("PROC_EXITWRITE_HELPER"); n != "" {
 		exitWriteHelper(n)
 	}
