@@ -1,0 +1,84 @@
+package proc
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/lookpath"
+)
+
+// How a child that could not start, or ended by a signal, is told.
+
+func lookPath(name, dir string) (string, error) {
+	if !strings.Contains(name, "/") {
+		return lookpath.Find(name) // never a program the agent put in a relative PATH entry
+	}
+	full := name
+	if !filepath.IsAbs(name) && dir != "" {
+		full = filepath.Join(dir, name)
+	}
+	fi, err := os.Stat(full)
+	if err != nil {
+		return "", err
+	}
+	if fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return "", &fs.PathError{Op: "exec", Path: name, Err: syscall.EACCES}
+	}
+	return name, nil
+}
+
+func startFailure(res *Result, spec Spec, err error) *Result {
+	res.Ended = time.Now()
+	res.ExitCode = -1
+	res.StatusCode = 127
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOEXEC) {
+		res.StatusCode = 126
+		res.Err = fmt.Errorf("cannot execute %s: %v", spec.Args[0], unwrapPath(err))
+	} else {
+		res.Err = fmt.Errorf("command not found: %s", spec.Args[0])
+		if !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, fs.ErrNotExist) {
+			res.Err = fmt.Errorf("cannot start %s: %v", spec.Args[0], unwrapPath(err))
+		}
+	}
+	// The spool files still exist (empty) so a record that names them is true.
+	for _, p := range []string{spec.StdoutPath, spec.StderrPath} {
+		if p != "" {
+			if f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE, 0o600); err == nil {
+				f.Close()
+			}
+		}
+	}
+	return res
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	return err
+}
+
+func signalName(s syscall.Signal) string {
+	names := map[syscall.Signal]string{
+		syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGKILL: "SIGKILL",
+		syscall.SIGHUP: "SIGHUP", syscall.SIGQUIT: "SIGQUIT", syscall.SIGPIPE: "SIGPIPE",
+		syscall.SIGABRT: "SIGABRT", syscall.SIGSEGV: "SIGSEGV", syscall.SIGBUS: "SIGBUS",
+		syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2", syscall.SIGALRM: "SIGALRM",
+	}
+	if n, ok := names[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("signal %d", int(s))
+}
