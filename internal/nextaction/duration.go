@@ -18,12 +18,18 @@ import (
 // is given before it is stopped.
 const DefaultDurationGrace = time.Minute
 
+// MaxUnsaved bounds the time since the checkpoint a decision counts: the
+// holder saves every 10 s, so more is the wall clock jumping (NTP setting
+// a VM right, hours ahead) or a holder gone, not work.
+const MaxUnsaved = 5 * time.Minute
+
 // Driven is how long the run's drivers have worked, up to in.Now: the
-// checkpoint plus the time since it, while a driver holds the run.
+// checkpoint plus the time since it (at most MaxUnsaved), while a driver
+// holds the run.
 func (in *Input) Driven() time.Duration {
 	ms := in.Set().DrivenMS
 	if at := in.Set().DrivenAt; at != 0 && !in.Now.IsZero() {
-		ms += max(0, in.Now.UnixMilli()-at)
+		ms += min(max(0, in.Now.UnixMilli()-at), MaxUnsaved.Milliseconds())
 	}
 	return time.Duration(ms) * time.Millisecond
 }
@@ -96,10 +102,23 @@ func StartBounds(set *runconfig.Settings) string {
 }
 
 // FoldDriven checkpoints the working time in a run's settings: driven_ms
-// becomes the count up to now, and driven_at now. The holder calls it
-// while its driver works, and the decision that stops the run, last.
+// becomes the count up to now, and driven_at now. The decision that stops
+// the run calls it, last.
 func FoldDriven(set *runconfig.Settings, now time.Time) {
 	in := &Input{Run: &record.Run{Settings: *set}, Now: now}
 	set.DrivenMS = in.Driven().Milliseconds()
+	set.DrivenAt = now.UnixMilli()
+}
+
+// FoldWorked is the holder's checkpoint: it adds what it measured on the
+// monotonic clock since its last one (worked), so a jump of the wall clock
+// or a machine asleep adds nothing; at most the wall time since driven_at,
+// which a stopping decision may have saved since.
+func FoldWorked(set *runconfig.Settings, now time.Time, worked time.Duration) {
+	wall := max(0, now.UnixMilli()-set.DrivenAt)
+	if set.DrivenAt == 0 {
+		wall = worked.Milliseconds()
+	}
+	set.DrivenMS += min(max(0, worked.Milliseconds()), wall)
 	set.DrivenAt = now.UnixMilli()
 }

@@ -20,11 +20,14 @@ func TestOverDuration(t *testing.T) {
 		wantRule, wantTO string
 	}{
 		{"no cap", map[string]string{KeyDrivenMS: "99999999"}, "next", ""},
-		{"under it", map[string]string{KeyMaxDuration: "1h", KeyDrivenMS: "600000", KeyDrivenAt: "9400000"}, "next", ""},
-		{"under it, the step cut", map[string]string{KeyMaxDuration: "30m", KeyDrivenMS: "600000", KeyDrivenAt: "9400000"}, "next", "11m0s"},
+		{"under it", map[string]string{KeyMaxDuration: "1h", KeyDrivenMS: "600000", KeyDrivenAt: "9990000"}, "next", ""},
+		{"under it, the step cut", map[string]string{KeyMaxDuration: "30m", KeyDrivenMS: "1190000", KeyDrivenAt: "9990000"}, "next", "11m0s"},
 		{"a bare number is seconds", map[string]string{KeyMaxDuration: "90", KeyTimeout: "0", KeyDurationGrace: "1s"}, "next", "1m31s"},
 		{"the checkpoint alone", map[string]string{KeyMaxDuration: "10m", KeyDrivenMS: "600000"}, "over_duration", ""},
-		{"a resumed run goes on counting", map[string]string{KeyMaxDuration: "20m", KeyDrivenMS: "600000", KeyDrivenAt: "9400000"}, "over_duration", ""},
+		{"a resumed run goes on counting", map[string]string{KeyMaxDuration: "20m", KeyDrivenMS: "1190000", KeyDrivenAt: "9990000"}, "over_duration", ""},
+		// the wall clock jumped hours ahead since the holder's checkpoint:
+		// at most MaxUnsaved of it counts
+		{"a clock jump is not work", map[string]string{KeyMaxDuration: "20m", KeyDrivenMS: "600000", KeyDrivenAt: "1"}, "next", "6m0s"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			run := &record.Run{Status: "running", Settings: runconfig.MustFromMap(tt.set)}
@@ -46,10 +49,37 @@ func TestOverDuration(t *testing.T) {
 // --max-duration plus the grace, as the step's timeout.
 func TestDeadline(t *testing.T) {
 	now := time.UnixMilli(10_000_000)
-	run := &record.Run{Status: "running", Settings: runconfig.MustFromMap(map[string]string{KeyMaxDuration: "30m", KeyDrivenMS: "600000", KeyDrivenAt: "9400000"})}
+	run := &record.Run{Status: "running", Settings: runconfig.MustFromMap(map[string]string{KeyMaxDuration: "30m", KeyDrivenMS: "1190000", KeyDrivenAt: "9990000"})}
 	a := Decide(&Input{Run: run, Recent: []*record.IterationLog{iter(1, "fail", 0, true)}, Now: now}, Rules)
 	if want := strconv.FormatInt(now.Add(11*time.Minute).UnixMilli(), 10); a.Extra["deadline_ms"] != want {
 		t.Fatalf("deadline_ms %q, want %s (now + 10m left + 1m grace)", a.Extra["deadline_ms"], want)
+	}
+}
+
+// TestFoldWorked: the holder's checkpoint adds the time it measured on the
+// monotonic clock, so a wall clock set hours ahead (NTP correcting a VM) or
+// back adds nothing more, and time a stopping decision saved meanwhile is
+// not counted twice.
+func TestFoldWorked(t *testing.T) {
+	at := int64(10_000_000)
+	for _, tt := range []struct {
+		name   string
+		now    int64 // wall clock at the checkpoint, ms
+		worked time.Duration
+		want   int64 // driven_ms after it
+	}{
+		{"as measured", at + 10_000, 10 * time.Second, 610_000},
+		{"the clock jumped 5h ahead", at + 5*3600_000 + 10_000, 10 * time.Second, 610_000},
+		{"the clock went back 5m", at - 300_000, 10 * time.Second, 600_000},
+		{"a decision saved 8 s of it since", at + 2_000, 10 * time.Second, 602_000},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			set := runconfig.MustFromMap(map[string]string{KeyDrivenMS: "600000", KeyDrivenAt: strconv.FormatInt(at, 10)})
+			FoldWorked(&set, time.UnixMilli(tt.now), tt.worked)
+			if set.DrivenMS != tt.want || set.DrivenAt != tt.now {
+				t.Fatalf("driven_ms %d, driven_at %d; want %d, %d", set.DrivenMS, set.DrivenAt, tt.want, tt.now)
+			}
+		})
 	}
 }
 

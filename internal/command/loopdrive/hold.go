@@ -53,6 +53,9 @@ type holder struct {
 	// (procrec), with its start time, as soon as it holds the driver lock
 	named      bool
 	namedStart uint64
+	// folded is when the working time was last saved, on the monotonic
+	// clock: a checkpoint adds the time since, whatever the wall clock did
+	folded time.Time
 }
 
 // nameDriver records the driver (parent) as the run's, once, the moment it
@@ -349,11 +352,14 @@ func (h *holder) wait(id string, reqs chan request) {
 				continue
 			}
 			last = now
+			at := time.Now()
 			if _, err := h.rec.Update(id, func(run *record.Run) error {
-				nextaction.FoldDriven(&run.Settings, time.Now())
+				nextaction.FoldWorked(&run.Settings, at, at.Sub(h.folded))
 				return nil
 			}); err != nil {
 				h.env.Log.Warn("working time not saved", "run", id, "err", err)
+			} else {
+				h.folded = at
 			}
 		}
 	}
@@ -367,8 +373,9 @@ const drivenCheckpoint = 10 * time.Second
 // count goes on from the last checkpoint (driven_ms), whatever a killed
 // driver's driven_at says.
 func (h *holder) startDriving(id string) (*record.Run, error) {
+	h.folded = time.Now()
 	return h.rec.Update(id, func(run *record.Run) error {
-		run.Settings.DrivenAt = time.Now().UnixMilli()
+		run.Settings.DrivenAt = h.folded.UnixMilli()
 		return nil
 	})
 }
