@@ -23,8 +23,10 @@ func OlderDrivers(runDir string) map[int]uint64 {
 	}
 	d = filepath.Join(d, "procs")
 	fi, err := os.Lstat(d)
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if err != nil || !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() {
+	if err != nil || !fi.IsDir() {
+		return out // most users never ran an older loopkit
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
 		return out
 	}
 	for pid, start := range recordedIn(d, Driver, runDir, procid.Alive) {

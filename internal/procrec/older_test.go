@@ -44,3 +44,13 @@ func TestOlderDrivers(t *testing.T) {
 		t.Errorf("with XDG_RUNTIME_DIR, OlderDrivers(/r) = %v", got)
 	}
 }
+
+// Most users never ran an older loopkit: without its directory there is
+// nothing to name (this panicked, and with it the command that asked).
+func TestOlderDriversWithoutTheirDirectory(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	t.Setenv("TMPDIR", t.TempDir())
+	if got := OlderDrivers("/r"); len(got) != 0 {
+		t.Errorf("OlderDrivers(/r) = %v, want none", got)
+	}
+}
