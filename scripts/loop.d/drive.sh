@@ -86,9 +86,10 @@ checked() {
 # records (or the help to print, or the status to exit with); then
 # answers next_action over the same pipes.
 hold() {
-  local rec k="" v
+  local rec k="" v DRIVE_PROTOCOL=2 # what the holder's first record must say (loop-drive's Protocol)
   coproc HOLDER { LOOPKIT_DRIVE_REQUESTS=$$ exec "$LK_DRIVE" "$@"; }
   HREP=${HOLDER[0]} HREQ=${HOLDER[1]}
+  IFS= read -r -d '' rec <&"$HREP"; [ "$rec" = "protocol=$DRIVE_PROTOCOL" ] || die 70 "$LK_DRIVE does not speak this driver's protocol $DRIVE_PROTOCOL (it is another version's): install the driver and the commands from one version together (make install, or make build in a checkout)"
   while IFS= read -r -d '' rec <&"$HREP"; do
     k=${rec%%=*} v=${rec#*=}
     case $k in

@@ -85,7 +85,19 @@ func withoutConfig(args []string) []string {
 // exit=2; help is an out= record, since stdout is the driver's pipe.
 func driverLine(env *cli.Env, mode string, args []string) error {
 	driver := serving()
-	err := holdLine(env, mode, args, driver)
+	var err error
+	switch {
+	case driver == 0:
+		err = holdLine(env, mode, args, driver)
+	case driver == 1 && os.Getppid() != 1:
+		// a driver older than this loop-drive set 1 for "on", not its pid
+		err = exitRecord(env, &cli.ExitError{Code: exitcode.Internal,
+			Err:  errors.New("this loop-drive is newer than the driver (loop) that started it"),
+			Hint: "install the driver and the commands from one version together (make install, or make build in a checkout)"})
+	default:
+		emit(env, "protocol", strconv.Itoa(Protocol))
+		err = holdLine(env, mode, args, driver)
+	}
 	if driver != 0 {
 		// The driver reads the records above from a pipe the shell closes
 		// once this process is reaped: live until the driver is gone.

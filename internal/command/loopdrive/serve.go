@@ -21,6 +21,15 @@ import (
 // environment, so nothing it starts inherits it.
 const RequestsEnv = "LOOPKIT_DRIVE_REQUESTS"
 
+// Protocol is the version of what the driver and its holder say to each
+// other: RequestsEnv, the records and the requests. The holder's first
+// record is protocol=Protocol, and scripts/loop.d/drive.sh's DRIVE_PROTOCOL
+// must be the same: a driver and a loop-drive of different versions (a CI
+// cache of old commands, a driver installed apart from them) are refused
+// with one line, not left waiting on each other. Raise it with any change
+// of those.
+const Protocol = 2
+
 // served are the modes a holder answers, for the run it holds only.
 var served = []string{"next", "record", "attempt"}
 

@@ -111,3 +111,15 @@ func TestReadRequestsCutShort(t *testing.T) {
 		t.Fatalf("answered %v", req.args)
 	}
 }
+
+// The driver checks the holder's first record against its own
+// DRIVE_PROTOCOL: the two numbers move together.
+func TestDriverSpeaksProtocol(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "scripts", "loop.d", "drive.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(" DRIVE_PROTOCOL=%d ", Protocol); !strings.Contains(string(b), want) {
+		t.Errorf("scripts/loop.d/drive.sh does not set %q (loop-drive's Protocol)", strings.TrimSpace(want))
+	}
+}
