@@ -25,7 +25,8 @@ func notPlanted(st *store.Store, id string) error {
 		run = &record.Run{}
 	}
 	return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s has no settings kept by loopkit, "+
-		"as a run a driver of yours started has: not resumed, it would run agent %q, validation %q "+
+		"as a run this version's driver started has (one an older loopkit started has none either): "+
+		"not resumed, it would run agent %q, validation %q "+
 		"(the agent can write .loop/runs); start a new run instead",
 		id, strings.Join(run.Settings.Agent, " "), run.Settings.Validate)}
 }
