@@ -77,6 +77,19 @@ func readNote(path string) (*Note, error) {
 // only ever moves an account's time later, drops entries that have passed,
 // and writes the note atomically (0600) under the store's note lock.
 func Leave(root, account string, e Entry, now time.Time) error {
+	return update(root, now, func(n *Note) bool {
+		if old, ok := n.Accounts[account]; ok && old.ResetsAt >= e.ResetsAt {
+			return false
+		}
+		n.Accounts[account] = e
+		return true
+	})
+}
+
+// update changes the note under its lock, after rebasing the entries
+// written in our future on now (rebase) and dropping those that have
+// passed; it writes when change or the rebase changed something.
+func update(root string, now time.Time, change func(n *Note) bool) error {
 	lock, err := store.LockFile(filepath.Join(root, NoteLock), true, true)
 	if err != nil {
 		return fmt.Errorf("rate-limit note: %w", err)
@@ -87,15 +100,18 @@ func Leave(root, account string, e Entry, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("rate-limit note: %w", err)
 	}
+	rebased := false
 	for k, old := range n.Accounts {
+		if e, ok := rebase(old, now); ok {
+			n.Accounts[k], old, rebased = e, e, true
+		}
 		if old.ResetsAt <= now.UnixMilli() {
 			delete(n.Accounts, k)
 		}
 	}
-	if old, ok := n.Accounts[account]; ok && old.ResetsAt >= e.ResetsAt {
+	if !change(n) && !rebased {
 		return nil
 	}
-	n.Accounts[account] = e
 	data, err := json.MarshalIndent(n, "", "  ")
 	if err != nil {
 		return err
@@ -103,13 +119,35 @@ func Leave(root, account string, e Entry, now time.Time) error {
 	return store.WriteFileAtomic(path, append(data, '\n'), store.FileMode)
 }
 
+// rebase moves an entry written in our future (the clock has since been
+// set back: a VM or a laptop hours ahead until NTP set it right) to now,
+// keeping the wait it asked for: loops then wait that, not the hours the
+// clock went back.
+func rebase(e Entry, now time.Time) (Entry, bool) {
+	ms := now.UnixMilli()
+	if e.WrittenAt <= ms || e.ResetsAt <= e.WrittenAt {
+		return e, false
+	}
+	e.ResetsAt, e.WrittenAt = ms+(e.ResetsAt-e.WrittenAt), ms
+	return e, true
+}
+
 // Pending is the note's entry for account when its time is still ahead.
+// An entry written in our future is rebased on now, once, in the note.
 func Pending(root, account string, now time.Time) (Entry, bool) {
 	n, err := readNote(filepath.Join(root, NoteFile))
 	if err != nil {
 		return Entry{}, false
 	}
 	e, ok := n.Accounts[account]
+	if _, ahead := rebase(e, now); ok && ahead {
+		// in the note, so that the next decision waits for the same time
+		if update(root, now, func(*Note) bool { return false }) == nil {
+			n, _ = readNote(filepath.Join(root, NoteFile))
+			e, ok = n.Accounts[account]
+		}
+		e, _ = rebase(e, now) // a note it cannot write: for this decision
+	}
 	if !ok || e.ResetsAt <= now.UnixMilli() {
 		return Entry{}, false
 	}

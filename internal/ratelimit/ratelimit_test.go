@@ -88,6 +88,33 @@ func TestNote(t *testing.T) {
 	}
 }
 
+// TestNoteWrittenAhead: a loop whose clock was 5h30m ahead (a dual-boot
+// RTC kept in local time, until NTP set it right) left a one-minute
+// backoff; once the clock is back, loops wait that minute, not 5h31m, and
+// a new limit's note replaces it.
+func TestNoteWrittenAhead(t *testing.T) {
+	root := t.TempDir()
+	now := time.UnixMilli(1_772_139_600_000)
+	ahead := now.Add(5*time.Hour + 30*time.Minute)
+	if err := Leave(root, "claude", Entry{ResetsAt: ahead.Add(time.Minute).UnixMilli(), RunID: "a", WrittenAt: ahead.UnixMilli()}, ahead); err != nil {
+		t.Fatal(err)
+	}
+	e, ok := Pending(root, "claude", now)
+	if want := now.Add(time.Minute).UnixMilli(); !ok || e.ResetsAt != want {
+		t.Fatalf("pending %+v %v, want resets_at %d (a minute from now)", e, ok, want)
+	}
+	if _, ok := Pending(root, "claude", now.Add(time.Minute)); ok {
+		t.Error("still pending after the minute it asked for")
+	}
+	later := now.Add(2 * time.Minute)
+	if err := Leave(root, "claude", Entry{ResetsAt: later.UnixMilli(), RunID: "b", WrittenAt: now.UnixMilli()}, now); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := Pending(root, "claude", now); !ok || e.RunID != "b" {
+		t.Errorf("a later reset did not replace the note left ahead: %+v %v", e, ok)
+	}
+}
+
 func newDecider(t *testing.T, set Settings, now *time.Time) *Decider {
 	t.Helper()
 	st, _ := store.Open(filepath.Join(t.TempDir(), ".loop"))
