@@ -18,21 +18,9 @@ import (
 // is given before it is stopped.
 const DefaultDurationGrace = time.Minute
 
-// MaxUnsaved bounds the time since the checkpoint a decision counts: the
-// holder saves every 10 s, so more is the wall clock jumping (NTP setting
-// a VM right, hours ahead) or a holder gone, not work.
-const MaxUnsaved = 5 * time.Minute
-
 // Driven is how long the run's drivers have worked, up to in.Now: the
-// checkpoint plus the time since it (at most MaxUnsaved), while a driver
-// holds the run.
-func (in *Input) Driven() time.Duration {
-	ms := in.Set().DrivenMS
-	if at := in.Set().DrivenAt; at != 0 && !in.Now.IsZero() {
-		ms += min(max(0, in.Now.UnixMilli()-at), MaxUnsaved.Milliseconds())
-	}
-	return time.Duration(ms) * time.Millisecond
-}
+// checkpoint plus the time since it, while a driver holds the run.
+func (in *Input) Driven() time.Duration { return in.Set().Driven(in.Now) }
 
 // overDuration: the run's drivers have worked past --max-duration.
 func overDuration(in *Input) (Action, bool) {
@@ -53,12 +41,11 @@ func overDuration(in *Input) (Action, bool) {
 // "" without a cap. The validation, which starts after the step, is cut
 // there too instead of running to its own timeout.
 func deadline(in *Input) string {
-	limit := in.Set().MaxDuration.D()
-	if limit <= 0 || in.Now.IsZero() {
+	at, ok := in.Set().Deadline(in.Now)
+	if !ok {
 		return ""
 	}
-	cut := max(limit-in.Driven(), 0) + in.grace()
-	return strconv.FormatInt(in.Now.Add(cut).UnixMilli(), 10)
+	return strconv.FormatInt(at.UnixMilli(), 10)
 }
 
 func (in *Input) grace() time.Duration { return in.Set().DurationGrace.D() }

@@ -41,7 +41,7 @@ type Options struct {
 	Dir      string       `long:"dir" value-name:"DIR" description:"directory to run the command in (default: the current directory)" unquote:"false"`
 	Shell    string       `long:"shell" value-name:"STRING" description:"run this command string as sh -c does, instead of COMMAND ARGS" unquote:"false"`
 	Timeout  cli.Duration `long:"timeout" value-name:"D" default:"10m" config:"verify_timeout_sec" description:"kill the command's process group after D (90s, 5m, or seconds; 0: none)"`
-	Deadline int64        `long:"deadline" value-name:"MS" description:"also stop the command at this time (Unix ms; the driver's --max-duration)"`
+	Deadline int64        `long:"deadline" value-name:"MS" description:"also stop the command at this time (Unix ms; the driver's --max-duration: with --run, counted again from the run's working time)"`
 	Grace    cli.Duration `long:"grace" value-name:"D" default:"1s" description:"time between SIGTERM and SIGKILL when stopping the group"`
 	Tee      bool         `long:"tee" description:"also stream the command's output live to stderr"`
 	NoStore  bool         `long:"no-store" description:"write nothing: keep the output inline in the record only"`
@@ -102,6 +102,16 @@ func run(env *cli.Env) error {
 	// the run's --max-duration comes before the validation's own timeout:
 	// the command is cut there, and its record says so
 	cutByDeadline := false
+	if opts.Deadline > 0 && opts.Run != "" {
+		// counted again from the run's working time, which the step just
+		// added to: a clock set ahead or a laptop asleep during the step
+		// then cuts no validation that the cap has time left for
+		if run, err := st.ReadRun(opts.Run); err == nil {
+			if at, ok := run.Settings.Deadline(time.Now()); ok {
+				opts.Deadline = at.UnixMilli()
+			}
+		}
+	}
 	if opts.Deadline > 0 {
 		left := max(time.Until(time.UnixMilli(opts.Deadline)), time.Millisecond)
 		if spec.Timeout <= 0 || left < spec.Timeout {
