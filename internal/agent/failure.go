@@ -128,11 +128,15 @@ var (
 	relPart   = lazyRegexp(`(?i)(\d+(?:\.\d+)?)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b`)
 	clockTime = lazyRegexp(`(?i)(?:resets?|reset|try again|available again)(?: at)? (\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s*(?:\(([A-Za-z_/+-]+)\)|([A-Z]{2,4}\b|UTC))?`)
 	isoTime   = lazyRegexp(`\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}))`)
+	// Codex on another day than today: "try again at Jan 2nd, 2027 3:45 PM".
+	datedTime = lazyRegexp(`(?i)(?:try again|resets?|available again) (?:at|on) ([A-Z][a-z]{2}) (\d{1,2})(?:st|nd|rd|th)?,? (\d{4}),? (\d{1,2}:\d{2}) ?([AP]M)`)
 )
 
 // resetTime reads when a limit lifts from the message that announced it
 // (Unix ms), 0 when it does not say. Relative times count from now; a time
-// of day is the next such time in the zone named (UTC when none is).
+// of day is the next such time in the zone named, else in now's zone: the
+// local one, which the CLI, run by loop-step, printed it in (Codex's "Try
+// again at 3:45 PM.").
 func resetTime(msg string, now time.Time) int64 {
 	if m := epochReset().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.ParseInt(m[1], 10, 64)
@@ -143,6 +147,12 @@ func resetTime(msg string, now time.Time) int64 {
 	}
 	if m := isoTime().FindStringSubmatch(msg); m != nil {
 		if t, err := time.Parse(time.RFC3339Nano, m[1]); err == nil {
+			return t.UnixMilli()
+		}
+	}
+	if m := datedTime().FindStringSubmatch(msg); m != nil {
+		text := m[1] + " " + m[2] + " " + m[3] + " " + m[4] + " " + strings.ToUpper(m[5])
+		if t, err := time.ParseInLocation("Jan 2 2006 3:04 PM", text, now.Location()); err == nil {
 			return t.UnixMilli()
 		}
 	}
@@ -181,8 +191,10 @@ func resetTime(msg string, now time.Time) int64 {
 		if h > 23 || mins > 59 {
 			return 0
 		}
-		loc := time.UTC
-		if zone := m[4] + m[5]; zone != "" && zone != "UTC" {
+		loc := now.Location()
+		if zone := m[4] + m[5]; zone == "UTC" {
+			loc = time.UTC
+		} else if zone != "" {
 			l, err := time.LoadLocation(zone)
 			if err != nil {
 				return 0 // a zone we cannot place: better unknown than wrong
