@@ -249,6 +249,9 @@ func runResumes(env *cli.Env, driver string, jobs []resumeJob) error {
 			if st, err := store.Open(j.root); err == nil {
 				if r, err := st.ReadRun(j.run); err == nil {
 					status = r.Status
+					if st.Interrupted(r) { // its driver refused it or died: as the views say
+						status = "interrupted"
+					}
 				}
 			}
 			if status != record.RunCompleted && code == 0 {
