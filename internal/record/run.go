@@ -23,6 +23,13 @@ func Terminal(status string) bool {
 	return status == RunCompleted || status == RunFailed || status == RunStuck || status == RunCanceled
 }
 
+// RunSchema is the schema_version of the run.json this version writes. A
+// change an older writer would lose (it rewrites run.json whole, without
+// the fields it does not know) raises it; a writer refuses a run.json of
+// a higher one (store.ErrNewerRun), so no older version drops a newer
+// one's fields.
+const RunSchema = 1
+
 // Run is run.json.
 type Run struct {
 	SchemaVersion            int                `json:"schema_version"`

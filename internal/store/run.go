@@ -138,11 +138,20 @@ func (s *Store) readRunJSON(id string, v any) error {
 // maxRunJSON bounds what is read of a run.json (a real one is a few KiB).
 const maxRunJSON = 16 << 20
 
+// ErrNewerRun is a run.json of a schema_version above record.RunSchema: a
+// newer loopkit's, which this one reads but never rewrites.
+var ErrNewerRun = errors.New("a newer loopkit's")
+
 // WriteRun rewrites run.json atomically, in the run's existing directory
 // (never creating one).
 func (s *Store) WriteRun(r *record.Run) error {
 	if err := ValidRunID(r.RunID); err != nil {
 		return err
+	}
+	if r.SchemaVersion > record.RunSchema {
+		return fmt.Errorf("run %s: run.json is schema_version %d, %w: this one writes %d and does not rewrite it "+
+			"(it would drop what it does not know); use that loopkit on this run",
+			r.RunID, r.SchemaVersion, ErrNewerRun, record.RunSchema)
 	}
 	if err := s.checkRunDir(r.RunID); err != nil {
 		return err
@@ -182,7 +191,7 @@ func (s *Store) RunIDs() ([]string, error) {
 // NewRun returns the run.json of a new run.
 func NewRun(id, name string, now int64) *record.Run {
 	return &record.Run{
-		SchemaVersion:  1,
+		SchemaVersion:  record.RunSchema,
 		RunID:          id,
 		Name:           name,
 		Status:         record.RunRunning,
