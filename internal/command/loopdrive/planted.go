@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
@@ -27,6 +28,7 @@ func notPlanted(st *store.Store, id string) error {
 	return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s has no settings kept by loopkit, "+
 		"as a run this version's driver started has (one an older loopkit started has none either): "+
 		"not resumed, it would run agent %q, validation %q "+
-		"(the agent can write .loop/runs); start a new run instead",
-		id, strings.Join(run.Settings.Agent, " "), run.Settings.Validate)}
+		"(the agent can write .loop/runs); start a new run instead, and '%s cancel %s' ends this one "+
+		"so that no resume --interrupted offers it again",
+		id, strings.Join(run.Settings.Agent, " "), run.Settings.Validate, driverargs.Prog(), id)}
 }
