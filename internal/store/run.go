@@ -35,6 +35,43 @@ func NewRunID(name string, now time.Time) string {
 	return ts + "-" + hex.EncodeToString(rnd[:])
 }
 
+// maxClockBack is how far behind the newest run id the clock may have gone
+// and a new run still sort after it: a clock hours off (a dual-boot RTC
+// kept in local time, a VM before NTP) set right. An id further ahead is
+// a bad clock's or a planted one, and is not followed.
+const maxClockBack = 24 * time.Hour
+
+// CreationTime is when a run created now is said to be created: now, or
+// just after the newest run id's time when the clock has gone back behind
+// it (by less than a day), so that the new run's id and created_at still
+// sort after every run made before it, and "the newest run" is this one.
+func (s *Store) CreationTime(now time.Time) time.Time {
+	ids, err := s.RunIDs()
+	if err != nil {
+		return now
+	}
+	for i := len(ids) - 1; i >= 0; i-- {
+		at, ok := idTime(ids[i])
+		if !ok {
+			continue
+		}
+		if at.Before(now) || at.Sub(now) >= maxClockBack {
+			return now
+		}
+		return at.Add(time.Millisecond)
+	}
+	return now
+}
+
+// idTime is the creation time a NewRunID id starts with.
+func idTime(id string) (time.Time, bool) {
+	if len(id) < 19 || id[15] != '-' {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("20060102-150405.000", id[:15]+"."+id[16:19])
+	return t, err == nil
+}
+
 // Slug lowercases s and keeps [a-z0-9], folding everything else into single
 // dashes, so a name or file name can be part of a run id or branch name.
 func Slug(s string) string {

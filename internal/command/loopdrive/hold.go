@@ -186,7 +186,7 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 		set.Worktree = true
 		h.emit("note", fmt.Sprintf("merge target %s: the run works in a worktree of its own, as --worktree", set.MergeTarget))
 	}
-	id := opts.Run
+	id, created := opts.Run, h.st.CreationTime(time.Now())
 	if id == "" {
 		label, src := set.Name, set.Prompt
 		if opts.Spec != "" {
@@ -195,7 +195,7 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 		if label == "" { // the spec's file name, never a generated label
 			label = strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
 		}
-		id = store.NewRunID(label, time.Now())
+		id = store.NewRunID(label, created)
 	}
 	// A run in the workspace itself takes its tree before anything is
 	// made or paid for (the naming agent); a worktree run, once made.
@@ -218,7 +218,7 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 	if name == "" {
 		name = id
 	}
-	run := store.NewRun(id, name, time.Now().UnixMilli())
+	run := store.NewRun(id, name, created.UnixMilli())
 	run.WorkspaceRoot = set.Dir
 	if top := store.GitTop(set.Dir); top != "" {
 		run.WorkspaceRoot = top

@@ -19,15 +19,15 @@ import (
 // A new run: its id, the settings given, the processes it belongs to.
 
 func newRun(env *cli.Env, r *recorder.Recorder, opts *Options, settings [][2]string) error {
-	id := opts.Run
+	id, created := opts.Run, r.St.CreationTime(time.Now())
 	if id == "" {
-		id = store.NewRunID(opts.Name, time.Now())
+		id = store.NewRunID(opts.Name, created)
 	}
 	name := opts.Name
 	if name == "" {
 		name = id
 	}
-	run := store.NewRun(id, name, time.Now().UnixMilli())
+	run := store.NewRun(id, name, created.UnixMilli())
 	run.WorkspaceRoot = r.Workspace
 	run.NameSource = opts.NameSource
 	r.ApplyNewSettings(run) // --setting below wins
