@@ -10,21 +10,21 @@ declare -A A=()           # the current action's key=value fields
 CHILD=""                  # the background child being waited for
 SIGNALED="" SIGCODE=0     # the signal that ended the run, and the exit status it gives
 FINISHING="" DECIDED=""   # the run is ending; A already holds the next action
-HREQ="" HREP="" ASKING="" # the pipes to the holder (hold); a request in flight
+HREQ="" HREP="" ASKING="" HOLDING="" # the pipes to the holder; a request in flight; it takes the run (hold)
 TMP="" REC=""             # the driver's temporary folder; what slurp read
 
 # on_signal NAME CODE: INT, TERM, HUP and PIPE end the run as canceled.
 # A running child (loop-step, loop-validate) gets the same signal (TERM
-# for PIPE) and stops its process group; the run is marked once it, or
-# the holder's answer (next_action), has returned.
+# for PIPE), as does the holder taking the run (hold); the run is marked
+# once it has ended, or the holder's answer (next_action) has returned.
 on_signal() {
   [ -n "$SIGNALED" ] || { SIGNALED=$1; SIGCODE=$2; }
   if [ -n "$CHILD" ]; then # CONT: the agent may have stopped it
     kill -"${1/PIPE/TERM}" "$CHILD" 2>/dev/null; kill -CONT "$CHILD" 2>/dev/null
   elif [ -n "$ASKING" ]; then # a record stuck in git is cut
-    kill -USR2 "$HOLDER_PID" 2>/dev/null; kill -CONT "$HOLDER_PID" 2>/dev/null
-  elif [ -z "$FINISHING" ]; then
-    canceled
+    kill -USR2 "${HOLDER_PID:-}" 2>/dev/null; kill -CONT "${HOLDER_PID:-}" 2>/dev/null
+  elif [ -n "$HOLDING" ]; then kill -"${1/PIPE/TERM}" "${HOLDER_PID:-}" 2>/dev/null
+  elif [ -z "$FINISHING" ]; then canceled
   fi
 }
 
@@ -88,8 +88,8 @@ checked() {
 hold() {
   local rec k="" v DRIVE_PROTOCOL=2 # what the holder's first record must say (loop-drive's Protocol)
   coproc HOLDER { LOOPKIT_DRIVE_REQUESTS=$$ exec "$LK_DRIVE" "$@"; }
-  HREP=${HOLDER[0]} HREQ=${HOLDER[1]}
-  IFS= read -r -d '' rec <&"$HREP"; [ "$rec" = "protocol=$DRIVE_PROTOCOL" ] || die 70 "$LK_DRIVE does not speak this driver's protocol $DRIVE_PROTOCOL (it is another version's): install the driver and the commands from one version together (make install, or make build in a checkout)"
+  HOLDING=1 HREP=${HOLDER[0]} HREQ=${HOLDER[1]}
+  IFS= read -r -d '' rec <&"$HREP"; [ "$rec" = "protocol=$DRIVE_PROTOCOL" ] || [ -n "$SIGNALED" ] || die 70 "$LK_DRIVE does not speak this driver's protocol $DRIVE_PROTOCOL (it is another version's): install the driver and the commands from one version together (make install, or make build in a checkout)"
   while IFS= read -r -d '' rec <&"$HREP"; do
     k=${rec%%=*} v=${rec#*=}
     case $k in
@@ -107,9 +107,11 @@ hold() {
       warning) log "warning: $v" ;;
       note) log "$v" ;;
       exit) exit "$v" ;;
+      signal) [ -n "$SIGNALED" ] || { SIGNALED=$v; SIGCODE=$((128 + $(kill -l "$v"))); }; break ;; # caught as it made the run
       ready) break ;;
     esac
   done
+  HOLDING=""; [ -z "$SIGNALED" ] || canceled # the run, if the holder made it, by its id
   [ "$k" = ready ] || die 70 "loop-drive ended without holding the run"
   # children stop if this driver dies untrapped, and leave config warnings to it
   export LOOPKIT_DRIVER_PID=$$
@@ -123,8 +125,7 @@ hold() {
 # short. No answer: the holder died; its pipe's SIGPIPE is no signal.
 next_action() {
   local line rest="" rc="" in=""; A=()
-  [ $# -eq 0 ] || in=$REC
-  ASKING=1
+  [ $# -eq 0 ] || in=$REC; ASKING=1
   { printf '%s\0' "${LOOPKIT_ERROR_FILE:-}" "${@:-next}" --run "$RUN" "" "$in" >&"$HREQ" &&
     IFS= read -r -d '' rest <&"$HREP" && IFS= read -r rc <&"$HREP"; } 2>/dev/null
   ASKING=""
@@ -157,8 +158,7 @@ drive() {
 # slurp FILE...: the files' contents one after the other in REC, read by
 # bash itself (cat, rm and $(<) each cost every iteration a process).
 slurp() {
-  local f part
-  REC=""
+  local f part; REC=""
   for f; do IFS= read -r -d '' part <"$f"; REC+=$part; done
 }
 

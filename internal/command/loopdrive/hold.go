@@ -56,6 +56,8 @@ type holder struct {
 	// folded is when the working time was last saved, on the monotonic
 	// clock: a checkpoint adds the time since, whatever the wall clock did
 	folded time.Time
+	// caught: the signals caught while the run is made or taken (announce.go)
+	caught chan os.Signal
 }
 
 // nameDriver records the driver (parent) as the run's, once, the moment it
@@ -108,16 +110,18 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 	} else {
 		id, err = h.resume(opts)
 	}
+	if errors.Is(err, errSignalled) {
+		return nil // the driver marks the run
+	}
 	if err != nil || id == "" {
 		if err != nil {
+			if id != "" { // announced: not left running
+				h.failRun(id, err)
+			}
 			return h.fail(err)
 		}
 		return nil
 	}
-	if sid, err := store.ID(st.Root); err == nil {
-		h.emit("storeid", sid) // the driver's children refuse another folder there
-	}
-	h.emit("run", id)
 	fail := func(err error) error { h.failRun(id, err); return h.fail(err) }
 	// The driver is named before it may wait for a slot (a queued driver
 	// must hear cancel too); cancel signals only the driver loopkit's own
@@ -242,6 +246,7 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 		h.emit("note", notGit(set.Dir))
 	}
 	run.Settings = *set
+	h.catchSignals()
 	err := h.st.CreateRunWith(run, func(dir string) error {
 		l, err := store.LockFile(filepath.Join(dir, store.DriverLock), true, false)
 		if err != nil {
@@ -258,11 +263,15 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 		}
 		return nil
 	})
-	if errors.Is(err, os.ErrExist) {
-		return "", cli.Failf("run %s already exists", id)
-	}
 	if err != nil {
+		h.endCatch()
+		if errors.Is(err, os.ErrExist) {
+			return "", cli.Failf("run %s already exists", id)
+		}
 		return "", cli.Failf("%w", err)
+	}
+	if err := h.announce(id); err != nil {
+		return id, err
 	}
 	// for `loop resume --interrupted --all-stores` after a restart
 	if err := userdir.RememberStore(h.st.Root); err != nil {

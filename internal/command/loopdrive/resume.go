@@ -95,6 +95,7 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 		return "", err
 	}
 	msg := fmt.Sprintf("resumed after iteration %d (was %s)", n, run.Status)
+	h.catchSignals() // it is running from here: the driver must hear of it
 	resumed, err := h.door.Resume(id, func(run *record.Run) (string, error) {
 		if opts.MaxIterations > 0 {
 			run.Settings.MaxIterations = opts.MaxIterations
@@ -124,6 +125,7 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 		return msg, nil
 	})
 	if err != nil {
+		h.endCatch()
 		return "", cli.Failf("%w", err)
 	}
 	if opts.MaxIterations > 0 || opts.HasMaxDuration || len(opts.Caps) > 0 { // the person's new bounds
@@ -132,7 +134,7 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 		}
 	}
 	h.emit("note", fmt.Sprintf("resuming run %s after iteration %d", id, n)) // said by the driver, as its own lines
-	return id, nil
+	return id, h.announce(id)
 }
 
 // lockDriver takes the run's driver lock without waiting. A lock held by a
