@@ -100,10 +100,10 @@ hold() {
       runconfig) export LOOPKIT_RUN_CONFIG=$v; trap 'rm -rf "$LOOPKIT_RUN_CONFIG" ${TMP:+"$TMP"}' EXIT ;; # the config as the run started; gone with a driver canceled before it drives
       tmp) TMP=$v; trap 'rm -rf "$TMP" ${LOOPKIT_RUN_CONFIG:+"$LOOPKIT_RUN_CONFIG"}' EXIT ;; # in loopkit's runtime directory: the agent may write $TMPDIR
       out) printf '%s' "$v" 2>/dev/null ;;
-      run) RUN=$v; echo "$RUN" ;;
+      run) RUN=$v; echo "$RUN" 2>/dev/null ;; # a closed stdout (>&-) is no error
       set.*) S[${k#set.}]=$v ;;
       agent) AGENT+=("$v") ;;
-      status) echo "$v"; log "run ${RUN:-} already $v" ;;
+      status) echo "$v" 2>/dev/null; log "run ${RUN:-} already $v" ;;
       warning) log "warning: $v" ;;
       note) log "$v" ;;
       exit) exit "$v" ;;
