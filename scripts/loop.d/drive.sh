@@ -15,7 +15,7 @@ TMP="" REC=""             # the driver's temporary folder; what slurp read
 
 # on_signal NAME CODE: INT, TERM, HUP and PIPE end the run as canceled.
 # A running child (loop-step, loop-validate) gets the same signal (TERM
-# for PIPE), as does the holder taking the run (hold); the run is marked
+# for PIPE), the holder taking the run (hold) TERM; the run is marked
 # once it has ended, or the holder's answer (next_action) has returned.
 on_signal() {
   [ -n "$SIGNALED" ] || { SIGNALED=$1; SIGCODE=$2; }
@@ -23,7 +23,7 @@ on_signal() {
     kill -"${1/PIPE/TERM}" "$CHILD" 2>/dev/null; kill -CONT "$CHILD" 2>/dev/null
   elif [ -n "$ASKING" ]; then # a record stuck in git is cut
     kill -USR2 "${HOLDER_PID:-}" 2>/dev/null; kill -CONT "${HOLDER_PID:-}" 2>/dev/null
-  elif [ -n "$HOLDING" ]; then kill -"${1/PIPE/TERM}" "${HOLDER_PID:-}" 2>/dev/null
+  elif [ -n "$HOLDING" ]; then kill -TERM "${HOLDER_PID:-}" 2>/dev/null
   elif [ -z "$FINISHING" ]; then canceled
   fi
 }

@@ -86,6 +86,11 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 	door := runstate.Plain(st, env.Log)
 	h := &holder{env: env, st: st, door: door, rec: door.Rec, parent: os.Getppid()}
 	dieWithParent()
+	// Ctrl-\ is the driver's, which passes SIGTERM on: caught and dropped,
+	// it printed this process's stacks on the terminal (ignored, it stays so)
+	if !signal.Ignored(syscall.SIGQUIT) {
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGQUIT)
+	}
 	// Once its death kills this process, the parent must still be the
 	// driver: the one that named itself (pid 1 when it is a container's
 	// first process), else any but pid 1, an orphan's parent. An exit
