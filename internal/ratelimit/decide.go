@@ -44,7 +44,12 @@ func (d Decision) Line() string {
 	if d.Pause {
 		return "rate-limited: " + d.Reason
 	}
-	return fmt.Sprintf("rate-limited: waiting %s, resuming at %s", d.Wait.Round(time.Second), d.ResumeAt.Local().Format("15:04:05 MST"))
+	at, now := d.ResumeAt.Local(), d.ResumeAt.Add(-d.Wait).Local()
+	layout := "15:04:05 MST"
+	if at.YearDay() != now.YearDay() || at.Year() != now.Year() {
+		layout = "Mon Jan 2 15:04:05 MST" // a wait past midnight: which day
+	}
+	return fmt.Sprintf("rate-limited: waiting %s, resuming at %s", d.Wait.Round(time.Second), at.Format(layout))
 }
 
 // Writer is what a decision records its waits through: the run's writer

@@ -115,6 +115,26 @@ func TestNoteWrittenAhead(t *testing.T) {
 	}
 }
 
+// TestLineSaysTheDay: a wait that ends on another day says which, in the
+// local zone; one that ends today says only the time.
+func TestLineSaysTheDay(t *testing.T) {
+	defer func(l *time.Location) { time.Local = l }(time.Local)
+	time.Local = time.FixedZone("IST", 5*3600+1800)
+	now := time.Date(2026, 7, 16, 22, 0, 0, 0, time.Local)
+	for _, tc := range []struct {
+		wait time.Duration
+		want string
+	}{
+		{time.Hour, "rate-limited: waiting 1h0m0s, resuming at 23:00:00 IST"},
+		{3 * time.Hour, "rate-limited: waiting 3h0m0s, resuming at Fri Jul 17 01:00:00 IST"},
+		{30 * time.Hour, "rate-limited: waiting 30h0m0s, resuming at Sat Jul 18 04:00:00 IST"},
+	} {
+		if got := (Decision{Wait: tc.wait, ResumeAt: now.Add(tc.wait)}).Line(); got != tc.want {
+			t.Errorf("got  %q\nwant %q", got, tc.want)
+		}
+	}
+}
+
 func newDecider(t *testing.T, set Settings, now *time.Time) *Decider {
 	t.Helper()
 	st, _ := store.Open(filepath.Join(t.TempDir(), ".loop"))
