@@ -21,7 +21,7 @@ var wallNow = time.Now
 
 // maxWaitSeconds bounds --seconds: ratelimit.Longest, so that no float
 // overflows the timer into a wait that ends at once.
-var maxWaitSeconds = ratelimit.Longest.Seconds()
+const maxWaitSeconds = float64(ratelimit.Longest / time.Second)
 
 // waitRun is the driver's wait for a rate limit to reset (action=wait):
 // seconds at most, less once run id is no longer running. A `loop pause`
