@@ -6,7 +6,7 @@ log() { printf 'loop: %s\n' "$*" >&2; }
 # marks the run failed with MESSAGE and the failed command's error line (never left running),
 # and says the fix its second line gives (a disk that refused a write: cli.DiskHint).
 die() { local code=$1 err="" fix=""; shift; log "$*"
-  if [ "$code" = 70 ] && [ -n "${RUN:-}" ] && [ -z "${FINISHING:-}" ]; then FINISHING=1
+  if [ "$code" = 70 ] && [ -n "${RUN:-}" ] && [ -z "${FINISHING:-}" ]; then FINISHING=1; trap '' HUP INT QUIT TERM
     [ ! -s "${LOOPKIT_ERROR_FILE:-}" ] || { IFS= read -r err; IFS= read -r fix; } <"$LOOPKIT_ERROR_FILE"
     "$LK_RECORD" status failed --run "$RUN" --message "$*${err:+: $err}" >/dev/null || log "could not mark run $RUN failed: it shows as interrupted"
     [ -z "$fix" ] || printf "hint: %s, then '%s resume %s' goes on\n" "$fix" "$LOOP_PROG" "$RUN" >&2

@@ -37,7 +37,7 @@ trap_signals() {
 # An agent step not yet in an iteration (interrupted, or finished before a
 # validation that was) is kept as an attempt: its transcript, tokens, cost.
 canceled() {
-  FINISHING=1
+  FINISHING=1; trap '' HUP INT QUIT TERM # a Ctrl-C again (the group's) cuts no record below
   if [ -n "$RUN" ]; then
     local k # the step and the review, kept as attempts of these kinds
     for k in interrupted:step reviewer:review; do [ ! -s "$TMP/${k#*:}.json" ] ||
@@ -217,7 +217,7 @@ act_wait() {
 # act_stop: the run ends with A[status]; the driver exits with A[exit].
 act_stop() {
   local status=${A[status]} reason=${A[reason]:-} hook
-  FINISHING=1
+  FINISHING=1; trap '' HUP INT QUIT TERM # the end is recorded whole
   if [ "${A[rule]:-}" != not-running ]; then
     "$LK_RECORD" status "$status" --run "$RUN" ${reason:+--message "$reason"} --rule "${A[rule]:-}" >/dev/null ||
       log "could not mark run $RUN $status"
@@ -244,10 +244,10 @@ ON_STOP=()
 ask_hypotheses() {
   [ -n "${A[ask_hypotheses]:-}" ] || return 0
   log "asking the agent for hypotheses on the stuck report"
-  FINISHING=""
+  FINISHING=""; trap_signals # a Ctrl-C stops this agent call
   run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "$LOOP_STORE/runs/$RUN/stuck.md" \
     --phase stuck_report --timeout "${S[timeout]}" --exit-zero -- "${AGENT[@]}" >"$TMP/stuck-step.json"
-  FINISHING=1
+  FINISHING=1; trap '' HUP INT QUIT TERM
   # a call like any other: its tokens and cost count in the run's totals
   "$LK_RECORD" attempt --run "$RUN" --kind stuck_report <"$TMP/stuck-step.json" >/dev/null ||
     log "the stuck agent's call was not recorded"
