@@ -42,9 +42,10 @@ func NewRunID(name string, now time.Time) string {
 const maxClockBack = 24 * time.Hour
 
 // CreationTime is when a run created now is said to be created: now, or
-// just after the newest run id's time when the clock has gone back behind
-// it (by less than a day), so that the new run's id and created_at still
-// sort after every run made before it, and "the newest run" is this one.
+// just after the newest run's id time or created_at (an older loopkit set
+// it after naming the run) when the clock has gone back behind it (by less
+// than a day), so that the new run's id and created_at still sort after
+// every run made before it, and "the newest run" is this one.
 func (s *Store) CreationTime(now time.Time) time.Time {
 	ids, err := s.RunIDs()
 	if err != nil {
@@ -54,6 +55,9 @@ func (s *Store) CreationTime(now time.Time) time.Time {
 		at, ok := idTime(ids[i])
 		if !ok {
 			continue
+		}
+		if h, err := s.ReadRunHead(ids[i]); err == nil && h.CreatedAt > at.UnixMilli() {
+			at = time.UnixMilli(h.CreatedAt)
 		}
 		if at.Before(now) || at.Sub(now) >= maxClockBack {
 			return now
