@@ -2,6 +2,7 @@ package loopdrive
 
 import (
 	"os"
+	"os/signal"
 	"syscall"
 	"time"
 
@@ -36,6 +37,8 @@ func waitRun(env *cli.Env, st *store.Store, id string, seconds float64) error {
 	proc.FollowDriver()
 	sigs := make(chan os.Signal, 1)
 	proc.NotifyStop(sigs)
+	// the signals' own effect again once it returns (a test binary's too)
+	defer signal.Stop(sigs)
 	if !(seconds <= maxWaitSeconds) { // NaN too
 		seconds = maxWaitSeconds
 	}
