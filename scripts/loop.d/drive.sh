@@ -50,12 +50,12 @@ canceled() {
   exit "$SIGCODE"
 }
 
-# run_child CMD...: runs CMD in the background and waits, so a signal to the driver is handled
-# at once; CMD gets SIGINT and SIGQUIT as the driver did (bash ignores them in a `&` job).
+# run_child OUT CMD...: runs CMD, its stdout to file OUT (never the driver's own), in the background and
+# waits, so a signal to the driver is handled at once; CMD gets SIGINT and SIGQUIT as the driver did.
 run_child() {
-  (trap - INT QUIT && exec "$@") &
+  local rc=0 out=$1; shift
+  (trap - INT QUIT && exec "$@" >"$out") & # bash ignores them in a `&` job
   CHILD=$!
-  local rc=0
   while :; do
     wait "$CHILD"; rc=$?
     # wait returns >128 when a trapped signal interrupted it; the child may still run
@@ -168,10 +168,10 @@ act_iterate() {
   [ "${A[rule]}" != watchdog-rewrite ] || log "${A[reason]}"
   log "iteration $i/$max: agent"
   : >"$TMP/step.json"; : >"$TMP/review.json" # emptied, not removed: no rm process
-  run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --template "${A[prompt]}" ${S[plan]:+--plan "${S[plan]}"} --append-progress --excerpt failures --agent-summary \
+  run_child "$TMP/step.json" "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --template "${A[prompt]}" ${S[plan]:+--plan "${S[plan]}"} --append-progress --excerpt failures --agent-summary \
     --phase implementation --timeout "${A[step_timeout]:-${S[timeout]}}" --retries "${S[retries]}" \
     --retry-backoff "${S[retry_backoff]}" --rate-limit-policy "${S[rate_limit_policy]}" --completion-mode "${S[completion_mode]}" \
-    ${A[base]:+--base "${A[base]}"} --exit-zero -- "${AGENT[@]}" >"$TMP/step.json"
+    ${A[base]:+--base "${A[base]}"} --exit-zero -- "${AGENT[@]}"
   checked loop-step $?
   # a rate-limited step, or one cut by --max-duration, is an attempt, not
   # an iteration: the next action waits, or ends the run
@@ -195,8 +195,8 @@ act_iterate() {
   fi
   [ -z "${A[review]:-}" ] || review_step "$i/$max" # before the validation: the step's change alone
   log "iteration $i/$max: validate"
-  run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]}" ${A[deadline_ms]:+--deadline "${A[deadline_ms]}"} \
-    --exit-zero --no-files-changed --shell "${S[validate]}" >"$TMP/validate.json"
+  run_child "$TMP/validate.json" "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]}" ${A[deadline_ms]:+--deadline "${A[deadline_ms]}"} \
+    --exit-zero --no-files-changed --shell "${S[validate]}"
   checked loop-validate $?
   # one call records the iteration and decides the next action
   slurp "$TMP/step.json" ${A[review]:+"$TMP/review.json"} "$TMP/validate.json"
@@ -210,7 +210,7 @@ act_iterate() {
 # act_wait: a rate limit holds; wait A[seconds] (less once the run is paused), then ask again.
 act_wait() {
   log "${A[reason]}"
-  run_child "$LK_DRIVE" wait --run "$RUN" --seconds "${A[seconds]}"
+  run_child /dev/null "$LK_DRIVE" wait --run "$RUN" --seconds "${A[seconds]}"
   checked loop-drive $?
 }
 
@@ -245,8 +245,8 @@ ask_hypotheses() {
   [ -n "${A[ask_hypotheses]:-}" ] || return 0
   log "asking the agent for hypotheses on the stuck report"
   FINISHING=""; trap_signals # a Ctrl-C stops this agent call
-  run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "$LOOP_STORE/runs/$RUN/stuck.md" \
-    --phase stuck_report --timeout "${S[timeout]}" --exit-zero -- "${AGENT[@]}" >"$TMP/stuck-step.json"
+  run_child "$TMP/stuck-step.json" "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "$LOOP_STORE/runs/$RUN/stuck.md" \
+    --phase stuck_report --timeout "${S[timeout]}" --exit-zero -- "${AGENT[@]}"
   FINISHING=1; trap '' HUP INT QUIT TERM
   # a call like any other: its tokens and cost count in the run's totals
   "$LK_RECORD" attempt --run "$RUN" --kind stuck_report <"$TMP/stuck-step.json" >/dev/null ||

@@ -8,17 +8,17 @@
 # into the iteration with the step's (the verdict, a reviewer attempt).
 review_step() {
   log "iteration $1: review"
-  run_child "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "${S[prompt]}" --review "$TMP/step.json" \
+  run_child "$TMP/review.json" "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "${S[prompt]}" --review "$TMP/step.json" \
     --review-marker "${S[review_marker]}" --timeout "${S[timeout]}" --exit-zero \
-    -- sh -c "${S[reviewer]}" >"$TMP/review.json"
+    -- sh -c "${S[reviewer]}"
   checked loop-step $?
 }
 
 # act_verify: one final verification command, kept with its exit code.
 act_verify() {
   log "final verification ${A[index]}: ${A[command]}"
-  run_child "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]}" \
-    --exit-zero --shell "${A[command]}" >"$TMP/verify.json"
+  run_child "$TMP/verify.json" "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]}" \
+    --exit-zero --shell "${A[command]}"
   checked loop-validate $?
   "$LK_RECORD" verify --run "$RUN" <"$TMP/verify.json" >/dev/null
   checked loop-record $?
