@@ -214,8 +214,8 @@ loop:
 		select {
 		case w = <-done:
 			break loop
-		case now := <-tick:
-			if guarded = wt.guard(spec.IdleTimeout, spec.AfterResultGrace, now); guarded != "" {
+		case <-tick:
+			if guarded = wt.guard(spec.IdleTimeout, spec.AfterResultGrace); guarded != "" {
 				tick = nil
 				res.TimedOut = guarded == killIdle
 				res.IdleTimedOut = res.TimedOut

@@ -17,18 +17,21 @@ type Activity func(line []byte) (progress, result bool)
 const watchLineMax = 4096
 
 // watch follows both streams line by line for the idle and after-result
-// guards. Times are Unix nanoseconds; resultAt is 0 unless the last
-// progress line was a result line.
+// guards. Its times are durations since it started, on the monotonic clock
+// (elapsed): a wall clock that NTP moves an hour ahead does not make a
+// working agent idle, nor does the wall time a laptop spent asleep.
+// resultAt is 0 unless the last progress line was a result line (then it
+// is its time + 1).
 type watch struct {
 	classify     Activity
+	elapsed      func() time.Duration
 	lastProgress atomic.Int64
 	resultAt     atomic.Int64
 }
 
 func newWatch(a Activity) *watch {
-	w := &watch{classify: a}
-	w.lastProgress.Store(time.Now().UnixNano())
-	return w
+	start := time.Now()
+	return &watch{classify: a, elapsed: func() time.Duration { return time.Since(start) }}
 }
 
 func (w *watch) line(b []byte) {
@@ -36,10 +39,10 @@ func (w *watch) line(b []byte) {
 	if !progress {
 		return
 	}
-	now := time.Now().UnixNano()
+	now := int64(w.elapsed())
 	w.lastProgress.Store(now)
 	if result {
-		w.resultAt.Store(now)
+		w.resultAt.Store(now + 1)
 	} else {
 		// Output after a result (a wrapper's second session) means the
 		// command is still at work.
@@ -70,7 +73,7 @@ func (l *lines) Write(p []byte) (int, error) {
 		} else if !l.long {
 			// A line this long is output at work, whatever it ends as.
 			l.long = true
-			l.w.lastProgress.Store(time.Now().UnixNano())
+			l.w.lastProgress.Store(int64(l.w.elapsed()))
 		}
 		if i < 0 {
 			break
@@ -83,11 +86,12 @@ func (l *lines) Write(p []byte) (int, error) {
 }
 
 // guard is what the watch decided: "" to go on, else why the group dies.
-func (w *watch) guard(idle, afterResult time.Duration, now time.Time) string {
-	if idle > 0 && now.Sub(time.Unix(0, w.lastProgress.Load())) >= idle {
+func (w *watch) guard(idle, afterResult time.Duration) string {
+	now := w.elapsed()
+	if idle > 0 && now-time.Duration(w.lastProgress.Load()) >= idle {
 		return killIdle
 	}
-	if at := w.resultAt.Load(); afterResult > 0 && at != 0 && now.Sub(time.Unix(0, at)) >= afterResult {
+	if at := w.resultAt.Load(); afterResult > 0 && at != 0 && now-time.Duration(at-1) >= afterResult {
 		return killAfterResult
 	}
 	return ""
