@@ -39,11 +39,19 @@ func newFollower(f *os.File, tail *tailBuffer, tee io.Writer) *follower {
 	return &follower{f: f, tail: tail, tee: tee, stop: make(chan struct{}), done: make(chan struct{}), failed: make(chan struct{})}
 }
 
-// spoolFull says whether the file system under f has no room left for an
-// unprivileged write. A variable, so tests can fill a file system.
+// spoolFull says whether the file system under f has no room left for the
+// child's writes: none at all for root, which may use the blocks kept back
+// for it (a CI container's disk at 96% still takes its writes), none
+// outside them for anyone else. A variable, so tests can fill a file system.
 var spoolFull = func(f *os.File) bool {
 	var st unix.Statfs_t
-	return unix.Fstatfs(int(f.Fd()), &st) == nil && st.Bavail == 0
+	if unix.Fstatfs(int(f.Fd()), &st) != nil {
+		return false
+	}
+	if os.Geteuid() == 0 {
+		return st.Bfree == 0
+	}
+	return st.Bavail == 0
 }
 
 func (fl *follower) run() {
