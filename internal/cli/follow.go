@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -23,15 +24,28 @@ var errReaderGone = fmt.Errorf("stdout: %w", syscall.EPIPE)
 // iteration came, if one ever did, and the pipeline with it (GNU tail -f
 // watches its pipe the same way).
 func (e *Env) Following() (context.Context, context.CancelFunc) {
-	sig, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	ctx, cancel := context.WithCancelCause(sig)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		select {
+		case s := <-sigs: // its exit status says which
+			cancel(stoppedBy{s.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	}()
 	if f := e.StdoutFile; f != nil {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0 {
 			go watchReader(ctx, f, cancel)
 		}
 	}
-	return ctx, func() { cancel(nil); stop() }
+	return ctx, func() { cancel(nil); signal.Stop(sigs) }
 }
+
+// stoppedBy is the cause of a follower's end by a signal.
+type stoppedBy struct{ sig syscall.Signal }
+
+func (s stoppedBy) Error() string { return "stopped by " + s.sig.String() }
 
 // watchReader cancels ctx once f's reader is gone: poll reports POLLERR
 // (a pipe) or POLLHUP (a socket) without being asked for anything.
@@ -58,10 +72,16 @@ func watchReader(ctx context.Context, f *os.File, cancel context.CancelCauseFunc
 }
 
 // Stopped is the error a follower returns once ctx is done: a broken
-// pipe when its reader went away, else the interrupt's exit status.
+// pipe when its reader went away, else the exit status of the signal
+// that stopped it (130 for SIGINT, 143 for SIGTERM: kill, timeout(1)).
 func Stopped(ctx context.Context) error {
-	if cause := context.Cause(ctx); IsBrokenPipe(cause) {
+	cause := context.Cause(ctx)
+	if IsBrokenPipe(cause) {
 		return cause
+	}
+	var s stoppedBy
+	if errors.As(cause, &s) {
+		return Silent(128 + int(s.sig))
 	}
 	return Silent(exitcode.Interrupt)
 }
