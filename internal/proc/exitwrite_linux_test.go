@@ -47,6 +47,37 @@ func TestChildCannotRewriteItsSpool(t *testing.T) {
 	}
 }
 
+// growHelper writes a line and grows its stdout to 64 GiB with ftruncate,
+// zeros nobody wrote, then exits.
+func growHelper() {
+	syscall.Write(1, []byte("line\n"))
+	syscall.Ftruncate(1, 64<<30)
+	os.Exit(0)
+}
+
+type counter struct{ n int64 }
+
+func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// A child that grows its spool file with ftruncate is read up to the hole,
+// not through 64 GiB of zeros after it has ended (which the follower did
+// with no bound, outside any timeout).
+func TestGrownSpoolIsReadToItsData(t *testing.T) {
+	dir := t.TempDir()
+	var live counter
+	res, err := Run(Spec{
+		Args: []string{os.Args[0], "-test.run=^$"}, Env: append(os.Environ(), "PROC_GROW_HELPER=1"),
+		StdoutPath: filepath.Join(dir, "out"), StderrPath: filepath.Join(dir, "err"),
+		StdoutTee: &live, InlineCap: 100,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StdoutBytes > 2*holeCheck || live.n != res.StdoutBytes {
+		t.Fatalf("read %d bytes (live %d) of a file the child grew to 64 GiB: want at most %d", res.StdoutBytes, live.n, 2*holeCheck)
+	}
+}
+
 // A child that writes 3 MiB at once and exits loses nothing: on main the
 // agent's stdout was a 1 MiB pipe, and Gemini CLI's 3 MiB answer was cut
 // with its result line.

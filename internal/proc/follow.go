@@ -20,8 +20,11 @@ type follower struct {
 	tail *tailBuffer // every byte, never failing
 	tee  io.Writer   // dropped after its first failed write
 	off  int64
-	stop chan struct{}
-	done chan struct{}
+	// dataEnd, once a hole is found (findHole), is where reading stops; -1
+	// before.
+	dataEnd int64
+	stop    chan struct{}
+	done    chan struct{}
 	// The child's failed writes are its own; the one we can see is a full
 	// file system: then the stream is being lost, and the agent should
 	// spend no more (as when our own copy failed).
@@ -36,7 +39,7 @@ const (
 )
 
 func newFollower(f *os.File, tail *tailBuffer, tee io.Writer) *follower {
-	return &follower{f: f, tail: tail, tee: tee, stop: make(chan struct{}), done: make(chan struct{}), failed: make(chan struct{})}
+	return &follower{f: f, tail: tail, tee: tee, dataEnd: -1, stop: make(chan struct{}), done: make(chan struct{}), failed: make(chan struct{})}
 }
 
 // spoolFull says whether the file system under f has no room left for the
@@ -93,7 +96,14 @@ func (fl *follower) run() {
 // end now), and says whether there was anything.
 func (fl *follower) read(buf []byte, end int64) bool {
 	got := false
-	for end < 0 || fl.off < end {
+	from := fl.off // where the data's end was last asked from
+	for {
+		if fl.dataEnd >= 0 && (end < 0 || fl.dataEnd < end) {
+			end = fl.dataEnd
+		}
+		if end >= 0 && fl.off >= end {
+			break
+		}
 		b := buf
 		if end >= 0 && int64(len(b)) > end-fl.off {
 			b = b[:end-fl.off]
@@ -112,8 +122,31 @@ func (fl *follower) read(buf []byte, end int64) bool {
 		if err != nil || n == 0 {
 			break // io.EOF: the child has written no more yet
 		}
+		if fl.off-from >= holeCheck {
+			fl.findHole(from)
+			from = fl.off
+		}
 	}
 	return got
+}
+
+// holeCheck is how much is read before asking where the file's data ends:
+// an agent that grew its stdout with ftruncate made zeros nobody wrote, of
+// any size, and reading them would keep the step going after the agent
+// ended. Asked only that seldom: on ZFS the question costs a sync.
+const holeCheck = 64 << 20
+
+// findHole sets dataEnd at the first hole past from, if the file has one
+// before its end: what follows it is no stream the child wrote.
+func (fl *follower) findHole(from int64) {
+	fi, err := fl.f.Stat()
+	if err != nil {
+		return
+	}
+	h, err := unix.Seek(int(fl.f.Fd()), from, unix.SEEK_HOLE)
+	if err == nil && h < fi.Size() && (fl.dataEnd < 0 || h < fl.dataEnd) {
+		fl.dataEnd = h
+	}
 }
 
 // finish reads what is left once the child's group is gone.

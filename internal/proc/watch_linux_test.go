@@ -16,6 +16,9 @@ import (
 
 func TestMain(m *testing.M) {
 	MaybeWatch()
+	if os.Getenv("PROC_GROW_HELPER") != "" {
+		growHelper()
+	}
 	if os.Getenv("PROC_REWIND_HELPER") != "" {
 		rewindHelper()
 	}
