@@ -23,20 +23,22 @@ func burstHelper(n string) {
 	os.Exit(0)
 }
 
-// The capture pipe holds a whole burst: an agent that exits with its last
-// writes pending loses nothing up to 1 MiB.
+// An agent that exits with its last writes pending loses nothing, the
+// live reader included: its stdout is its spool file. Through the 1 MiB
+// pipe it had before, 3 MiB written at once kept 1048576 bytes.
 func TestBurstBeforeExitKept(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	const size = 400 << 10
+	const size = 3 << 20
+	var live counter
 	cmd := []string{os.Args[0], "-test.run=^$"}
 	res, err := Run(Spec{Args: cmd, Env: append(os.Environ(), "PROC_BURST_HELPER="+strconv.Itoa(size)),
 		StdoutPath: out, StderrPath: filepath.Join(dir, "err"), InlineCap: 10, Timeout: 60 * time.Second,
-		Activity: func([]byte) (bool, bool) { return true, false }})
+		StdoutTee: &live, Activity: func([]byte) (bool, bool) { return true, false }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(out); err != nil || fi.Size() != size {
-		t.Fatalf("kept %d of the %d bytes written before exit (%v; exit %d)", fi.Size(), size, err, res.ExitCode)
+	if fi, err := os.Stat(out); err != nil || fi.Size() != size || res.StdoutBytes != size || live.n != size {
+		t.Fatalf("kept %d of the %d bytes written before exit, counted %d, live %d (%v; exit %d)", fi.Size(), size, res.StdoutBytes, live.n, err, res.ExitCode)
 	}
 }

@@ -22,9 +22,6 @@ func TestMain(m *testing.M) {
 	if os.Getenv("PROC_REWIND_HELPER") != "" {
 		rewindHelper()
 	}
-	if n := os.Getenv("PROC_EXITWRITE_HELPER"); n != "" {
-		exitWriteHelper(n)
-	}
 	if n := os.Getenv("PROC_BURST_HELPER"); n != "" {
 		burstHelper(n)
 	}
