@@ -31,10 +31,10 @@ func TestBurstBeforeExitKept(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	const size = 3 << 20
 	var live counter
-	cmd := []string{os.Args[0], "-test.run=^$"}
-	res, err := Run(Spec{Args: cmd, Env: append(os.Environ(), "PROC_BURST_HELPER="+strconv.Itoa(size)),
-		StdoutPath: out, StderrPath: filepath.Join(dir, "err"), InlineCap: 10, Timeout: 60 * time.Second,
-		StdoutTee: &live, Activity: func([]byte) (bool, bool) { return true, false }})
+	spec := helperSpec(dir, "PROC_BURST_HELPER="+strconv.Itoa(size), &live)
+	spec.InlineCap, spec.Timeout = 10, 60*time.Second
+	spec.Activity = func([]byte) (bool, bool) { return true, false }
+	res, err := Run(spec)
 	if err != nil {
 		t.Fatal(err)
 	}

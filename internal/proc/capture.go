@@ -27,12 +27,12 @@ type capture struct {
 	follow *follower    // the file read back, when the child writes it
 }
 
-// newCapture makes a capture. direct hands the child the spool file even
-// when the stream is wanted live (an agent's stdout): node CLIs write their
-// last lines and exit without waiting for what a pipe did not take, and a
-// file takes every write whole. big sizes the pipe of a capture without a
-// spool file for the same reason, as far as a pipe can.
-func newCapture(path string, tee io.Writer, cap int, direct, big bool) (*capture, error) {
+// newCapture makes a capture. A stdout capture hands the child the spool
+// file even when the stream is wanted live (an agent's): node CLIs write
+// their last lines and exit without waiting for what a pipe did not take,
+// and a file takes every write whole; without a spool file its pipe is
+// grown for the same reason, as far as a pipe can be.
+func newCapture(path string, tee io.Writer, cap int, stdout bool) (*capture, error) {
 	c := &capture{path: path, tee: tee, cap: cap}
 	if path != "" {
 		// read and write: the follower reads at its own offset (pread);
@@ -43,17 +43,17 @@ func newCapture(path string, tee io.Writer, cap int, direct, big bool) (*capture
 			return nil, fmt.Errorf("spool: %w", err)
 		}
 		c.file = f
-		if direct && tee != nil {
+		if stdout && tee != nil {
 			c.tail = newTailBuffer(cap)
 			c.follow = newFollower(f, c.tail, tee)
 		}
 	}
-	if path == "" || (tee != nil && !direct) {
+	if path == "" || (tee != nil && !stdout) {
 		pr, pw, err := os.Pipe()
 		if err != nil {
 			return nil, err
 		}
-		if big {
+		if stdout {
 			growPipe(pw)
 		}
 		c.pr, c.pw = pr, pw

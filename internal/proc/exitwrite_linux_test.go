@@ -2,11 +2,19 @@ package proc
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 )
+
+// helperSpec runs this test binary as the helper env names (TestMain),
+// its streams spooled in dir and its stdout read live by tee.
+func helperSpec(dir, env string, tee io.Writer) Spec {
+	return Spec{Args: []string{os.Args[0], "-test.run=^$"}, Env: append(os.Environ(), env),
+		StdoutPath: filepath.Join(dir, "out"), StderrPath: filepath.Join(dir, "err"), StdoutTee: tee, InlineCap: 100}
+}
 
 // rewindHelper writes a line, seeks its stdout back to the start and
 // writes again, as a child rewriting what it said would.
@@ -22,11 +30,7 @@ func rewindHelper() {
 func TestChildCannotRewriteItsSpool(t *testing.T) {
 	dir := t.TempDir()
 	var live bytes.Buffer
-	_, err := Run(Spec{
-		Args: []string{os.Args[0], "-test.run=^$"}, Env: append(os.Environ(), "PROC_REWIND_HELPER=1"),
-		StdoutPath: filepath.Join(dir, "out"), StderrPath: filepath.Join(dir, "err"),
-		StdoutTee: &live, InlineCap: 100,
-	})
+	_, err := Run(helperSpec(dir, "PROC_REWIND_HELPER=1", &live))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +57,7 @@ func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return le
 func TestGrownSpoolIsReadToItsData(t *testing.T) {
 	dir := t.TempDir()
 	var live counter
-	res, err := Run(Spec{
-		Args: []string{os.Args[0], "-test.run=^$"}, Env: append(os.Environ(), "PROC_GROW_HELPER=1"),
-		StdoutPath: filepath.Join(dir, "out"), StderrPath: filepath.Join(dir, "err"),
-		StdoutTee: &live, InlineCap: 100,
-	})
+	res, err := Run(helperSpec(dir, "PROC_GROW_HELPER=1", &live))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,12 +143,12 @@ func Run(spec Spec) (*Result, error) {
 		outTee = joinWriters(outTee, &lines{w: wt})
 		errTee = joinWriters(tee, &lines{w: wt})
 	}
-	outs, err := newCapture(spec.StdoutPath, outTee, spec.InlineCap, true, true)
+	outs, err := newCapture(spec.StdoutPath, outTee, spec.InlineCap, true)
 	if err != nil {
 		return nil, err
 	}
 	defer outs.close()
-	errs, err := newCapture(spec.StderrPath, errTee, spec.InlineCap, false, false)
+	errs, err := newCapture(spec.StderrPath, errTee, spec.InlineCap, false)
 	if err != nil {
 		return nil, err
 	}
