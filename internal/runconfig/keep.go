@@ -47,6 +47,9 @@ func Keep(runDir string, s *Settings) error {
 	if err != nil {
 		return err
 	}
+	if old, err := safefile.ReadFile(path, 1<<20); err == nil {
+		data = withPrev(data, old)
+	}
 	tmp := path + ".tmp"
 	os.Remove(tmp)
 	if err := wfile.WriteNew(tmp, data, 0o600); err != nil {
@@ -106,11 +109,11 @@ func Enforce(runDir string, s *Settings) []string {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	kept, ok := decodeKept(f, path, fi)
+	kept, prev, ok := decodeKept(f, path, fi)
 	if !ok {
 		return nil
 	}
-	changed := append([]string(nil), s.bad...) // unreadable: the default was taken
+	var d differences
 	sv, kv := reflect.ValueOf(s).Elem(), reflect.ValueOf(kept).Elem()
 	fields := Fields()
 	for i := range fields {
@@ -122,9 +125,7 @@ func Enforce(runDir string, s *Settings) []string {
 		if reflect.DeepEqual(a.Interface(), b.Interface()) {
 			continue
 		}
-		if !contains(changed, f.Key) {
-			changed = append(changed, f.Key)
-		}
+		d.add(f.Key, wasReplaced(prev, f.Key, a))
 		if b.Kind() == reflect.Slice && !b.IsNil() { // kept is shared: s gets its own
 			c := reflect.MakeSlice(b.Type(), b.Len(), b.Len())
 			reflect.Copy(c, b)
@@ -132,7 +133,13 @@ func Enforce(runDir string, s *Settings) []string {
 		}
 		a.Set(b)
 	}
-	changed = enforceState(runDir, s, changed)
+	enforceState(runDir, s, &d)
+	changed := append([]string(nil), s.bad...) // unreadable: the default was taken
+	for _, k := range d.keys {
+		if d.changed && !contains(changed, k) {
+			changed = append(changed, k)
+		}
+	}
 	sort.Strings(changed)
 	s.changed = changed
 	return changed
@@ -160,6 +167,7 @@ var decoded struct {
 	path string
 	v    safefile.Version
 	s    *Settings
+	prev map[string]json.RawMessage // the values s replaced (prev.go)
 }
 
 func forgetDecoded() {
@@ -168,23 +176,25 @@ func forgetDecoded() {
 	decoded.Unlock()
 }
 
-// decodeKept decodes the open kept file f, or returns the copy decoded
-// from the same file before; the copy must not be changed.
-func decodeKept(f *os.File, path string, fi os.FileInfo) (*Settings, bool) {
+// decodeKept decodes the open kept file f, with the values it replaced,
+// or returns the copies decoded from the same file before; they must not
+// be changed.
+func decodeKept(f *os.File, path string, fi os.FileInfo) (*Settings, map[string]json.RawMessage, bool) {
 	v, known := safefile.VersionOf(fi)
 	decoded.Lock()
 	defer decoded.Unlock()
 	if known && decoded.s != nil && decoded.path == path && decoded.v == v {
-		return decoded.s, true
+		return decoded.s, decoded.prev, true
 	}
 	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	kept := &Settings{}
 	if err := json.Unmarshal(data, kept); err != nil {
-		return nil, false
+		return nil, nil, false
 	}
-	decoded.path, decoded.v, decoded.s = path, v, kept
-	return kept, true
+	_, prev, _ := splitPrev(data)
+	decoded.path, decoded.v, decoded.s, decoded.prev = path, v, kept, prev
+	return kept, prev, true
 }

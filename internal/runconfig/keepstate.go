@@ -50,9 +50,11 @@ func KeepState(runDir string, s *Settings) error {
 		return err
 	}
 	data := stateJSON(s)
-	if old, err := safefile.ReadFile(path, 1<<16); err == nil && bytes.Equal(old, data) {
+	old, _ := safefile.ReadFile(path, 1<<16)
+	if own, _, ok := splitPrev(old); ok && bytes.Equal(own, data) {
 		return nil
 	}
+	data = withPrev(data, old)
 	tmp := path + ".tmp"
 	os.Remove(tmp)
 	err = wfile.WriteNew(tmp, data, 0o600)
@@ -69,17 +71,20 @@ func KeepState(runDir string, s *Settings) error {
 }
 
 // enforceState replaces s's state with the state kept for the run at
-// runDir, adding the keys run.json held other values for to changed; a
-// run with none kept keeps run.json's.
-func enforceState(runDir string, s *Settings, changed []string) []string {
+// runDir, adding the keys run.json held other values for to d; a run
+// with none kept keeps run.json's.
+func enforceState(runDir string, s *Settings, d *differences) {
 	path, err := statePath(runDir)
 	if err != nil {
-		return changed
+		return
 	}
 	data, err := safefile.ReadFile(path, 1<<16)
-	var kept map[string]json.RawMessage
+	var kept, prev map[string]json.RawMessage
 	if err != nil || json.Unmarshal(data, &kept) != nil {
-		return changed
+		return
+	}
+	if raw, ok := kept[prevKey]; ok {
+		json.Unmarshal(raw, &prev)
 	}
 	v := reflect.ValueOf(s).Elem()
 	fields := Fields()
@@ -94,11 +99,8 @@ func enforceState(runDir string, s *Settings, changed []string) []string {
 			continue
 		}
 		if !reflect.DeepEqual(v.Field(f.index).Interface(), p.Elem().Interface()) {
+			d.add(f.Key, wasReplaced(prev, f.Key, v.Field(f.index)))
 			v.Field(f.index).Set(p.Elem())
-			if !contains(changed, f.Key) {
-				changed = append(changed, f.Key)
-			}
 		}
 	}
-	return changed
 }

@@ -272,6 +272,51 @@ func TestKeepEnforce(t *testing.T) {
 	}
 }
 
+// TestWriteCutBeforeRunJSON: a writer keeps the settings and the state
+// before it renames run.json; killed between the two, it leaves run.json
+// holding the values it had just replaced. Those are taken over, but were
+// never changed by anyone: no warning. A value neither kept now nor just
+// before is still named.
+func TestWriteCutBeforeRunJSON(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "runs", "r1")
+	s := Defaults()
+	s.MaxIterations, s.Agent, s.DrivenMS = 2, []string{"sh"}, 1000
+	if err := Keep(dir, &s); err != nil {
+		t.Fatal(err)
+	}
+	onDisk := s // run.json as the last whole write left it
+	next := s
+	next.MaxIterations, next.DrivenMS, next.ResumedAfter = 5, 2000, 3 // loop resume --max-iterations 5
+	if err := Keep(dir, &next); err != nil {
+		t.Fatal(err)
+	}
+	// killed here: run.json not renamed
+	got := onDisk
+	if ch := Enforce(dir, &got); len(ch) != 0 {
+		t.Errorf("a cut write read as changed: %q", ch)
+	}
+	if got.MaxIterations != 5 || got.DrivenMS != 2000 || got.ResumedAfter != 3 {
+		t.Errorf("enforced %+v", got)
+	}
+	next.DrivenMS = 2500
+	if err := KeepState(dir, &next); err != nil { // the next checkpoint, whole
+		t.Fatal(err)
+	}
+	tampered := next
+	tampered.MaxIterations, tampered.DrivenMS = 50, 0
+	if ch := Enforce(dir, &tampered); !slices.Equal(ch, []string{"driven_ms", "max_iterations"}) {
+		t.Errorf("changed %q", ch)
+	}
+	unchanged := next
+	if err := KeepState(dir, &next); err != nil {
+		t.Fatal(err)
+	}
+	if ch := Enforce(dir, &unchanged); len(ch) != 0 || unchanged.DrivenMS != 2500 {
+		t.Errorf("a state kept twice: %q %+v", ch, unchanged)
+	}
+}
+
 func exists(path string) bool { _, err := os.Lstat(path); return err == nil }
 
 // TestEnforceDecodedOnce: the kept file decoded once serves later reads,
