@@ -77,7 +77,8 @@ func Decide(p Policy, now int64, runs []Summary) []Decision {
 	for i, s := range runs {
 		d := Decision{RunID: s.RunID, UpdatedAt: s.UpdatedAt}
 		if s.Err == nil {
-			age := math.Round(float64(now-s.UpdatedAt)/dayMs*100) / 100
+			// updated ahead of the clock (it went back since): age 0, not -0
+			age := max(math.Round(float64(now-s.UpdatedAt)/dayMs*100)/100, 0)
 			d.AgeDays = &age
 		}
 		switch {

@@ -1,6 +1,7 @@
 package retention
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -113,6 +114,15 @@ func TestDecideBoundaries(t *testing.T) {
 	}
 	if *exact[0].AgeDays != 14 {
 		t.Errorf("age_days of exactly 14 days: %v", *exact[0].AgeDays)
+	}
+
+	// updated_at ahead of the clock (it went back since): not a negative
+	// age, nor -0 for a millisecond ahead
+	ahead := Decide(p, now, []Summary{run("days", -days(2)), run("ms", -1)})
+	for _, d := range ahead {
+		if b, _ := json.Marshal(d.AgeDays); string(b) != "0" {
+			t.Errorf("%s ahead of the clock: age_days %s", d.RunID, b)
+		}
 	}
 
 	for _, n := range []int{20, 21} {
