@@ -177,16 +177,16 @@ func (m *Mapper) IterationSpans(r Run, it *record.IterationLog) {
 	vStart, vEnd := it.ValidationStartedAt, it.ValidationEndedAt
 	if vStart == 0 {
 		vEnd = it.CreatedAt
-		vStart = vEnd - it.DurationMs
 	}
+	vStart = startOf(vStart, vEnd, it.DurationMs)
 	start, end := vStart, max(vEnd, it.CreatedAt)
 	var aStart, aEnd int64
 	if a := it.Agent; a != nil {
 		aStart, aEnd = a.StartedAt, a.EndedAt
 		if aStart == 0 {
 			aEnd = vStart
-			aStart = aEnd - a.DurationMs
 		}
+		aStart = startOf(aStart, aEnd, a.DurationMs)
 		start = min(start, aStart)
 	}
 	attrs := []kv{
@@ -222,6 +222,18 @@ func (m *Mapper) IterationSpans(r Run, it *record.IterationLog) {
 	m.validationSpan(tid, n, iter, it, vStart, vEnd)
 }
 
+// startOf is the start of a span that ends at end and lasted dur ms: the
+// recorded start, unless there is none (older records) or it is after the
+// end. Starts and ends are wall times, durations monotonic: a clock set
+// back during the step leaves the end, and the times recorded after it,
+// on the new clock, so the span is placed there.
+func startOf(start, end, dur int64) int64 {
+	if start == 0 || end < start {
+		return end - max(dur, 0)
+	}
+	return start
+}
+
 // AttemptSpan maps an agent call that is not an iteration (an
 // interrupted or rate-limited step, a reviewer, a stuck report).
 func (m *Mapper) AttemptSpan(r Run, at *record.Attempt) {
@@ -233,8 +245,8 @@ func (m *Mapper) AttemptSpan(r Run, at *record.Attempt) {
 	start, end := a.StartedAt, a.EndedAt
 	if start == 0 {
 		end = at.CreatedAt
-		start = end - a.DurationMs
 	}
+	start = startOf(start, end, a.DurationMs)
 	part := "attempt-" + strconv.Itoa(at.Attempt)
 	m.agentSpan(tid, 0, part, SpanID(tid, 0, "run"), true, a, usage{at.LLMInputTokens, at.LLMOutputTokens, at.LLMCacheReadTokens, at.LLMCacheCreationTokens, at.CostUSD}, at.ToolCalls, start, end,
 		str("loopkit.attempt.kind", at.Kind), num("loopkit.attempt", int64(at.Attempt)))
