@@ -46,6 +46,14 @@ func (s Settings) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// Textual reports whether a stored value of the setting key is text (an
+// unknown key counts as text): a text value of any other setting was
+// stored by an older loopkit ("max_iterations": "10").
+func Textual(key string) bool {
+	f := ByKey(key)
+	return f == nil || f.kind.Kind() == reflect.String || f.kind == durType
+}
+
 // UnmarshalJSON reads typed settings, or the text-valued map older runs
 // stored ("max_iterations": "10"): defaults first, then each known key.
 // A value that does not read keeps its default and is listed by Bad, so

@@ -3,6 +3,7 @@ package view
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/record"
@@ -57,5 +58,41 @@ func TestViewShowsKeptSettings(t *testing.T) {
 	}
 	if shown.Settings.MaxIterations != 2 || shown.Settings.Validate != "go test ./..." || shown.Status != record.RunStuck {
 		t.Errorf("--json shows %+v; want the kept settings", shown)
+	}
+}
+
+// TestOlderTextSettingsShownTyped: an older loopkit stored settings as
+// text ("max_iterations": "6", the agent's words as one JSON text), and
+// run.json is never rewritten for a read. --json shows them typed, as
+// every newer run has them, so a jq filter such as
+// `.settings.max_iterations > 10` means the same for every run; the rest
+// of run.json stays as stored, in its order.
+func TestOlderTextSettingsShownTyped(t *testing.T) {
+	st := storetest.Driven(t, record.RunFailed)
+	old := `{"schema_version":1,"run_id":"r","status":"failed","zz_future":[1],` +
+		`"settings":{"agent":"[\"claude\",\"-p\"]","max_iterations":"6","timeout":"2m","validate":"go test ./...","watchdog_k":"3"},"iteration":2}`
+	if err := os.WriteFile(st.RunPath("r", "run.json"), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ri, err := LoadRun(st, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown struct {
+		Settings map[string]any `json:"settings"`
+	}
+	if err := json.Unmarshal(ri.JSON(), &shown); err != nil {
+		t.Fatal(err)
+	}
+	s := shown.Settings
+	if s["max_iterations"] != 6.0 || s["watchdog_k"] != 3.0 || s["timeout"] != "2m" || s["validate"] != "go test ./..." {
+		t.Errorf("settings shown as %v", s)
+	}
+	if a, ok := s["agent"].([]any); !ok || len(a) != 2 || a[0] != "claude" {
+		t.Errorf("agent shown as %#v", s["agent"])
+	}
+	if got := string(ri.JSON()); !strings.HasPrefix(got, `{"schema_version":1,"run_id":"r","status":"failed","zz_future":[1],"settings":{`) ||
+		!strings.HasSuffix(got, `},"iteration":2}`) {
+		t.Errorf("run.json not kept as stored around its settings: %s", got)
 	}
 }

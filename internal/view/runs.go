@@ -159,6 +159,8 @@ func LoadRun(st *store.Store, id string) (RunInfo, error) {
 		if data, err := record.MarshalIndent(r); err == nil && json.Compact(&kept, data) == nil {
 			ri.Raw = kept.Bytes()
 		}
+	} else {
+		ri.Raw = typedSettings(ri.Raw, &r.Settings)
 	}
 	ri.askDriver(st, id)
 	return ri, nil
