@@ -1,0 +1,115 @@
+package gitstore
+
+// Object files moved into and swept from the run's private git directory.
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/loopkit/loopkit/internal/safefile"
+	"github.com/loopkit/loopkit/internal/wfile"
+)
+
+// Import moves the objects of a step's object database (loose objects and
+// packs; regular files only, nothing followed) into the repo by hard link,
+// so the step's base stays readable once its spool entry is gone.
+func (r *Repo) Import(odb string) error {
+	src := filepath.Join(odb, "objects")
+	dst := filepath.Join(r.GitDir, "objects")
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			if rel != "." && rel != "pack" && !isFanout(rel) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		to := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
+			return err
+		}
+		if err := os.Link(p, to); err != nil && !errors.Is(err, fs.ErrExist) {
+			return copyFile(p, to)
+		}
+		return nil
+	})
+}
+
+func isFanout(rel string) bool {
+	if len(rel) != 2 {
+		return false
+	}
+	_, err := strconv.ParseUint(rel, 16, 8)
+	return err == nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := safefile.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := wfile.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(dst) // a half object under its name would pass as whole next time
+	}
+	return err
+}
+
+// Snapshot writes the work tree at w.Top (untracked files included, ignored
+// ones not) into the repo as a tree, through the repo's own index (its
+
+// SweepTemp removes the temporary objects (objects/xx/tmp_obj_*) a git
+// that died on a write the disk refused left in the run's private git
+// directory: git removes them only when it lives, and nothing runs git gc
+// there. Through an os.Root on objects/, so a link planted there leads
+// nowhere else.
+func SweepTemp(runDir string) {
+	root, err := os.OpenRoot(filepath.Join(runDir, Dir, "objects"))
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	for _, sub := range names(root, ".") {
+		if len(sub) != 2 {
+			continue
+		}
+		for _, n := range names(root, sub) {
+			if strings.HasPrefix(n, "tmp_obj_") {
+				root.Remove(sub + "/" + n)
+			}
+		}
+	}
+}
+
+// names lists directory dir of root ("" when it cannot).
+func names(root *os.Root, dir string) []string {
+	d, err := root.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	n, _ := d.Readdirnames(-1)
+	return n
+}
