@@ -251,6 +251,9 @@ func (f *Field) Name() string {
 func (f *Field) set(s *Settings, text string) error {
 	v := reflect.ValueOf(s).Elem().Field(f.index)
 	bad := func() error { return fmt.Errorf("must be %s, got %q", f.Form(), text) }
+	if err := noNUL(text); err != nil {
+		return err
+	}
 	if f.Check == "" { // a path is refused with its own words (Unkept)
 		if err := utf8Text(text); err != nil {
 			return err
@@ -356,6 +359,9 @@ func lines(text string) ([]string, error) {
 			if strings.TrimSpace(c) == "" {
 				return nil, fmt.Errorf("an empty command")
 			}
+			if err := noNUL(c); err != nil {
+				return nil, err
+			}
 		}
 		return list, nil
 	}
@@ -384,6 +390,17 @@ func boolean(v string) (bool, bool) {
 func utf8Text(text string) error {
 	if !utf8.ValidString(text) {
 		return fmt.Errorf("must be UTF-8 text, got %q", text)
+	}
+	return nil
+}
+
+// noNUL: the driver reads the settings from loop-drive as NUL-ended
+// records, so a NUL in a value (a config file's "\x00", the agent's to
+// write) would end its record there and start one of the file's choosing,
+// agent=PROGRAM or tmp=DIR. No command or path can hold one anyway.
+func noNUL(text string) error {
+	if strings.IndexByte(text, 0) >= 0 {
+		return fmt.Errorf("must not hold a NUL byte, got %q", text)
 	}
 	return nil
 }

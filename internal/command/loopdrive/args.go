@@ -346,6 +346,9 @@ func emit(env *cli.Env, k, v string) {
 	case "ready":
 		madeForDriver = nil // the driver's now
 	}
+	// settings refuse a NUL (runconfig); should one come from elsewhere it
+	// must not end the record and begin one of its own (agent=, tmp=)
+	v = strings.ReplaceAll(v, "\x00", "\uFFFD")
 	fmt.Fprintf(env.Stdout, "%s=%s\x00", k, v)
 	env.Stdout.Flush()
 }

@@ -2,6 +2,7 @@ package loopdrive
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/runconfig"
 )
@@ -114,5 +116,16 @@ func TestRuntimeSubKeepsAHeldEntry(t *testing.T) {
 	}
 	if _, err := os.Stat(left); err == nil {
 		t.Error("the folder of a driver gone was kept")
+	}
+}
+
+// TestEmitOneRecord: a value is one record whatever it holds; a NUL in it
+// (which settings refuse) would have ended it and begun a record of its own.
+func TestEmitOneRecord(t *testing.T) {
+	var out strings.Builder
+	env := cli.NewEnv("loop-drive", nil, nil, &out, io.Discard)
+	emit(env, "note", "a\x00agent=/tmp/planted")
+	if recs := strings.Split(strings.TrimSuffix(out.String(), "\x00"), "\x00"); len(recs) != 1 {
+		t.Errorf("records %q, want one", recs)
 	}
 }
