@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/log"
 
@@ -136,5 +137,34 @@ func TestTailOrderAcrossSteps(t *testing.T) {
 	defer tl.closeAll()
 	if want := "== agent|a1|a2|== agent2|b1"; strings.Join(got, "|") != want {
 		t.Fatalf("tail order %q, want %q", strings.Join(got, "|"), want)
+	}
+}
+
+// --json lines are UTF-8 with every C1 control and bidirectional override
+// escaped, as the store's records are: the agent's own JSON line passed
+// through with its raw U+009B (a CSI on the terminal showing it) and a
+// byte that is not UTF-8, which a JSON reader in Python refuses.
+func TestTailJSONLineEscaped(t *testing.T) {
+	st, stdout := tailCase(t)
+	os.WriteFile(stdout, []byte("{\"t\":\"a\xff\xc2\x9b2J\xe2\x80\xae\"}\ntext \xc2\x9b2J\xe2\x80\xae\xff\n"), 0o600)
+	var out bytes.Buffer
+	tl := &Tail{St: st, RunID: "r", Out: io.Discard, Err: io.Discard, Event: func(ev TailEvent) error {
+		line, err := ev.Line()
+		out.Write(line)
+		return err
+	}}
+	runTail(t, tl, stdout)
+	got := out.Bytes()
+	if !utf8.Valid(got) || bytes.Contains(got, []byte("\u009b")) || bytes.Contains(got, []byte("\u202e")) {
+		t.Fatalf("--json output not escaped: %q", got)
+	}
+	var ev struct {
+		Event struct{ T string }
+		Text  string
+	}
+	lines := bytes.Split(bytes.TrimSuffix(got, []byte("\n")), []byte("\n"))
+	if len(lines) != 2 || json.Unmarshal(lines[0], &ev) != nil || ev.Event.T != "a\uFFFD\u009b2J\u202e" ||
+		json.Unmarshal(lines[1], &ev) != nil || ev.Text != "text \u009b2J\u202e\uFFFD" {
+		t.Fatalf("--json lines %q: values changed", lines)
 	}
 }

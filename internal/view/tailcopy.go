@@ -7,8 +7,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/agent"
+	"github.com/loopkit/loopkit/internal/quote"
 )
 
 // copy writes what f gained; last flushes a line without its newline.
@@ -168,4 +170,16 @@ func (t *Tail) event1(source, stream string, line []byte, cut bool) error {
 		ev.Text = &s
 	}
 	return t.Event(ev)
+}
+
+// Line is the event as one line of --json: UTF-8 (a byte of the agent's
+// that is not is U+FFFD, as in the store's records), each C1 control and
+// bidirectional override written escaped, so the line shows on a terminal
+// instead of acting on it.
+func (ev TailEvent) Line() ([]byte, error) {
+	if !utf8.Valid(ev.Event) { // json.Valid takes such bytes inside strings
+		ev.Event = bytes.ToValidUTF8(ev.Event, []byte("\uFFFD"))
+	}
+	line, err := json.Marshal(ev)
+	return append(quote.JSON(line), '\n'), err
 }

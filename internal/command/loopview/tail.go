@@ -2,7 +2,6 @@ package loopview
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -80,21 +79,16 @@ func (o *tailCmd) run(c *ctx, args []string) error {
 		}
 	} else {
 		t.Header = nil
-		t.Notice = func(text string) error {
-			line, err := json.Marshal(view.TailEvent{Source: "agent", Stream: "notice", Text: &text})
+		t.Event = func(ev view.TailEvent) error {
+			line, err := ev.Line()
 			if err != nil {
 				return err
 			}
-			_, err = c.env.Stdout.Write(append(line, '\n'))
+			_, err = c.env.Stdout.Write(line)
 			return err
 		}
-		t.Event = func(ev view.TailEvent) error {
-			line, err := json.Marshal(ev)
-			if err != nil {
-				return err
-			}
-			_, err = c.env.Stdout.Write(append(line, '\n'))
-			return err
+		t.Notice = func(text string) error {
+			return t.Event(view.TailEvent{Source: "agent", Stream: "notice", Text: &text})
 		}
 	}
 	// Agent stderr goes to stderr as it comes; stdout is flushed each poll.

@@ -13,6 +13,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/jqfilter"
+	"github.com/loopkit/loopkit/internal/quote"
 	"github.com/loopkit/loopkit/internal/settings"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
@@ -233,7 +234,9 @@ func mustCompile(flag, expr string) *jqfilter.Filter {
 // writeJSON prints one record: its stored bytes, or the --jq results.
 func (c *ctx) writeJSON(raw []byte, value any, jq *jqfilter.Filter, rawOut bool, what func() string) error {
 	if jq == nil {
-		if _, err := c.env.Stdout.Write(raw); err != nil {
+		// loopkit writes these escaped; a line someone else wrote (the
+		// store is in the agent's reach) gets the same values, escaped
+		if _, err := c.env.Stdout.Write(quote.JSON(raw)); err != nil {
 			return err
 		}
 		return c.env.Stdout.WriteByte('\n')
