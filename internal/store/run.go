@@ -105,10 +105,19 @@ func (s *Store) ReadRun(id string) (*record.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.RunID != id {
-		return nil, fmt.Errorf("%w: runs/%s/run.json says run_id %q (renamed or copied by hand?); fix it with loop-record repair --run %s", ErrRunMismatch, id, r.RunID, id)
+	if err := CheckRunID(id, r.RunID); err != nil {
+		return nil, err
 	}
 	return r, nil
+}
+
+// CheckRunID is ErrRunMismatch, with the fix, when the run_id read from
+// runs/id/run.json is not id.
+func CheckRunID(id, runID string) error {
+	if runID != id {
+		return fmt.Errorf("%w: runs/%s/run.json says run_id %q (renamed or copied by hand?); fix it with loop-record repair --run %s", ErrRunMismatch, id, runID, id)
+	}
+	return nil
 }
 
 // ReadRunAsIs reads run.json without checking its run_id: for the repair

@@ -151,6 +151,12 @@ func LoadRun(st *store.Store, id string) (RunInfo, error) {
 	if r.RunID == "" {
 		r.RunID = id
 	}
+	// the directory is the run: a run_id that says otherwise (the agent
+	// can write run.json) would show it as another run, or name the file
+	// report --all --dir writes its page to
+	if err := store.CheckRunID(id, r.RunID); err != nil {
+		return RunInfo{}, err
+	}
 	ri := RunInfo{Run: r, Raw: buf.Bytes()}
 	// the agent can write run.json: show the settings the run keeps
 	// outside the workspace, which are the ones in effect
