@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/loopkit/loopkit/internal/quote"
 )
 
 // JSONExporter writes each export request as one line of OTLP/JSON, the
@@ -22,7 +24,9 @@ func (e *JSONExporter) Send(_ context.Context, td ptrace.Traces) error {
 	if err != nil {
 		return err
 	}
-	_, err = e.W.Write(append(b, '\n'))
+	// escaped as the records are, so cat shows an agent's controls: the
+	// marshaler escapes C0 only
+	_, err = e.W.Write(append(quote.JSON(b), '\n'))
 	return err
 }
 

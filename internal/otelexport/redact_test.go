@@ -131,3 +131,27 @@ func FuzzRedactHints(f *testing.F) {
 		}
 	})
 }
+
+// TestStdoutShowsControls: --stdout's OTLP/JSON is read with cat and tail
+// as the records are: an agent's C1 controls and bidirectional overrides
+// in it come escaped (\u009b), the same values, never raw.
+func TestStdoutShowsControls(t *testing.T) {
+	const text = "tool\u009b2J\u202e\x1b]0;t\a"
+	var out bytes.Buffer
+	s, err := NewSession(&JSONExporter{W: &out}, defaultRedactor(), true, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta record.Run
+	var it record.IterationLog
+	fill(reflect.ValueOf(&it).Elem(), text)
+	it.Iteration, meta.Status = 1, record.RunFailed
+	r := Run{ID: "r", CreatedAt: 1, Meta: &meta}
+	s.Mapper.IterationSpans(r, &it)
+	if err := s.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b := out.Bytes(); bytes.ContainsAny(b, "\u009b\u202e\x1b") || !bytes.Contains(b, []byte(`tool\u009b2J\u202e\u001b]0;t\u0007`)) {
+		t.Errorf("OTLP/JSON not escaped: %.300q", b)
+	}
+}
