@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopkit/loopkit/internal/quote"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -32,7 +33,10 @@ func Section(n int, sigs []record.Signal) string {
 	fmt.Fprintf(&b, "\n\n## Watchdog note %d: the loop is not making progress\n\n", n)
 	b.WriteString("An automatic check of the last iterations found:\n\n")
 	for _, s := range sigs {
-		fmt.Fprintf(&b, "- %s (`%s`): %s.\n  %s\n", heading[s.Name], s.Name, s.Evidence, advice[s.Name])
+		// the evidence quotes the agent (a tool's name, a file's, a failure
+		// line): on its bullet's line, so newlines in a name cannot add a
+		// forged iteration entry or instructions to the next prompt
+		fmt.Fprintf(&b, "- %s (`%s`): %s.\n  %s\n", heading[s.Name], s.Name, quote.Line(s.Evidence), advice[s.Name])
 	}
 	return b.String()
 }
