@@ -160,7 +160,8 @@ func Stuck(run *record.Run, task string, c *Collector) string {
 	writeConstraints(&b, run)
 	fmt.Fprintf(&b, "\n## Status\nHard stop reached after %d verification attempts.\n", len(c.Rows))
 	if run.LastError != nil {
-		fmt.Fprintf(&b, "Last error: %s\n", *run.LastError)
+		// it may quote the agent (the watchdog's evidence, its error): one line
+		fmt.Fprintf(&b, "Last error: %s\n", quote.Line(*run.LastError))
 	}
 	writeWatchdog(&b, run.Watchdog)
 	b.WriteString("\n## Hypotheses\n\n")
