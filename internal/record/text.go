@@ -3,6 +3,8 @@ package record
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loopkit/loopkit/internal/lazyre"
 )
 
 // Text turns captured bytes into valid UTF-8, replacing invalid sequences
@@ -75,3 +77,11 @@ func Fence(s string) string {
 	}
 	return strings.Repeat("`", max(3, longest+1))
 }
+
+// topHeading is a Markdown heading of level 1 or 2: a document's sections.
+var topHeading = lazyre.New(`(?m)^( {0,3})(#{1,2})([ \t]|$)`)
+
+// Demoted is text to put inside a section of a Markdown document or
+// prompt (an agent's answer): its level 1 and 2 headings two levels down,
+// so that it can neither add a section of its own nor end the one it is in.
+func Demoted(text string) string { return topHeading.ReplaceAllString(text, "${1}##${2}${3}") }

@@ -150,7 +150,7 @@ func (r *Recorder) FillHypotheses(id, text string) error {
 		if err != nil {
 			return fmt.Errorf("no stuck report to fill in: %w", err)
 		}
-		body := StuckAgentHeading + "\n\n" + report.Demoted(strings.TrimSpace(text))
+		body := StuckAgentHeading + "\n\n" + record.Demoted(strings.TrimSpace(text))
 		if kept := report.WrittenHypotheses(string(doc)); kept != "" {
 			body = kept + "\n\n" + body
 		}

@@ -280,14 +280,6 @@ func Section(doc, name string) string {
 
 var emptyItem = lazyre.New(`^[0-9]+\.$`)
 
-// topHeading is a Markdown heading of level 1 or 2 (the report's own levels).
-var topHeading = lazyre.New(`(?m)^( {0,3})(#{1,2})([ \t]|$)`)
-
-// Demoted is text to put inside a section (an agent's answer): its level 1
-// and 2 headings two levels down, so that it can neither add a section of
-// the report's nor end the one it is in.
-func Demoted(text string) string { return topHeading.ReplaceAllString(text, "${1}##${2}${3}") }
-
 // WrittenHypotheses is what someone wrote in a stuck report's Hypotheses
 // section: the placeholder's prompt and empty numbered lines left out, ""
 // when nothing was written.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopkit/loopkit/internal/quote"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -108,9 +109,13 @@ func NextPrompt(iteration int, v Verdict) string {
 		if notes == "" {
 			notes = "its answer had no verdict"
 		}
+		// why, on its line: it may quote the reviewer CLI's error text
+		notes = quote.Line(notes)
 		return fmt.Sprintf("## Review\n\nThe review of iteration %d gave no verdict (%s), so the work is not accepted yet; it will be reviewed again after this iteration.\n", iteration, notes)
 	}
-	return fmt.Sprintf("## Reviewer's requested changes\n\nA reviewer read the changes of iteration %d and asked for these changes before the work can be accepted:\n\n%s\n", iteration, notes)
+	// the requests are Markdown: their headings kept inside this section,
+	// before the progress block's entries
+	return fmt.Sprintf("## Reviewer's requested changes\n\nA reviewer read the changes of iteration %d and asked for these changes before the work can be accepted:\n\n%s\n", iteration, record.Demoted(notes))
 }
 
 func truncate(s string, n int) string {
