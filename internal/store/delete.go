@@ -32,6 +32,8 @@ type Deleter struct {
 	root *os.Root
 	dir  string // runs/, for read-only walks
 	now  func() time.Time
+	// removeAll removes a tombstone (a test stands in for NFS or FUSE)
+	removeAll func(name string) error
 }
 
 // SetNow sets the clock that names tombstones (tests, and a clean that
@@ -45,7 +47,7 @@ func OpenDeleter(st *Store) (*Deleter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Deleter{st: st, root: root, dir: st.RunsDir(), now: time.Now}, nil
+	return &Deleter{st: st, root: root, dir: st.RunsDir(), now: time.Now, removeAll: root.RemoveAll}, nil
 }
 
 // Close releases the runs/ directory.
@@ -63,27 +65,36 @@ func (d *Deleter) Delete(id string, updatedAt int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	unlock := func() {}
 	if fi.IsDir() {
-		unlock, err := d.claim(id, updatedAt)
-		if err != nil {
+		if unlock, err = d.claim(id, updatedAt); err != nil {
 			return 0, err
 		}
-		defer unlock()
 	}
-	tomb := fmt.Sprintf("%s%s-%d", TombPrefix, id, d.now().UnixMilli())
-	if err := d.root.Rename(id, tomb); err != nil {
-		return 0, fmt.Errorf("rename %s to a tombstone: %w", id, err)
-	}
-	if err := d.syncRuns(); err != nil {
+	tomb, err := d.entomb(id)
+	// The locks go before the removal: on NFS or FUSE a file still open
+	// is not removed but renamed (.nfs*, .fuse_hidden*), and its
+	// directory, not empty, would stay.
+	unlock()
+	if err != nil {
 		return 0, err
 	}
 	d.forget(tomb)
 	runconfig.Forget(d.st.RunDir(id)) // its settings, kept outside the store
 	n := d.Bytes(tomb)
-	if err := d.root.RemoveAll(tomb); err != nil {
+	if err := d.removeAll(tomb); err != nil {
 		return n, fmt.Errorf("remove tombstone %s: %w", tomb, err)
 	}
 	return n, nil
+}
+
+// entomb renames run id to a tombstone, durably, and returns its name.
+func (d *Deleter) entomb(id string) (string, error) {
+	tomb := fmt.Sprintf("%s%s-%d", TombPrefix, id, d.now().UnixMilli())
+	if err := d.root.Rename(id, tomb); err != nil {
+		return "", fmt.Errorf("rename %s to a tombstone: %w", id, err)
+	}
+	return tomb, d.syncRuns()
 }
 
 // claim takes the run's live and append locks without waiting and checks
@@ -172,7 +183,7 @@ func (d *Deleter) FinishTombstones() (int, int64, error) {
 	for i, t := range tombs {
 		d.forget(t)
 		n := d.Bytes(t)
-		if err := d.root.RemoveAll(t); err != nil {
+		if err := d.removeAll(t); err != nil {
 			return i, freed, fmt.Errorf("remove tombstone %s: %w", t, err)
 		}
 		freed += n
