@@ -2,12 +2,14 @@ package recorder
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/progress"
@@ -102,7 +104,7 @@ func (r *Recorder) Snapshot(id, milestone string) (string, error) {
 		if err := store.WriteFileAtomic(path, []byte(doc), store.FileMode); err != nil {
 			return err
 		}
-		return pointLatest(dir, name)
+		return pointLatest(dir, name, []byte(doc))
 	})
 	return path, err
 }
@@ -123,12 +125,19 @@ func nextSnapshot(dir string) int {
 // sweeps one a killed recorder left).
 const latestTemp = ".context_latest.tmp"
 
+// symlink is os.Symlink (a test stands in for a file system without links).
+var symlink = os.Symlink
+
 // pointLatest replaces context_latest.md with a relative symlink to name,
-// atomically (a new link renamed over the old one).
-func pointLatest(dir, name string) error {
+// atomically (a new link renamed over the old one). A file system without
+// symlinks (FAT, exFAT) gets a copy of doc, the snapshot, in its place.
+func pointLatest(dir, name string, doc []byte) error {
 	tmp := filepath.Join(dir, latestTemp)
 	os.Remove(tmp)
-	if err := os.Symlink(name, tmp); err != nil {
+	if err := symlink(name, tmp); err != nil {
+		if errors.Is(err, syscall.EPERM) || errors.Is(err, errors.ErrUnsupported) {
+			return store.WriteFileAtomic(filepath.Join(dir, "context_latest.md"), doc, store.FileMode)
+		}
 		return err
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, "context_latest.md")); err != nil {
