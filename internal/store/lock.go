@@ -53,6 +53,9 @@ func LockFile(path string, exclusive, wait bool) (*Lock, error) {
 			if errors.Is(err, unix.EWOULDBLOCK) {
 				return nil, ErrLocked
 			}
+			if noLocks(err) {
+				return nil, lacking(ErrNoLocks, path, err)
+			}
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		same, err := stillLinked(fd, path)
@@ -100,15 +103,21 @@ func ProbeLock(path string) (held bool, err error) {
 	if err == unix.EWOULDBLOCK {
 		return true, nil
 	}
+	if noLocks(err) {
+		return false, lacking(ErrNoLocks, path, err)
+	}
 	if err != nil {
 		return false, fmt.Errorf("lock %s: %w", path, err)
 	}
 	return false, nil
 }
 
+// sysFlock is unix.Flock (a test stands in for a file system without locks).
+var sysFlock = unix.Flock
+
 func flock(fd, how int) error {
 	for {
-		err := unix.Flock(fd, how)
+		err := sysFlock(fd, how)
 		if err != unix.EINTR {
 			return err
 		}

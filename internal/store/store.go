@@ -223,13 +223,17 @@ func (s *Store) Init() error {
 		if err := realDir(d); err != nil {
 			return err
 		}
-		if err := narrow(d); err != nil {
+		if err := narrow(d); noModes(err) {
+			return lacking(ErrNoModes, s.Root, err)
+		} else if err != nil {
 			return fmt.Errorf("create store: %w", err)
 		}
 	}
 	gi := filepath.Join(s.Root, ".gitignore")
 	if _, err := os.Lstat(gi); errors.Is(err, os.ErrNotExist) {
-		if err := WriteFileAtomic(gi, []byte("*\n"), FileMode); err != nil {
+		if err := WriteFileAtomic(gi, []byte("*\n"), FileMode); noModes(err) {
+			return lacking(ErrNoModes, s.Root, err)
+		} else if err != nil {
 			return fmt.Errorf("create store: %w", err)
 		}
 	}

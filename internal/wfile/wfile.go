@@ -17,6 +17,7 @@ type Op string
 const (
 	Write Op = "write" // a Write, WriteString or ReadFrom of a file
 	Sync  Op = "sync"  // an fsync of a file or a directory
+	Chmod Op = "chmod" // a Chmod of a file (FAT refuses it)
 )
 
 var fault atomic.Pointer[func(Op, string) error]
@@ -79,6 +80,13 @@ func (f *File) ReadFrom(r io.Reader) (int64, error) {
 		return 0, err
 	}
 	return f.File.ReadFrom(r)
+}
+
+func (f *File) Chmod(mode os.FileMode) error {
+	if err := Check(Chmod, f.Name()); err != nil {
+		return err
+	}
+	return f.File.Chmod(mode)
 }
 
 func (f *File) Sync() error {
