@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -32,7 +33,9 @@ type Deleter struct {
 	root *os.Root
 	dir  string // runs/, for read-only walks
 	now  func() time.Time
-	// removeAll removes a tombstone (a test stands in for NFS or FUSE)
+	// rename and removeAll are the root's (a test stands in for
+	// overlayfs, NFS or FUSE)
+	rename    func(oldname, newname string) error
 	removeAll func(name string) error
 }
 
@@ -47,7 +50,8 @@ func OpenDeleter(st *Store) (*Deleter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Deleter{st: st, root: root, dir: st.RunsDir(), now: time.Now, removeAll: root.RemoveAll}, nil
+	return &Deleter{st: st, root: root, dir: st.RunsDir(), now: time.Now,
+		rename: root.Rename, removeAll: root.RemoveAll}, nil
 }
 
 // Close releases the runs/ directory.
@@ -56,7 +60,8 @@ func (d *Deleter) Close() error { return d.root.Close() }
 // Delete removes run id if it is still as decided (updated_at unchanged, no
 // lock held), and returns the bytes freed. It renames the run to a tombstone
 // first: a crash at any point leaves the run whole or a tombstone, never a
-// half-deleted directory under the run's name.
+// half-deleted run under its name (where the directory cannot move, what
+// is left has no run.json and the tombstone names it: markDeleting).
 func (d *Deleter) Delete(id string, updatedAt int64) (int64, error) {
 	fi, err := d.root.Lstat(id)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -72,6 +77,9 @@ func (d *Deleter) Delete(id string, updatedAt int64) (int64, error) {
 		}
 	}
 	tomb, err := d.entomb(id)
+	if errors.Is(err, syscall.EXDEV) && fi.IsDir() {
+		tomb, err = d.markDeleting(id)
+	}
 	// The locks go before the removal: on NFS or FUSE a file still open
 	// is not removed but renamed (.nfs*, .fuse_hidden*), and its
 	// directory, not empty, would stay.
@@ -79,22 +87,68 @@ func (d *Deleter) Delete(id string, updatedAt int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	d.forget(tomb)
 	runconfig.Forget(d.st.RunDir(id)) // its settings, kept outside the store
+	return d.finish(tomb)
+}
+
+// entomb renames run id to a tombstone, durably, and returns its name.
+func (d *Deleter) entomb(id string) (string, error) {
+	tomb := d.tombName(id)
+	if err := d.rename(id, tomb); err != nil {
+		return "", fmt.Errorf("rename %s to a tombstone: %w", id, err)
+	}
+	return tomb, d.syncRuns()
+}
+
+func (d *Deleter) tombName(id string) string {
+	return fmt.Sprintf("%s%s-%d", TombPrefix, id, d.now().UnixMilli())
+}
+
+// markDeleting stands in for entomb where the run's directory cannot be
+// moved (overlayfs, as in Docker, with the run in an image's layer says
+// EXDEV): an empty tombstone names the run, then its run.json goes, so
+// no reader meets it half-removed; finish, or the next clean, removes
+// the rest.
+func (d *Deleter) markDeleting(id string) (string, error) {
+	tomb := d.tombName(id)
+	if err := d.root.Mkdir(tomb, DirMode); err != nil {
+		return "", fmt.Errorf("mark %s deleted: %w", id, err)
+	}
+	if err := d.syncRuns(); err != nil {
+		return "", err
+	}
+	if err := d.root.Remove(filepath.Join(id, RunFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("mark %s deleted: %w", id, err)
+	}
+	return tomb, nil
+}
+
+// finish removes a tombstone and, when it only marks its run (see
+// markDeleting: the run's directory is there without a run.json), the
+// run; it returns the bytes freed.
+func (d *Deleter) finish(tomb string) (int64, error) {
+	d.forget(tomb)
 	n := d.Bytes(tomb)
+	if id := tombRun(tomb); id != "" && d.unmarked(id) {
+		n += d.Bytes(id)
+		if err := d.removeAll(id); err != nil {
+			return n, fmt.Errorf("remove run %s: %w", id, err)
+		}
+	}
 	if err := d.removeAll(tomb); err != nil {
 		return n, fmt.Errorf("remove tombstone %s: %w", tomb, err)
 	}
 	return n, nil
 }
 
-// entomb renames run id to a tombstone, durably, and returns its name.
-func (d *Deleter) entomb(id string) (string, error) {
-	tomb := fmt.Sprintf("%s%s-%d", TombPrefix, id, d.now().UnixMilli())
-	if err := d.root.Rename(id, tomb); err != nil {
-		return "", fmt.Errorf("rename %s to a tombstone: %w", id, err)
+// unmarked reports a run directory that has lost its run.json.
+func (d *Deleter) unmarked(id string) bool {
+	fi, err := d.root.Lstat(id)
+	if err != nil || !fi.IsDir() {
+		return false
 	}
-	return tomb, d.syncRuns()
+	_, err = d.root.Lstat(filepath.Join(id, RunFile))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // claim takes the run's live and append locks without waiting and checks
@@ -181,12 +235,11 @@ func (d *Deleter) FinishTombstones() (int, int64, error) {
 	}
 	var freed int64
 	for i, t := range tombs {
-		d.forget(t)
-		n := d.Bytes(t)
-		if err := d.removeAll(t); err != nil {
-			return i, freed, fmt.Errorf("remove tombstone %s: %w", t, err)
-		}
+		n, err := d.finish(t)
 		freed += n
+		if err != nil {
+			return i, freed, err
+		}
 	}
 	return len(tombs), freed, nil
 }
@@ -195,12 +248,19 @@ func (d *Deleter) FinishTombstones() (int, int64, error) {
 // held (its git config hash): a deleted run leaves nothing behind. A
 // failure leaves one small file named by a hash, so it is not an error.
 func (d *Deleter) forget(tomb string) {
+	if id := tombRun(tomb); id != "" {
+		_ = gitrun.Forget(d.st.RunDir(id))
+	}
+}
+
+// tombRun is the id of the run a tombstone held, "" for none.
+func tombRun(tomb string) string {
 	rest, ok := strings.CutPrefix(tomb, TombPrefix)
 	i := strings.LastIndexByte(rest, '-')
-	if !ok || i <= 0 {
-		return
+	if !ok || i <= 0 || ValidRunID(rest[:i]) != nil {
+		return ""
 	}
-	_ = gitrun.Forget(d.st.RunDir(rest[:i]))
+	return rest[:i]
 }
 
 // deadCreator reports a ".new-<id>-<pid>-<hex>" directory whose creator is gone.
