@@ -155,11 +155,11 @@ drive() {
   done
 }
 
-# slurp FILE...: the files' contents one after the other in REC, read by
-# bash itself (cat, rm and $(<) each cost every iteration a process).
+# slurp FILE...: the files' contents one after the other in REC, read by bash itself (cat,
+# rm, $(<) cost a process each); a folder emptied under it (at logout) ends the driver.
 slurp() {
-  local f part; REC=""
-  for f; do IFS= read -r -d '' part <"$f"; REC+=$part; done
+  local f part gone="the driver's folder $TMP is gone (its runtime directory emptied, as at logout without 'loginctl enable-linger'?)"; REC=""
+  for f; do part=""; { IFS= read -r -d '' part; } 2>/dev/null <"$f" || [ -e "$f" ] || die 70 "$gone; '$LOOP_PROG resume $RUN' goes on"; REC+=$part; done
 }
 
 # act_iterate: agent step, validation and record of iteration A[iteration].
