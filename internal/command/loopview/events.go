@@ -135,7 +135,8 @@ func (c *ctx) writeEvent(line []byte) error {
 			if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
 				val = s
 			}
-			b.WriteString(" " + key + "=" + view.Escape(val, false))
+			// the key is someone's text as much as the value (the agent can write events.jsonl)
+			b.WriteString(" " + view.Escape(key, false) + "=" + view.Escape(val, false))
 		}
 		return nil
 	})
