@@ -5,16 +5,22 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
 
-// Temp is the temporary directory (os.TempDir: TMPDIR, else /tmp) when
-// this process can make files in it; else an error naming it and the
-// fix. A TMPDIR left naming a folder since removed made a checkout, a
-// review or a signed merge fail with "stat /x: no such file or directory".
+// Temp is the temporary directory (os.TempDir: TMPDIR, else /tmp), made
+// absolute, when this process can make files in it; else an error naming
+// it and the fix. A TMPDIR left naming a folder since removed made a
+// checkout, a review or a signed merge fail with "stat /x: no such file
+// or directory".
 func Temp() (string, error) {
-	dir := os.TempDir()
+	// absolute: what is made there is handed to processes in other folders
+	dir, err := filepath.Abs(os.TempDir())
+	if err != nil {
+		return "", fmt.Errorf("temporary directory %s: %v; set TMPDIR to an absolute path", os.TempDir(), err)
+	}
 	fi, err := os.Stat(dir)
 	switch {
 	case err == nil && !fi.IsDir():

@@ -87,3 +87,27 @@ func TestTemp(t *testing.T) {
 		t.Errorf("TMPDIR=%s: %q, %v", dir, got, err)
 	}
 }
+
+// A relative TMPDIR (TMPDIR=.tmp in a CI job) names a folder of the
+// caller's directory; what is made there is handed to processes that run
+// elsewhere (the agent in the workspace reads {prompt_file}), so Temp is
+// absolute.
+func TestTempRelative(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	t.Chdir(dir)
+	if err := os.Mkdir("rel", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", "rel")
+	if got, err := Temp(); err != nil || got != filepath.Join(dir, "rel") {
+		t.Errorf("TMPDIR=rel: %q, %v; want %s", got, err, filepath.Join(dir, "rel"))
+	}
+	f, err := CreateTemp("x-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if !filepath.IsAbs(f.Name()) {
+		t.Errorf("CreateTemp made %s", f.Name())
+	}
+}

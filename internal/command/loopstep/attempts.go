@@ -343,7 +343,11 @@ func (s *stepRun) usagePath() string {
 	if s.spool != "" {
 		return s.spool + ".usage.json"
 	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("loop-step-usage-%d.json", os.Getpid()))
+	dir, err := userdir.Temp() // absolute: the agent runs in another folder
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, fmt.Sprintf("loop-step-usage-%d.json", os.Getpid()))
 }
 
 // stderrTailBytes is how much of the agent's stderr is searched for a

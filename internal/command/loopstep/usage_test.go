@@ -113,3 +113,15 @@ func TestUsageFiguresRanged(t *testing.T) {
 		t.Errorf("ignored %q, stderr:\n%s", rec.UsageIgnored, stderr)
 	}
 }
+
+// With --no-store and a relative TMPDIR (TMPDIR=.tmp in a CI job) the
+// usage file the agent is told of is absolute: the agent runs in --dir.
+func TestUsagePathAbsolute(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	t.Chdir(dir)
+	os.Mkdir("rel", 0o700)
+	t.Setenv("TMPDIR", "rel")
+	if p := (&stepRun{}).usagePath(); filepath.Dir(p) != filepath.Join(dir, "rel") {
+		t.Errorf("usage file %s, want one in %s", p, filepath.Join(dir, "rel"))
+	}
+}
