@@ -12,7 +12,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/loopkit/loopkit/internal/store"
 )
+
+// chmod is os.Chmod (a test stands in for exFAT, which ignores it).
+var chmod = os.Chmod
 
 // Prepare makes dir (0700) when missing, checks it is the user's own and
 // private, and creates the lock files slot.1 .. slot.n (0600) in it.
@@ -27,7 +32,7 @@ func Prepare(dir string, n int) error {
 		return err
 	}
 	if created { // whatever the umask
-		if err := os.Chmod(dir, 0o700); err != nil {
+		if err := chmod(dir, 0o700); err != nil {
 			return err
 		}
 	}
@@ -67,11 +72,33 @@ func private(path string, isDir bool) error {
 	st, _ := fi.Sys().(*syscall.Stat_t)
 	switch {
 	case !ok:
-		return fmt.Errorf("concurrency slots: %s is not %s (a symlink?); refusing to use it: remove it", path, kind)
+		return fmt.Errorf("%s is not %s (a symlink?); refusing to use it: remove it", path, kind)
 	case st == nil || int(st.Uid) != os.Getuid():
-		return fmt.Errorf("concurrency slots: %s belongs to another user; refusing to use it: remove it or set XDG_RUNTIME_DIR", path)
+		return fmt.Errorf("%s belongs to another user; refusing to use it: remove it or set XDG_RUNTIME_DIR", path)
+	case fi.Mode().Perm() != want && !keepsModes(filepath.Dir(path)):
+		fs := "the file system"
+		if t := store.FSType(path); t != "" {
+			fs += " (" + t + ")"
+		}
+		return fmt.Errorf("%s has mode %04o: %s keeps no file modes; set XDG_RUNTIME_DIR to a folder of yours on another file system", path, fi.Mode().Perm(), fs)
 	case fi.Mode().Perm() != want:
-		return fmt.Errorf("concurrency slots: %s has mode %04o, want %04o; refusing to use it: chmod %o it or remove it", path, fi.Mode().Perm(), want, want)
+		return fmt.Errorf("%s has mode %04o, want %04o; refusing to use it: chmod %o it or remove it", path, fi.Mode().Perm(), want, want)
 	}
 	return nil
+}
+
+// keepsModes tells whether a file made 0600 in dir stays so: exFAT and
+// FAT show every file 0777 whatever chmod was asked.
+func keepsModes(dir string) bool {
+	f, err := os.CreateTemp(dir, ".mode-*")
+	if err != nil {
+		return true // cannot tell: the mode's own message stands
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	if chmod(f.Name(), 0o600) != nil {
+		return true
+	}
+	fi, err := os.Lstat(f.Name())
+	return err != nil || fi.Mode().Perm() == 0o600
 }

@@ -57,3 +57,15 @@ func TestPrepare(t *testing.T) {
 		t.Fatal("the slot link's target was created")
 	}
 }
+
+// A runtime directory on a file system that ignores chmod (exFAT: every
+// file 0777) is refused saying so and what to set, not "chmod 700 it",
+// which would change nothing.
+func TestPrepareWithoutModes(t *testing.T) {
+	chmod = func(p string, _ os.FileMode) error { return os.Chmod(p, 0o777) }
+	t.Cleanup(func() { chmod = os.Chmod })
+	err := Prepare(filepath.Join(t.TempDir(), "loopkit"), 1)
+	if err == nil || !strings.Contains(err.Error(), "keeps no file modes") || !strings.Contains(err.Error(), "XDG_RUNTIME_DIR") || strings.Contains(err.Error(), "chmod 700") {
+		t.Fatalf("err %v", err)
+	}
+}
