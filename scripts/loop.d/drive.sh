@@ -86,10 +86,11 @@ checked() {
 # records (or the help to print, or the status to exit with); then
 # answers next_action over the same pipes.
 hold() {
-  local rec k="" v DRIVE_PROTOCOL=2 # what the holder's first record must say (loop-drive's Protocol)
+  local rec k="" v hpid DRIVE_PROTOCOL=2 # what the holder's first record must say (loop-drive's Protocol)
   coproc HOLDER { LOOPKIT_DRIVE_REQUESTS=$$ exec "$LK_DRIVE" "$@"; }
-  HOLDING=1 HREP=${HOLDER[0]} HREQ=${HOLDER[1]}
-  IFS= read -r -d '' rec <&"$HREP"; [ "$rec" = "protocol=$DRIVE_PROTOCOL" ] || [ -n "$SIGNALED" ] || die 70 "$LK_DRIVE does not speak this driver's protocol $DRIVE_PROTOCOL (it is another version's): install the driver and the commands from one version together (make install, or make build in a checkout)"
+  HOLDING=1 HREP=${HOLDER[0]} HREQ=${HOLDER[1]} hpid=$HOLDER_PID
+  IFS= read -r -d '' rec <&"$HREP" || [ -n "$rec$SIGNALED" ] || holder_died "$hpid"
+  [ "$rec" = "protocol=$DRIVE_PROTOCOL" ] || [ -n "$SIGNALED" ] || die 70 "$LK_DRIVE does not speak this driver's protocol $DRIVE_PROTOCOL (it is another version's): install the driver and the commands from one version together (make install, or make build in a checkout)"
   while IFS= read -r -d '' rec <&"$HREP"; do
     k=${rec%%=*} v=${rec#*=}
     case $k in
@@ -115,6 +116,14 @@ hold() {
   [ "$k" = ready ] || die 70 "loop-drive ended without holding the run"
   # children stop if this driver dies untrapped, and leave config warnings to it
   export LOOPKIT_DRIVER_PID=$$
+}
+
+# holder_died PID: loop-drive ended before its first record, which no version does by
+# choice: the Go runtime could not start (a small `ulimit -v`), or it was killed.
+holder_died() {
+  local rc=0 v hint=""; wait "$1"; rc=$?; v=$(ulimit -v)
+  [ "$v" = unlimited ] || hint="; the virtual memory limit (ulimit -v $v KiB) may be too small for a Go program: raise it (ulimit -v unlimited)"
+  die 70 "$LK_DRIVE ended (exit $rc) before it held the run: its error is above$hint"
 }
 
 # next_action [MODE ARGS...]: fills A from `loop-drive next`, or from
