@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/loopkit/loopkit/internal/exitcode"
+	"github.com/loopkit/loopkit/internal/limits"
 )
 
 // ExitError carries the process exit code with an error.
@@ -74,7 +75,7 @@ func Code(err error) int {
 }
 
 // DiskHint is what to do when err says a disk refused a write (full, over
-// quota, read-only, a mode); "" for any other error. Finish writes it under
+// quota, read-only, a mode, a file size limit); "" for any other error. Finish writes it under
 // the error line of $LOOPKIT_ERROR_FILE, for the driver's last line.
 func DiskHint(err error) string {
 	msg := strings.ToLower(err.Error())
@@ -87,6 +88,8 @@ func DiskHint(err error) string {
 		return "the file system is read-only: make it writable"
 	case errors.Is(err, syscall.EACCES) || strings.Contains(msg, "permission denied"):
 		return "loopkit may not read or write that file or folder: give it back its modes (chmod u+rwX)"
+	case errors.Is(err, syscall.EFBIG) || strings.Contains(msg, "file too large"):
+		return "a file reached " + limits.FileSize() + ": raise it (ulimit -f unlimited)"
 	}
 	return ""
 }

@@ -144,6 +144,8 @@ func TestDiskHint(t *testing.T) {
 		{&os.PathError{Op: "write", Path: "/s/x", Err: syscall.EDQUOT}, "the disk quota is used up"},
 		{&os.PathError{Op: "open", Path: "/s/x", Err: syscall.EROFS}, "read-only"},
 		{&os.PathError{Op: "open", Path: "/s/x", Err: syscall.EACCES}, "may not read or write that file or folder: give it back its modes (chmod u+rwX)"},
+		{&os.PathError{Op: "write", Path: "/s/executor.log", Err: syscall.EFBIG}, "the file size limit (ulimit -f"},
+		{errors.New("append: write /s/iterations.jsonl: file too large"), "raise it (ulimit -f unlimited)"},
 		{errors.New("mkdir /r/queue: not a directory"), ""},
 	} {
 		got := DiskHint(c.err)

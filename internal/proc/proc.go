@@ -292,7 +292,7 @@ loop:
 	case ws.Signaled():
 		res.Signal = signalName(ws.Signal())
 		res.StatusCode = 128 + int(ws.Signal())
-		res.Err = fmt.Errorf("killed by %s", res.Signal)
+		res.Err = killedBy(ws.Signal())
 	case w.err != nil && !ws.Exited():
 		res.Err = w.err
 		res.StatusCode = 1

@@ -185,3 +185,24 @@ func TestStopFromALine(t *testing.T) {
 		t.Fatalf("processes of the group left alive: %v", live)
 	}
 }
+
+// A command killed by a resource limit's signal is told with the limit
+// and its fix: "signal 25" said neither.
+func TestKilledByLimit(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		script, signal, err string
+	}{
+		{"ulimit -f 1 && exec dd if=/dev/zero of=big bs=4096 count=2 2>/dev/null", "SIGXFSZ", "killed by SIGXFSZ: it wrote past the file size limit (ulimit -f): raise it (ulimit -f unlimited)"},
+		{"kill -XCPU $$", "SIGXCPU", "killed by SIGXCPU: it used up its CPU time limit (ulimit -t): raise it (ulimit -t unlimited)"},
+		{"kill -ILL $$", "SIGILL", "killed by SIGILL"},
+	} {
+		res, err := Run(Spec{Args: []string{"bash", "-c", c.script}, Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Signal != c.signal || res.Err == nil || res.Err.Error() != c.err {
+			t.Errorf("%s: signal %q, err %v; want %s, %q", c.script, res.Signal, res.Err, c.signal, c.err)
+		}
+	}
+}

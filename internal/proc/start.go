@@ -11,6 +11,9 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/loopkit/loopkit/internal/limits"
 	"github.com/loopkit/loopkit/internal/lookpath"
 )
 
@@ -70,15 +73,20 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// signalName is the signal's name as kill -l gives it (SIGXFSZ), or its
+// number when it has none.
 func signalName(s syscall.Signal) string {
-	names := map[syscall.Signal]string{
-		syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGKILL: "SIGKILL",
-		syscall.SIGHUP: "SIGHUP", syscall.SIGQUIT: "SIGQUIT", syscall.SIGPIPE: "SIGPIPE",
-		syscall.SIGABRT: "SIGABRT", syscall.SIGSEGV: "SIGSEGV", syscall.SIGBUS: "SIGBUS",
-		syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2", syscall.SIGALRM: "SIGALRM",
-	}
-	if n, ok := names[s]; ok {
+	if n := unix.SignalName(s); n != "" {
 		return n
 	}
 	return fmt.Sprintf("signal %d", int(s))
+}
+
+// killedBy is the error of a command sig killed, naming the limit whose
+// signal it is and the fix.
+func killedBy(sig syscall.Signal) error {
+	if why := limits.Killed(sig); why != "" {
+		return fmt.Errorf("killed by %s: %s", signalName(sig), why)
+	}
+	return fmt.Errorf("killed by %s", signalName(sig))
 }

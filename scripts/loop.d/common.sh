@@ -8,6 +8,7 @@ log() { printf 'loop: %s\n' "$*" >&2; }
 die() { local code=$1 err="" fix=""; shift; log "$*"
   if [ "$code" = 70 ] && [ -n "${RUN:-}" ] && [ -z "${FINISHING:-}" ]; then FINISHING=1; trap '' HUP INT QUIT TERM
     [ ! -s "${LOOPKIT_ERROR_FILE:-}" ] || { IFS= read -r err; IFS= read -r fix; } <"$LOOPKIT_ERROR_FILE"
+    keep_steps # a step whose iteration could not be recorded, with its own error
     "$LK_RECORD" status failed --run "$RUN" --message "$*${err:+: $err}" >/dev/null || log "could not mark run $RUN failed: it shows as interrupted"
     [ -z "$fix" ] || printf "hint: %s, then '%s resume %s' goes on\n" "$fix" "$LOOP_PROG" "$RUN" >&2
   fi; exit "$code"; }

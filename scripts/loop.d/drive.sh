@@ -39,15 +39,22 @@ trap_signals() {
 canceled() {
   FINISHING=1; trap '' HUP INT QUIT TERM # a Ctrl-C again (the group's) cuts no record below
   if [ -n "$RUN" ]; then
-    local k # the step and the review, kept as attempts of these kinds
-    for k in interrupted:step reviewer:review; do [ ! -s "$TMP/${k#*:}.json" ] ||
-      "$LK_RECORD" attempt --run "$RUN" --kind "${k%:*}" <"$TMP/${k#*:}.json" >/dev/null || log "the ${k#*:} of run $RUN was not recorded"; done
+    keep_steps
     "$LK_RECORD" status canceled --run "$RUN" --message "canceled by SIG$SIGNALED" >/dev/null ||
       log "could not mark run $RUN canceled"
     echo canceled 2>/dev/null
     log "run $RUN canceled by SIG$SIGNALED"
   fi
   exit "$SIGCODE"
+}
+
+# keep_steps: the step and the review not yet in an iteration are kept as attempts, their
+# tokens, cost and own error counted (one already in the last iteration is no attempt).
+keep_steps() {
+  local k # the step and the review, kept as attempts of these kinds
+  [ -n "$TMP" ] || return 0
+  for k in interrupted:step reviewer:review; do [ ! -s "$TMP/${k#*:}.json" ] ||
+    "$LK_RECORD" attempt --run "$RUN" --kind "${k%:*}" <"$TMP/${k#*:}.json" >/dev/null || log "the ${k#*:} of run $RUN was not recorded"; done
 }
 
 # run_child OUT CMD...: runs CMD, its stdout to file OUT (never the driver's own), in the background and
