@@ -4,8 +4,12 @@
 package limits
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,9 +43,9 @@ func limit(resource int) (uint64, bool) {
 	return l.Cur, true
 }
 
-// Killed says why a process died of sig, with the fix, when a limit's
+// killed says why a process died of sig, with the fix, when a limit's
 // signal killed it; "" for any other signal.
-func Killed(sig syscall.Signal) string {
+func killed(sig syscall.Signal) string {
 	switch sig {
 	case syscall.SIGXFSZ:
 		return "it wrote past " + FileSize() + ": raise it (ulimit -f unlimited)"
@@ -49,4 +53,51 @@ func Killed(sig syscall.Signal) string {
 		return "it used up " + CPUTime() + ": raise it (ulimit -t unlimited)"
 	}
 	return ""
+}
+
+// Why says why a process died of sig, with the fix, when a limit's
+// signal killed it (SIGXFSZ, SIGXCPU); "" for any other. SIGKILL, which
+// no process can catch, is a limit's when the process's CPU time (its
+// rusage) reached the hard CPU limit, or when the kernel's count of
+// out-of-memory kills grew since oomBefore (OOMKills as it started).
+func Why(sig syscall.Signal, cpu time.Duration, oomBefore int64) string {
+	if sig != syscall.SIGKILL {
+		return killed(sig)
+	}
+	var l unix.Rlimit
+	// bash's `ulimit -t N` sets the soft and hard limits alike: at the
+	// hard one the kernel sends SIGKILL, not SIGXCPU. The rusage it then
+	// reports can be short of the limit (by 15% on a VM), never far.
+	if unix.Getrlimit(unix.RLIMIT_CPU, &l) == nil && l.Max < 1<<40 && uint64(cpu/time.Millisecond) >= l.Max*750 {
+		return fmt.Sprintf("it reached its CPU time limit (ulimit -t %d s): raise it (ulimit -t unlimited)", l.Max)
+	}
+	if oomBefore >= 0 && OOMKills() > oomBefore {
+		return "the kernel's out-of-memory killer ended a process meanwhile, likely this one: give it more memory (the container's or cgroup's memory.max)"
+	}
+	return ""
+}
+
+var vmstat = "/proc/vmstat" // a test's file instead
+
+// OOMKills is how many processes the kernel's out-of-memory killer has
+// ended since boot, its own or a cgroup's memory.max (Linux /proc/vmstat
+// oom_kill); -1 when unknown.
+func OOMKills() int64 {
+	b, err := os.ReadFile(vmstat)
+	if err != nil {
+		return -1
+	}
+	_, after, ok := bytes.Cut(b, []byte("\noom_kill "))
+	if !ok {
+		return -1
+	}
+	f := bytes.Fields(after)
+	if len(f) == 0 {
+		return -1
+	}
+	n, err := strconv.ParseInt(string(f[0]), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
 }

@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/loopkit/loopkit/internal/limits"
 )
 
 // Spec says what to run and how to capture it.
@@ -167,6 +169,7 @@ func Run(spec Spec) (*Result, error) {
 	type waited struct{ err error }
 	started := make(chan error, 1)
 	done := make(chan waited, 1)
+	ooms := limits.OOMKills() // an increase by its end may name a SIGKILL
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
@@ -292,7 +295,7 @@ loop:
 	case ws.Signaled():
 		res.Signal = signalName(ws.Signal())
 		res.StatusCode = 128 + int(ws.Signal())
-		res.Err = killedBy(ws.Signal())
+		res.Err = killedBy(ws.Signal(), cmd.ProcessState, ooms)
 	case w.err != nil && !ws.Exited():
 		res.Err = w.err
 		res.StatusCode = 1

@@ -83,9 +83,10 @@ func signalName(s syscall.Signal) string {
 }
 
 // killedBy is the error of a command sig killed, naming the limit whose
-// signal it is and the fix.
-func killedBy(sig syscall.Signal) error {
-	if why := limits.Killed(sig); why != "" {
+// signal it is and the fix: from its CPU time and the kernel's count of
+// out-of-memory kills (limits.OOMKills) as it started.
+func killedBy(sig syscall.Signal, st *os.ProcessState, ooms int64) error {
+	if why := limits.Why(sig, st.UserTime()+st.SystemTime(), ooms); why != "" {
 		return fmt.Errorf("killed by %s: %s", signalName(sig), why)
 	}
 	return fmt.Errorf("killed by %s", signalName(sig))

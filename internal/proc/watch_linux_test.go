@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("PROC_STOP_HELPER"); dir != "" {
 		stopHelper(dir)
 	}
+	if os.Getenv("PROC_CPU_HELPER") != "" {
+		cpuHelper()
+	}
 	if dir := os.Getenv("PROC_IGN_HELPER"); dir != "" {
 		useWatcher = true
 		Run(Spec{Args: []string{"sh", "-c", "grep SigIgn /proc/self/status > '" + filepath.Join(dir, "ign") + "'"}, ParentDeath: true})
