@@ -7,14 +7,15 @@ log() { printf 'loop: %s\n' "$*" >&2; }
 # and says the fix its second line gives (a disk that refused a write: cli.DiskHint).
 die() { local code=$1 err="" fix=""; shift; log "$*"
   if [ "$code" = 70 ] && [ -n "${RUN:-}" ] && [ -z "${FINISHING:-}" ]; then FINISHING=1; trap '' HUP INT QUIT TERM
-    [ ! -s "${LOOPKIT_ERROR_FILE:-}" ] || { IFS= read -r err; IFS= read -r fix; } <"$LOOPKIT_ERROR_FILE"
-    keep_steps # a step whose iteration could not be recorded, with its own error
+    [ ! -s "${LOOPKIT_ERROR_FILE:-}" ] || { IFS= read -r err; IFS= read -r fix; } <"$LOOPKIT_ERROR_FILE"; keep_steps
     "$LK_RECORD" status failed --run "$RUN" --message "$*${err:+: $err}" >/dev/null || log "could not mark run $RUN failed: it shows as interrupted"
     [ -z "$fix" ] || printf "hint: %s, then '%s resume %s' goes on\n" "$fix" "$LOOP_PROG" "$RUN" >&2
   fi; exit "$code"; }
+# keep_steps: a step and a review in no iteration yet are kept as attempts, with their own error, tokens and cost.
+keep_steps() { local k; [ -n "${TMP:-}" ] || return 0; for k in interrupted:step reviewer:review; do [ ! -s "$TMP/${k#*:}.json" ] ||
+  "$LK_RECORD" attempt --run "$RUN" --kind "${k%:*}" <"$TMP/${k#*:}.json" >/dev/null || log "the ${k#*:} of run $RUN was not recorded"; done; }
 
-# usage_error MESSAGE: one line pointing at the help, exit 2.
-usage_error() { die 2 "$* (see $LOOP_PROG --help)"; }
+usage_error() { die 2 "$* (see $LOOP_PROG --help)"; } # usage_error MESSAGE: one line pointing at the help, exit 2
 
 # find_tools sets LK_<NAME> for each loop-* command the driver runs: from
 # LOOP_BIN when set, else next to the driver (../bin), else PATH.

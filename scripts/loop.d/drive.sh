@@ -39,22 +39,12 @@ trap_signals() {
 canceled() {
   FINISHING=1; trap '' HUP INT QUIT TERM # a Ctrl-C again (the group's) cuts no record below
   if [ -n "$RUN" ]; then
-    keep_steps
-    "$LK_RECORD" status canceled --run "$RUN" --message "canceled by SIG$SIGNALED" >/dev/null ||
+    keep_steps; "$LK_RECORD" status canceled --run "$RUN" --message "canceled by SIG$SIGNALED" >/dev/null ||
       log "could not mark run $RUN canceled"
     echo canceled 2>/dev/null
     log "run $RUN canceled by SIG$SIGNALED"
   fi
   exit "$SIGCODE"
-}
-
-# keep_steps: the step and the review not yet in an iteration are kept as attempts, their
-# tokens, cost and own error counted (one already in the last iteration is no attempt).
-keep_steps() {
-  local k # the step and the review, kept as attempts of these kinds
-  [ -n "$TMP" ] || return 0
-  for k in interrupted:step reviewer:review; do [ ! -s "$TMP/${k#*:}.json" ] ||
-    "$LK_RECORD" attempt --run "$RUN" --kind "${k%:*}" <"$TMP/${k#*:}.json" >/dev/null || log "the ${k#*:} of run $RUN was not recorded"; done
 }
 
 # run_child OUT CMD...: runs CMD, its stdout to file OUT (never the driver's own), in the background and
@@ -96,7 +86,7 @@ hold() {
   local rec k="" v hpid DRIVE_PROTOCOL=2 # what the holder's first record must say (loop-drive's Protocol)
   coproc HOLDER { LOOPKIT_DRIVE_REQUESTS=$$ exec "$LK_DRIVE" "$@"; }
   HOLDING=1 HREP=${HOLDER[0]} HREQ=${HOLDER[1]} hpid=$HOLDER_PID
-  IFS= read -r -d '' rec <&"$HREP" || [ -n "$rec$SIGNALED" ] || holder_died "$hpid"
+  IFS= read -r -d '' rec <&"$HREP" || [ -n "$rec$SIGNALED" ] || { wait "$hpid"; die 70 "$LK_DRIVE ended (exit $?) before it held the run: its error is above$(v=$(ulimit -v); [ "$v" = unlimited ] || echo "; the virtual memory limit (ulimit -v $v KiB) may be too small for a Go program: raise it (ulimit -v unlimited)")"; } # no Go runtime under a small ulimit -v
   [ "$rec" = "protocol=$DRIVE_PROTOCOL" ] || [ -n "$SIGNALED" ] || die 70 "$LK_DRIVE does not speak this driver's protocol $DRIVE_PROTOCOL (it is another version's): install the driver and the commands from one version together (make install, or make build in a checkout)"
   while IFS= read -r -d '' rec <&"$HREP"; do
     k=${rec%%=*} v=${rec#*=}
@@ -123,14 +113,6 @@ hold() {
   [ "$k" = ready ] || die 70 "loop-drive ended without holding the run"
   # children stop if this driver dies untrapped, and leave config warnings to it
   export LOOPKIT_DRIVER_PID=$$
-}
-
-# holder_died PID: loop-drive ended before its first record, which no version does by
-# choice: the Go runtime could not start (a small `ulimit -v`), or it was killed.
-holder_died() {
-  local rc=0 v hint=""; wait "$1"; rc=$?; v=$(ulimit -v)
-  [ "$v" = unlimited ] || hint="; the virtual memory limit (ulimit -v $v KiB) may be too small for a Go program: raise it (ulimit -v unlimited)"
-  die 70 "$LK_DRIVE ended (exit $rc) before it held the run: its error is above$hint"
 }
 
 # next_action [MODE ARGS...]: fills A from `loop-drive next`, or from
