@@ -75,7 +75,8 @@ func Code(err error) int {
 }
 
 // DiskHint is what to do when err says a disk refused a write (full, over
-// quota, read-only, a mode, a file size limit); "" for any other error. Finish writes it under
+// quota, read-only, a mode, a file size limit) or a limit stopped loopkit
+// (open files, processes: limits.Hint); "" for any other error. Finish writes it under
 // the error line of $LOOPKIT_ERROR_FILE, for the driver's last line.
 func DiskHint(err error) string {
 	msg := strings.ToLower(err.Error())
@@ -91,5 +92,5 @@ func DiskHint(err error) string {
 	case errors.Is(err, syscall.EFBIG) || strings.Contains(msg, "file too large"):
 		return "a file reached " + limits.FileSize() + ": raise it (ulimit -f unlimited)"
 	}
-	return ""
+	return limits.Hint(err)
 }

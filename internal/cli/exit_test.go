@@ -146,6 +146,9 @@ func TestDiskHint(t *testing.T) {
 		{&os.PathError{Op: "open", Path: "/s/x", Err: syscall.EACCES}, "may not read or write that file or folder: give it back its modes (chmod u+rwX)"},
 		{&os.PathError{Op: "write", Path: "/s/executor.log", Err: syscall.EFBIG}, "the file size limit (ulimit -f"},
 		{errors.New("append: write /s/iterations.jsonl: file too large"), "raise it (ulimit -f unlimited)"},
+		{fmt.Errorf("the work tree: git rev-parse: %w", os.NewSyscallError("pipe2", syscall.EMFILE)), "the open file limit (ulimit -n"},
+		{&os.PathError{Op: "fork/exec", Path: "/usr/bin/git", Err: syscall.EAGAIN}, "the process limit (ulimit -u"},
+		{&os.PathError{Op: "read", Path: "/r/fifo", Err: syscall.EAGAIN}, ""},
 		{errors.New("mkdir /r/queue: not a directory"), ""},
 	} {
 		got := DiskHint(c.err)

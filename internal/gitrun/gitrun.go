@@ -174,7 +174,7 @@ func (c Cmd) Run(args ...string) ([]byte, error) {
 // errno, so a caller tells a full disk from a repository git cannot read.
 func Error(args []string, err error, stderr []byte) error {
 	msg := strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(stderr)), "\n", " ; ")), " ")
-	e := fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, msg)
+	e := fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, msg) // a start's errno (EMFILE, EAGAIN) stays
 	low := strings.ToLower(msg)
 	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EIO, syscall.EDQUOT, syscall.EROFS} {
 		if strings.Contains(low, errno.Error()) {

@@ -392,3 +392,18 @@ func TestForgetRemovesAKilledRemembersTemp(t *testing.T) {
 		t.Errorf("left in the state directory after Forget: %v", left)
 	}
 }
+
+// A git that could not start (no process or file left under a limit)
+// keeps the errno, so the recorder and the driver name the limit rather
+// than a repository git cannot read.
+func TestErrorStartFailure(t *testing.T) {
+	for _, start := range []error{
+		&os.PathError{Op: "fork/exec", Path: "/usr/bin/git", Err: syscall.EAGAIN},
+		os.NewSyscallError("pipe2", syscall.EMFILE),
+	} {
+		err := Error([]string{"rev-parse"}, start, nil)
+		if !errors.Is(err, start.(interface{ Unwrap() error }).Unwrap()) {
+			t.Errorf("%v: %v, want its errno wrapped", start, err)
+		}
+	}
+}

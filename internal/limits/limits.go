@@ -5,7 +5,9 @@ package limits
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"syscall"
@@ -100,4 +102,29 @@ func OOMKills() int64 {
 		return -1
 	}
 	return n
+}
+
+// Hint is what to do when err says a limit stopped loopkit itself: no
+// file could be opened (EMFILE, ENFILE), no process started (fork's
+// EAGAIN, ENOMEM); "" for any other error.
+func Hint(err error) string {
+	var pe *fs.PathError
+	forked := errors.As(err, &pe) && pe.Op == "fork/exec"
+	switch {
+	case errors.Is(err, syscall.EMFILE):
+		if cur, ok := limit(unix.RLIMIT_NOFILE); ok {
+			return fmt.Sprintf("the open file limit (ulimit -n %d) is reached: raise it (ulimit -n 1024, or more)", cur)
+		}
+		return "the open file limit (ulimit -n) is reached: raise it"
+	case errors.Is(err, syscall.ENFILE):
+		return "the system's open file table is full: close files, or raise fs.file-max"
+	case forked && errors.Is(err, syscall.EAGAIN):
+		if cur, ok := limit(unix.RLIMIT_NPROC); ok {
+			return fmt.Sprintf("no process could be started: the process limit (ulimit -u %d, or the container's pids.max) is reached: end stray processes, or raise it", cur)
+		}
+		return "no process could be started: the process limit (ulimit -u, or the container's pids.max) is reached: end stray processes, or raise it"
+	case forked && errors.Is(err, syscall.ENOMEM):
+		return "no process could be started: memory is short (ulimit -v, or the container's memory.max): raise the limit"
+	}
+	return ""
 }

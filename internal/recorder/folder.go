@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/gitstore"
+	"github.com/loopkit/loopkit/internal/limits"
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/safefile"
@@ -126,10 +127,14 @@ func placeStreams(r *Recorder, dir string, in *record.Input) error {
 	return nil
 }
 
-// diskRefused: the disk refused a write (EIO, ENOSPC, EDQUOT, EROFS). The
+// diskRefused: the disk refused a write (EIO, ENOSPC, EDQUOT, EROFS), or
+// git could not start under a limit (limits.Hint). The
 // iteration's tree is best effort (a repository git cannot read is a
 // warning), but such an error must reach the caller.
 func diskRefused(err error) bool {
+	if limits.Hint(err) != "" { // a git that could not start: no file or process left
+		return true
+	}
 	for _, e := range []syscall.Errno{syscall.EIO, syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS} {
 		if errors.Is(err, e) {
 			return true

@@ -56,7 +56,7 @@ func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) 
 	} else {
 		var err error
 		if where, err = gitstore.LocateAny(work); err != nil {
-			if _, oerr := gitstore.Open(r.St.RunDir(it.RunID)); oerr == nil {
+			if _, oerr := gitstore.Open(r.St.RunDir(it.RunID)); oerr == nil || diskRefused(err) {
 				// the run recorded trees here: the agent moved or
 				// replaced .git, and the work tree is out of reach
 				return fmt.Errorf("the work tree %s: %w", work, err)

@@ -2,12 +2,15 @@ package recorder
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/gitstore"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
@@ -235,5 +238,23 @@ func TestKilledGitsTempObjectsSwept(t *testing.T) {
 	rec(2)
 	if _, err := os.Lstat(left); err == nil {
 		t.Errorf("a killed git's temporary object is still in the run after the next record: %s", left)
+	}
+}
+
+// A git that could not start under a limit (no fd, no process) refuses
+// the record as a full disk does: committed, the iteration would say its
+// changes are unknown, and a first iteration that its folder is no
+// repository at all.
+func TestTreeRefusedUnderLimit(t *testing.T) {
+	for _, start := range []error{
+		&os.PathError{Op: "fork/exec", Path: "/usr/bin/git", Err: syscall.EAGAIN},
+		os.NewSyscallError("pipe2", syscall.EMFILE),
+	} {
+		if err := gitrun.Error([]string{"rev-parse"}, start, nil); !diskRefused(err) {
+			t.Errorf("%v: not refused", err)
+		}
+	}
+	if diskRefused(gitrun.Error([]string{"rev-parse"}, errors.New("exit status 128"), []byte("fatal: not a git repository"))) {
+		t.Error("a repository git cannot read is no refusal")
 	}
 }

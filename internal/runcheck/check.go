@@ -97,8 +97,12 @@ func GitReadable(dir string) error {
 	cmd := gitrun.Cmd{Dir: dir}.Command("rev-parse", "--show-toplevel")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if cmd.Run() == nil {
+	err := cmd.Run()
+	if err == nil {
 		return nil
+	}
+	if !errors.As(err, new(*exec.ExitError)) { // no git ran: a limit (open files, processes), not the repository
+		return fmt.Errorf("could not start git to read the repository at %s: %w", top, err)
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
 	first = strings.TrimPrefix(first, "fatal: ")

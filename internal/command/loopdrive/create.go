@@ -27,6 +27,9 @@ import (
 func (h *holder) create(opts *holdOptions) (string, error) {
 	set := &opts.Settings
 	if err := runcheck.Check(set); err != nil {
+		if cli.DiskHint(err) != "" { // the machine's limit, not a bad setting
+			return "", cli.Failf("%w", err)
+		}
 		return "", cli.Usagef("%v", err)
 	}
 	if set.MergeTarget != "" && !set.Worktree { // only a run's own branch is merged
