@@ -206,3 +206,15 @@ func TestKilledByLimit(t *testing.T) {
 		}
 	}
 }
+
+// An agent that could not start because no process is left (fork's EAGAIN
+// under ulimit -u or a container's pids.max) is told with that limit, not
+// as a command that is not there.
+func TestStartFailureUnderLimit(t *testing.T) {
+	err := &os.PathError{Op: "fork/exec", Path: "/usr/bin/claude", Err: syscall.EAGAIN}
+	res := startFailure(&Result{}, Spec{Args: []string{"claude"}}, err)
+	want := "cannot start claude: resource temporarily unavailable: no process could be started: the process limit (ulimit -u"
+	if res.Err == nil || !strings.HasPrefix(res.Err.Error(), want) {
+		t.Fatalf("err %v, want %q...", res.Err, want)
+	}
+}

@@ -46,7 +46,9 @@ func startFailure(res *Result, spec Spec, err error) *Result {
 		res.Err = fmt.Errorf("cannot execute %s: %v", spec.Args[0], unwrapPath(err))
 	} else {
 		res.Err = fmt.Errorf("command not found: %s", spec.Args[0])
-		if !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, fs.ErrNotExist) {
+		if hint := limits.Hint(err); hint != "" { // fork's EAGAIN: the process limit, say
+			res.Err = fmt.Errorf("cannot start %s: %v: %s", spec.Args[0], unwrapPath(err), hint)
+		} else if !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, fs.ErrNotExist) {
 			res.Err = fmt.Errorf("cannot start %s: %v", spec.Args[0], unwrapPath(err))
 		}
 	}
