@@ -170,13 +170,13 @@ func (c Cmd) Run(args ...string) ([]byte, error) {
 }
 
 // Error is git's failure as one line. When git says the disk refused a
-// write (its strerror of EIO, ENOSPC, EDQUOT, EROFS) the error wraps that
+// write (its strerror of EIO, ENOSPC, EDQUOT, EROFS, EFBIG) the error wraps that
 // errno, so a caller tells a full disk from a repository git cannot read.
 func Error(args []string, err error, stderr []byte) error {
 	msg := strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(stderr)), "\n", " ; ")), " ")
 	e := fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, msg) // a start's errno (EMFILE, EAGAIN) stays
 	low := strings.ToLower(msg)
-	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EIO, syscall.EDQUOT, syscall.EROFS} {
+	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EIO, syscall.EDQUOT, syscall.EROFS, syscall.EFBIG} {
 		if strings.Contains(low, errno.Error()) {
 			return &diskError{err: e, errno: errno}
 		}

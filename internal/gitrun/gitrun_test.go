@@ -184,7 +184,8 @@ func TestErrorDiskRefused(t *testing.T) {
 		"error: unable to create temporary file: No space left on device\nfatal: git-write-tree: error building trees": syscall.ENOSPC,
 		"error: unable to write file objects/ab/cd: Input/output error":                                                syscall.EIO,
 		"fatal: Unable to create '/x/index.lock': Read-only file system":                                               syscall.EROFS,
-		"fatal: not a git repository": nil,
+		"error: unable to write loose object file: File too large":                                                     syscall.EFBIG,
+		"fatal: not a git repository":                                                                                  nil,
 	} {
 		err := Error([]string{"write-tree"}, errors.New("exit status 128"), []byte(stderr))
 		if want == nil && errors.Is(err, syscall.ENOSPC) || want != nil && !errors.Is(err, want) {

@@ -127,15 +127,15 @@ func placeStreams(r *Recorder, dir string, in *record.Input) error {
 	return nil
 }
 
-// diskRefused: the disk refused a write (EIO, ENOSPC, EDQUOT, EROFS), or
-// git could not start under a limit (limits.Hint). The
-// iteration's tree is best effort (a repository git cannot read is a
+// diskRefused: the disk refused a write (EIO, ENOSPC, EDQUOT, EROFS; EFBIG
+// past ulimit -f), or git could not start under a limit (limits.Hint).
+// The iteration's tree is best effort (a repository git cannot read is a
 // warning), but such an error must reach the caller.
 func diskRefused(err error) bool {
 	if limits.Hint(err) != "" { // a git that could not start: no file or process left
 		return true
 	}
-	for _, e := range []syscall.Errno{syscall.EIO, syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS} {
+	for _, e := range []syscall.Errno{syscall.EIO, syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS, syscall.EFBIG} {
 		if errors.Is(err, e) {
 			return true
 		}

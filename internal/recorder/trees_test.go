@@ -254,6 +254,10 @@ func TestTreeRefusedUnderLimit(t *testing.T) {
 			t.Errorf("%v: not refused", err)
 		}
 	}
+	// past ulimit -f: changes.patch, or a git object
+	if err := (&os.PathError{Op: "write", Path: "/s/changes.patch", Err: syscall.EFBIG}); !diskRefused(err) {
+		t.Errorf("%v: not refused", err)
+	}
 	if diskRefused(gitrun.Error([]string{"rev-parse"}, errors.New("exit status 128"), []byte("fatal: not a git repository"))) {
 		t.Error("a repository git cannot read is no refusal")
 	}
