@@ -10,6 +10,7 @@ package gitrun
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -175,6 +176,13 @@ func (c Cmd) Run(args ...string) ([]byte, error) {
 func Error(args []string, err error, stderr []byte) error {
 	msg := strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(stderr)), "\n", " ; ")), " ")
 	e := fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, msg) // a start's errno (EMFILE, EAGAIN) stays
+	// killed writing past ulimit -f, before it could say so
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGXFSZ {
+			return &diskError{err: e, errno: syscall.EFBIG}
+		}
+	}
 	low := strings.ToLower(msg)
 	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EIO, syscall.EDQUOT, syscall.EROFS, syscall.EFBIG} {
 		if strings.Contains(low, errno.Error()) {

@@ -408,3 +408,13 @@ func TestErrorStartFailure(t *testing.T) {
 		}
 	}
 }
+
+// A git killed by SIGXFSZ (it wrote an object past ulimit -f) is a refused
+// write too, not a repository git cannot read.
+func TestErrorFileSizeSignal(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "kill -XFSZ $$")
+	err := Error([]string{"add", "-A"}, cmd.Run(), nil)
+	if !errors.Is(err, syscall.EFBIG) {
+		t.Fatalf("%v: want EFBIG wrapped", err)
+	}
+}
