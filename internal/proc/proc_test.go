@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loopkit/loopkit/internal/limits"
 )
 
 // liveInGroup lists processes of group pgid that are not zombies.
@@ -193,8 +195,8 @@ func TestKilledByLimit(t *testing.T) {
 	for _, c := range []struct {
 		script, signal, err string
 	}{
-		{"ulimit -f 1 && exec dd if=/dev/zero of=big bs=4096 count=2 2>/dev/null", "SIGXFSZ", "killed by SIGXFSZ: it wrote past the file size limit (ulimit -f): raise it (ulimit -f unlimited)"},
-		{"kill -XCPU $$", "SIGXCPU", "killed by SIGXCPU: it used up its CPU time limit (ulimit -t): raise it (ulimit -t unlimited)"},
+		{"ulimit -f 1 && exec dd if=/dev/zero of=big bs=4096 count=2 2>/dev/null", "SIGXFSZ", "killed by SIGXFSZ: it wrote past " + limits.FileSize() + ": raise it (ulimit -f unlimited)"},
+		{"kill -XCPU $$", "SIGXCPU", "killed by SIGXCPU: it used up " + limits.CPUTime() + ": raise it (ulimit -t unlimited)"},
 		{"kill -ILL $$", "SIGILL", "killed by SIGILL"},
 	} {
 		res, err := Run(Spec{Args: []string{"bash", "-c", c.script}, Dir: dir})
