@@ -242,3 +242,21 @@ func TestLiveOpensAtTheEnd(t *testing.T) {
 		time.Sleep(10 * time.Millisecond) // polling the view's own state
 	}
 }
+
+// TestTitleEscapesStatus: the title and the live step name the run's
+// status, which run.json holds (the agent can write it): a C1 control or
+// a bidirectional override in it shows escaped, as in the runs list.
+func TestTitleEscapesStatus(t *testing.T) {
+	st := oneRun(t, "stuck\u009b2J\u202e")
+	m, err := New(st, "r1", false, Tools{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.w, m.h = 80, 24
+	m.showLive()
+	defer m.live.stop()
+	screen := m.View().Content + strings.Join(m.liveBody(20), "\n")
+	if strings.ContainsAny(screen, "\u009b\u202e") || !strings.Contains(screen, `stuck\u009b2J\u202e`) {
+		t.Fatalf("status not escaped:\n%q", screen)
+	}
+}

@@ -163,7 +163,8 @@ func (m *Model) close() {
 // paused or canceled while its step still runs is worked on (its live
 // lock held) until the step ends, and says so, as describe does.
 func (m *Model) setRun(ri view.RunInfo) {
-	m.run, m.mark = ri.Run, ri.StatusMark()
+	// shown in the title: run.json's, so escaped as the runs list does
+	m.run, m.mark = ri.Run, view.Escape(ri.StatusMark(), false)
 	m.working = false
 	if m.mark != record.RunRunning {
 		m.working, _ = m.st.IsLive(ri.Run.RunID)
