@@ -5,6 +5,17 @@
 # _loopkit_runs: the store's run ids, newest first.
 _loopkit_runs() { loop-view runs --jq .run_id -r 2>/dev/null; }
 
+# _loopkit_complete_runs CUR: the run ids starting with CUR in COMPREPLY.
+# Not through compgen -W, which expands its words: a run_id "$(cmd)" in a
+# run.json the agent wrote would run cmd. Only what looks like an id.
+_loopkit_complete_runs() {
+  local id
+  COMPREPLY=()
+  while IFS= read -r id; do
+    [[ $id == "$1"* && $id =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] && COMPREPLY+=("$id")
+  done < <(_loopkit_runs)
+}
+
 _loopkit_complete() {
   local IFS=$'\n' cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
   local args=("${COMP_WORDS[@]:1:COMP_CWORD}")
@@ -12,8 +23,7 @@ _loopkit_complete() {
   if [ "${COMP_WORDS[0]##*/}" = loop-view ] && [ "$COMP_CWORD" -ge 2 ] && [[ $cur != -* ]]; then
     case $prev in
       logs|output|show|describe|tail|diff|report|tui|checkout|events|--run)
-        # shellcheck disable=SC2207
-        COMPREPLY=($(compgen -W "$(_loopkit_runs)" -- "$cur"))
+        _loopkit_complete_runs "$cur"
         return ;;
     esac
   fi
@@ -41,8 +51,7 @@ _loopkit_loop() {
       # shellcheck disable=SC2207
       COMPREPLY=($(compgen -W "--max-iterations --max-duration --max-cost --max-tokens --interrupted" -- "$cur")) ;;
     resume:*|cancel:*|pause:*)
-      # shellcheck disable=SC2207
-      COMPREPLY=($(compgen -W "$(_loopkit_runs)" -- "$cur")) ;;
+      _loopkit_complete_runs "$cur" ;;
     *)
       # shellcheck disable=SC2207
       COMPREPLY=($(compgen -f -- "$cur")) ;;

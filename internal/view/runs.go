@@ -14,6 +14,7 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/view/jsonobj"
 )
 
 // RunInfo is a run as the runs list reads it: run.json decoded and compact.
@@ -156,6 +157,12 @@ func LoadRun(st *store.Store, id string) (RunInfo, error) {
 	// report --all --dir writes its page to
 	if err := store.CheckRunID(id, r.RunID); err != nil {
 		return RunInfo{}, err
+	}
+	// and as jq reads it: encoding/json also takes a "RUN_ID" for run_id
+	if m, err := jsonobj.Project(buf.Bytes(), map[string]bool{"run_id": true}); err == nil {
+		if v, ok := m["run_id"]; ok && v != id {
+			return RunInfo{}, store.CheckRunID(id, fmt.Sprint(v))
+		}
 	}
 	ri := RunInfo{Run: r, Raw: buf.Bytes()}
 	// the agent can write run.json: show the settings the run keeps

@@ -1,0 +1,44 @@
+package loopkit_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBashCompletionRunsNothing: the run ids bash completes come from
+// run.json, which the agent can write. compgen -W expands its word list,
+// so a run_id "$(cmd)" ran cmd at the person's next Tab; the completion
+// offers run ids as they are, and only those that look like one.
+func TestBashCompletionRunsNothing(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "ran")
+	fake := "#!/bin/sh\nprintf '%s\\n' 20261127-1-a '$(touch " + mark + ")' 20261127-2-b\n"
+	if err := os.WriteFile(filepath.Join(dir, "loop-view"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs("completions/loopkit.bash")
+	for _, words := range []string{"loop-view logs 2026", "loop resume ''"} {
+		script := "source " + abs + "; COMP_WORDS=(" + words + "); COMP_CWORD=2; " +
+			map[bool]string{true: "_loopkit_complete", false: "_loopkit_loop"}[strings.HasPrefix(words, "loop-view")] +
+			`; printf '%s\n' "${COMPREPLY[@]}"`
+		cmd := exec.Command(bash, "--norc", "-c", script)
+		cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", words, err, out)
+		}
+		if _, err := os.Stat(mark); err == nil {
+			t.Fatalf("%s: completing ran the command a run_id held", words)
+		}
+		if got := strings.TrimSpace(string(out)); got != "20261127-1-a\n20261127-2-b" {
+			t.Errorf("%s: completed %q", words, got)
+		}
+	}
+}
