@@ -22,7 +22,14 @@ type indexPage struct {
 }
 
 // FileName is the name --all gives a run's page, which the index links to.
-func FileName(id string) string { return id + ".html" }
+// A run named index would take the index's own name: its page starts with
+// '_', which no run id does, so no other run's page can have that name.
+func FileName(id string) string {
+	if id == "index" {
+		return "_index.html"
+	}
+	return id + ".html"
+}
 
 // WriteIndex renders the list of runs, each linking to its page.
 func WriteIndex(w io.Writer, runs []view.RunInfo, o Options) error {

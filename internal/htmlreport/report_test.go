@@ -230,3 +230,24 @@ func failedRun(t *testing.T, name, command, file string) *store.Store {
 	}
 	return st
 }
+
+// TestPageNamesNeverTheIndex: `--all --dir` writes index.html and a page
+// per run; a run named index had its page overwritten by the index, which
+// linked to itself for it. No run's page is index.html, and no two runs
+// share a page.
+func TestPageNamesNeverTheIndex(t *testing.T) {
+	seen := map[string]string{}
+	for _, id := range []string{"index", "index.html", "Index", "a", "index.x", "_index"} {
+		if store.ValidRunID(id) != nil {
+			continue // no run has it
+		}
+		name := FileName(id)
+		if name == "index.html" {
+			t.Errorf("run %q gets the index's name", id)
+		}
+		if other, ok := seen[name]; ok {
+			t.Errorf("runs %q and %q share %s", other, id, name)
+		}
+		seen[name] = id
+	}
+}
