@@ -176,7 +176,8 @@ func sameAsDriver(root string) error {
 }
 
 // resolveRoot makes root absolute and resolves the symlinks of its longest
-// existing prefix (the rest does not exist yet, so holds none).
+// existing prefix (the rest does not exist yet, so holds none), spelled as
+// its folders list it (RealCase).
 func resolveRoot(root string) (string, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -185,7 +186,7 @@ func resolveRoot(root string) (string, error) {
 	rest := ""
 	for p := abs; ; {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(r, rest), nil
+			return RealCase(filepath.Join(r, rest)), nil
 		}
 		parent := filepath.Dir(p)
 		if parent == p {

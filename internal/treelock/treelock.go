@@ -32,8 +32,8 @@ const Dir = "trees"
 const Grace = 15 * time.Second
 
 // Of is the work tree a run in dir edits: its git top level, else dir
-// itself, with every symlink resolved, so that two spellings of one
-// folder are one tree.
+// itself, with every symlink resolved and each name in its folder's case,
+// so that two spellings of one folder are one tree.
 func Of(dir string) string {
 	tree := dir
 	if top := store.GitTop(dir); top != "" {
@@ -45,7 +45,7 @@ func Of(dir string) string {
 	if real, err := filepath.EvalSymlinks(tree); err == nil {
 		tree = real
 	}
-	return tree
+	return store.RealCase(tree)
 }
 
 // Path is the lock of tree in the locks directory dir.
