@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -79,17 +81,38 @@ func Why(sig syscall.Signal, cpu time.Duration, oomBefore int64) string {
 	return ""
 }
 
-var vmstat = "/proc/vmstat" // a test's file instead
+// Where the kernel counts its out-of-memory kills (a test's files instead).
+var (
+	procCgroup = "/proc/self/cgroup"
+	cgroupRoot = "/sys/fs/cgroup"
+	vmstat     = "/proc/vmstat"
+)
 
 // OOMKills is how many processes the kernel's out-of-memory killer has
-// ended since boot, its own or a cgroup's memory.max (Linux /proc/vmstat
-// oom_kill); -1 when unknown.
+// ended: in this process's cgroup (v2 memory.events, whichever limit it
+// met: the container's memory.max, say), else on the whole machine
+// (/proc/vmstat); -1 when unknown.
 func OOMKills() int64 {
-	b, err := os.ReadFile(vmstat)
+	if b, err := os.ReadFile(procCgroup); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if path, ok := strings.CutPrefix(line, "0::/"); ok {
+				if n := counter(filepath.Join(cgroupRoot, path, "memory.events"), "oom_kill"); n >= 0 {
+					return n
+				}
+			}
+		}
+	}
+	return counter(vmstat, "oom_kill")
+}
+
+// counter is the number after key at the start of a line of file path;
+// -1 when there is none.
+func counter(path, key string) int64 {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return -1
 	}
-	_, after, ok := bytes.Cut(b, []byte("\noom_kill "))
+	_, after, ok := bytes.Cut(append([]byte("\n"), b...), []byte("\n"+key+" "))
 	if !ok {
 		return -1
 	}
@@ -98,7 +121,7 @@ func OOMKills() int64 {
 		return -1
 	}
 	n, err := strconv.ParseInt(string(f[0]), 10, 64)
-	if err != nil {
+	if err != nil || n < 0 {
 		return -1
 	}
 	return n

@@ -11,8 +11,9 @@ import (
 // An agent the out-of-memory killer ended (the container's memory.max) is
 // told as that: a bare "killed by SIGKILL" named no cause.
 func TestWhyOOM(t *testing.T) {
-	vmstat = filepath.Join(t.TempDir(), "vmstat")
-	defer func() { vmstat = "/proc/vmstat" }()
+	dir := t.TempDir()
+	defer func(p, c, v string) { procCgroup, cgroupRoot, vmstat = p, c, v }(procCgroup, cgroupRoot, vmstat)
+	procCgroup, vmstat = filepath.Join(dir, "cgroup"), filepath.Join(dir, "vmstat") // no cgroup file: the machine's count
 	write := func(s string) {
 		if err := os.WriteFile(vmstat, []byte(s), 0o600); err != nil {
 			t.Fatal(err)
@@ -41,5 +42,23 @@ func TestWhyOOM(t *testing.T) {
 	}
 	if why := Why(syscall.SIGKILL, 0, -1); why != "" {
 		t.Errorf("unknown count: %q", why)
+	}
+}
+
+// In a cgroup v2 container the count is the cgroup's own (memory.events):
+// another container's kill on the same machine says nothing of this one.
+func TestOOMKillsOfCgroup(t *testing.T) {
+	dir := t.TempDir()
+	defer func(p, c, v string) { procCgroup, cgroupRoot, vmstat = p, c, v }(procCgroup, cgroupRoot, vmstat)
+	procCgroup, cgroupRoot, vmstat = filepath.Join(dir, "cgroup"), filepath.Join(dir, "fs"), filepath.Join(dir, "vmstat")
+	os.WriteFile(vmstat, []byte("nr 1\noom_kill 9\n"), 0o600)
+	os.WriteFile(procCgroup, []byte("0::/box/agent\n"), 0o600)
+	os.MkdirAll(filepath.Join(cgroupRoot, "box", "agent"), 0o700)
+	if n := OOMKills(); n != 9 {
+		t.Errorf("no memory.events: %d, want the machine's 9", n)
+	}
+	os.WriteFile(filepath.Join(cgroupRoot, "box", "agent", "memory.events"), []byte("low 0\nhigh 0\nmax 3\noom 1\noom_kill 2\noom_group_kill 0\n"), 0o600)
+	if n := OOMKills(); n != 2 {
+		t.Errorf("memory.events: %d, want the cgroup's 2", n)
 	}
 }
