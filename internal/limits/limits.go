@@ -47,6 +47,14 @@ func limit(resource int) (uint64, bool) {
 	return l.Cur, true
 }
 
+// AtFileSize says whether a file of n bytes stopped at the file size
+// limit: a writer that ignores SIGXFSZ (a Go program) gets EFBIG there
+// and goes on, its output cut without a word.
+func AtFileSize(n int64) bool {
+	cur, ok := limit(unix.RLIMIT_FSIZE)
+	return ok && n > 0 && uint64(n) >= cur
+}
+
 // killed says why a process died of sig, with the fix, when a limit's
 // signal killed it; "" for any other signal.
 func killed(sig syscall.Signal) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -32,6 +33,38 @@ func TestKilledAtCPULimit(t *testing.T) {
 		t.Fatalf("helper: %v %s", err, out)
 	}
 	want := "SIGKILL killed by SIGKILL: it reached its CPU time limit (ulimit -t 1 s): raise it (ulimit -t unlimited)\n"
+	if string(out) != want {
+		t.Fatalf("helper said %q, want %q", out, want)
+	}
+}
+
+// fsizeHelper runs a writer that ignores SIGXFSZ, as a Go program does,
+// past the file size limit the test gave this process, and prints what
+// the result says of it.
+func fsizeHelper(dir string) {
+	res, err := Run(Spec{Args: []string{"sh", "-c", `trap "" XFSZ; head -c 10000 /dev/zero; echo done >&2`},
+		StdoutPath: filepath.Join(dir, "out"), StderrPath: filepath.Join(dir, "err")})
+	if err != nil {
+		fmt.Println("run:", err)
+		os.Exit(1)
+	}
+	fmt.Println(res.StdoutBytes, res.ExitCode, res.CutByFileSize())
+	os.Exit(0)
+}
+
+// A writer that ignores SIGXFSZ gets EFBIG at the limit and goes on: its
+// output is cut without a word, which the result now says.
+func TestCutByFileSize(t *testing.T) {
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		t.Skip("no prlimit")
+	}
+	cmd := exec.Command("prlimit", "--fsize=4096", os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "PROC_FSIZE_HELPER="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("helper: %v %s", err, out)
+	}
+	want := "4096 0 its stdout stopped at the file size limit (ulimit -f 4 KiB): what it wrote after is lost; raise it (ulimit -f unlimited)\n"
 	if string(out) != want {
 		t.Fatalf("helper said %q, want %q", out, want)
 	}

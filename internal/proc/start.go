@@ -93,3 +93,22 @@ func killedBy(sig syscall.Signal, st *os.ProcessState, ooms int64) error {
 	}
 	return fmt.Errorf("killed by %s", signalName(sig))
 }
+
+// CutByFileSize says which of the command's streams stopped at the file
+// size limit, with the fix; "" when none did, or its SIGXFSZ said so.
+func (r *Result) CutByFileSize() string {
+	if r.Signal == "SIGXFSZ" {
+		return ""
+	}
+	var cut []string
+	if limits.AtFileSize(r.StdoutBytes) {
+		cut = append(cut, "stdout")
+	}
+	if limits.AtFileSize(r.StderrBytes) {
+		cut = append(cut, "stderr")
+	}
+	if len(cut) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("its %s stopped at %s: what it wrote after is lost; raise it (ulimit -f unlimited)", strings.Join(cut, " and "), limits.FileSize())
+}

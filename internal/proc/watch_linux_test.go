@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("PROC_CPU_HELPER") != "" {
 		cpuHelper()
 	}
+	if dir := os.Getenv("PROC_FSIZE_HELPER"); dir != "" {
+		fsizeHelper(dir)
+	}
 	if dir := os.Getenv("PROC_IGN_HELPER"); dir != "" {
 		useWatcher = true
 		Run(Spec{Args: []string{"sh", "-c", "grep SigIgn /proc/self/status > '" + filepath.Join(dir, "ign") + "'"}, ParentDeath: true})

@@ -319,6 +319,9 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 	if n := proc.KillLeftovers(spec.Grace, res.Group()); n > 0 {
 		s.env.Log.Warn("the agent left processes running outside its group: killed", "count", n)
 	}
+	if err == nil && res.CutByFileSize() != "" {
+		s.env.Log.Warn("the agent: " + res.CutByFileSize())
+	}
 	pw.Close()
 	p := <-done
 	if err != nil {

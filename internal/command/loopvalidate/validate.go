@@ -179,6 +179,9 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return cli.Failf("%w", err)
 	}
+	if cut := res.CutByFileSize(); cut != "" {
+		env.Log.Warn("the validation: " + cut)
+	}
 	rec := toRecord(res, command, dir, outPath, errPath)
 	if cutByDeadline && res.TimedOut {
 		msg := fmt.Sprintf("stopped at the run's --max-duration (after %s)", res.Duration().Round(time.Millisecond))
