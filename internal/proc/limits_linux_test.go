@@ -23,16 +23,23 @@ func cpuHelper() {
 // bash's `ulimit -t 1` sets the soft and hard limits alike, so the kernel
 // sends SIGKILL, not SIGXCPU: the record names the limit all the same.
 func TestKilledAtCPULimit(t *testing.T) {
+	limitedHelper(t, "--cpu=1", "PROC_CPU_HELPER=1",
+		"SIGKILL killed by SIGKILL: it reached its CPU time limit (ulimit -t 1 s): raise it (ulimit -t unlimited)\n")
+}
+
+// limitedHelper runs this test binary's helper (env) under prlimit's
+// limit and wants it to print want.
+func limitedHelper(t *testing.T, limit, env, want string) {
+	t.Helper()
 	if _, err := exec.LookPath("prlimit"); err != nil {
 		t.Skip("no prlimit")
 	}
-	cmd := exec.Command("prlimit", "--cpu=1", os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PROC_CPU_HELPER=1")
+	cmd := exec.Command("prlimit", limit, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), env)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("helper: %v %s", err, out)
 	}
-	want := "SIGKILL killed by SIGKILL: it reached its CPU time limit (ulimit -t 1 s): raise it (ulimit -t unlimited)\n"
 	if string(out) != want {
 		t.Fatalf("helper said %q, want %q", out, want)
 	}
@@ -55,17 +62,6 @@ func fsizeHelper(dir string) {
 // A writer that ignores SIGXFSZ gets EFBIG at the limit and goes on: its
 // output is cut without a word, which the result now says.
 func TestCutByFileSize(t *testing.T) {
-	if _, err := exec.LookPath("prlimit"); err != nil {
-		t.Skip("no prlimit")
-	}
-	cmd := exec.Command("prlimit", "--fsize=4096", os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PROC_FSIZE_HELPER="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("helper: %v %s", err, out)
-	}
-	want := "4096 0 its stdout stopped at the file size limit (ulimit -f 4 KiB): what it wrote after is lost; raise it (ulimit -f unlimited)\n"
-	if string(out) != want {
-		t.Fatalf("helper said %q, want %q", out, want)
-	}
+	limitedHelper(t, "--fsize=4096", "PROC_FSIZE_HELPER="+t.TempDir(),
+		"4096 0 its stdout stopped at the file size limit (ulimit -f 4 KiB): what it wrote after is lost; raise it (ulimit -f unlimited)\n")
 }
