@@ -54,7 +54,7 @@ run_child() {
   (trap - INT QUIT && exec "$@" >"$out") & # bash ignores them in a `&` job
   CHILD=$!
   while :; do
-    wait "$CHILD"; rc=$?
+    wait "$CHILD" 2>/dev/null; rc=$? # bash's "Killed" notice names its own code: checked says it
     # wait returns >128 when a trapped signal interrupted it; the child may still run
     if [ $rc -gt 128 ] && kill -0 "$CHILD" 2>/dev/null; then continue; fi
     break
@@ -69,11 +69,9 @@ run_child() {
 # SIGPIPE to the driver.
 checked() {
   [ -z "$SIGNALED" ] || canceled
-  case $2 in
-    0) return 0 ;;
-    141) SIGNALED=PIPE; SIGCODE=141; canceled ;;
-  esac
-  die 70 "$1 failed (exit $2) in run $RUN"
+  case $2 in 0) return 0 ;; 141) SIGNALED=PIPE; SIGCODE=141; canceled ;; esac
+  local how="failed"; [ "$2" -le 128 ] || how="was killed by SIG$(kill -l "$2")" # the OOM killer's SIGKILL, say
+  die 70 "$1 $how (exit $2) in run $RUN"
 }
 
 # hold ARGS...: starts `loop-drive ARGS` (new or resume and the
@@ -86,7 +84,7 @@ hold() {
   local rec k="" v hpid DRIVE_PROTOCOL=2 # what the holder's first record must say (loop-drive's Protocol)
   coproc HOLDER { LOOPKIT_DRIVE_REQUESTS=$$ exec "$LK_DRIVE" "$@"; }
   HOLDING=1 HREP=${HOLDER[0]} HREQ=${HOLDER[1]} hpid=$HOLDER_PID
-  IFS= read -r -d '' rec <&"$HREP" || [ -n "$rec$SIGNALED" ] || { wait "$hpid"; die 70 "$LK_DRIVE ended (exit $?) before it held the run: its error is above$(v=$(ulimit -v); [ "$v" = unlimited ] || echo "; the virtual memory limit (ulimit -v $v KiB) may be too small for a Go program: raise it (ulimit -v unlimited)")"; } # no Go runtime under a small ulimit -v
+  IFS= read -r -d '' rec <&"$HREP" || [ -n "$rec$SIGNALED" ] || { wait "$hpid" 2>/dev/null; die 70 "$LK_DRIVE ended (exit $?) before it held the run: its error is above$(v=$(ulimit -v); [ "$v" = unlimited ] || echo "; the virtual memory limit (ulimit -v $v KiB) may be too small for a Go program: raise it (ulimit -v unlimited)")"; } # no Go runtime under a small ulimit -v
   [ "$rec" = "protocol=$DRIVE_PROTOCOL" ] || [ -n "$SIGNALED" ] || die 70 "$LK_DRIVE does not speak this driver's protocol $DRIVE_PROTOCOL (it is another version's): install the driver and the commands from one version together (make install, or make build in a checkout)"
   while IFS= read -r -d '' rec <&"$HREP"; do
     k=${rec%%=*} v=${rec#*=}
