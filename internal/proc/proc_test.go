@@ -220,3 +220,19 @@ func TestStartFailureUnderLimit(t *testing.T) {
 		t.Fatalf("err %v, want %q...", res.Err, want)
 	}
 }
+
+// A command that dumped core says so, as a shell does: under ulimit -c the
+// core file lands in its working directory, the work tree for an agent.
+func TestKilledWithCore(t *testing.T) {
+	dir := t.TempDir()
+	res, err := Run(Spec{Args: []string{"sh", "-c", "ulimit -c unlimited 2>/dev/null; kill -SEGV $$"}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cores, _ := filepath.Glob(filepath.Join(dir, "core*")); len(cores) == 0 {
+		t.Skip("no core file here (kernel.core_pattern, or ulimit -c): ", res.Err)
+	}
+	if res.Err == nil || res.Err.Error() != "killed by SIGSEGV (core dumped)" {
+		t.Fatalf("err %v, want killed by SIGSEGV (core dumped)", res.Err)
+	}
+}

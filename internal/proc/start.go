@@ -88,10 +88,14 @@ func signalName(s syscall.Signal) string {
 // signal it is and the fix: from its CPU time and the kernel's count of
 // out-of-memory kills (limits.OOMKills) as it started.
 func killedBy(sig syscall.Signal, st *os.ProcessState, ooms int64) error {
-	if why := limits.Why(sig, st.UserTime()+st.SystemTime(), ooms); why != "" {
-		return fmt.Errorf("killed by %s: %s", signalName(sig), why)
+	name := signalName(sig)
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.CoreDump() {
+		name += " (core dumped)" // as shells say: the core file may be in the work tree, a change of the step's
 	}
-	return fmt.Errorf("killed by %s", signalName(sig))
+	if why := limits.Why(sig, st.UserTime()+st.SystemTime(), ooms); why != "" {
+		return fmt.Errorf("killed by %s: %s", name, why)
+	}
+	return fmt.Errorf("killed by %s", name)
 }
 
 // CutByFileSize says which of the command's streams stopped at the file
