@@ -70,7 +70,7 @@ run_child() {
 checked() {
   [ -z "$SIGNALED" ] || canceled
   case $2 in 0) return 0 ;; 141) SIGNALED=PIPE; SIGCODE=141; canceled ;; esac
-  local how="failed"; [ "$2" -le 128 ] || how="was killed by SIG$(kill -l "$2")" # the OOM killer's SIGKILL, say
+  local how="failed"; [ "$2" -le 128 ] || [ "$2" -gt 192 ] || how="was killed by SIG$(kill -l "$2")" # the OOM killer's SIGKILL, say
   die 70 "$1 $how (exit $2) in run $RUN"
 }
 
