@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,5 +66,23 @@ func TestRealCase(t *testing.T) {
 	st, err := Open(filepath.Join(base, "code", "app", ".loop"))
 	if err != nil || st.Root != filepath.Join(want, ".loop") {
 		t.Errorf("store root %v (%v), want %s", st, err, filepath.Join(want, ".loop"))
+	}
+}
+
+// A run named in another case on a file system that ignores case is no
+// run of that name: a repair would have rewritten its run_id to the
+// other case, and its settings kept outside the store are the name's.
+func TestRunInOtherCase(t *testing.T) {
+	s := &Store{Root: filepath.Join(t.TempDir(), ".loop")}
+	if err := s.CreateRun(NewRun("Foo", "Foo", 1)); err != nil {
+		t.Fatal(err)
+	}
+	foldCase(t)
+	if err := s.FindRun("Foo"); err != nil {
+		t.Fatal(err)
+	}
+	err := s.FindRun("foo")
+	if !errors.Is(err, ErrNoSuchRun) || !strings.Contains(err.Error(), "the run is Foo") {
+		t.Errorf("FindRun(foo): %v", err)
 	}
 }

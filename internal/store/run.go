@@ -106,6 +106,9 @@ func (s *Store) ReadRun(id string) (*record.Run, error) {
 		return nil, err
 	}
 	if err := CheckRunID(id, r.RunID); err != nil {
+		if cerr := s.otherCase(id); cerr != nil {
+			return nil, cerr
+		}
 		return nil, err
 	}
 	return r, nil

@@ -290,6 +290,9 @@ func (s *Store) RunExists(id string) bool {
 // there but cannot be read (permission denied, a run.json that is no file)
 // says so, so that no command calls an unreadable run missing.
 func (s *Store) FindRun(id string) error {
+	if err := s.otherCase(id); err != nil {
+		return err
+	}
 	path := s.RunPath(id, RunFile)
 	fi, err := os.Stat(path)
 	switch {
@@ -299,6 +302,17 @@ func (s *Store) FindRun(id string) error {
 		return fmt.Errorf("run %s cannot be read: %w", id, err)
 	case !fi.Mode().IsRegular():
 		return fmt.Errorf("run %s cannot be read: %s is not a regular file", id, path)
+	}
+	return nil
+}
+
+// otherCase is ErrNoSuchRun when runs/ lists id in another case: a file
+// system that ignores case opens runs/Foo for foo, yet a run is its
+// folder's name (its settings kept by it; a repair would rewrite its
+// run_id to foo).
+func (s *Store) otherCase(id string) error {
+	if real := realName(s.RunsDir(), id); real != id {
+		return fmt.Errorf("%w: %s (store %s); the run is %s: this file system ignores case", ErrNoSuchRun, id, s.Root, real)
 	}
 	return nil
 }
