@@ -191,7 +191,7 @@ func (h *holder) queueSlot(set *runconfig.Settings, id string) error {
 				h.env.Log.Warn("run not marked queued", "err", err)
 			}
 		}
-		h.emit("note", fmt.Sprintf("waiting for a free slot: run %s holds it; %s", strings.Join(runs, ", "), why))
+		h.emit("note", "waiting for a free slot: "+slotHolders(runs)+"; "+why)
 	}
 	held, err := queue.Acquire(ctx, qc)
 	switch {
@@ -205,4 +205,12 @@ func (h *holder) queueSlot(set *runconfig.Settings, id string) error {
 		h.emit("note", "got a slot") // started marks the run running again
 	}
 	return nil
+}
+
+// slotHolders says which runs hold the slots a driver waits for.
+func slotHolders(runs []string) string {
+	if len(runs) == 1 {
+		return "run " + runs[0] + " holds it"
+	}
+	return "runs " + strings.Join(runs, ", ") + " hold them"
 }

@@ -115,3 +115,14 @@ func TestUnitCarriesStateHome(t *testing.T) {
 		}
 	}
 }
+
+// TestSlotHolders: the wait for a slot names its holders in good English
+// ("run a, b holds it" before).
+func TestSlotHolders(t *testing.T) {
+	if got := slotHolders([]string{"a"}); got != "run a holds it" {
+		t.Errorf("one holder: %q", got)
+	}
+	if got := slotHolders([]string{"a", "b"}); got != "runs a, b hold them" {
+		t.Errorf("two holders: %q", got)
+	}
+}
