@@ -30,10 +30,11 @@ func stage(w gitCmd, add []string, index string) error {
 	}
 	// one mark per call: update-index applies the first it is given
 	if len(links) > 0 {
+		// not git rm --cached: it refuses any gitlink while .gitmodules
+		// has unstaged changes (a person's edit, a submodule the agent added)
 		rm := w
-		rm.env = append(slices.Clone(w.env), "GIT_LITERAL_PATHSPECS=1")
-		rm.stdin = strings.NewReader(strings.Join(links, "\x00"))
-		if _, err := rm.run("rm", "--cached", "-f", "-q", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+		rm.stdin = strings.NewReader(strings.Join(links, "\x00") + "\x00")
+		if _, err := rm.run("update-index", "--force-remove", "-z", "--stdin"); err != nil {
 			return err
 		}
 	}

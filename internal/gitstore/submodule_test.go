@@ -72,3 +72,38 @@ func TestNestedRepoConfigRunsNothing(t *testing.T) {
 		t.Errorf("nested recorded as %q, want its HEAD %s", ls, head)
 	}
 }
+
+// A submodule whose .gitmodules entry the person (or the agent) edited and
+// did not stage is an ordinary dirty tree: dropping its gitlink from the
+// snapshot's index must not trip git rm's "please stage your changes to
+// .gitmodules", which lost the base and every later snapshot.
+func TestSnapshotWithUnstagedGitmodules(t *testing.T) {
+	sub := committedRepo(t, "s\n")
+	repo := committedRepo(t, "a\n")
+	run(t, repo, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "lib")
+	run(t, repo, "git", "commit", "-qm", "sub")
+	run(t, repo, "git", "config", "-f", ".gitmodules", "submodule.lib.branch", "main")
+
+	where, err := Locate(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	odb := filepath.Join(t.TempDir(), "odb")
+	if _, _, _, err := Base(repo, odb, "", nil); err != nil {
+		t.Fatalf("base: %v", err)
+	}
+	r, _, err := AfterStep(filepath.Join(t.TempDir(), "r"), where, odb, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the agent adds a second submodule: .gitmodules changes again
+	run(t, repo, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "lib2")
+	tree, err := r.Snapshot(where)
+	if err != nil {
+		t.Fatalf("snapshot: %v", err)
+	}
+	ls := run(t, repo, "git", "--git-dir", r.GitDir, "ls-tree", "--name-only", tree)
+	if !strings.Contains(ls, "lib2") || !strings.Contains(ls, ".gitmodules") {
+		t.Errorf("tree holds %q, want .gitmodules, lib and lib2", ls)
+	}
+}
