@@ -94,12 +94,19 @@ func GitReadable(dir string) error {
 	if top == "" {
 		return nil
 	}
-	cmd := gitrun.Cmd{Dir: dir}.Command("rev-parse", "--show-toplevel")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	// --is-bare-repository first: rev-parse prints it before a bare
+	// repository's --show-toplevel fails
+	cmd := gitrun.Cmd{Dir: dir}.Command("rev-parse", "--is-bare-repository", "--show-toplevel")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	if err == nil {
-		return nil
+		return workTreeHere(top, lines[len(lines)-1])
+	}
+	if lines[0] == "true" {
+		return fmt.Errorf("the repository at %s is bare (core.bare): it has no work tree to record; "+
+			"run the loop in a worktree of it (git worktree add DIR)", top)
 	}
 	if !errors.As(err, new(*exec.ExitError)) { // no git ran: a limit (open files, processes), not the repository
 		return fmt.Errorf("could not start git to read the repository at %s: %w", top, err)
@@ -114,6 +121,24 @@ func GitReadable(dir string) error {
 		first = "git rev-parse failed"
 	}
 	return fmt.Errorf("git cannot read the repository at %s: %s", top, first)
+}
+
+// workTreeHere says why the work tree git names for the repository at top
+// (the folder holding its .git) cannot be recorded: core.worktree names
+// another folder, and the snapshots, which run git at the top of the work
+// tree, would find no repository there (or another one).
+func workTreeHere(top, gitTop string) error {
+	if gitTop == "" {
+		return nil
+	}
+	// the same folder, whatever the spelling (a symlink, macOS's case)
+	a, aerr := os.Stat(top)
+	b, berr := os.Stat(gitTop)
+	if aerr != nil || berr != nil || os.SameFile(a, b) {
+		return nil
+	}
+	return fmt.Errorf("the repository at %s has its work tree at %s (core.worktree), not the folder holding its .git: "+
+		"run the loop in a worktree of it (git worktree add), or git config --unset core.worktree", top, gitTop)
 }
 
 // AgentRunnable says why the agent command could not be started: not on
