@@ -54,6 +54,12 @@ func Check(s *runconfig.Settings) error {
 	if err := GitReadable(s.Dir); err != nil {
 		return err
 	}
+	// a --worktree run records a fresh checkout, not this work tree
+	if top := store.GitTop(s.Dir); top != "" && !s.Worktree && s.MergeTarget == "" {
+		if err := Unreadable(top); err != nil {
+			return err
+		}
+	}
 	// a merge target implies --worktree; outside git, the driver says so
 	if top := store.GitTop(s.Dir); top != "" && (s.Worktree || s.MergeTarget != "") {
 		if err := worktree.Check(worktree.Spec{Top: top, Base: s.BaseBranch, Prefix: s.RunBranchPrefix,
