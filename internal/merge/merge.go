@@ -250,8 +250,8 @@ func commitWork(wt, branch, msg string) (string, error) {
 }
 
 // clean refuses a primary worktree with changes to tracked files (which a
-// checkout would carry or refuse) or with a merge, rebase, cherry-pick or
-// revert in progress. Untracked and ignored files are checked by untracked,
+// checkout would carry or refuse), with a merge, rebase, cherry-pick or
+// revert in progress, or whose index another git holds. Untracked and ignored files are checked by untracked,
 // once the paths the merge writes are known.
 func clean(p string) error {
 	for _, f := range []string{"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply"} {
@@ -259,6 +259,11 @@ func clean(p string) error {
 			return &Error{Kind: KindDirty, Err: fmt.Errorf(
 				"primary worktree %s has a merge, rebase, cherry-pick or revert in progress: finish or abort it, then resume", p)}
 		}
+	}
+	// git's own refusal would come mid-merge, its undo refused too
+	if lock := gitPath(p, "index.lock"); exists(lock) {
+		return &Error{Kind: KindDirty, Err: fmt.Errorf("primary worktree %s is locked by another git (%s exists): "+
+			"let it finish (an editor open on a commit?), or remove the file if no git runs, then resume", p, lock)}
 	}
 	out, err := git(p, "status", "--porcelain", "-z", "--untracked-files=no")
 	if err != nil {

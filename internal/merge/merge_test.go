@@ -247,3 +247,31 @@ func TestRunWorktreeOnAnotherBranch(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A primary whose index another git holds (a person's editor open on
+// `git commit`) is refused before anything moves, in one line naming the
+// lock: git's own refusal came mid-merge as a page of text, with "undoing
+// it failed" after it (the undo needs the same lock).
+func TestLockedPrimaryIsRefused(t *testing.T) {
+	r := newRepo(t)
+	lock := filepath.Join(r.primary, ".git", "index.lock")
+	os.WriteFile(lock, nil, 0o644)
+	before := r.state()
+	_, err := Run(r.spec(Squash))
+	var me *Error
+	if !errors.As(err, &me) || me.Kind != KindDirty {
+		t.Fatalf("err = %v, want dirty", err)
+	}
+	want := "primary worktree " + r.primary + " is locked by another git (" + lock + " exists): " +
+		"let it finish (an editor open on a commit?), or remove the file if no git runs, then resume"
+	if err.Error() != want {
+		t.Errorf("message:\n%v\nwant\n%s", err, want)
+	}
+	if after := r.state(); after != before {
+		t.Errorf("primary changed:\n%s\nwant\n%s", after, before)
+	}
+	os.Remove(lock)
+	if _, err := Run(r.spec(Squash)); err != nil {
+		t.Errorf("after the lock went: %v", err)
+	}
+}
