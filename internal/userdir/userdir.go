@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 )
 
 // State is $XDG_STATE_HOME/loopkit (default ~/.local/state/loopkit),
@@ -81,6 +80,11 @@ func sub(parent func() (string, error), name string) (string, error) {
 func private(dir string, parents bool) (string, error) {
 	mk := os.Mkdir
 	if parents {
+		if _, err := os.Lstat(dir); err != nil {
+			if err := ownAncestor(dir); err != nil {
+				return "", err
+			}
+		}
 		mk = os.MkdirAll
 	}
 	if err := mk(dir, 0o700); err != nil && !os.IsExist(err) {
@@ -90,9 +94,12 @@ func private(dir string, parents bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() {
-		return "", fmt.Errorf("%s is not a directory of this user's (a link, or someone else's): remove it", dir)
+	owner, ok := Owner(fi)
+	switch {
+	case !fi.IsDir() || !ok:
+		return "", fmt.Errorf("%s is not a directory of this user's (a link?): remove it", dir)
+	case owner != uid():
+		return "", NotYours(dir, owner)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		if err := os.Chmod(dir, 0o700); err != nil {

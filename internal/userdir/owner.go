@@ -1,0 +1,59 @@
+package userdir
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// uid is os.Getuid (a test stands in another user's).
+var uid = os.Getuid
+
+// Owner is the uid that owns fi, and whether fi says.
+func Owner(fi fs.FileInfo) (int, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
+}
+
+// NotYours is the refusal of path, owned by user owner: a HOME or an
+// XDG_ variable kept from another user by sudo or su is the usual cause.
+func NotYours(path string, owner int) error {
+	return fmt.Errorf("%s belongs to %s, not to %s: HOME or an XDG_ variable kept from another user (sudo without -H, su without -?)",
+		path, who(owner), who(uid()))
+}
+
+// who is "NAME (uid N)", or "uid N" when no name is known.
+func who(id int) string {
+	if u, err := user.LookupId(strconv.Itoa(id)); err == nil && u.Username != "" {
+		return u.Username + " (uid " + strconv.Itoa(id) + ")"
+	}
+	return "uid " + strconv.Itoa(id)
+}
+
+// ownAncestor checks that the nearest existing folder above dir is this
+// user's or root's (there mkdir answers for itself): creating dir and its
+// missing parents in another user's home leaves them folders they cannot
+// enter (root's ~/.local in theirs, after a sudo that kept HOME).
+func ownAncestor(dir string) error {
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err == nil {
+			id, ok := Owner(fi)
+			if !ok || id == uid() || id == 0 {
+				return nil
+			}
+			return NotYours(p, id)
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) || p == filepath.Dir(p) {
+			return nil
+		}
+	}
+}

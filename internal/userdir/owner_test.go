@@ -1,0 +1,58 @@
+package userdir
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// someoneElses makes dir another user's to this process: chowned away
+// under root; else this process plays a user other than its own.
+func someoneElses(t *testing.T, dir string) {
+	t.Helper()
+	if os.Getuid() == 0 {
+		if err := os.Chown(dir, 4242, 4242); err != nil {
+			t.Skip("cannot chown:", err)
+		}
+		return
+	}
+	real := os.Getuid()
+	uid = func() int { return real + 1 }
+	t.Cleanup(func() { uid = os.Getuid })
+}
+
+// A HOME kept from another user (sudo without -H, su without -) made
+// loopkit create ~/.local/state/loopkit in that user's home, owned by the
+// caller: root's folders there locked the owner out of their own
+// ~/.local. Now nothing is made and the line names the folder and why.
+func TestStateInAnotherUsersHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	someoneElses(t, home)
+	_, err := State()
+	if err == nil || !strings.Contains(err.Error(), home+" belongs to ") || !strings.Contains(err.Error(), "sudo without -H") {
+		t.Fatalf("State() = %v, want a refusal naming %s", err, home)
+	}
+	if _, err := os.Lstat(filepath.Join(home, ".local")); !os.IsNotExist(err) {
+		t.Fatalf("%s/.local was made (%v)", home, err)
+	}
+}
+
+// The other user's own state directory is refused as theirs, not with
+// "remove it": following that advice deleted their settings.
+func TestStateOfAnotherUser(t *testing.T) {
+	state := t.TempDir()
+	dir := filepath.Join(state, "loopkit")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_STATE_HOME", state)
+	someoneElses(t, dir)
+	_, err := State()
+	if err == nil || !strings.Contains(err.Error(), dir+" belongs to ") || strings.Contains(err.Error(), "remove it") {
+		t.Fatalf("State() = %v, want a refusal naming %s as another user's", err, dir)
+	}
+}
