@@ -130,6 +130,10 @@ func Open(root string) (*Store, error) {
 	}
 	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("store %s is not a directory", abs)
+	} else if err == nil {
+		if err := notOurs(abs, fi); err != nil {
+			return nil, err
+		}
 	}
 	s := &Store{Root: abs}
 	for _, d := range []string{s.RunsDir(), s.SpoolDir()} {
@@ -206,7 +210,7 @@ func realDir(path string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("store: %s is not a real directory (a symlink?); refusing to use it: move it away", path)
 	}
-	return nil
+	return notOurs(path, fi)
 }
 
 // Init creates the store's root, runs and spool directories (0700 whatever

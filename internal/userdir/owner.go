@@ -11,8 +11,8 @@ import (
 	"syscall"
 )
 
-// uid is os.Getuid (a test stands in another user's).
-var uid = os.Getuid
+// UID is os.Getuid (a test stands in another user's).
+var UID = os.Getuid
 
 // Owner is the uid that owns fi, and whether fi says.
 func Owner(fi fs.FileInfo) (int, bool) {
@@ -27,11 +27,11 @@ func Owner(fi fs.FileInfo) (int, bool) {
 // XDG_ variable kept from another user by sudo or su is the usual cause.
 func NotYours(path string, owner int) error {
 	return fmt.Errorf("%s belongs to %s, not to %s: HOME or an XDG_ variable kept from another user (sudo without -H, su without -?)",
-		path, who(owner), who(uid()))
+		path, Who(owner), Who(UID()))
 }
 
-// who is "NAME (uid N)", or "uid N" when no name is known.
-func who(id int) string {
+// Who is "NAME (uid N)", or "uid N" when no name is known.
+func Who(id int) string {
 	if u, err := user.LookupId(strconv.Itoa(id)); err == nil && u.Username != "" {
 		return u.Username + " (uid " + strconv.Itoa(id) + ")"
 	}
@@ -47,7 +47,7 @@ func ownAncestor(dir string) error {
 		fi, err := os.Stat(p)
 		if err == nil {
 			id, ok := Owner(fi)
-			if !ok || id == uid() || id == 0 {
+			if !ok || id == UID() || id == 0 {
 				return nil
 			}
 			return NotYours(p, id)

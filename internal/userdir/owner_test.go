@@ -18,8 +18,8 @@ func someoneElses(t *testing.T, dir string) {
 		return
 	}
 	real := os.Getuid()
-	uid = func() int { return real + 1 }
-	t.Cleanup(func() { uid = os.Getuid })
+	UID = func() int { return real + 1 }
+	t.Cleanup(func() { UID = os.Getuid })
 }
 
 // A HOME kept from another user (sudo without -H, su without -) made

@@ -98,7 +98,7 @@ func private(dir string, parents bool) (string, error) {
 	switch {
 	case !fi.IsDir() || !ok:
 		return "", fmt.Errorf("%s is not a directory of this user's (a link?): remove it", dir)
-	case owner != uid():
+	case owner != UID():
 		return "", NotYours(dir, owner)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {

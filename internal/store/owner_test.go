@@ -1,0 +1,74 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopkit/loopkit/internal/userdir"
+)
+
+// someoneElses makes dir another user's to this process: chowned away
+// under root; else this process plays a user other than its own.
+func someoneElses(t *testing.T, dir string) {
+	t.Helper()
+	if os.Getuid() == 0 {
+		if err := os.Chown(dir, 4242, 4242); err != nil {
+			t.Skip("cannot chown:", err)
+		}
+		return
+	}
+	real := os.Getuid()
+	userdir.UID = func() int { return real + 1 }
+	t.Cleanup(func() { userdir.UID = os.Getuid })
+}
+
+// In a repository a group shares (setgid, umask 002), another member made
+// .loop first, mode 0777, or as a link to a folder of theirs: the driver
+// wrote its runs there, the other member's to rename, swap or delete. Now
+// every command refuses that store with one line naming it and its owner.
+func TestStoreOfAnotherUser(t *testing.T) {
+	for _, link := range []bool{false, true} {
+		ws := t.TempDir()
+		theirs := filepath.Join(ws, ".loop")
+		if link {
+			theirs = t.TempDir()
+			if err := os.Symlink(theirs, filepath.Join(ws, ".loop")); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.Mkdir(theirs, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(theirs, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		someoneElses(t, theirs)
+		st, err := Resolve("", ws)
+		if err == nil {
+			err = st.Init()
+		}
+		if err == nil || !strings.Contains(err.Error(), "belongs to ") || !strings.Contains(err.Error(), "LOOP_STORE") {
+			t.Errorf("link %v: store in another user's folder: %v, want a refusal", link, err)
+		}
+		if names, _ := os.ReadDir(theirs); len(names) != 0 {
+			t.Errorf("link %v: wrote %v in another user's folder (%v)", link, names, err)
+		}
+	}
+}
+
+// runs/ of another user's, in a store of this user's (planted while the
+// store was open to others), is refused as well.
+func TestStoreRunsOfAnotherUser(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".loop")
+	if err := os.MkdirAll(filepath.Join(root, "runs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getuid() != 0 {
+		t.Skip("needs root to give runs/ away while the root stays ours")
+	}
+	someoneElses(t, filepath.Join(root, "runs"))
+	if _, err := Open(root); err == nil || !strings.Contains(err.Error(), "runs belongs to ") {
+		t.Errorf("Open with another user's runs/ = %v, want a refusal", err)
+	}
+}
