@@ -1,7 +1,10 @@
 package loopview
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -88,18 +91,26 @@ func (o *reportCmd) all(c *ctx, opts htmlreport.Options) error {
 	return err
 }
 
-// writeFile writes a page through a temporary file, so a reader never sees half of one.
+// writeFile writes a page through a temporary file, so a reader never sees
+// half of one. Its mode is 0644 less the umask, as a shell's `>` makes it:
+// a person with umask 077 keeps the outputs it shows to themselves.
 func writeFile(path string, fill func(*os.File) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-*")
+	var tmp *os.File
+	var err error
+	for range 100 { // os.CreateTemp's retries, with the umask's mode
+		var rnd [6]byte
+		rand.Read(rnd[:])
+		name := filepath.Join(filepath.Dir(path), ".report-"+hex.EncodeToString(rnd[:]))
+		tmp, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
 	if err := fill(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		return err
 	}
