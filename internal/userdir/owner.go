@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // UID is os.Getuid (a test stands in another user's).
@@ -26,7 +28,7 @@ func Owner(fi fs.FileInfo) (int, bool) {
 // NotYours is the refusal of path, owned by user owner: a HOME or an
 // XDG_ variable kept from another user by sudo or su is the usual cause.
 func NotYours(path string, owner int) error {
-	return fmt.Errorf("%s belongs to %s, not to %s: HOME or an XDG_ variable kept from another user (sudo without -H, su without -?)",
+	return fmt.Errorf("%s belongs to %s, not to %s (a HOME or XDG_ variable of another user's, kept by sudo or su?)",
 		path, Who(owner), Who(UID()))
 }
 
@@ -39,15 +41,16 @@ func Who(id int) string {
 }
 
 // ownAncestor checks that the nearest existing folder above dir is this
-// user's or root's (there mkdir answers for itself): creating dir and its
+// user's, or root's and open to this user (/tmp): creating dir and its
 // missing parents in another user's home leaves them folders they cannot
-// enter (root's ~/.local in theirs, after a sudo that kept HOME).
+// enter (root's ~/.local in theirs, after a sudo that kept HOME), and in
+// root's the mkdir's "permission denied" hid the cause.
 func ownAncestor(dir string) error {
 	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
 		fi, err := os.Stat(p)
 		if err == nil {
 			id, ok := Owner(fi)
-			if !ok || id == UID() || id == 0 {
+			if !ok || id == UID() || id == 0 && unix.Access(p, unix.W_OK) == nil {
 				return nil
 			}
 			return NotYours(p, id)

@@ -33,7 +33,7 @@ func TestStateInAnotherUsersHome(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	someoneElses(t, home)
 	_, err := State()
-	if err == nil || !strings.Contains(err.Error(), home+" belongs to ") || !strings.Contains(err.Error(), "sudo without -H") {
+	if err == nil || !strings.Contains(err.Error(), home+" belongs to ") || !strings.Contains(err.Error(), "kept by sudo or su?") {
 		t.Fatalf("State() = %v, want a refusal naming %s", err, home)
 	}
 	if _, err := os.Lstat(filepath.Join(home, ".local")); !os.IsNotExist(err) {
@@ -54,5 +54,23 @@ func TestStateOfAnotherUser(t *testing.T) {
 	_, err := State()
 	if err == nil || !strings.Contains(err.Error(), dir+" belongs to ") || strings.Contains(err.Error(), "remove it") {
 		t.Fatalf("State() = %v, want a refusal naming %s as another user's", err, dir)
+	}
+}
+
+// HOME=/root kept by sudo -u, or XDG_RUNTIME_DIR=/run/user/0 kept by su:
+// the mkdir's "permission denied" drew a "chmod u+rwX" hint nobody but
+// root could follow. A folder of root's this user cannot write is named
+// as root's.
+func TestStateUnderRootsFolder(t *testing.T) {
+	if os.Getuid() == 0 {
+		t.Skip("root can write every folder of root's")
+	}
+	t.Setenv("HOME", "/")
+	t.Setenv("XDG_STATE_HOME", "")
+	if _, err := os.Lstat("/.local"); err == nil {
+		t.Skip("/.local exists here")
+	}
+	if _, err := State(); err == nil || !strings.Contains(err.Error(), "/ belongs to root") {
+		t.Fatalf("State() with HOME=/ = %v, want a refusal naming / as root's", err)
 	}
 }
