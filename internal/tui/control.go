@@ -115,12 +115,14 @@ func (m *Model) resume(id string) tea.Cmd {
 	}
 	logPath := filepath.Join(m.st.RunDir(id), "resume.log")
 	// the run's directory is in the agent's reach: no link followed, no
-	// FIFO waited on, a regular file only
-	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	// FIFO waited on, a regular file only; 0600 as the store's every file
+	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, store.FileMode)
 	if err == nil {
 		if fi, serr := f.Stat(); serr != nil || !fi.Mode().IsRegular() {
 			f.Close()
 			err = fmt.Errorf("%s is not a regular file", logPath)
+		} else if err = f.Chmod(store.FileMode); err != nil {
+			f.Close()
 		}
 	}
 	if err != nil {

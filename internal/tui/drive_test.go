@@ -177,8 +177,11 @@ func TestTerminalDrivesRun(t *testing.T) {
 	wait("the agent's second call", exists(filepath.Join(dir, "started.2")))
 	tm.keys("s")
 	tm.waitFor("the second call live", has(id+" · running", "Looking for the bug, call 2"))
-	if _, err := os.Stat(filepath.Join(ws, ".loop/runs", id, "resume.log")); err != nil {
+	// 0600 as every file of the store: a driver's output can hold secrets
+	if fi, err := os.Stat(filepath.Join(ws, ".loop/runs", id, "resume.log")); err != nil {
 		t.Fatalf("no resume.log for the driver the view started: %v", err)
+	} else if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("resume.log has mode %04o, want 0600", fi.Mode().Perm())
 	}
 
 	// cancel: the view's driver is stopped and the run recorded canceled
