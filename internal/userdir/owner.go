@@ -28,7 +28,7 @@ func Owner(fi fs.FileInfo) (int, bool) {
 // NotYours is the refusal of path, owned by user owner: a HOME or an
 // XDG_ variable kept from another user by sudo or su is the usual cause.
 func NotYours(path string, owner int) error {
-	return fmt.Errorf("%s belongs to %s, not to %s (a HOME or XDG_ variable of another user's, kept by sudo or su?)",
+	return fmt.Errorf("%s belongs to %s, not to %s (made by them, or a HOME or XDG_ variable of theirs kept by sudo or su?)",
 		path, Who(owner), Who(UID()))
 }
 

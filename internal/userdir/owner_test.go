@@ -33,7 +33,7 @@ func TestStateInAnotherUsersHome(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	someoneElses(t, home)
 	_, err := State()
-	if err == nil || !strings.Contains(err.Error(), home+" belongs to ") || !strings.Contains(err.Error(), "kept by sudo or su?") {
+	if err == nil || !strings.Contains(err.Error(), home+" belongs to ") || !strings.Contains(err.Error(), "kept by sudo or su?)") {
 		t.Fatalf("State() = %v, want a refusal naming %s", err, home)
 	}
 	if _, err := os.Lstat(filepath.Join(home, ".local")); !os.IsNotExist(err) {
@@ -72,5 +72,28 @@ func TestStateUnderRootsFolder(t *testing.T) {
 	}
 	if _, err := State(); err == nil || !strings.Contains(err.Error(), "/ belongs to root") {
 		t.Fatalf("State() with HOME=/ = %v, want a refusal naming / as root's", err)
+	}
+}
+
+// XDG_RUNTIME_DIR=/tmp, and another user made /tmp/loopkit a link first:
+// the refusal said "remove it", which only its owner can in a sticky
+// /tmp. It names the owner instead.
+func TestRuntimeLinkOfAnotherUser(t *testing.T) {
+	shared := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", shared)
+	link := filepath.Join(shared, "loopkit")
+	if err := os.Symlink(t.TempDir(), link); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getuid() == 0 {
+		if err := os.Lchown(link, 4242, 4242); err != nil {
+			t.Skip("cannot chown:", err)
+		}
+	} else {
+		someoneElses(t, shared)
+	}
+	_, err := Runtime()
+	if err == nil || !strings.Contains(err.Error(), link+" belongs to ") || strings.Contains(err.Error(), "remove it") {
+		t.Fatalf("Runtime() = %v, want a refusal naming %s as another user's", err, link)
 	}
 }

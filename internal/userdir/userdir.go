@@ -94,12 +94,13 @@ func private(dir string, parents bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// the owner first: another user's link in /tmp is not this user's to remove
 	owner, ok := Owner(fi)
 	switch {
+	case ok && owner != UID():
+		return "", NotYours(dir, owner)
 	case !fi.IsDir() || !ok:
 		return "", fmt.Errorf("%s is not a directory of this user's (a link?): remove it", dir)
-	case owner != UID():
-		return "", NotYours(dir, owner)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		if err := os.Chmod(dir, 0o700); err != nil {
