@@ -6,23 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopkit/loopkit/internal/userdir"
+	"github.com/loopkit/loopkit/internal/testsupport/otheruser"
 )
-
-// someoneElses makes dir another user's to this process: chowned away
-// under root; else this process plays a user other than its own.
-func someoneElses(t *testing.T, dir string) {
-	t.Helper()
-	if os.Getuid() == 0 {
-		if err := os.Chown(dir, 4242, 4242); err != nil {
-			t.Skip("cannot chown:", err)
-		}
-		return
-	}
-	real := os.Getuid()
-	userdir.UID = func() int { return real + 1 }
-	t.Cleanup(func() { userdir.UID = os.Getuid })
-}
 
 // In a repository a group shares (setgid, umask 002), another member made
 // .loop first, mode 0777, or as a link to a folder of theirs: the driver
@@ -43,7 +28,7 @@ func TestStoreOfAnotherUser(t *testing.T) {
 		if err := os.Chmod(theirs, 0o777); err != nil {
 			t.Fatal(err)
 		}
-		someoneElses(t, theirs)
+		otheruser.Owns(t, theirs)
 		st, err := Resolve("", ws)
 		if err == nil {
 			err = st.Init()
@@ -67,7 +52,7 @@ func TestStoreRunsOfAnotherUser(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("needs root to give runs/ away while the root stays ours")
 	}
-	someoneElses(t, filepath.Join(root, "runs"))
+	otheruser.Owns(t, filepath.Join(root, "runs"))
 	if _, err := Open(root); err == nil || !strings.Contains(err.Error(), "runs belongs to ") {
 		t.Errorf("Open with another user's runs/ = %v, want a refusal", err)
 	}

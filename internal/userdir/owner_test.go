@@ -1,26 +1,14 @@
-package userdir
+package userdir_test
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// someoneElses makes dir another user's to this process: chowned away
-// under root; else this process plays a user other than its own.
-func someoneElses(t *testing.T, dir string) {
-	t.Helper()
-	if os.Getuid() == 0 {
-		if err := os.Chown(dir, 4242, 4242); err != nil {
-			t.Skip("cannot chown:", err)
-		}
-		return
-	}
-	real := os.Getuid()
-	UID = func() int { return real + 1 }
-	t.Cleanup(func() { UID = os.Getuid })
-}
+	"github.com/loopkit/loopkit/internal/testsupport/otheruser"
+	"github.com/loopkit/loopkit/internal/userdir"
+)
 
 // A HOME kept from another user (sudo without -H, su without -) made
 // loopkit create ~/.local/state/loopkit in that user's home, owned by the
@@ -31,10 +19,10 @@ func TestStateInAnotherUsersHome(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_STATE_HOME", "")
 	t.Setenv("XDG_RUNTIME_DIR", "")
-	someoneElses(t, home)
-	_, err := State()
+	otheruser.Owns(t, home)
+	_, err := userdir.State()
 	if err == nil || !strings.Contains(err.Error(), home+" belongs to ") || !strings.Contains(err.Error(), "kept by sudo or su?)") {
-		t.Fatalf("State() = %v, want a refusal naming %s", err, home)
+		t.Fatalf("userdir.State() = %v, want a refusal naming %s", err, home)
 	}
 	if _, err := os.Lstat(filepath.Join(home, ".local")); !os.IsNotExist(err) {
 		t.Fatalf("%s/.local was made (%v)", home, err)
@@ -50,10 +38,10 @@ func TestStateOfAnotherUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("XDG_STATE_HOME", state)
-	someoneElses(t, dir)
-	_, err := State()
+	otheruser.Owns(t, dir)
+	_, err := userdir.State()
 	if err == nil || !strings.Contains(err.Error(), dir+" belongs to ") || strings.Contains(err.Error(), "remove it") {
-		t.Fatalf("State() = %v, want a refusal naming %s as another user's", err, dir)
+		t.Fatalf("userdir.State() = %v, want a refusal naming %s as another user's", err, dir)
 	}
 }
 
@@ -70,8 +58,8 @@ func TestStateUnderRootsFolder(t *testing.T) {
 	if _, err := os.Lstat("/.local"); err == nil {
 		t.Skip("/.local exists here")
 	}
-	if _, err := State(); err == nil || !strings.Contains(err.Error(), "/ belongs to root") {
-		t.Fatalf("State() with HOME=/ = %v, want a refusal naming / as root's", err)
+	if _, err := userdir.State(); err == nil || !strings.Contains(err.Error(), "/ belongs to root") {
+		t.Fatalf("userdir.State() with HOME=/ = %v, want a refusal naming / as root's", err)
 	}
 }
 
@@ -85,15 +73,9 @@ func TestRuntimeLinkOfAnotherUser(t *testing.T) {
 	if err := os.Symlink(t.TempDir(), link); err != nil {
 		t.Fatal(err)
 	}
-	if os.Getuid() == 0 {
-		if err := os.Lchown(link, 4242, 4242); err != nil {
-			t.Skip("cannot chown:", err)
-		}
-	} else {
-		someoneElses(t, shared)
-	}
-	_, err := Runtime()
+	otheruser.Owns(t, link)
+	_, err := userdir.Runtime()
 	if err == nil || !strings.Contains(err.Error(), link+" belongs to ") || strings.Contains(err.Error(), "remove it") {
-		t.Fatalf("Runtime() = %v, want a refusal naming %s as another user's", err, link)
+		t.Fatalf("userdir.Runtime() = %v, want a refusal naming %s as another user's", err, link)
 	}
 }

@@ -1,0 +1,26 @@
+// Package otheruser makes a file another user's to the test's process,
+// so that a check against local users runs as root and as not.
+package otheruser
+
+import (
+	"os"
+	"testing"
+
+	"github.com/loopkit/loopkit/internal/userdir"
+)
+
+// Owns makes path (not followed) another user's to this process: chowned
+// away under root; else this process plays a user other than its own
+// (userdir.UID) until the test ends, and every file of its own is another's.
+func Owns(t *testing.T, path string) {
+	t.Helper()
+	if os.Getuid() == 0 {
+		if err := os.Lchown(path, 4242, 4242); err != nil {
+			t.Skip("cannot chown:", err)
+		}
+		return
+	}
+	real := os.Getuid()
+	userdir.UID = func() int { return real + 1 }
+	t.Cleanup(func() { userdir.UID = os.Getuid })
+}
