@@ -44,6 +44,9 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 		}
 		return cleanHead(w)
 	}
+	if err := Gone(runDir); err != nil {
+		return "", false, true, err
+	}
 	w, seed, alts, head := locateForBase(dir, runDir)
 	if w == nil {
 		return "", false, false, nil

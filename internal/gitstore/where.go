@@ -2,7 +2,9 @@ package gitstore
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -162,4 +164,30 @@ func Known(runDir, dir string) (w *Where, ok bool) {
 		}
 		d = parent
 	}
+}
+
+// Gone says why the work tree of the run at runDir can no longer be
+// recorded: the repository its git directory was made with (its first
+// alternate, the user's objects) is no longer there, the agent having
+// removed the work tree's .git. git would find a repository further up
+// (a home directory's dotfiles) and the snapshot would take all of it as
+// the run's work tree. nil while it is there, for a plain folder's run,
+// or a run with no trees yet.
+func Gone(runDir string) error {
+	if runDir == "" {
+		return nil
+	}
+	data, err := safefile.ReadFile(filepath.Join(runDir, Dir, "objects", "info", "alternates"), maxAlternates)
+	if err != nil {
+		return nil
+	}
+	alts := splitLines(data)
+	if len(alts) == 0 || !filepath.IsAbs(alts[0]) {
+		return nil
+	}
+	if _, err := os.Stat(alts[0]); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return fmt.Errorf("the repository the run started in is gone (%s no longer exists: was its .git removed?); "+
+		"no repository further up is recorded in its place", alts[0])
 }

@@ -54,6 +54,9 @@ func (r *Recorder) trees(dir string, it *record.IterationLog, in *record.Input) 
 	if known {
 		r.head = askHead(where.Top)
 	} else {
+		if err := gitstore.Gone(r.St.RunDir(it.RunID)); err != nil {
+			return err
+		}
 		var err error
 		if where, err = gitstore.LocateAny(work); err != nil {
 			if _, oerr := gitstore.Open(r.St.RunDir(it.RunID)); oerr == nil || diskRefused(err) {
