@@ -3,10 +3,10 @@ package loopstep
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/agent"
+	"github.com/loopkit/loopkit/internal/safefile"
 )
 
 // usageFileEnv names the file any agent may write its usage to.
@@ -34,9 +34,11 @@ type price struct {
 	CacheCreation float64 `json:"cache_creation"`
 }
 
-// loadPrices reads --prices: {"model": {"input": $/Mtok, …}, …}.
+// loadPrices reads --prices: {"model": {"input": $/Mtok, …}, …}. The
+// path is the config's, and the file may be the agent's to swap (a FIFO,
+// a link, /dev/zero): read as every such file is.
 func loadPrices(path string) (map[string]price, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, safefile.DocMax)
 	if err != nil {
 		return nil, err
 	}

@@ -125,3 +125,34 @@ func TestUsagePathAbsolute(t *testing.T) {
 		t.Errorf("usage file %s, want one in %s", p, filepath.Join(dir, "rel"))
 	}
 }
+
+// The price table's path comes from the store's config and names a file
+// the agent can replace between steps: a FIFO there would hold loop-step
+// before its agent ever starts, past every timeout; a link or /dev/zero
+// would be followed or read without end. Each is refused, naming it.
+func TestPricesFileHostile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "prices.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	good := filepath.Join(dir, "good.json")
+	os.WriteFile(good, []byte(`{}`), 0o600)
+	os.Symlink(good, link)
+	for _, p := range []string{fifo, link, "/dev/zero"} {
+		done := make(chan error, 1)
+		go func() { _, err := loadPrices(p); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), p) {
+				t.Errorf("loadPrices(%s) = %v, want a refusal naming it", p, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("loadPrices(%s) still reading", p)
+		}
+	}
+	if _, err := loadPrices(good); err != nil {
+		t.Errorf("a plain table: %v", err)
+	}
+}
