@@ -135,7 +135,7 @@ func TestTags(t *testing.T) {
 		for i := 0; i < typ.NumField(); i++ {
 			tag := typ.Field(i).Tag
 			got := tags(tag)
-			for _, k := range []string{"json", "flag", "arg", "env", "config", "alias", "default", "range", "choice", "check", "help", "note", "state", "absent"} {
+			for _, k := range []string{"json", "flag", "arg", "env", "config", "alias", "default", "range", "choice", "check", "help", "note", "state", "absent", "nodash"} {
 				if want, _ := tag.Lookup(k); got[k] != want {
 					t.Errorf("%s tag %s: read %q, reflect reads %q", typ.Field(i).Name, k, got[k], want)
 				}
@@ -182,6 +182,9 @@ func TestResolve(t *testing.T) {
 		{Sources{Flags: map[string][]string{"validate": {"test -f t\xff.md"}}}, `--validate must be UTF-8 text, got "test -f t\xff.md"`},
 		{Sources{Flags: map[string][]string{"on_event": {"ok", "echo \xff"}}}, `--on-event must be UTF-8 text`},
 		{Sources{Getenv: func(k string) string { return map[string]string{"LOOP_MODEL": "\xfe"}[k] }}, `LOOP_MODEL must be UTF-8 text`},
+		// the agent writes the store's config: a model of "--yolo" went to
+		// gemini as -m --yolo, which its parser reads as two flags
+		{Sources{Config: map[string]ConfigValue{"model": {Value: "--yolo", Where: "c:4"}}}, `c:4: model must not start with '-' (it is given to the agent as a flag's value), got "--yolo"`},
 	} {
 		if _, err := Resolve(tc.src); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Resolve: %v, want %q", err, tc.want)

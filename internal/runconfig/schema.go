@@ -24,12 +24,15 @@ type Field struct {
 	Range   string // "MIN,MAX" (either may be empty)
 	Choices []string
 	Check   string // "file" or "dir": must exist
-	Help    string // "" leaves the flag out of the help
-	Note    string // the description of a setting the help leaves out
-	State   bool   // the driver's running state, not a setting
-	Many    bool   // a list: a repeatable flag
-	index   int
-	kind    reflect.Type
+	// an option's value in another program's argv: a value starting with
+	// '-' would be read there as an option of its own (gemini -m --yolo)
+	NoDash bool
+	Help   string // "" leaves the flag out of the help
+	Note   string // the description of a setting the help leaves out
+	State  bool   // the driver's running state, not a setting
+	Many   bool   // a list: a repeatable flag
+	index  int
+	kind   reflect.Type
 }
 
 // schema is the settings table, read from Settings' tags on first use:
@@ -65,7 +68,8 @@ func buildSchema() *schema {
 		f := Field{Key: key, Flag: tag["flag"], Arg: tag["arg"], Env: tag["env"],
 			Config: tag["config"], Default: tag["default"], Range: tag["range"],
 			Check: tag["check"], Help: tag["help"], Note: tag["note"], State: tag["state"] != "",
-			Many: sf.Type.Kind() == reflect.Slice, index: i, kind: sf.Type}
+			NoDash: tag["nodash"] != "",
+			Many:   sf.Type.Kind() == reflect.Slice, index: i, kind: sf.Type}
 		if a := tag["alias"]; a != "" {
 			f.Aliases = strings.Split(a, ",")
 		}
@@ -282,6 +286,9 @@ func (f *Field) set(s *Settings, text string) error {
 	case reflect.String:
 		if len(f.Choices) > 0 && !contains(f.Choices, text) {
 			return bad()
+		}
+		if f.NoDash && strings.HasPrefix(text, "-") {
+			return fmt.Errorf("must not start with '-' (it is given to the agent as a flag's value), got %q", text)
 		}
 		v.SetString(text)
 	case reflect.Bool:
