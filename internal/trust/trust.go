@@ -28,20 +28,30 @@ import (
 // CommandKeys are the config keys whose values loopkit runs.
 var CommandKeys = []string{"verify_cmds", "final_verify_cmds", "reviewer", "run_naming_model", "on_event"}
 
+// PathKeys are the config keys that say where loopkit writes the
+// repository's files outside the workspace: a worktree checked out into
+// a shell's conf.d or an autostart folder runs there as the person.
+var PathKeys = []string{"worktree_path_template"}
+
 // Hash names a config file's content.
 func Hash(data []byte) string {
 	sum := sha256.Sum256(data)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// Command is one setting of a config file that names a command.
+// Command is one setting of a config file that names a command (or a
+// path, PathKeys).
 type Command struct {
 	Key, Value string
 	Line       int
 }
 
+// IsPath reports a setting of PathKeys.
+func (c Command) IsPath() bool { return slices.Contains(PathKeys, c.Key) }
+
 // Commands are the settings of the config file content data (named name)
-// that loopkit would run, in file order.
+// that loopkit would run, or that say where it writes (PathKeys), in
+// file order.
 func Commands(name string, data []byte) ([]Command, error) {
 	cfg := cli.Config{}
 	if err := cli.ParseConfig(name, data, cfg); err != nil {
@@ -49,7 +59,7 @@ func Commands(name string, data []byte) ([]Command, error) {
 	}
 	var cs []Command
 	for k, s := range cfg {
-		if slices.Contains(CommandKeys, k) && strings.TrimSpace(s.Value) != "" {
+		if (slices.Contains(CommandKeys, k) || slices.Contains(PathKeys, k)) && strings.TrimSpace(s.Value) != "" {
 			cs = append(cs, Command{Key: k, Value: s.Value, Line: s.Line})
 		}
 	}

@@ -56,7 +56,8 @@ validation, and prints the next action: the stop that fails the run.
 trust (loop trust) shows the commands a config file names
 (default: the store's and LOOP_CONFIG's) and accepts it as it is: new
 refuses a config that names commands (verify_cmds, final_verify_cmds,
-reviewer, run_naming_model, on_event) unless its content was accepted,
+reviewer, run_naming_model, on_event) or a worktree path
+(worktree_path_template) unless its content was accepted,
 recorded in $XDG_STATE_HOME/loopkit/trusted.
 
 wait waits out a rate limit for the driver (action=wait): S seconds at

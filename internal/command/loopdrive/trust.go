@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
@@ -70,12 +71,12 @@ func trusted(env *cli.Env, path string, data []byte, accept bool) error {
 		if err := trust.AcceptData(path, data); err != nil {
 			return cli.Failf("config %s: %w", path, err)
 		}
-		env.Log.Info(fmt.Sprintf("accepted %s: its %s run from now on", path, commands(len(cs))))
+		env.Log.Info(fmt.Sprintf("accepted %s: its %s from now on", path, obeyed(cs)))
 		return nil
 	}
 	show(env, path, cs)
-	return cli.Usagef("%s names commands to run and was never accepted as it is (shown above): "+
-		"read them, then accept with '%s run --trust-config ...' or '%s trust'", path, driverargs.Prog(), driverargs.Prog())
+	return cli.Usagef("%s names %s and was never accepted as it is (shown above): "+
+		"read them, then accept with '%s run --trust-config ...' or '%s trust'", path, named(cs), driverargs.Prog(), driverargs.Prog())
 }
 
 // show lists what a config file would run, quoted as the file may hold
@@ -93,8 +94,9 @@ Examples:
   $ %[1]s trust ci.conf
 
 Shows the commands each config file names (verify_cmds, final_verify_cmds,
-reviewer, run_naming_model, on_event) and accepts the file as it is now:
-'%[1]s run' obeys a config that names commands only once that content
+reviewer, run_naming_model, on_event) and where it puts a worktree
+(worktree_path_template), and accepts the file as it is now:
+'%[1]s run' obeys a config that names them only once that content
 was accepted. Exit status: 0 accepted; 1 a file cannot be read; 2 a bad
 flag, a file that is no config, or no config file to accept.
 `
@@ -145,15 +147,65 @@ func acceptConfig(env *cli.Env, args []string) error {
 		if err := trust.AcceptData(f, data); err != nil {
 			return cli.Failf("config %s: %w", f, err)
 		}
-		fmt.Fprintf(env.Stdout, "accepted %s (%s)\n", f, commands(len(cs)))
+		fmt.Fprintf(env.Stdout, "accepted %s (%s)\n", f, count(cs))
 	}
 	return nil
 }
 
-// commands is "1 command" or "N commands".
-func commands(n int) string {
-	if n == 1 {
-		return "1 command"
+// split counts the commands and the paths (trust.PathKeys) of cs.
+func split(cs []trust.Command) (cmds, paths int) {
+	for _, c := range cs {
+		if c.IsPath() {
+			paths++
+		} else {
+			cmds++
+		}
 	}
-	return fmt.Sprintf("%d commands", n)
+	return cmds, paths
+}
+
+// count is "1 command", "2 commands", "1 worktree path", or both.
+func count(cs []trust.Command) string {
+	cmds, paths := split(cs)
+	var parts []string
+	if cmds > 0 || paths == 0 {
+		parts = append(parts, plural(cmds, "command"))
+	}
+	if paths > 0 {
+		parts = append(parts, plural(paths, "worktree path"))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// obeyed is what of cs is obeyed once accepted: "1 command run", "its
+// worktree path used".
+func obeyed(cs []trust.Command) string {
+	cmds, paths := split(cs)
+	var parts []string
+	if cmds > 0 {
+		parts = append(parts, plural(cmds, "command")+" run")
+	}
+	if paths > 0 {
+		parts = append(parts, "worktree path used")
+	}
+	return strings.Join(parts, " and its ")
+}
+
+// named is what the refusal says cs names.
+func named(cs []trust.Command) string {
+	cmds, paths := split(cs)
+	switch {
+	case paths == 0:
+		return "commands to run"
+	case cmds == 0:
+		return "where its worktree goes (worktree_path_template)"
+	}
+	return "commands to run and where its worktree goes (worktree_path_template)"
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
