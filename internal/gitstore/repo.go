@@ -250,13 +250,22 @@ func (r *Repo) Checkout(tree, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
+	// resolved once, and ours: a folder or link another user made first at
+	// a predictable name (/tmp/iter3) would be theirs to read and swap
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	if err := userdir.Yours(real); err != nil {
+		return fmt.Errorf("%w: write into a folder of yours", err)
+	}
+	if ents, err := os.ReadDir(real); err != nil || len(ents) > 0 {
 		if err == nil {
 			err = fmt.Errorf("%s is not empty", dir)
 		}
 		return err
 	}
-	abs, err := filepath.Abs(dir)
+	abs, err := filepath.Abs(real)
 	if err != nil {
 		return err
 	}

@@ -28,8 +28,25 @@ func Owner(fi fs.FileInfo) (int, bool) {
 // NotYours is the refusal of path, owned by user owner: a HOME or an
 // XDG_ variable kept from another user by sudo or su is the usual cause.
 func NotYours(path string, owner int) error {
-	return fmt.Errorf("%s belongs to %s, not to %s (made by them, or a HOME or XDG_ variable of theirs kept by sudo or su?)",
-		path, Who(owner), Who(UID()))
+	return fmt.Errorf("%w (made by them, or a HOME or XDG_ variable of theirs kept by sudo or su?)", theirs(path, owner))
+}
+
+// Yours is nil when path (followed) is this user's, else the refusal
+// naming its owner: what loopkit writes into a folder another user made
+// first (a predictable name in /tmp) is theirs to read, swap or delete.
+func Yours(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if id, ok := Owner(fi); ok && id != UID() {
+		return theirs(path, id)
+	}
+	return nil
+}
+
+func theirs(path string, owner int) error {
+	return fmt.Errorf("%s belongs to %s, not to %s", path, Who(owner), Who(UID()))
 }
 
 // Who is "NAME (uid N)", or "uid N" when no name is known.

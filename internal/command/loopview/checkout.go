@@ -10,10 +10,10 @@ Examples:
   $ loop-view checkout RUN 3 --to /tmp/iter3
   $ loop-view checkout RUN 3 --to /tmp/iter3 && diff -r /tmp/iter3 .
 
-Writes the work tree as it was after iteration ITER into DIR (new or
-empty): every file with its mode, symlinks as symlinks, from the run's
-private git directory. Nothing else is written: not the store, not your
-repository.`
+Writes the work tree as it was after iteration ITER into DIR (new, or an
+empty folder of yours): every file with its mode, symlinks as symlinks,
+from the run's private git directory. Nothing else is written: not the
+store, not your repository.`
 
 type checkoutCmd struct {
 	To string `long:"to" value-name:"DIR" required:"true" description:"directory to write the files into (new or empty)" unquote:"false"`
