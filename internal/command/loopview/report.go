@@ -12,6 +12,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/htmlreport"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/userdir"
 	"github.com/loopkit/loopkit/internal/view"
 )
 
@@ -69,6 +70,11 @@ func (o *reportCmd) all(c *ctx, opts htmlreport.Options) error {
 	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return cli.Failf("--dir: %w", err)
+	}
+	// the pages show the runs' outputs: never into another user's folder
+	// (made first at a name in /tmp), theirs to read
+	if err := userdir.Yours(o.Dir); err != nil {
+		return cli.Failf("--dir: %w: write into a folder of yours", err)
 	}
 	for _, r := range runs {
 		id := r.Run.RunID

@@ -3,8 +3,12 @@ package loopview
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/testsupport/otheruser"
 )
 
 // report --all --dir wrote every page 0644 whatever the umask: a person
@@ -27,5 +31,28 @@ func TestReportPageHonoursUmask(t *testing.T) {
 		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
 			t.Errorf("%s: %v %v, want mode %04o", p, fi.Mode(), err, want)
 		}
+	}
+}
+
+// report --all --dir /tmp/reports wrote the pages (the runs' outputs)
+// into a folder another user made there first. It is refused. (Not root:
+// this process plays another user, so the store is refused first.)
+func TestReportDirOfAnotherUser(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".loop")
+	if err := os.MkdirAll(filepath.Join(root, "runs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	theirs := filepath.Join(t.TempDir(), "reports")
+	if err := os.Mkdir(theirs, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	otheruser.Owns(t, theirs)
+	var out, errb strings.Builder
+	env := cli.NewEnv("loop-view", []string{"report", "--all", "--dir", theirs, "--store", root}, strings.NewReader(""), &out, &errb)
+	if code := env.Finish(Main(env)); code == 0 || os.Getuid() == 0 && !strings.Contains(errb.String(), theirs+" belongs to ") {
+		t.Errorf("report --dir into another user's folder: exit %d, %q", code, errb.String())
+	}
+	if names, _ := os.ReadDir(theirs); len(names) != 0 {
+		t.Errorf("wrote %v", names)
 	}
 }
