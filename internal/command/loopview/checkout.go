@@ -16,7 +16,7 @@ from the run's private git directory. Nothing else is written: not the
 store, not your repository.`
 
 type checkoutCmd struct {
-	To string `long:"to" value-name:"DIR" required:"true" description:"directory to write the files into (new or empty)" unquote:"false"`
+	To string `long:"to" value-name:"DIR" required:"true" description:"directory to write the files into (new, or an empty one of yours)" unquote:"false"`
 }
 
 func (o *checkoutCmd) run(c *ctx, args []string) error {
