@@ -57,3 +57,21 @@ func TestStoreRunsOfAnotherUser(t *testing.T) {
 		t.Errorf("Open with another user's runs/ = %v, want a refusal", err)
 	}
 }
+
+// Root (a sudo) in another user's folder outside git made .loop there,
+// root's: the owner's own loop was then refused, and root's runs were the
+// owner's to delete. Nothing is made; the line names the folder's owner.
+func TestStoreInAnotherUsersFolder(t *testing.T) {
+	ws, _ := filepath.EvalSymlinks(t.TempDir()) // macOS: /var is a link
+	otheruser.Owns(t, ws)
+	st, err := Resolve("", ws)
+	if err == nil {
+		err = st.Init()
+	}
+	if err == nil || !strings.Contains(err.Error(), "would be made in "+ws+", which belongs to ") {
+		t.Errorf("store in another user's folder: %v, want a refusal", err)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".loop")); !os.IsNotExist(err) {
+		t.Errorf(".loop made in another user's folder (%v)", err)
+	}
+}

@@ -218,6 +218,11 @@ func realDir(path string) error {
 // the user's repository. A root another tool created with a wider mode is
 // narrowed to 0700: transcripts can hold secrets.
 func (s *Store) Init() error {
+	if _, err := os.Lstat(s.Root); errors.Is(err, os.ErrNotExist) {
+		if err := foreignParent(s.Root); err != nil {
+			return err
+		}
+	}
 	if err := os.MkdirAll(s.Root, DirMode); err != nil {
 		return fmt.Errorf("create store: %w", err)
 	}
