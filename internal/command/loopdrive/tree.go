@@ -22,6 +22,10 @@ func TreeLockPath(st *store.Store, dir string) string {
 // edits as their own. A tree another run holds is exit 75, naming it.
 func (h *holder) lockTree(dir, id string) error {
 	path := TreeLockPath(h.st, dir)
+	// the store first, with its checks (modes, another user's folder)
+	if err := h.st.Init(); err != nil {
+		return cli.Failf("%w", err)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), store.DirMode); err != nil {
 		return cli.Failf("work tree lock: %w", err)
 	}
