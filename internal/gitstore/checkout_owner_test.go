@@ -14,22 +14,11 @@ import (
 // run's files, theirs to read. Such a folder is refused, nothing written.
 func TestCheckoutIntoAnotherUsersFolder(t *testing.T) {
 	for _, link := range []bool{false, true} {
-		shared := t.TempDir()
-		to := filepath.Join(shared, "iter3")
-		theirs := to
-		if link {
-			theirs = t.TempDir()
-			if err := os.Symlink(theirs, to); err != nil {
-				t.Fatal(err)
-			}
-		} else if err := os.Mkdir(to, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		otheruser.Owns(t, theirs)
-		want, _ := filepath.EvalSymlinks(theirs) // macOS: /var is a link
+		to := filepath.Join(t.TempDir(), "iter3")
+		theirs := otheruser.Planted(t, to, link)
 		err := (&Repo{}).Checkout("4b825dc642cb6eb9a060e54bf8d69288fbee4904", to)
-		if err == nil || !strings.Contains(err.Error(), want+" belongs to ") {
-			t.Errorf("link %v: checkout into another user's folder: %v, want a refusal naming %s", link, err, want)
+		if err == nil || !strings.Contains(err.Error(), theirs+" belongs to ") {
+			t.Errorf("link %v: checkout into another user's folder: %v, want a refusal naming %s", link, err, theirs)
 		}
 		if names, _ := os.ReadDir(theirs); len(names) != 0 {
 			t.Errorf("link %v: wrote %v", link, names)

@@ -16,19 +16,7 @@ import (
 func TestStoreOfAnotherUser(t *testing.T) {
 	for _, link := range []bool{false, true} {
 		ws := t.TempDir()
-		theirs := filepath.Join(ws, ".loop")
-		if link {
-			theirs = t.TempDir()
-			if err := os.Symlink(theirs, filepath.Join(ws, ".loop")); err != nil {
-				t.Fatal(err)
-			}
-		} else if err := os.Mkdir(theirs, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(theirs, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		otheruser.Owns(t, theirs)
+		theirs := otheruser.Planted(t, filepath.Join(ws, ".loop"), link)
 		st, err := Resolve("", ws)
 		if err == nil {
 			err = st.Init()

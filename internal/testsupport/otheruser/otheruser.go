@@ -4,6 +4,7 @@ package otheruser
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/userdir"
@@ -23,4 +24,29 @@ func Owns(t *testing.T, path string) {
 	real := os.Getuid()
 	userdir.UID = func() int { return real + 1 }
 	t.Cleanup(func() { userdir.UID = os.Getuid })
+}
+
+// Planted makes path what another user put there first: with link a link
+// to a folder of theirs, else a folder of theirs; mode 0777 either way.
+// It returns that folder, resolved (macOS: /var is a link).
+func Planted(t *testing.T, path string, link bool) string {
+	t.Helper()
+	theirs := path
+	if link {
+		theirs = t.TempDir()
+		if err := os.Symlink(theirs, path); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := os.Mkdir(theirs, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(theirs, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	Owns(t, theirs)
+	real, err := filepath.EvalSymlinks(theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
 }
