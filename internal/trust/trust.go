@@ -33,6 +33,11 @@ var CommandKeys = []string{"verify_cmds", "final_verify_cmds", "reviewer", "run_
 // a shell's conf.d or an autostart folder runs there as the person.
 var PathKeys = []string{"worktree_path_template"}
 
+// CleanKeys are the config keys that say which runs the clean at the end
+// of a run deletes: keep_last=1 from the agent would delete the person's
+// earlier runs with their records.
+var CleanKeys = []string{"keep_last", "keep_days"}
+
 // Hash names a config file's content.
 func Hash(data []byte) string {
 	sum := sha256.Sum256(data)
@@ -46,12 +51,21 @@ type Command struct {
 	Line       int
 }
 
-// IsPath reports a setting of PathKeys.
-func (c Command) IsPath() bool { return slices.Contains(PathKeys, c.Key) }
+// Kind is what the setting names: "command", "worktree path" (PathKeys)
+// or "retention setting" (CleanKeys).
+func (c Command) Kind() string {
+	switch {
+	case slices.Contains(PathKeys, c.Key):
+		return "worktree path"
+	case slices.Contains(CleanKeys, c.Key):
+		return "retention setting"
+	}
+	return "command"
+}
 
 // Commands are the settings of the config file content data (named name)
-// that loopkit would run, or that say where it writes (PathKeys), in
-// file order.
+// that loopkit would run, that say where it writes (PathKeys) or what it
+// deletes (CleanKeys), in file order.
 func Commands(name string, data []byte) ([]Command, error) {
 	cfg := cli.Config{}
 	if err := cli.ParseConfig(name, data, cfg); err != nil {
@@ -59,7 +73,7 @@ func Commands(name string, data []byte) ([]Command, error) {
 	}
 	var cs []Command
 	for k, s := range cfg {
-		if (slices.Contains(CommandKeys, k) || slices.Contains(PathKeys, k)) && strings.TrimSpace(s.Value) != "" {
+		if (slices.Contains(CommandKeys, k) || slices.Contains(PathKeys, k) || slices.Contains(CleanKeys, k)) && strings.TrimSpace(s.Value) != "" {
 			cs = append(cs, Command{Key: k, Value: s.Value, Line: s.Line})
 		}
 	}
@@ -76,45 +90,77 @@ func file() (string, error) {
 	return filepath.Join(d, "trusted"), nil
 }
 
-// Accepted reports whether the content data was accepted.
-func Accepted(data []byte) (bool, error) {
+// records are the lines of the record of accepted configs: a hash, a
+// space and the path it was accepted at.
+func records() ([]string, error) {
 	f, err := file()
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	rec, err := safefile.ReadFile(f, 16<<20)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, err
+		return nil, err
 	}
+	return strings.Split(string(rec), "\n"), nil
+}
+
+// recordPath is path as the record names it.
+func recordPath(path string) string {
+	abs, _ := filepath.Abs(path)
+	return strings.ReplaceAll(abs, "\n", " ")
+}
+
+// Accepted reports whether the content data was accepted.
+func Accepted(data []byte) (bool, error) {
+	lines, err := records()
 	h := Hash(data)
-	for _, line := range strings.Split(string(rec), "\n") {
+	for _, line := range lines {
 		if first, _, _ := strings.Cut(line, " "); first == h {
 			return true, nil
 		}
 	}
-	return false, nil
+	return false, err
+}
+
+// WasAccepted reports whether some content of the config file at path was
+// accepted: a file the person accepted stays theirs, so a change that
+// leaves it naming no command (the agent deleting a final verification or
+// a reviewer) still waits for them.
+func WasAccepted(path string) (bool, error) {
+	lines, err := records()
+	p := recordPath(path)
+	for _, line := range lines {
+		if _, at, _ := strings.Cut(line, " "); at == p {
+			return true, nil
+		}
+	}
+	return false, err
 }
 
 // AcceptData records that the person accepted the content data of the
-// config file at path (kept beside the hash for them to read).
+// config file at path (the path kept beside the hash: WasAccepted).
 func AcceptData(path string, data []byte) error {
-	if ok, err := Accepted(data); err != nil || ok {
+	lines, err := records()
+	if err != nil {
 		return err
+	}
+	line := Hash(data) + " " + recordPath(path)
+	if slices.Contains(lines, line) {
+		return nil
 	}
 	f, err := file()
 	if err != nil {
 		return err
 	}
-	abs, _ := filepath.Abs(path)
 	w, err := safefile.OpenFile(f, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
 	// one write of the whole line: concurrent accepts never interleave
-	_, err = w.WriteString(Hash(data) + " " + strings.ReplaceAll(abs, "\n", " ") + "\n")
+	_, err = w.WriteString(line + "\n")
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}

@@ -56,9 +56,10 @@ validation, and prints the next action: the stop that fails the run.
 trust (loop trust) shows the commands a config file names
 (default: the store's and LOOP_CONFIG's) and accepts it as it is: new
 refuses a config that names commands (verify_cmds, final_verify_cmds,
-reviewer, run_naming_model, on_event) or a worktree path
-(worktree_path_template) unless its content was accepted,
-recorded in $XDG_STATE_HOME/loopkit/trusted.
+reviewer, run_naming_model, on_event), a worktree path
+(worktree_path_template) or retention (keep_last, keep_days), or one
+accepted before, unless its content was accepted, recorded in
+$XDG_STATE_HOME/loopkit/trusted.
 
 wait waits out a rate limit for the driver (action=wait): S seconds at
 most, less once the run is no longer running (paused or canceled from

@@ -57,8 +57,13 @@ func loadConfig(env *cli.Env, st *store.Store, check, accept bool) (cli.Config, 
 // accepted; accept accepts it now.
 func trusted(env *cli.Env, path string, data []byte, accept bool) error {
 	cs, err := trust.Commands(path, data)
-	if err != nil || len(cs) == 0 {
+	if err != nil {
 		return err
+	}
+	if len(cs) == 0 { // obeyed as it is, unless the person accepted it once
+		if was, err := trust.WasAccepted(path); err != nil || !was {
+			return err
+		}
 	}
 	ok, err := trust.Accepted(data)
 	if err != nil {
@@ -75,6 +80,10 @@ func trusted(env *cli.Env, path string, data []byte, accept bool) error {
 		return nil
 	}
 	show(env, path, cs)
+	if len(cs) == 0 {
+		return cli.Usagef("config changed since it was accepted: %s names no command now (one removed may have been a check, a reviewer or a hook): "+
+			"read it, then accept with '%s run --trust-config ...' or '%s trust'", path, driverargs.Prog(), driverargs.Prog())
+	}
 	return cli.Usagef("%s names %s and was never accepted as it is (shown above): "+
 		"read them, then accept with '%s run --trust-config ...' or '%s trust'", path, named(cs), driverargs.Prog(), driverargs.Prog())
 }
@@ -94,9 +103,10 @@ Examples:
   $ %[1]s trust ci.conf
 
 Shows the commands each config file names (verify_cmds, final_verify_cmds,
-reviewer, run_naming_model, on_event) and where it puts a worktree
-(worktree_path_template), and accepts the file as it is now:
-'%[1]s run' obeys a config that names them only once that content
+reviewer, run_naming_model, on_event), where it puts a worktree
+(worktree_path_template) and what a run's clean deletes (keep_last,
+keep_days), and accepts the file as it is now: '%[1]s run' obeys a
+config that names them, or one accepted before, only once that content
 was accepted. Exit status: 0 accepted; 1 a file cannot be read; 2 a bad
 flag, a file that is no config, or no config file to accept.
 `
@@ -152,27 +162,32 @@ func acceptConfig(env *cli.Env, args []string) error {
 	return nil
 }
 
-// split counts the commands and the paths (trust.PathKeys) of cs.
-func split(cs []trust.Command) (cmds, paths int) {
-	for _, c := range cs {
-		if c.IsPath() {
-			paths++
-		} else {
-			cmds++
+// kinds counts cs by kind (trust.Command.Kind), in the order commands,
+// worktree paths, retention settings.
+func kinds(cs []trust.Command) (order []string, n map[string]int) {
+	n = map[string]int{}
+	for _, k := range []string{"command", "worktree path", "retention setting"} {
+		for _, c := range cs {
+			if c.Kind() == k {
+				n[k]++
+			}
+		}
+		if n[k] > 0 {
+			order = append(order, k)
 		}
 	}
-	return cmds, paths
+	return order, n
 }
 
-// count is "1 command", "2 commands", "1 worktree path", or both.
+// count is "1 command", "2 commands and 1 worktree path", "no command".
 func count(cs []trust.Command) string {
-	cmds, paths := split(cs)
-	var parts []string
-	if cmds > 0 || paths == 0 {
-		parts = append(parts, plural(cmds, "command"))
+	order, n := kinds(cs)
+	if len(order) == 0 {
+		return "no command"
 	}
-	if paths > 0 {
-		parts = append(parts, plural(paths, "worktree path"))
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = plural(n[k], k)
 	}
 	return strings.Join(parts, " and ")
 }
@@ -180,32 +195,38 @@ func count(cs []trust.Command) string {
 // obeyed is what of cs is obeyed once accepted: "1 command run", "its
 // worktree path used".
 func obeyed(cs []trust.Command) string {
-	cmds, paths := split(cs)
-	var parts []string
-	if cmds > 0 {
-		parts = append(parts, plural(cmds, "command")+" run")
-	}
-	if paths > 0 {
-		parts = append(parts, "worktree path used")
+	order, n := kinds(cs)
+	parts := make([]string, len(order))
+	for i, k := range order {
+		if k == "command" {
+			parts[i] = plural(n[k], k) + " run"
+		} else {
+			parts[i] = noun(n[k], k) + " used"
+		}
 	}
 	return strings.Join(parts, " and its ")
 }
 
 // named is what the refusal says cs names.
 func named(cs []trust.Command) string {
-	cmds, paths := split(cs)
-	switch {
-	case paths == 0:
-		return "commands to run"
-	case cmds == 0:
-		return "where its worktree goes (worktree_path_template)"
+	order, _ := kinds(cs)
+	words := map[string]string{
+		"command":           "commands to run",
+		"worktree path":     "where its worktree goes (worktree_path_template)",
+		"retention setting": "what the clean at a run's end deletes (keep_last, keep_days)",
 	}
-	return "commands to run and where its worktree goes (worktree_path_template)"
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = words[k]
+	}
+	return strings.Join(parts, " and ")
 }
 
-func plural(n int, what string) string {
+func plural(n int, what string) string { return fmt.Sprintf("%d %s", n, noun(n, what)) }
+
+func noun(n int, what string) string {
 	if n == 1 {
-		return "1 " + what
+		return what
 	}
-	return fmt.Sprintf("%d %ss", n, what)
+	return what + "s"
 }
