@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -192,9 +193,11 @@ func Init(st *store.Store, o Options, lookPath func(string) (string, error)) (*R
 		return nil, err
 	}
 	// the task is the person's work: never written over, even with --force
-	if _, err := os.Lstat(r.Task); err == nil {
+	// (O_EXCL: not one made meanwhile either); 0644 less the umask, as an
+	// editor makes it, for a group's repository or a private umask
+	if err := writeNew(r.Task, []byte(Task(r.Verify))); errors.Is(err, fs.ErrExist) {
 		r.KeptTask = true
-	} else if err := store.WriteFileAtomic(r.Task, []byte(Task(r.Verify)), 0o644); err != nil {
+	} else if err != nil {
 		return nil, err
 	}
 	for _, a := range Agents {
@@ -217,4 +220,24 @@ func (r *Result) RunLine(prog string) string {
 		line += " --validate 'YOUR TEST COMMAND'"
 	}
 	return line + " -- " + a.Argv
+}
+
+// writeNew writes data to path, which must not exist (a link there
+// counts), with mode 0644 less the umask; a write cut short leaves no file.
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/store"
 )
 
 func TestGuess(t *testing.T) {
@@ -67,5 +68,26 @@ func TestConfigParses(t *testing.T) {
 		if k, _, ok := strings.Cut(strings.TrimPrefix(l, "#"), "="); ok && !strings.Contains(k, " ") && !cli.KnownKey(k) {
 			t.Errorf("unknown key %q", k)
 		}
+	}
+}
+
+// TASK.md was chmodded 0644 whatever the umask: with umask 077 on a shared
+// machine the task was readable by every local user, with umask 002 in a
+// group's repository not writable by the group. It is made as an editor
+// makes a file: 0644 less the umask.
+func TestTaskHonoursUmask(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, ".loop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Init(st, Options{Dir: dir}, func(string) (string, error) { return "", os.ErrNotExist })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(r.Task); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("TASK.md: %v %v, want mode 0600 under umask 077", fi, err)
 	}
 }
