@@ -40,11 +40,21 @@ func CPUTime() string {
 // limit is this process's soft limit, which its children start with;
 // false when unlimited or unknown.
 func limit(resource int) (uint64, bool) {
+	cur, _, ok := limits(resource)
+	return cur, ok && cur != infinity
+}
+
+// infinity is RLIM_INFINITY, as limits gives it.
+const infinity = uint64(unix.RLIM_INFINITY)
+
+// limits is resource's soft and hard limits: unix.Rlimit's fields are
+// uint64 on Linux and macOS, int64 on the BSDs.
+func limits(resource int) (cur, max uint64, ok bool) {
 	var l unix.Rlimit
-	if unix.Getrlimit(resource, &l) != nil || l.Cur == unix.RLIM_INFINITY {
-		return 0, false
+	if unix.Getrlimit(resource, &l) != nil {
+		return 0, 0, false
 	}
-	return l.Cur, true
+	return uint64(l.Cur), uint64(l.Max), true
 }
 
 // AtFileSize says whether a file of n bytes stopped at the file size
@@ -76,12 +86,11 @@ func Why(sig syscall.Signal, cpu time.Duration, oomBefore int64) string {
 	if sig != syscall.SIGKILL {
 		return killed(sig)
 	}
-	var l unix.Rlimit
 	// bash's `ulimit -t N` sets the soft and hard limits alike: at the
 	// hard one the kernel sends SIGKILL, not SIGXCPU. The rusage it then
 	// reports can be short of the limit (by 15% on a VM), never far.
-	if unix.Getrlimit(unix.RLIMIT_CPU, &l) == nil && l.Max < 1<<40 && uint64(cpu/time.Millisecond) >= l.Max*750 {
-		return fmt.Sprintf("it reached its CPU time limit (ulimit -t %d s): raise it (ulimit -t unlimited)", l.Max)
+	if _, hard, ok := limits(unix.RLIMIT_CPU); ok && hard < 1<<40 && uint64(cpu/time.Millisecond) >= hard*750 {
+		return fmt.Sprintf("it reached its CPU time limit (ulimit -t %d s): raise it (ulimit -t unlimited)", hard)
 	}
 	if oomBefore >= 0 && OOMKills() > oomBefore {
 		return "the kernel's out-of-memory killer ended a process meanwhile, likely this one: give it more memory (the container's or cgroup's memory.max)"
