@@ -101,24 +101,28 @@ func UnsafeRune(r rune) bool {
 // and gojq escape only C0 controls. Such characters occur only inside
 // strings, so they are replaced where they stand.
 func JSON(b []byte) []byte {
-	i := 0
-	for ; i < len(b); i++ {
-		if c := b[i]; c == 0xc2 || c == 0xd8 || c == 0xe2 {
-			break // the lead bytes of every rune UnsafeRune names
-		}
-	}
+	i, r, size := nextUnsafe(b, 0)
 	if i == len(b) {
-		return b
+		return b // no copy for the common line, em dashes and all
 	}
-	out := append(make([]byte, 0, len(b)+32), b[:i]...)
+	out, from := make([]byte, 0, len(b)+32), 0
 	for i < len(b) {
-		r, size := utf8.DecodeRune(b[i:])
-		if size > 1 && UnsafeRune(r) {
-			out = fmt.Appendf(out, `\u%04x`, r)
-		} else {
-			out = append(out, b[i:i+size]...)
-		}
-		i += size
+		out = fmt.Appendf(append(out, b[from:i]...), `\u%04x`, r)
+		from = i + size
+		i, r, size = nextUnsafe(b, from)
 	}
-	return out
+	return append(out, b[from:]...)
+}
+
+// nextUnsafe finds the first rune UnsafeRune names at or after from in b:
+// its offset (len(b) when none), the rune and its size.
+func nextUnsafe(b []byte, from int) (int, rune, int) {
+	for i := from; i < len(b); i++ {
+		if c := b[i]; c == 0xc2 || c == 0xd8 || c == 0xe2 { // the lead bytes of every rune UnsafeRune names
+			if r, size := utf8.DecodeRune(b[i:]); size > 1 && UnsafeRune(r) {
+				return i, r, size
+			}
+		}
+	}
+	return len(b), 0, 0
 }

@@ -115,33 +115,28 @@ func recordPath(path string) string {
 
 // Accepted reports whether the content data was accepted.
 func Accepted(data []byte) (bool, error) {
-	lines, err := records()
-	h := Hash(data)
-	for _, line := range lines {
-		if first, _, _ := strings.Cut(line, " "); first == h {
-			return true, nil
-		}
-	}
-	return false, err
+	ok, _, err := Check("", data)
+	return ok, err
 }
 
-// WasAccepted reports whether some content of the config file at path was
-// accepted: a file the person accepted stays theirs, so a change that
-// leaves it naming no command (the agent deleting a final verification or
-// a reviewer) still waits for them.
-func WasAccepted(path string) (bool, error) {
+// Check reads the record once: whether the content data was accepted,
+// and whether some content of the config file at path was. A file the
+// person accepted stays theirs, so a change that leaves it naming no
+// command (the agent deleting a final verification or a reviewer) still
+// waits for them.
+func Check(path string, data []byte) (accepted, seen bool, err error) {
 	lines, err := records()
-	p := recordPath(path)
+	h, p := Hash(data), recordPath(path)
 	for _, line := range lines {
-		if _, at, _ := strings.Cut(line, " "); at == p {
-			return true, nil
-		}
+		hash, at, _ := strings.Cut(line, " ")
+		accepted = accepted || hash == h
+		seen = seen || path != "" && at == p
 	}
-	return false, err
+	return accepted, seen, err
 }
 
 // AcceptData records that the person accepted the content data of the
-// config file at path (the path kept beside the hash: WasAccepted).
+// config file at path (the path kept beside the hash: Check).
 func AcceptData(path string, data []byte) error {
 	lines, err := records()
 	if err != nil {

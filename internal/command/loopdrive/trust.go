@@ -60,16 +60,11 @@ func trusted(env *cli.Env, path string, data []byte, accept bool) error {
 	if err != nil {
 		return err
 	}
-	if len(cs) == 0 { // obeyed as it is, unless the person accepted it once
-		if was, err := trust.WasAccepted(path); err != nil || !was {
-			return err
-		}
-	}
-	ok, err := trust.Accepted(data)
+	ok, seen, err := trust.Check(path, data)
 	if err != nil {
 		return cli.Failf("config %s: the record of accepted configs: %w", path, err)
 	}
-	if ok {
+	if ok || len(cs) == 0 && !seen { // one naming nothing is obeyed, unless the person accepted it once
 		return nil
 	}
 	if accept {
