@@ -188,9 +188,12 @@ func count(cs []trust.Command) string {
 }
 
 // obeyed is what of cs is obeyed once accepted: "1 command run", "its
-// worktree path used".
+// worktree path used"; "settings used" for a file naming none (Check).
 func obeyed(cs []trust.Command) string {
 	order, n := kinds(cs)
+	if len(order) == 0 {
+		return "settings used"
+	}
 	parts := make([]string, len(order))
 	for i, k := range order {
 		if k == "command" {
