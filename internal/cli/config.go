@@ -124,43 +124,55 @@ const RunConfigEnv = "LOOPKIT_RUN_CONFIG"
 // or under a driver the copy RunConfigEnv names. A missing store config is
 // fine; a missing named file is an error.
 func LoadConfig(storeConfig, named string) (Config, error) {
+	cfg, _, err := LoadConfigRead(storeConfig, named)
+	return cfg, err
+}
+
+// LoadConfigRead is LoadConfig, also giving the content of each config
+// file it read by name (none when it read the driver's copy), as parsed:
+// what a trust check hashes.
+func LoadConfigRead(storeConfig, named string) (Config, map[string][]byte, error) {
 	if fixed := os.Getenv(RunConfigEnv); fixed != "" {
 		// only for the driver's store: a validation may run loopkit on another.
 		// A copy gone (a runtime directory emptied at logout) leaves the
 		// files: failing would stop the run unmarked, its driver gone.
 		cfg, err := readFixed(fixed, storeConfig)
 		if (cfg != nil || err != nil) && !errors.Is(err, os.ErrNotExist) {
-			return cfg, err
+			return cfg, nil, err
 		}
 	}
 	return loadFiles(storeConfig, named)
 }
 
-func loadFiles(storeConfig, named string) (Config, error) {
-	cfg := Config{}
+func loadFiles(storeConfig, named string) (Config, map[string][]byte, error) {
+	cfg, read := Config{}, map[string][]byte{}
 	if storeConfig != "" {
 		data, err := safefile.ReadFile(storeConfig, MaxConfigBytes)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := ParseConfig(storeConfig, data, cfg); err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if err == nil {
+			read[storeConfig] = data
 		}
 	}
 	if named != "" {
 		data, err := safefile.ReadFile(named, MaxConfigBytes)
 		if errors.Is(err, os.ErrNotExist) {
 			// as the driver says it (loopdrive.loadConfig)
-			return nil, fmt.Errorf("config %s (--config or LOOP_CONFIG): no such file", named)
+			return nil, nil, fmt.Errorf("config %s (--config or LOOP_CONFIG): no such file", named)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("config: %w", err)
+			return nil, nil, fmt.Errorf("config: %w", err)
 		}
 		if err := ParseConfig(named, data, cfg); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		read[named] = data
 	}
-	return cfg, nil
+	return cfg, read, nil
 }
 
 // fixedConfig is the file RunConfigEnv names: the config read for the
@@ -192,7 +204,7 @@ func ConfigChanged(storeConfig, named string) bool {
 	if kept == nil || err != nil {
 		return false
 	}
-	now, err := loadFiles(storeConfig, named)
+	now, _, err := loadFiles(storeConfig, named)
 	return err != nil || !maps.EqualFunc(kept, now, func(a, b Setting) bool { return a.Value == b.Value })
 }
 
