@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -130,13 +131,18 @@ func (c *ctx) writeEvent(line []byte) error {
 			json.Unmarshal(raw, &typ)
 		case "run_id":
 		default:
-			val := string(raw)
+			val := view.Escape(string(raw), false)
 			var s string
 			if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-				val = s
+				val = view.Escape(s, false)
+				// as logfmt: a text with a space or an = in it is quoted, so
+				// a message's words never read as further fields
+				if s == "" || strings.ContainsAny(s, " =\"\t") {
+					val = strconv.Quote(s)
+				}
 			}
 			// the key is someone's text as much as the value (the agent can write events.jsonl)
-			b.WriteString(" " + view.Escape(key, false) + "=" + view.Escape(val, false))
+			b.WriteString(" " + view.Escape(key, false) + "=" + val)
 		}
 		return nil
 	})
