@@ -129,7 +129,11 @@ func (h *HTTPSender) post(ctx context.Context, body []byte) (time.Duration, erro
 	// read so the connection can be used again; only errors show it
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode/100 == 2 {
-		return 0, nil
+		// taken, maybe in part: what was rejected is final (OTLP: no retry)
+		return -1, partialSuccess(msg)
+	}
+	if resp.StatusCode/100 == 3 {
+		return -1, fmt.Errorf("%s: %s to %q, not followed: it would lose the spans or send the headers elsewhere; give the collector's own URL as --endpoint", h.URL, resp.Status, resp.Header.Get("Location"))
 	}
 	err = fmt.Errorf("%s: %s%s", h.URL, resp.Status, answer(resp.Header, msg))
 	switch resp.StatusCode {
@@ -139,15 +143,26 @@ func (h *HTTPSender) post(ctx context.Context, body []byte) (time.Duration, erro
 	return -1, err
 }
 
+// KeepPost is the HTTP client's redirect policy: a 307 or 308 to the same
+// host, not from https to http, is followed; any other redirect is
+// answered to post. Go follows a 301, 302 or 303 as a GET without the
+// spans (an auth proxy's login page then answered 200, and the export
+// "succeeded"), and to another host with the headers, API keys included.
+func KeepPost(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if len(via) >= 5 || req.Method != http.MethodPost || req.URL.Hostname() != first.Hostname() ||
+		(first.Scheme == "https" && req.URL.Scheme != "https") {
+		return http.ErrUseLastResponse
+	}
+	return nil
+}
+
 // answer is the start of a text answer, for the error message.
 func answer(hdr http.Header, msg []byte) string {
 	if !strings.HasPrefix(hdr.Get("Content-Type"), "text/") && !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
 		return ""
 	}
-	s := strings.Join(strings.Fields(string(msg)), " ")
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
+	s := oneLine(string(msg))
 	if s == "" {
 		return ""
 	}

@@ -2,6 +2,7 @@ package otelexport
 
 import (
 	"context"
+	"errors"
 	"os"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -23,6 +24,8 @@ type Session struct {
 	Mapper *Mapper
 	sender Sender
 	out    *pending
+	// rejected counts the spans the destination took but rejected
+	rejected *Rejected
 }
 
 // NewSession builds a session sending to sender, with the service resource
@@ -43,11 +46,20 @@ func (s *Session) Pending() int { return s.out.n }
 
 // Flush sends the spans made since the last Flush, a request per batch.
 // On an error the batches not sent are kept, so the next Flush sends them
-// again (ids make that idempotent).
+// again (ids make that idempotent). A batch the destination took in part
+// counts as sent: its rejected spans are counted for Rejected.
 func (s *Session) Flush(ctx context.Context) error {
 	for len(s.out.batches) > 0 {
 		td := s.out.batches[0]
-		if err := s.sender.Send(ctx, td); err != nil {
+		err := s.sender.Send(ctx, td)
+		if rej, ok := errors.AsType[*Rejected](err); ok {
+			if s.rejected == nil {
+				s.rejected = &Rejected{}
+			}
+			s.rejected.add(rej)
+			err = nil
+		}
+		if err != nil {
 			return err
 		}
 		s.out.n -= td.SpanCount()
@@ -55,6 +67,20 @@ func (s *Session) Flush(ctx context.Context) error {
 		s.out.batches = s.out.batches[1:]
 	}
 	return nil
+}
+
+// Rejected returns, and clears, the count of spans the destination
+// rejected since the last call (nil: none).
+func (s *Session) Rejected() *Rejected {
+	r := s.rejected
+	s.rejected = nil
+	return r
+}
+
+// drop forgets the spans not sent: their marks did not move, so the next
+// StoreRun maps them again from the store.
+func (p *pending) drop() {
+	p.batches, p.n = nil, 0
 }
 
 // Close releases the sender. It does not flush: after a failed Flush,

@@ -16,10 +16,15 @@ import (
 // for the caller's checkpoint; memory stays bounded by flushing as it goes.
 func (s *Session) StoreRun(ctx context.Context, st *store.Store, id string, m RunMarks, final bool, sent func(RunMarks) error) error {
 	m, err := s.storeRun(ctx, st, id, m, final, sent)
-	if err != nil {
-		return err
+	if err == nil {
+		err = s.deliver(ctx, m, sent)
 	}
-	return s.deliver(ctx, m, sent)
+	if err != nil {
+		// Kept, they went out with the next run's delivery, and again
+		// once this run's marks, which never moved, had them mapped anew.
+		s.out.drop()
+	}
+	return err
 }
 
 // deliver flushes the spans made so far and reports the marks they reach.

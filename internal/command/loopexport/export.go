@@ -9,10 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
@@ -43,9 +40,11 @@ checkpoint in the store (export/) lets a restarted --follow go on where it
 stopped.
 
 Exit status: 0 sent (and --follow stopped by SIGINT, SIGTERM or SIGHUP,
-its checkpoint saved: that is how a follow ends); 1 no such run, or the
-destination refused or could not be reached after the retries; 2 usage;
-65 bad records on stdin.`
+its checkpoint saved: that is how a follow ends); 1 no such run, the
+destination refused or could not be reached after the retries, or took
+the spans but rejected some (they are not sent again); 2 usage; 65 bad
+records on stdin; 130, 143 or 129 an export without --follow stopped by
+SIGINT, SIGTERM or SIGHUP before it was done.`
 
 // Options are loop-export's flags.
 type Options struct {
@@ -85,7 +84,7 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return env.UsageError("--redact: %v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signalled()
 	defer stop()
 	// A signal ends the loop at once but gives a send under way a moment to
 	// finish and its checkpoint to be written, so a restart sends no
@@ -183,6 +182,9 @@ func fromRecords(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Se
 	if err := sess.Flush(sendCtx); err != nil {
 		return cli.Failf("export: %w", err)
 	}
+	if rej := sess.Rejected(); rej != nil {
+		return cli.Failf("export: %w", rej)
+	}
 	return nil
 }
 
@@ -215,6 +217,7 @@ func fromStore(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Sess
 			return cli.Failf("%w", err)
 		}
 	}
+	var rejected []error
 	for last := false; ; {
 		// A signal to --follow ends the loop after one last look, within
 		// the send grace, so a run's end written just before is not missed.
@@ -224,10 +227,19 @@ func fromStore(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Sess
 			return err
 		}
 		for _, id := range ids {
-			if sendCtx.Err() != nil {
-				return nil
+			// without --follow a signal stops before the next run
+			if sendCtx.Err() != nil || (!opts.Follow && ctx.Err() != nil) {
+				return stopped(ctx, opts, cp != nil, id)
 			}
-			if err := sendRun(sendCtx, sess, st, cp, id, !opts.Follow); err != nil {
+			err := sendRun(sendCtx, sess, st, cp, id, !opts.Follow)
+			if err != nil && sendCtx.Err() != nil {
+				return stopped(ctx, opts, cp != nil, id)
+			}
+			if _, ok := errors.AsType[*otelexport.Rejected](err); ok && !opts.Follow {
+				rejected = append(rejected, err) // final: the other runs go on
+				continue
+			}
+			if err != nil {
 				if last {
 					return err
 				}
@@ -235,7 +247,7 @@ func fromStore(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Sess
 			}
 		}
 		if last {
-			return nil
+			return rejectedRuns(env, rejected)
 		}
 		select {
 		case <-ctx.Done():
@@ -266,7 +278,12 @@ func sendRun(ctx context.Context, sess *otelexport.Session, st *store.Store, cp 
 		}
 		return nil
 	}
-	if err := sess.StoreRun(ctx, st, id, *marks, final, sent); err != nil {
+	err := sess.StoreRun(ctx, st, id, *marks, final, sent)
+	rej := sess.Rejected()
+	if err == nil && rej != nil {
+		err = rej // the marks moved on: sent again, they would be rejected again
+	}
+	if err != nil {
 		return cli.Failf("export %s: %w", id, err)
 	}
 	return nil

@@ -128,6 +128,8 @@ type receiver struct {
 	iters   int
 	// drain reads requests without decoding them (the exporter's own speed).
 	drain bool
+	// partial is a partial success: the spans each answer says it rejected.
+	partial int64
 }
 
 // count returns and resets the iteration spans counted with discard.
@@ -200,7 +202,12 @@ func newReceiverOn(t testing.TB, fail int, ln net.Listener) *receiver {
 			r.spans = append(r.spans, flatten(ereq.Traces())...)
 		}
 		r.mu.Unlock()
-		resp, _ := ptraceotlp.NewExportResponse().MarshalProto()
+		eresp := ptraceotlp.NewExportResponse()
+		if r.partial > 0 {
+			eresp.PartialSuccess().SetRejectedSpans(r.partial)
+			eresp.PartialSuccess().SetErrorMessage("span too old\x1b[2J")
+		}
+		resp, _ := eresp.MarshalProto()
 		w.Header().Set("Content-Type", "application/x-protobuf")
 		_, _ = w.Write(resp)
 		select { // a wake-up for the waiting test; never block the handler
@@ -540,34 +547,15 @@ func TestUsage(t *testing.T) {
 func TestHungCollectorDoesNotHoldTheLoop(t *testing.T) {
 	root := filepath.Join(t.TempDir(), ".loop")
 	iteration(t, root, "live", 1, false)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 8)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- c // held open, never answered
-		}
-	}()
+	addr, accepted := hungCollector(t)
 	cmd := exec.Command(os.Args[0], "live", "--follow", "--interval", "50ms", "--timeout", "1h",
-		"--endpoint", "http://"+ln.Addr().String()+"/v1/traces")
+		"--endpoint", "http://"+addr+"/v1/traces")
 	cmd.Env = append(os.Environ(), "LOOPKIT_TEST_EXEC=loop-export", "LOOP_STORE="+root)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	select {
-	case c := <-accepted:
-		defer c.Close()
-	case <-time.After(20 * time.Second):
-		t.Fatal("loop-export never connected")
-	}
+	waitConnected(t, accepted)
 	for n := 2; n <= 4; n++ {
 		iteration(t, root, "live", n, n == 4) // each must commit while the export hangs
 	}

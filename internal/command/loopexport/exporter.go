@@ -63,7 +63,7 @@ func newExporter(env *cli.Env, opts *Options) (string, otelexport.Sender, error)
 		URL:       target,
 		Headers:   headers,
 		Gzip:      strings.EqualFold(envVar("COMPRESSION"), "gzip"),
-		Client:    &http.Client{Transport: tr},
+		Client:    &http.Client{Transport: tr, CheckRedirect: otelexport.KeepPost},
 		Timeout:   opts.Timeout.D(),
 		RetryFor:  opts.RetryFor.D(),
 		UserAgent: "loop-export/" + cli.VersionString(),

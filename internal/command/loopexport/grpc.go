@@ -75,9 +75,12 @@ func (g *grpcSender) Send(ctx context.Context, td ptrace.Traces) error {
 	return otelexport.Retry(ctx, g.retryFor, func() (time.Duration, error) {
 		rctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(ctx, g.md), g.timeout)
 		defer cancel()
-		_, err := g.client.Export(rctx, req)
+		resp, err := g.client.Export(rctx, req)
 		switch status.Code(err) {
 		case codes.OK:
+			if ps := resp.PartialSuccess(); ps.RejectedSpans() > 0 { // final, as over HTTP
+				return -1, &otelexport.Rejected{Spans: ps.RejectedSpans(), Message: ps.ErrorMessage()}
+			}
 			return 0, nil
 		case codes.Unavailable, codes.ResourceExhausted, codes.Aborted, codes.OutOfRange, codes.DataLoss:
 			return 0, err

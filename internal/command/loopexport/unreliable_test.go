@@ -1,0 +1,201 @@
+package loopexport_test
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/loopkit/loopkit/internal/exitcode"
+)
+
+// TestRedirectNotFollowedAsGet: an auth proxy answers the POST with a 302
+// to its login page, which answers a GET with 200. Go followed it as a
+// GET without the spans, and the export exited 0 with its checkpoint
+// moved on: nothing had been delivered.
+func TestRedirectNotFollowedAsGet(t *testing.T) {
+	root, _ := fixture(t)
+	var posts int
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodPost {
+			posts++
+			http.Redirect(w, req, "/login", http.StatusFound)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintln(w, "<html>sign in</html>")
+	}))
+	defer proxy.Close()
+	for try := 1; try <= 2; try++ { // nothing was taken: the second tries again
+		_, errs, code := runEnv(t, root, "", nil, "loop-export", "fix", "--endpoint", proxy.URL)
+		if code != 1 || !strings.Contains(errs, "302 Found") || !strings.Contains(errs, `"/login"`) {
+			t.Errorf("try %d: exit %d, stderr %q: want exit 1 naming the 302 and where it leads", try, code, errs)
+		}
+		if posts != try {
+			t.Errorf("try %d: %d posts, want %d", try, posts, try)
+		}
+	}
+}
+
+// TestRedirectKeepsPostOnItsHost: a 307 on the collector's own host is
+// followed with the spans; one to another host is not (the headers carry
+// the backend's API key), and that host sees nothing.
+func TestRedirectKeepsPostOnItsHost(t *testing.T) {
+	root, _ := fixture(t)
+	rcv := newReceiver(t, 0)
+	same := httptest.NewServer(http.RedirectHandler(rcv.url(), http.StatusTemporaryRedirect))
+	defer same.Close()
+	if _, code := run(t, root, "", "loop-export", "fix", "--endpoint", same.URL); code != 0 || countIter(rcv.take()) != 2 {
+		t.Errorf("a 307 to the same host: exit %d, want the spans delivered there", code)
+	}
+	rmCheckpoints(t, root)
+	// the receiver by another name of loopback: another host to the client
+	other := strings.Replace(rcv.url(), "127.0.0.1", "localhost", 1)
+	away := httptest.NewServer(http.RedirectHandler(other, http.StatusPermanentRedirect))
+	defer away.Close()
+	_, errs, code := runEnv(t, root, "", nil, "loop-export", "fix", "--endpoint", away.URL, "--header", "api-key=k")
+	if code != 1 || !strings.Contains(errs, "308 Permanent Redirect") || len(rcv.take()) != 0 {
+		t.Errorf("a 308 to another host: exit %d, stderr %q: want it refused, the other host untouched", code, errs)
+	}
+}
+
+// TestPartialSuccess: a collector that takes the request but rejects
+// some spans (a 200 with partial_success) was a silent exit 0. The
+// rejection is final (OTLP: no retry), so the checkpoint moves on, and
+// the exit status and one line say what was lost, its text escaped.
+func TestPartialSuccess(t *testing.T) {
+	root, _ := fixture(t)
+	rcv := newReceiver(t, 0)
+	rcv.partial = 2
+	_, errs, code := runEnv(t, root, "", nil, "loop-export", "fix", "--endpoint", rcv.url())
+	if code != 1 || !strings.Contains(errs, "rejected 2 spans: span too old") || strings.Contains(errs, "\x1b") {
+		t.Errorf("a partial success: exit %d, stderr %q: want exit 1 naming the rejected spans", code, errs)
+	}
+	if _, code := run(t, root, "", "loop-export", "fix", "--endpoint", rcv.url()); code != 0 || rcv.requests != 1 {
+		t.Errorf("again: exit %d after %d requests, want 0 and no new request", code, rcv.requests)
+	}
+}
+
+// TestFollowOutageSendsOnce: while the collector refuses, a follow of two
+// runs kept the failed spans in memory and sent them with the next run's
+// delivery, then mapped them again from the unmoved marks: every span
+// reached the collector twice.
+func TestFollowOutageSendsOnce(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".loop")
+	for _, id := range []string{"a", "b"} {
+		iteration(t, root, id, 1, true)
+		if _, code := run(t, root, "", "loop-record", "status", "completed", "--run", id); code != 0 {
+			t.Fatalf("status: exit %d", code)
+		}
+	}
+	rcv := newReceiver(t, 2)
+	rcv.failCode = http.StatusBadRequest // not retried: the next poll sends
+	cmd := exec.Command(os.Args[0], "--all", "--follow", "--interval", "50ms", "--endpoint", rcv.url())
+	cmd.Env = append(os.Environ(), "LOOPKIT_TEST_EXEC=loop-export", "LOOP_STORE="+root)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	seen := map[string]int{}
+	roots := 0
+	deadline := time.After(30 * time.Second)
+	for roots < 2 {
+		select {
+		case <-rcv.got:
+		case <-deadline:
+			t.Fatalf("%d root spans received, want 2", roots)
+		}
+		for _, s := range rcv.take() {
+			seen[s.SpanID().String()]++
+			if s.Name() == "loop.run" {
+				roots++
+			}
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+	for _, s := range rcv.take() {
+		seen[s.SpanID().String()]++
+	}
+	for id, n := range seen {
+		if n > 1 {
+			t.Errorf("span %s sent %d times", id, n)
+		}
+	}
+}
+
+// TestInterruptedExport: SIGINT while a send hangs ended a one-shot export
+// with exit 1 and Go's "context canceled"; it is 130 and a line saying
+// which run was not sent and how to send it.
+func TestInterruptedExport(t *testing.T) {
+	root, _ := fixture(t)
+	addr, accepted := hungCollector(t)
+	cmd := exec.Command(os.Args[0], "fix", "--timeout", "1h", "--endpoint", "http://"+addr)
+	cmd.Env = append(os.Environ(), "LOOPKIT_TEST_EXEC=loop-export", "LOOP_STORE="+root, "NO_COLOR=1")
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	waitConnected(t, accepted)
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	_ = cmd.Wait()
+	errs := errb.String()
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupt || !strings.Contains(errs, "stopped by SIGINT: run fix not sent") || strings.Contains(errs, "context canceled") {
+		t.Errorf("SIGINT mid-send: exit %d, stderr %q: want %d and the run named", code, errs, exitcode.Interrupt)
+	}
+}
+
+// hungCollector listens on loopback and holds every connection open,
+// never answering; the connections are closed with the test.
+func hungCollector(t *testing.T) (string, chan net.Conn) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	accepted := make(chan net.Conn, 8)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			select {
+			case accepted <- c:
+			default:
+			}
+		}
+	}()
+	return ln.Addr().String(), accepted
+}
+
+func waitConnected(t *testing.T, accepted chan net.Conn) {
+	t.Helper()
+	select {
+	case <-accepted:
+	case <-time.After(20 * time.Second):
+		t.Fatal("loop-export never connected")
+	}
+}
