@@ -49,9 +49,17 @@ func (s *Session) Pending() int { return s.out.n }
 // again (ids make that idempotent). A batch the destination took in part
 // counts as sent: its rejected spans are counted for Rejected.
 func (s *Session) Flush(ctx context.Context) error {
+	_, err := s.flush(ctx)
+	return err
+}
+
+// flush is Flush, also returning the marks that the batches delivered
+// reach (nil: none delivered, or none marked).
+func (s *Session) flush(ctx context.Context) (*RunMarks, error) {
+	var reached *RunMarks
 	for len(s.out.batches) > 0 {
-		td := s.out.batches[0]
-		err := s.sender.Send(ctx, td)
+		b := s.out.batches[0]
+		err := s.sender.Send(ctx, b.td)
 		if rej, ok := errors.AsType[*Rejected](err); ok {
 			if s.rejected == nil {
 				s.rejected = &Rejected{}
@@ -60,13 +68,16 @@ func (s *Session) Flush(ctx context.Context) error {
 			err = nil
 		}
 		if err != nil {
-			return err
+			return reached, err
 		}
-		s.out.n -= td.SpanCount()
-		s.out.batches[0] = ptrace.Traces{}
+		if b.upTo != nil {
+			reached = b.upTo
+		}
+		s.out.n -= b.td.SpanCount()
+		s.out.batches[0] = batch{}
 		s.out.batches = s.out.batches[1:]
 	}
-	return nil
+	return reached, nil
 }
 
 // Rejected returns, and clears, the count of spans the destination
@@ -77,37 +88,6 @@ func (s *Session) Rejected() *Rejected {
 	return r
 }
 
-// drop forgets the spans not sent: their marks did not move, so the next
-// StoreRun maps them again from the store.
-func (p *pending) drop() {
-	p.batches, p.n = nil, 0
-}
-
 // Close releases the sender. It does not flush: after a failed Flush,
 // sending again would retry for another --retry-for.
 func (s *Session) Close() error { return s.sender.Close() }
-
-// pending holds the spans not sent yet, as requests of at most batchSpans
-// spans under the one resource and scope.
-type pending struct {
-	tmpl    ptrace.Traces // the resource and scope, no spans
-	batches []ptrace.Traces
-	n       int
-}
-
-// span appends an empty span to the last batch, opening one when full.
-func (p *pending) span() ptrace.Span {
-	last := len(p.batches) - 1
-	if last < 0 || p.spans(last).Len() >= batchSpans {
-		td := ptrace.NewTraces()
-		p.tmpl.CopyTo(td)
-		p.batches = append(p.batches, td)
-		last++
-	}
-	p.n++
-	return p.spans(last).AppendEmpty()
-}
-
-func (p *pending) spans(i int) ptrace.SpanSlice {
-	return p.batches[i].ResourceSpans().At(0).ScopeSpans().At(0).Spans()
-}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/loopkit/loopkit/internal/record"
@@ -27,12 +28,42 @@ func (s *Session) StoreRun(ctx context.Context, st *store.Store, id string, m Ru
 	return err
 }
 
-// deliver flushes the spans made so far and reports the marks they reach.
+// deliver flushes the spans made so far and reports the marks they reach;
+// when a batch fails, the marks that the batches before it reached, so
+// that they are not sent again.
 func (s *Session) deliver(ctx context.Context, m RunMarks, sent func(RunMarks) error) error {
-	if err := s.Flush(ctx); err != nil {
+	reached, err := s.flush(ctx)
+	if err != nil {
+		if reached != nil {
+			if serr := sent(*reached); serr != nil {
+				return errors.Join(err, serr)
+			}
+		}
 		return err
 	}
 	return sent(m)
+}
+
+// deliverMid is deliver from within a scan of records, its error marked
+// as the delivery's: not the record's fault, so named by neither the file
+// nor the line (it read "iterations.jsonl: line 410: ...: 400 Bad Request").
+func (s *Session) deliverMid(ctx context.Context, m RunMarks, sent func(RunMarks) error) error {
+	if err := s.deliver(ctx, m, sent); err != nil {
+		return delivered{err}
+	}
+	return nil
+}
+
+type delivered struct{ err error }
+
+func (d delivered) Error() string { return d.err.Error() }
+
+// inFile names the file a scan's error came from, unless a delivery failed.
+func inFile(name string, err error) error {
+	if d, ok := err.(delivered); ok {
+		return d.err
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // flushAt is how many pending spans make StoreRun deliver mid-run.
@@ -52,16 +83,18 @@ func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m Ru
 		}
 		last = max(last, it.CreatedAt)
 		if it.Iteration > m.Iteration {
+			s.out.begin()
 			s.Mapper.IterationSpans(r, &it)
 			m.Iteration = it.Iteration
+			s.out.reached(m)
 			if s.Pending() >= flushAt {
-				return s.deliver(ctx, m, sent)
+				return s.deliverMid(ctx, m, sent)
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return m, fmt.Errorf("%s: %w", store.IterationsFile, err)
+		return m, inFile(store.IterationsFile, err)
 	}
 	err = scanRecords(st.RunPath(id, store.AttemptsFile), func(line []byte) error {
 		var at record.Attempt
@@ -69,16 +102,18 @@ func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m Ru
 			return err
 		}
 		if at.Attempt > m.Attempt {
+			s.out.begin()
 			s.Mapper.AttemptSpan(r, &at)
 			m.Attempt = at.Attempt
+			s.out.reached(m)
 			if s.Pending() >= flushAt {
-				return s.deliver(ctx, m, sent)
+				return s.deliverMid(ctx, m, sent)
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return m, fmt.Errorf("%s: %w", store.AttemptsFile, err)
+		return m, inFile(store.AttemptsFile, err)
 	}
 	if ended := record.Terminal(meta.Status); (ended || final) && m.Root != meta.Status {
 		err = scanRecords(st.RunPath(id, store.EventsFile), func(line []byte) error {
@@ -92,8 +127,10 @@ func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m Ru
 		if err != nil {
 			return m, fmt.Errorf("%s: %w", store.EventsFile, err)
 		}
+		s.out.begin()
 		s.Mapper.RunSpan(r, last)
 		m.Root = meta.Status
+		s.out.reached(m)
 	}
 	return m, nil
 }
@@ -106,7 +143,11 @@ func scanRecords(path string, fn func(line []byte) error) error {
 		if len(line) == 0 {
 			return nil
 		}
-		if err := fn(line); err != nil {
+		err := fn(line)
+		if _, ok := err.(delivered); ok {
+			return err
+		}
+		if err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
 		return nil

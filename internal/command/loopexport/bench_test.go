@@ -14,7 +14,7 @@ import (
 
 // bigRun writes a run of n iterations, each with an agent step of two tool
 // calls, straight into a store (the export reads it as loop-record left it).
-func bigRun(b *testing.B, root string, n int) {
+func bigRun(b testing.TB, root string, n int) {
 	dir := filepath.Join(root, "runs", "big")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		b.Fatal(err)

@@ -130,6 +130,8 @@ type receiver struct {
 	drain bool
 	// partial is a partial success: the spans each answer says it rejected.
 	partial int64
+	// failNth refuses that request (counting from 1) with failCode.
+	failNth int
 }
 
 // count returns and resets the iteration spans counted with discard.
@@ -173,7 +175,7 @@ func newReceiverOn(t testing.TB, fail int, ln net.Listener) *receiver {
 		r.headers = append(r.headers, req.Header.Clone())
 		r.times = append(r.times, time.Now())
 		r.requests++
-		if r.requests <= r.fail {
+		if r.requests <= r.fail || r.requests == r.failNth {
 			code, after := cmp.Or(r.failCode, http.StatusServiceUnavailable), r.retryAfter
 			r.mu.Unlock()
 			if after != "" {

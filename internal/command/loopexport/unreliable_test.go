@@ -199,3 +199,39 @@ func waitConnected(t *testing.T, accepted chan net.Conn) {
 		t.Fatal("loop-export never connected")
 	}
 }
+
+// TestBatchFailureResumes: a run of several batches where the collector
+// refuses the third request. The first export fails, naming the request
+// (it blamed "iterations.jsonl: line 410"); the second sends what the
+// first did not, and every span reaches the collector once (the
+// checkpoint moved only at the end of a delivery, so the batches taken
+// before the failure were sent again).
+func TestBatchFailureResumes(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".loop")
+	bigRun(t, root, 1000) // 5 spans an iteration: about ten requests
+	rcv := newReceiver(t, 0)
+	rcv.failNth, rcv.failCode = 3, http.StatusBadRequest
+	_, errs, code := runEnv(t, root, "", nil, "loop-export", "big", "--endpoint", rcv.url())
+	if code != 1 || strings.Contains(errs, "iterations.jsonl") {
+		t.Fatalf("the third request refused: exit %d, stderr %q: want 1, the request blamed, not a record", code, errs)
+	}
+	if _, code := run(t, root, "", "loop-export", "big", "--endpoint", rcv.url()); code != 0 {
+		t.Fatalf("again: exit %d, want 0", code)
+	}
+	seen := map[string]int{}
+	for _, s := range rcv.take() {
+		seen[s.SpanID().String()]++
+	}
+	if len(seen) != 5*1000+1 {
+		t.Errorf("%d distinct spans received, want %d", len(seen), 5*1000+1)
+	}
+	twice := 0
+	for _, n := range seen {
+		if n > 1 {
+			twice++
+		}
+	}
+	if twice > 0 {
+		t.Errorf("%d spans sent more than once", twice)
+	}
+}
