@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -72,7 +73,11 @@ func Retry(ctx context.Context, retryFor time.Duration, try func() (time.Duratio
 		}
 		// the last try comes at the deadline; a Retry-After past it ends now
 		left := time.Until(deadline)
-		if left <= 0 || after > left {
+		switch {
+		case left > 0 && after > left:
+			// it said "gave up after retrying for 1m" at once
+			return fmt.Errorf("%w (asked to wait %s: past --retry-for %s, not retried)", err, after.Round(time.Second), retryFor)
+		case left <= 0 || after > left:
 			if retryFor > 0 {
 				err = fmt.Errorf("%w (gave up after retrying for %s)", err, retryFor)
 			}
@@ -118,6 +123,9 @@ func (h *HTTPSender) post(ctx context.Context, body []byte) (time.Duration, erro
 		if unreachable(err) {
 			return 0, err
 		}
+		if _, ok := errors.AsType[x509.UnknownAuthorityError](err); ok {
+			return -1, fmt.Errorf("%w: give the collector's CA in OTEL_EXPORTER_OTLP_CERTIFICATE", err)
+		}
 		if plainAnswer(err) && strings.HasPrefix(h.URL, "https:") {
 			// a local collector answers plain HTTP; the default is https
 			return -1, fmt.Errorf("%s: the collector answered in plain HTTP, not TLS: give an http:// endpoint (or --insecure for the default localhost:4318)", h.URL)
@@ -129,6 +137,10 @@ func (h *HTTPSender) post(ctx context.Context, body []byte) (time.Duration, erro
 	// read so the connection can be used again; only errors show it
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode/100 == 2 {
+		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+			// a web server's catch-all page: nothing took the spans
+			return -1, fmt.Errorf("%s: %s with an HTML page, not an OTLP answer: give the collector's OTLP/HTTP endpoint (port 4318)", h.URL, resp.Status)
+		}
 		// taken, maybe in part: what was rejected is final (OTLP: no retry)
 		return -1, partialSuccess(msg)
 	}

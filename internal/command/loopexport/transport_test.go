@@ -109,3 +109,16 @@ func rmCheckpoints(t *testing.T, root string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRetryAfterPastDeadline: a 429 asking for more time than --retry-for
+// leaves gives up at once, and says why: it said "gave up after retrying
+// for 1m" though nothing was retried.
+func TestRetryAfterPastDeadline(t *testing.T) {
+	root, _ := fixture(t)
+	rcv := newReceiver(t, 1)
+	rcv.failCode, rcv.retryAfter = http.StatusTooManyRequests, "120"
+	_, errs, code := runEnv(t, root, "", nil, "loop-export", "fix", "--endpoint", rcv.url())
+	if code != 1 || rcv.requests != 1 || strings.Contains(errs, "retrying for") || !strings.Contains(errs, "(asked to wait 2m0s: past --retry-for 1m0s, not retried)") {
+		t.Errorf("Retry-After 120 with --retry-for 1m: exit %d after %d requests, stderr %q", code, rcv.requests, errs)
+	}
+}

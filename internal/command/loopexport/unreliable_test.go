@@ -235,3 +235,29 @@ func TestBatchFailureResumes(t *testing.T) {
 		t.Errorf("%d spans sent more than once", twice)
 	}
 }
+
+// TestHTMLAnswerIsNoDelivery: a web server's catch-all page answering
+// the post with 200 (a wrong port, an ingress's default backend) was an
+// exit 0 and a checkpoint moved on; a self-signed collector's TLS error
+// names the variable that trusts its CA.
+func TestHTMLAnswerIsNoDelivery(t *testing.T) {
+	root, _ := fixture(t)
+	page := func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintln(w, "<html>welcome</html>")
+	}
+	web := httptest.NewServer(http.HandlerFunc(page))
+	defer web.Close()
+	for try := 1; try <= 2; try++ {
+		_, errs, code := runEnv(t, root, "", nil, "loop-export", "fix", "--endpoint", web.URL)
+		if code != 1 || !strings.Contains(errs, "200 OK with an HTML page") {
+			t.Errorf("try %d: exit %d, stderr %q: want exit 1 naming the HTML answer", try, code, errs)
+		}
+	}
+	tlsWeb := httptest.NewTLSServer(http.HandlerFunc(page))
+	defer tlsWeb.Close()
+	_, errs, code := runEnv(t, root, "", nil, "loop-export", "fix", "--endpoint", tlsWeb.URL)
+	if code != 1 || !strings.Contains(errs, "give the collector's CA in OTEL_EXPORTER_OTLP_CERTIFICATE") {
+		t.Errorf("a self-signed collector: exit %d, stderr %q: want the variable named", code, errs)
+	}
+}
