@@ -151,6 +151,8 @@ func (h *HTTPSender) post(ctx context.Context, body []byte) (time.Duration, erro
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return retryAfter(resp.Header.Get("Retry-After")), err
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+		return -1, &RunFault{err} // these spans, not the collector
 	}
 	return -1, err
 }

@@ -23,6 +23,14 @@ func (r *Rejected) Error() string {
 	return fmt.Sprintf("the collector took the request but rejected %d spans%s (not retried: OTLP says they would be rejected again)", r.Spans, msg)
 }
 
+// RunFault is a failure of one run's own: its records do not read, or the
+// collector refused its spans as they are (400, 413). Another run's
+// spans may still be taken.
+type RunFault struct{ Err error }
+
+func (f *RunFault) Error() string { return f.Err.Error() }
+func (f *RunFault) Unwrap() error { return f.Err }
+
 // add counts another rejection into r.
 func (r *Rejected) add(o *Rejected) {
 	r.Spans += o.Spans

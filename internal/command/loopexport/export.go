@@ -217,7 +217,7 @@ func fromStore(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Sess
 			return cli.Failf("%w", err)
 		}
 	}
-	var rejected []error
+	var faults []error
 	for last := false; ; {
 		// A signal to --follow ends the loop after one last look, within
 		// the send grace, so a run's end written just before is not missed.
@@ -235,8 +235,11 @@ func fromStore(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Sess
 			if err != nil && sendCtx.Err() != nil {
 				return stopped(ctx, opts, cp != nil, id)
 			}
-			if _, ok := errors.AsType[*otelexport.Rejected](err); ok && !opts.Follow {
-				rejected = append(rejected, err) // final: the other runs go on
+			if opts.All && errors.Is(err, store.ErrNoSuchRun) {
+				continue // deleted, or not made yet, since it was listed
+			}
+			if runFault(err) && last {
+				faults = append(faults, err) // the other runs go on
 				continue
 			}
 			if err != nil {
@@ -247,7 +250,7 @@ func fromStore(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Sess
 			}
 		}
 		if last {
-			return rejectedRuns(env, rejected)
+			return runFaults(env, faults)
 		}
 		select {
 		case <-ctx.Done():
@@ -264,7 +267,7 @@ func sendRun(ctx context.Context, sess *otelexport.Session, st *store.Store, cp 
 	if cp != nil {
 		meta, err := st.ReadRun(id)
 		if err != nil {
-			return cli.Failf("%w", err)
+			return cli.Failf("%w", &otelexport.RunFault{Err: err})
 		}
 		marks = cp.Marks(id, meta.CreatedAt)
 	}

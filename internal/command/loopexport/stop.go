@@ -2,6 +2,7 @@ package loopexport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -10,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/otelexport"
 )
 
 // signalled is done on SIGINT, SIGTERM or SIGHUP; its cause names the
@@ -50,9 +52,18 @@ func stopped(ctx context.Context, opts *Options, checkpointed bool, id string) e
 	return cli.WithCode(128+int(s.sig), fmt.Errorf("stopped by %s: run %s not sent; %s", s, id, again))
 }
 
-// rejectedRuns is the one error for the runs whose spans the collector
-// took in part: each named, as they were all attempted.
-func rejectedRuns(env *cli.Env, errs []error) error {
+// runFault: the error is one run's own (its records, or spans the
+// collector refused or rejected as they are); it stopped the export of
+// every run after it, on every try.
+func runFault(err error) bool {
+	_, rejected := errors.AsType[*otelexport.Rejected](err)
+	_, fault := errors.AsType[*otelexport.RunFault](err)
+	return rejected || fault
+}
+
+// runFaults is the one error for the runs that failed on their own, once
+// the others were sent: each named.
+func runFaults(env *cli.Env, errs []error) error {
 	if len(errs) <= 1 {
 		if len(errs) == 1 {
 			return errs[0]
@@ -62,5 +73,5 @@ func rejectedRuns(env *cli.Env, errs []error) error {
 	for _, err := range errs {
 		env.Log.Warn(err.Error())
 	}
-	return cli.Failf("the collector rejected spans of %d runs (above); they are not sent again", len(errs))
+	return cli.Failf("%d runs not sent, or not all taken (above); the others were", len(errs))
 }

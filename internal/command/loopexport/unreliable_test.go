@@ -261,3 +261,32 @@ func TestHTMLAnswerIsNoDelivery(t *testing.T) {
 		t.Errorf("a self-signed collector: exit %d, stderr %q: want the variable named", code, errs)
 	}
 }
+
+// TestOneRunDoesNotStopTheOthers: with --all, a run being made (no
+// run.json yet), a damaged run.json, or a run whose spans the collector
+// refuses (400) stopped the export of every run after it, on every try.
+// Now the run being made is skipped, the others are sent, and the exit
+// status and a line name each run that failed.
+func TestOneRunDoesNotStopTheOthers(t *testing.T) {
+	root, _ := fixture(t) // "fix"
+	iteration(t, root, "good", 1, true)
+	for dir, runJSON := range map[string]string{"0making": "", "0damaged": "{"} {
+		if err := os.MkdirAll(filepath.Join(root, "runs", dir), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if runJSON != "" {
+			if err := os.WriteFile(filepath.Join(root, "runs", dir, "run.json"), []byte(runJSON), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rcv := newReceiver(t, 1)
+	rcv.failCode = http.StatusBadRequest // the first run sent: "fix"
+	_, errs, code := runEnv(t, root, "", nil, "loop-export", "--all", "--endpoint", rcv.url())
+	if code != 1 || !strings.Contains(errs, "0damaged") || !strings.Contains(errs, "export fix:") || strings.Contains(errs, "0making") {
+		t.Errorf("exit %d, stderr %q: want 1 naming the damaged run and the refused one", code, errs)
+	}
+	if got := iterSpans(rcv.take()); len(got) != 1 || intAttr(t, got[0], "loopkit.iteration") != 1 {
+		t.Errorf("%d iteration spans received, want run good's one", len(got))
+	}
+}
