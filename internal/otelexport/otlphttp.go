@@ -123,7 +123,7 @@ func (h *HTTPSender) post(ctx context.Context, body []byte) (time.Duration, erro
 		if unreachable(err) {
 			return 0, err
 		}
-		if _, ok := errors.AsType[x509.UnknownAuthorityError](err); ok {
+		if errors.As(err, new(x509.UnknownAuthorityError)) {
 			return -1, fmt.Errorf("%w: give the collector's CA in OTEL_EXPORTER_OTLP_CERTIFICATE", err)
 		}
 		if plainAnswer(err) && strings.HasPrefix(h.URL, "https:") {
@@ -152,7 +152,9 @@ func (h *HTTPSender) post(ctx context.Context, body []byte) (time.Duration, erro
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return retryAfter(resp.Header.Get("Retry-After")), err
 	case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
-		return -1, &RunFault{err} // these spans, not the collector
+		// these spans, not the collector; a request too large is sent
+		// again in halves (a proxy's body limit: nginx's is 1 MiB)
+		return -1, &RunFault{Err: err, TooLarge: resp.StatusCode == http.StatusRequestEntityTooLarge}
 	}
 	return -1, err
 }

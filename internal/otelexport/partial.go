@@ -26,7 +26,10 @@ func (r *Rejected) Error() string {
 // RunFault is a failure of one run's own: its records do not read, or the
 // collector refused its spans as they are (400, 413). Another run's
 // spans may still be taken.
-type RunFault struct{ Err error }
+type RunFault struct {
+	Err      error
+	TooLarge bool // the request was: its spans may go in smaller ones
+}
 
 func (f *RunFault) Error() string { return f.Err.Error() }
 func (f *RunFault) Unwrap() error { return f.Err }

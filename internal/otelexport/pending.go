@@ -61,3 +61,21 @@ func (p *pending) spans(i int) ptrace.SpanSlice {
 func (p *pending) drop() {
 	p.batches, p.n = nil, 0
 }
+
+// halve splits the first batch in two, the marks with the second.
+func (p *pending) halve() {
+	spans := p.spans(0)
+	p.open()
+	second := p.spans(len(p.batches) - 1)
+	for i := spans.Len() / 2; i < spans.Len(); i++ {
+		spans.At(i).CopyTo(second.AppendEmpty())
+	}
+	half := spans.Len() / 2
+	i := 0
+	spans.RemoveIf(func(ptrace.Span) bool { i++; return i > half })
+	last := len(p.batches) - 1
+	b := p.batches[last]
+	b.upTo, p.batches[0].upTo = p.batches[0].upTo, nil
+	copy(p.batches[2:], p.batches[1:last])
+	p.batches[1] = b
+}

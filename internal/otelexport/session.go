@@ -60,12 +60,18 @@ func (s *Session) flush(ctx context.Context) (*RunMarks, error) {
 	for len(s.out.batches) > 0 {
 		b := s.out.batches[0]
 		err := s.sender.Send(ctx, b.td)
-		if rej, ok := errors.AsType[*Rejected](err); ok {
+		var rej *Rejected
+		var fault *RunFault
+		if errors.As(err, &rej) {
 			if s.rejected == nil {
 				s.rejected = &Rejected{}
 			}
 			s.rejected.add(rej)
 			err = nil
+		}
+		if errors.As(err, &fault) && fault.TooLarge && b.td.SpanCount() > 1 {
+			s.out.halve()
+			continue
 		}
 		if err != nil {
 			return reached, err

@@ -63,7 +63,7 @@ func inFile(name string, err error) error {
 	if d, ok := err.(delivered); ok {
 		return d.err
 	}
-	return &RunFault{fmt.Errorf("%s: %w", name, err)}
+	return &RunFault{Err: fmt.Errorf("%s: %w", name, err)}
 }
 
 // flushAt is how many pending spans make StoreRun deliver mid-run.
@@ -72,7 +72,7 @@ const flushAt = 4 * batchSpans
 func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m RunMarks, final bool, sent func(RunMarks) error) (RunMarks, error) {
 	meta, err := st.ReadRun(id)
 	if err != nil {
-		return m, &RunFault{err}
+		return m, &RunFault{Err: err}
 	}
 	r := Run{ID: id, CreatedAt: meta.CreatedAt, Meta: meta}
 	last := meta.CreatedAt

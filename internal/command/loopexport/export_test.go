@@ -132,6 +132,8 @@ type receiver struct {
 	partial int64
 	// failNth refuses that request (counting from 1) with failCode.
 	failNth int
+	// maxBody answers 413 to a larger request, as a proxy's limit does.
+	maxBody int
 }
 
 // count returns and resets the iteration spans counted with discard.
@@ -175,6 +177,11 @@ func newReceiverOn(t testing.TB, fail int, ln net.Listener) *receiver {
 		r.headers = append(r.headers, req.Header.Clone())
 		r.times = append(r.times, time.Now())
 		r.requests++
+		if r.maxBody > 0 && len(body) > r.maxBody {
+			r.mu.Unlock()
+			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
 		if r.requests <= r.fail || r.requests == r.failNth {
 			code, after := cmp.Or(r.failCode, http.StatusServiceUnavailable), r.retryAfter
 			r.mu.Unlock()

@@ -56,9 +56,9 @@ func stopped(ctx context.Context, opts *Options, checkpointed bool, id string) e
 // collector refused or rejected as they are); it stopped the export of
 // every run after it, on every try.
 func runFault(err error) bool {
-	_, rejected := errors.AsType[*otelexport.Rejected](err)
-	_, fault := errors.AsType[*otelexport.RunFault](err)
-	return rejected || fault
+	var rejected *otelexport.Rejected
+	var fault *otelexport.RunFault
+	return errors.As(err, &rejected) || errors.As(err, &fault)
 }
 
 // runFaults is the one error for the runs that failed on their own, once
