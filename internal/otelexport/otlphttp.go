@@ -147,14 +147,17 @@ func (h *HTTPSender) post(ctx context.Context, body []byte) (time.Duration, erro
 	if resp.StatusCode/100 == 3 {
 		return -1, fmt.Errorf("%s: %s to %q, not followed: it would lose the spans or send the headers elsewhere; give the collector's own URL as --endpoint", h.URL, resp.Status, resp.Header.Get("Location"))
 	}
-	err = fmt.Errorf("%s: %s%s", h.URL, resp.Status, answer(resp.Header, msg))
+	text := answer(resp.Header, msg)
+	err = fmt.Errorf("%s: %s%s", h.URL, resp.Status, text)
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return retryAfter(resp.Header.Get("Retry-After")), err
 	case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
-		// these spans, not the collector; a request too large is sent
-		// again in halves (a proxy's body limit: nginx's is 1 MiB)
-		return -1, &RunFault{Err: err, TooLarge: resp.StatusCode == http.StatusRequestEntityTooLarge}
+		// these spans, not the collector. A request too large is sent
+		// again in halves: a proxy's body limit (nginx's 1 MiB) says 413,
+		// the Collector's (max_request_body_size) a 400 saying so.
+		large := resp.StatusCode == http.StatusRequestEntityTooLarge || strings.HasSuffix(text, "request body too large")
+		return -1, &RunFault{Err: err, TooLarge: large}
 	}
 	return -1, err
 }
@@ -174,8 +177,13 @@ func KeepPost(req *http.Request, via []*http.Request) error {
 }
 
 // answer is the start of a text answer, for the error message.
+// The Collector answers an error as a protobuf google.rpc.Status, whose
+// message (field 2) is its text.
 func answer(hdr http.Header, msg []byte) string {
-	if !strings.HasPrefix(hdr.Get("Content-Type"), "text/") && !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
+	switch ct := hdr.Get("Content-Type"); {
+	case strings.HasPrefix(ct, "application/x-protobuf"):
+		msg, _ = protoField(msg, 2)
+	case !strings.HasPrefix(ct, "text/") && !strings.HasPrefix(ct, "application/json"):
 		return ""
 	}
 	s := oneLine(string(msg))

@@ -132,8 +132,10 @@ type receiver struct {
 	partial int64
 	// failNth refuses that request (counting from 1) with failCode.
 	failNth int
-	// maxBody answers 413 to a larger request, as a proxy's limit does.
-	maxBody int
+	// maxBody answers 413 to a larger request, as a proxy's limit does,
+	// or with collectorLimit the Collector's 400.
+	maxBody        int
+	collectorLimit bool
 }
 
 // count returns and resets the iteration spans counted with discard.
@@ -179,7 +181,14 @@ func newReceiverOn(t testing.TB, fail int, ln net.Listener) *receiver {
 		r.requests++
 		if r.maxBody > 0 && len(body) > r.maxBody {
 			r.mu.Unlock()
-			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+			if !r.collectorLimit {
+				http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+				return
+			}
+			// the Collector's answer: 400 and a google.rpc.Status
+			w.Header().Set("Content-Type", "application/x-protobuf")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write(append([]byte{0x08, 0x03, 0x12, 28}, "http: request body too large"...))
 			return
 		}
 		if r.requests <= r.fail || r.requests == r.failNth {

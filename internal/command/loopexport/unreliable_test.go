@@ -292,33 +292,39 @@ func TestOneRunDoesNotStopTheOthers(t *testing.T) {
 }
 
 // TestRequestTooLarge: a proxy's body limit (nginx's 1 MiB) answers 413
-// to a full batch, and the run was never sent, on every try. A request
-// too large is sent again in halves: every span arrives once. A single
-// span over the limit is a failure naming the 413.
+// to a full batch, the Collector's (max_request_body_size) a 400 whose
+// protobuf Status said why (the message showed only "400 Bad Request"),
+// and the run was never sent, on every try. A request too large is sent
+// again in halves: every span arrives once. A single span over the limit
+// is a failure naming the answer.
 func TestRequestTooLarge(t *testing.T) {
 	root := filepath.Join(t.TempDir(), ".loop")
 	bigRun(t, root, 300) // 1,501 spans: three requests
-	rcv := newReceiver(t, 0)
-	rcv.maxBody = 40 << 10
-	if _, code := run(t, root, "", "loop-export", "big", "--endpoint", rcv.url()); code != 0 {
-		t.Fatalf("exit %d, want the spans sent in smaller requests", code)
-	}
-	seen := map[string]int{}
-	for _, s := range rcv.take() {
-		seen[s.SpanID().String()]++
-	}
-	if len(seen) != 1501 {
-		t.Errorf("%d distinct spans received, want 1501", len(seen))
-	}
-	for id, n := range seen {
-		if n > 1 {
-			t.Errorf("span %s sent %d times", id, n)
+	for _, collector := range []bool{false, true} {
+		rcv := newReceiver(t, 0)
+		rcv.maxBody, rcv.collectorLimit = 40<<10, collector
+		if _, code := run(t, root, "", "loop-export", "big", "--endpoint", rcv.url()); code != 0 {
+			t.Fatalf("collector %v: exit %d, want the spans sent in smaller requests", collector, code)
 		}
-	}
-	rmCheckpoints(t, root)
-	rcv.maxBody = 100
-	_, errs, code := runEnv(t, root, "", nil, "loop-export", "big", "--endpoint", rcv.url())
-	if code != 1 || !strings.Contains(errs, "413 Request Entity Too Large") {
-		t.Errorf("a span over the limit: exit %d, stderr %q", code, errs)
+		seen := map[string]int{}
+		for _, s := range rcv.take() {
+			seen[s.SpanID().String()]++
+		}
+		if len(seen) != 1501 {
+			t.Errorf("collector %v: %d distinct spans received, want 1501", collector, len(seen))
+		}
+		for id, n := range seen {
+			if n > 1 {
+				t.Errorf("span %s sent %d times", id, n)
+			}
+		}
+		rmCheckpoints(t, root)
+		rcv.maxBody = 100
+		_, errs, code := runEnv(t, root, "", nil, "loop-export", "big", "--endpoint", rcv.url())
+		want := map[bool]string{false: "413 Request Entity Too Large", true: "400 Bad Request: http: request body too large"}[collector]
+		if code != 1 || !strings.Contains(errs, want) {
+			t.Errorf("a span over the limit: exit %d, stderr %q, want %q", code, errs, want)
+		}
+		rmCheckpoints(t, root)
 	}
 }
