@@ -59,42 +59,10 @@ exporters:
 // docs/otel.md gives them. LOOPKIT_JAEGER names the jaeger binary (.ci/run
 // builds github.com/jaegertracing/jaeger/cmd/jaeger once and caches it).
 func TestJaeger(t *testing.T) {
-	bin := os.Getenv("LOOPKIT_JAEGER")
-	if bin == "" {
-		t.Skip("LOOPKIT_JAEGER not set: no Jaeger binary to export to")
-	}
-	ports := freePorts(t, 3)
-	cfg := filepath.Join(t.TempDir(), "jaeger.yaml")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, jaegerConfig, ports[0], ports[1], ports[2]), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var logs strings.Builder
-	cmd := exec.Command(bin, "--config", "file:"+cfg)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("jaeger's log:\n%s", logs.String())
-		}
-	})
-	query := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
-	poll(t, exited, 60*time.Second, "jaeger's query API", func() bool {
-		resp, err := http.Get(query + "/api/services")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil && resp.StatusCode == 200
-	})
-
+	query, otlp, exited := startJaeger(t, "")
 	root, created := fixture(t)
 	// a base URL, as a person gives it: the exporter adds /v1/traces
-	if _, code := run(t, root, "", "loop-export", "fix", "--endpoint", fmt.Sprintf("http://127.0.0.1:%d", ports[2])); code != 0 {
+	if _, code := run(t, root, "", "loop-export", "fix", "--endpoint", otlp); code != 0 {
 		t.Fatalf("loop-export: exit %d", code)
 	}
 	tid := otelexport.TraceID("fix", created).String()
@@ -164,6 +132,48 @@ func TestJaeger(t *testing.T) {
 	}
 }
 
+// TestJaegerDownThenLimited: against the real Collector, down when the
+// export starts and then taking at most 60 KB a request (its
+// max_request_body_size, answered with a 400), a run of 1,501 spans is
+// retried until Jaeger is up, split below the limit, and arrives whole.
+func TestJaegerDownThenLimited(t *testing.T) {
+	query, otlp, exited, start := newJaeger(t, "        max_request_body_size: 60000\n")
+	root := filepath.Join(t.TempDir(), ".loop")
+	bigRun(t, root, 300)
+	cmd := exec.Command(os.Args[0], "big", "--endpoint", otlp, "--retry-for", "2m")
+	cmd.Env = append(os.Environ(), "LOOPKIT_TEST_EXEC=loop-export", "LOOP_STORE="+root)
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() { _ = cmd.Process.Kill(); <-done; done <- nil }()
+	start()
+	select {
+	case err := <-done:
+		done <- err
+		if err != nil {
+			t.Fatalf("loop-export: %v: %s", err, errb.String())
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("loop-export still running after 2 minutes")
+	}
+	data, err := os.ReadFile(filepath.Join(root, "runs", "big", "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		CreatedAt int64 `json:"created_at"`
+	}
+	_ = json.Unmarshal(data, &meta)
+	tid := otelexport.TraceID("big", meta.CreatedAt).String()
+	poll(t, exited, 30*time.Second, "the 1,501 spans in jaeger", func() bool {
+		return len(getTrace(query, tid).Spans) == 1501
+	})
+}
+
 type jaegerTrace struct {
 	Spans []jaegerSpan `json:"spans"`
 }
@@ -220,6 +230,58 @@ func poll(t *testing.T, exited chan error, d time.Duration, what string, ok func
 			t.Fatalf("no %s after %v", what, d)
 		}
 	}
+}
+
+// startJaeger starts Jaeger (LOOPKIT_JAEGER) with its OTLP/HTTP receiver
+// configured by receiverExtra (lines under its endpoint, indented), and
+// returns once its query API answers: its URL, the receiver's base URL,
+// and a channel that receives its exit.
+func startJaeger(t *testing.T, receiverExtra string) (query, otlp string, exited chan error) {
+	query, otlp, exited, start := newJaeger(t, receiverExtra)
+	start()
+	return query, otlp, exited
+}
+
+// newJaeger is startJaeger, started later by start (a collector not up
+// yet when the export begins).
+func newJaeger(t *testing.T, receiverExtra string) (query, otlp string, exited chan error, start func()) {
+	bin := os.Getenv("LOOPKIT_JAEGER")
+	if bin == "" {
+		t.Skip("LOOPKIT_JAEGER not set: no Jaeger binary to export to")
+	}
+	ports := freePorts(t, 3)
+	cfg := filepath.Join(t.TempDir(), "jaeger.yaml")
+	conf := fmt.Sprintf(jaegerConfig, ports[0], ports[1], ports[2])
+	conf = strings.Replace(conf, fmt.Sprintf("endpoint: 127.0.0.1:%d\n", ports[2]), fmt.Sprintf("endpoint: 127.0.0.1:%d\n", ports[2])+receiverExtra, 1)
+	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	query = fmt.Sprintf("http://127.0.0.1:%d", ports[0])
+	exited = make(chan error, 1)
+	start = func() {
+		var logs strings.Builder
+		cmd := exec.Command(bin, "--config", "file:"+cfg)
+		cmd.Stdout, cmd.Stderr = &logs, &logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { exited <- cmd.Wait() }()
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			<-exited
+			if t.Failed() {
+				t.Logf("jaeger's log:\n%s", logs.String())
+			}
+		})
+		poll(t, exited, 60*time.Second, "jaeger's query API", func() bool {
+			resp, err := http.Get(query + "/api/services")
+			if err == nil {
+				resp.Body.Close()
+			}
+			return err == nil && resp.StatusCode == 200
+		})
+	}
+	return query, fmt.Sprintf("http://127.0.0.1:%d", ports[2]), exited, start
 }
 
 // freePorts are n loopback ports free a moment ago.
