@@ -19,6 +19,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/lookpath"
 	"github.com/loopkit/loopkit/internal/runconfig"
@@ -74,6 +75,9 @@ func Check(s *runconfig.Settings) error {
 	}
 	if err := AgentRunnable(s.Agent[0], s.Dir); err != nil {
 		return err
+	}
+	if msg, _ := PromptArg(s); msg != "" { // a SPEC's is checked once found
+		return errors.New(msg)
 	}
 	if err := ValidationRunnable(s.Validate, s.Dir); err != nil {
 		return err
@@ -145,6 +149,17 @@ func workTreeHere(top, gitTop string) error {
 	}
 	return fmt.Errorf("the repository at %s has its work tree at %s (core.worktree), not the folder holding its .git: "+
 		"run the loop in a worktree of it (git worktree add), or git config --unset core.worktree", top, gitTop)
+}
+
+// PromptArg checks the prompt file against what an agent argument can
+// hold when the agent takes the prompt as {prompt}: an error when it is
+// too long already, a warning when the progress block may make it so.
+func PromptArg(s *runconfig.Settings) (err, warn string) {
+	fi, serr := os.Stat(s.Prompt)
+	if s.Prompt == "" || serr != nil {
+		return "", ""
+	}
+	return agent.PromptArgProblem(s.Agent, "prompt "+s.Prompt, fi.Size())
 }
 
 // AgentRunnable says why the agent command could not be started: not on

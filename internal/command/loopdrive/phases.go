@@ -13,6 +13,7 @@ import (
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/queue"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runcheck"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/runname"
 	"github.com/loopkit/loopkit/internal/safefile"
@@ -74,6 +75,13 @@ func (h *holder) phases(o *PhaseOptions, set *runconfig.Settings, run *record.Ru
 	// the run's artifact (seed 003): the plan it works through, else its spec
 	if run.ArtifactPath = run.PlanPath; run.ArtifactPath == nil {
 		run.ArtifactPath = run.SpecPath
+	}
+	// a prompt too long for {prompt} would fail the first step, the run
+	// made (and named: a paid call)
+	if msg, w := runcheck.PromptArg(set); msg != "" {
+		return cli.Usagef("%s", msg)
+	} else if w != "" {
+		h.emit("warning", w)
 	}
 	if err := h.name(set, run); err != nil { // on the naming model, not model's
 		return err

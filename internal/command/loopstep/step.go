@@ -70,9 +70,9 @@ type Options struct {
 	Transcripts     string       `long:"transcripts" value-name:"T" default:"keep" config:"transcripts" hidden:"true" description:"keep, or drop the agent's words (also LOOP_TRANSCRIPTS; hidden: the help is full)" unquote:"false"`
 }
 
-// promptArgMax is the largest prompt passed as an argument: beyond it
-// command lines hit the kernel's per-argument limit (128 KiB on Linux).
-const promptArgMax = 100 << 10
+// promptArgMax is the largest prompt passed as an argument (loop-drive
+// new checks the prompt file against it too).
+const promptArgMax = agent.PromptArgMax
 
 // Main is loop-step.
 func Main(env *cli.Env) error {
