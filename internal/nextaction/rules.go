@@ -125,8 +125,24 @@ func StopExit(status string) int {
 	return exitcode.Failed
 }
 
+// ReasonChars caps a stop's reason: one line for the terminal and
+// run.json, and an argument of the driver's to loop-record, where one
+// over 128 KiB cannot be passed at all (the run was never marked).
+const ReasonChars = 1000
+
+// WhyChars caps what a reason quotes of a step's or validation's output.
+const WhyChars = 300
+
 func stop(status, reason string) Action {
-	return Action{Kind: Stop, Status: status, Reason: reason, Exit: StopExit(status)}
+	return Action{Kind: Stop, Status: status, Reason: headChars(reason, ReasonChars), Exit: StopExit(status)}
+}
+
+// headChars is the first n characters of s, "…" marking a cut.
+func headChars(s string, n int) string {
+	if h := record.HeadChars(s, n); h != s {
+		return h + "…"
+	}
+	return s
 }
 
 // statusNotGiven: the run's own driver finds it completed, stuck or
@@ -262,7 +278,7 @@ func validationCannotRun(in *Input) (Action, bool) {
 		return Action{}, false
 	}
 	lines := strings.Split(strings.TrimSpace(it.Stderr), "\n")
-	why := strings.TrimSpace(lines[len(lines)-1])
+	why := headChars(strings.TrimSpace(lines[len(lines)-1]), WhyChars)
 	low := strings.ToLower(it.Stderr)
 	if !strings.Contains(low, "not found") && !strings.Contains(low, "permission denied") {
 		return Action{}, false

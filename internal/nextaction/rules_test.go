@@ -113,6 +113,11 @@ func TestDecide(t *testing.T) {
 				it.ExitCode, it.Stderr = 126, "sh: 1: ./check.sh: Permission denied\n"
 			})},
 			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "validation cannot run: sh: 1: ./check.sh: Permission denied (exit 126)", Rule: "validation_cannot_run"}},
+		{"validation not found, a long last line", run("running", nil),
+			[]*record.IterationLog{with(iter(1, "fail", 0, true), func(it *record.IterationLog) {
+				it.ExitCode, it.Stderr = 127, "sh: 1: foo: not found\n"+strings.Repeat("v", 200_000)+"\n"
+			})},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "validation cannot run: " + strings.Repeat("v", WhyChars) + "… (exit 127)", Rule: "validation_cannot_run"}},
 		{"a test's own 127 is a failure", run("running", nil),
 			[]*record.IterationLog{with(iter(1, "fail", 0, true), func(it *record.IterationLog) {
 				it.ExitCode, it.Stderr = 127, "FAIL: TestX\n"
@@ -318,5 +323,15 @@ func TestDecideCannotWorkAttempt(t *testing.T) {
 	}
 	if got := Decide(&Input{Run: run, Recent: recent}, Rules); got.Kind != Iterate {
 		t.Errorf("without the attempt: %+v", got)
+	}
+}
+
+// A stop's reason is one line the driver passes to loop-record as an
+// argument: however long what it quotes, it stays far below the kernel's
+// 128 KiB for one argument.
+func TestStopReasonCapped(t *testing.T) {
+	a := stop("failed", strings.Repeat("é", 200_000))
+	if want := strings.Repeat("é", ReasonChars) + "…"; a.Reason != want {
+		t.Errorf("reason of %d bytes, want %d", len(a.Reason), len(want))
 	}
 }
