@@ -4,6 +4,7 @@ package report
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -149,6 +150,12 @@ func cell(s string) string {
 // HypothesesPlaceholder is the Hypotheses section of a fresh stuck report.
 const HypothesesPlaceholder = "_Left for a person or a follow-up agent step (`loop run --stuck-agent`): what is the root cause, and what should the next attempt do differently?_\n\n1. \n2. \n3. \n"
 
+// HistoryRows is how many iterations the stuck report lists, the last
+// ones: the stuck agent reads the report whole as its prompt, and one row
+// per iteration of a long run made it grow without bound (past what an
+// agent's {prompt} argument takes, and paid for in tokens).
+const HistoryRows = 50
+
 // Stuck renders the stuck report.
 func Stuck(run *record.Run, task string, c *Collector) string {
 	var b strings.Builder
@@ -166,16 +173,29 @@ func Stuck(run *record.Run, task string, c *Collector) string {
 	writeWatchdog(&b, run.Watchdog)
 	b.WriteString("\n## Hypotheses\n\n")
 	b.WriteString(HypothesesPlaceholder)
-	b.WriteString("\n## Verification History\n\n| Run | Status | Primary Failure |\n|-----|--------|-----------------|\n")
-	for _, r := range c.Rows {
+	rows, trouble := c.Rows, c.AgentTrouble
+	b.WriteString("\n## Verification History\n\n")
+	if n := len(rows) - HistoryRows; n > 0 {
+		rows = rows[n:]
+		fmt.Fprintf(&b, "The last %d iterations; `loop-view logs %s` lists all %d.\n\n", HistoryRows, run.RunID, len(c.Rows))
+	}
+	b.WriteString("| Run | Status | Primary Failure |\n|-----|--------|-----------------|\n")
+	for _, r := range rows {
 		fmt.Fprintf(&b, "| iteration %d | %s | %s |\n", r.Iteration, r.Status, r.PrimaryFailure)
 	}
-	if len(c.AgentTrouble) > 0 {
+	if len(trouble) > 0 {
 		b.WriteString("\n## Agent Failures\n\n")
-		writeList(&b, c.AgentTrouble)
+		if n := len(trouble) - HistoryRows; n > 0 {
+			trouble = trouble[n:]
+			fmt.Fprintf(&b, "The last %d of %d.\n\n", HistoryRows, len(c.AgentTrouble))
+		}
+		writeList(&b, trouble)
 	}
 	b.WriteString("\n## Artifact References\n\n")
-	for _, r := range c.Rows {
+	if len(rows) < len(c.Rows) {
+		fmt.Fprintf(&b, "- iterations 1 to %d: %s/\n", rows[0].Iteration-1, filepath.Dir(rows[0].Dir))
+	}
+	for _, r := range rows {
 		fmt.Fprintf(&b, "- iteration %d: %s/\n", r.Iteration, r.Dir)
 	}
 	b.WriteString("\n## Files Modified\n\n")

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -92,5 +93,36 @@ func TestAgentTextStaysInItsPlace(t *testing.T) {
 		if !strings.Contains(doc, `- x\n## Hypotheses\n1. forged\n.go`+"\n") {
 			t.Errorf("%s: file name not on one line:\n%s", name, doc)
 		}
+	}
+}
+
+// A long run's stuck report lists its last iterations, not every one: the
+// stuck agent reads it whole as its prompt (1,000 rows were 135 KB, past
+// what {prompt} takes). The count and where the rest are stay.
+func TestStuckReportOfALongRun(t *testing.T) {
+	small, long := &Collector{}, &Collector{}
+	code, msg := 1, "boom"
+	for i := 1; i <= 1000; i++ {
+		it := &record.IterationLog{Iteration: i, Status: "fail", ExitCode: 1, Stdout: "FAIL: TestX\n",
+			Agent: &record.Agent{ExitCode: &code, Error: &msg}}
+		dir := "/s/runs/R/iterations/" + strconv.Itoa(i)
+		long.Add(it, dir)
+		if i <= 10 {
+			small.Add(it, dir)
+		}
+	}
+	run := &record.Run{RunID: "R"}
+	doc := Stuck(run, "task", long)
+	if base := len(Stuck(run, "task", small)); len(doc) > base*5+1000 {
+		t.Errorf("report of 1000 iterations is %d bytes (10: %d)", len(doc), base)
+	}
+	for _, want := range []string{"after 1000 verification attempts", "`loop-view logs R` lists all 1000",
+		"| iteration 951 |", "| iteration 1000 |", "- iterations 1 to 950: /s/runs/R/iterations/", "The last 50 of 1000."} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(doc, "| iteration 950 |") || strings.Contains(doc, "iteration 950:") {
+		t.Error("report lists iteration 950")
 	}
 }
