@@ -293,7 +293,7 @@ func (c *claude) apiError(kind, msg string) {
 			kind = k
 		}
 	}
-	if kind == "" {
+	if kind = unpaid(kind, msg); kind == "" {
 		kind = record.ErrorKindAPI
 	}
 	for _, e := range c.res.Errors {

@@ -59,7 +59,7 @@ func kindOfCode(code string) string {
 	switch strings.ToLower(strings.TrimSpace(code)) {
 	case "authentication_failed", "authentication_error", "unauthenticated", "401", "oauth_org_not_allowed":
 		return record.ErrorKindAuthentication
-	case "billing_error", "permission_error", "permission_denied", "403":
+	case "billing_error", "permission_error", "permission_denied", "403", "402", "payment_required", "insufficient_quota":
 		return record.ErrorKindPermission
 	case "rate_limit", "rate_limit_error", "resource_exhausted", "429":
 		return record.ErrorKindRateLimit
@@ -87,9 +87,38 @@ var (
 	limText = lazyRegexp(`(?i)usage limit|(session|weekly|daily|usage|rate|5-hour|five[_ -]hour|opus|sonnet) limit (reached|exceeded|hit)|hit your [\w -]{0,20}limit|reached your [\w -]{0,20}limit|rate[_ ]limit(ed| exceeded|_error)|too many requests|\b429\b|RESOURCE_EXHAUSTED|quota exceeded|exceeded your current quota|out of (credits|quota)`)
 )
 
+var (
+	// billText: an account out of credit, which no wait mends: OpenAI's
+	// 429 insufficient_quota ("You exceeded your current quota, please
+	// check your plan and billing details"; Codex: "Quota exceeded. Check
+	// your plan and billing details."), Anthropic's "credit balance is too
+	// low", OpenRouter's 402 "Insufficient credits".
+	billText = lazyRegexp(`(?i)insufficient[_ ](quota|credits|funds|balance)|credit balance is too low|check your plan and billing details|enable billing|payment required|\b402\b`)
+	// waitText: the same words from a limit that lifts (Google's 429 says
+	// "check your plan and billing details" too, with its rate-limits page
+	// and "Please retry in 34s").
+	waitText = lazyRegexp(`(?i)retry in|try again|retry[-_ ]after|resets? (at|in)\b|rate[-_ ]limit|RESOURCE_EXHAUSTED|per (minute|hour|day)\b`)
+)
+
+// unpaid corrects a kind its status or words gave to an error that says
+// the account is out of credit: it is permission, the account may not
+// do this, not a rate limit to wait out nor a request to send again.
+func unpaid(kind, msg string) string {
+	switch kind {
+	case "", record.ErrorKindAPI, record.ErrorKindRateLimit, record.ErrorKindInvalidRequest:
+		if billText().MatchString(msg) && !waitText().MatchString(msg) {
+			return record.ErrorKindPermission
+		}
+	}
+	return kind
+}
+
 // classify names the kind of an error message by its words; "" when it
 // says nothing recognisable.
 func classify(msg string) string {
+	if k := unpaid("", msg); k != "" {
+		return k
+	}
 	switch {
 	case limText().MatchString(msg):
 		return record.ErrorKindRateLimit
@@ -111,7 +140,7 @@ func (r *Result) errorText(msg, kind string, now time.Time) {
 	if kind == "" {
 		kind = classify(msg)
 	}
-	if kind == "" {
+	if kind = unpaid(kind, msg); kind == "" {
 		kind = record.ErrorKindAPI
 	}
 	r.fail(kind, msg)
@@ -224,7 +253,7 @@ func (r *Result) textLimit(text string, lastLines int, now time.Time) {
 		} else {
 			text = ""
 		}
-		if limitNotice().MatchString(ln) {
+		if limitNotice().MatchString(ln) && unpaid(record.ErrorKindRateLimit, ln) == record.ErrorKindRateLimit {
 			r.limit(resetTime(ln, now), ln)
 			return
 		}

@@ -120,6 +120,27 @@ func TestErrorKinds(t *testing.T) {
 		{"opencode 1.18.33 context too long", FormatOpencode, lines(
 			`{"type":"error","timestamp":1795671781042,"sessionID":"ses_1","error":{"name":"ContextOverflowError","data":{"message":"Your input exceeds the context window of this model. Please adjust your input and try again.","responseBody":"{\"error\":{\"code\":\"context_length_exceeded\",\"message\":\"Your input exceeds the context window of this model. Please adjust your input and try again.\",\"param\":null,\"type\":\"invalid_request_error\"}}\n"}}}`),
 			"invalid_request", "ContextOverflowError", false, 0},
+		// An account out of credit is no rate limit: no wait mends it.
+		// Codex 0.171.0 and opencode 1.18.33 against OpenAI's 429
+		// insufficient_quota (the agent matrix's billing case); Google's
+		// 429 says "billing details" too, with a retry time: still a limit.
+		{"codex 0.171 insufficient_quota", FormatCodex, lines(
+			`{"type":"turn.started"}`,
+			`{"type":"error","message":"Quota exceeded. Check your plan and billing details."}`,
+			`{"type":"turn.failed","error":{"message":"Quota exceeded. Check your plan and billing details."}}`),
+			"permission", "Quota exceeded. Check your plan and billing details.", false, 0},
+		{"opencode insufficient_quota with its status", FormatOpencode, lines(
+			`{"type":"error","timestamp":1,"sessionID":"ses_1","error":{"name":"APIError","data":{"message":"You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.","statusCode":429,"isRetryable":true}}}`),
+			"permission", "exceeded your current quota", false, 0},
+		{"openrouter 402", FormatOpencode, lines(
+			`{"type":"error","timestamp":1,"sessionID":"ses_1","error":{"name":"APIError","data":{"message":"Insufficient credits. Add more using https://openrouter.ai/settings/credits","statusCode":402}}}`),
+			"permission", "Insufficient credits", false, 0},
+		{"gemini 429 naming billing details is a limit", FormatGemini, lines(
+			`{"type":"init","timestamp":"t","session_id":"g","model":"gemini-2.5-flash"}`,
+			`{"type":"result","timestamp":"t","status":"error","error":{"type":"unknown","message":"[API Error: You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.]"},"stats":{"total_tokens":0,"input_tokens":0,"output_tokens":0,"cached":0,"input":0,"duration_ms":1,"tool_calls":0}}`),
+			"rate_limit", "exceeded your current quota", true, 0},
+		{"text: insufficient quota on stderr's last line is no limit", FormatText, "working\nError: 429 You exceeded your current quota, please check your plan and billing details.\n",
+			"", "", false, 0},
 		{"text: a discussion of rate limits earlier is no limit", FormatText, "I added a rate limit exceeded check to the API.\nAll tests pass.\nmore\nlines\nhere\nand\nmore\n",
 			"", "", false, 0},
 	} {

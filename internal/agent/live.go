@@ -232,6 +232,7 @@ func (n *Notice) kindFromText(msg string) {
 			n.Kind = k
 		}
 	}
+	n.Kind = unpaid(n.Kind, msg)
 }
 
 // textNotice reads Gemini CLI's and opencode's stderr lines.

@@ -41,6 +41,12 @@ func TestLiveNotice(t *testing.T) {
 			"opencode", "authentication", 0, 0, 0, ""},
 		{`ERROR 2026-11-26T02:00:00 +70ms service=session.processor error=Rate limit reached stream error AI_APICallError: Rate limit reached`,
 			"opencode", "rate_limit", 0, 0, 0, ""},
+		// opencode 1.18.33 against OpenAI's 429 insufficient_quota: the
+		// account is out of credit, stopped as a refused key is
+		{`timestamp=2026-11-27T23:49:30.396Z level=ERROR run=fb2aa513 message="stream error" providerID=scripted modelID=scripted-model small=false agent=build mode=primary error.error="AI_APICallError: You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors."`,
+			"opencode", "permission", 0, 0, 0, ""},
+		{`{"type":"error","message":"Reconnecting... 1/5 (unexpected status 429 Too Many Requests: insufficient_quota)"}`,
+			"codex", "permission", 429, 1, 0, ""},
 	} {
 		n := LiveNotice([]byte(tc.line), now)
 		if n == nil {

@@ -123,7 +123,7 @@ func (geminiWire) writeError(w http.ResponseWriter, kind string, retryAfter int)
 	msg := map[string]string{
 		FaultAuth:       "API key not valid. Please pass a valid API key.",
 		FaultPermission: "Permission denied: Consumer 'api_key:scripted' has been suspended.",
-		FaultRateLimit:  "You exceeded your current quota, please check your plan and billing details.",
+		FaultRateLimit:  "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.",
 		FaultServer:     "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting",
 		FaultOverloaded: "The model is overloaded. Please try again later.",
 		FaultContext:    "The input token count (1212345) exceeds the maximum number of tokens allowed (1048576).",

@@ -102,7 +102,8 @@ func Load(path string) (*Scenario, error) {
 func (s *Scenario) check() error {
 	if s.Fault != nil {
 		switch s.Fault.Kind {
-		case FaultAuth, FaultPermission, FaultRateLimit, FaultServer, FaultOverloaded, FaultContext, FaultStall, FaultHang, FaultTruncated, FaultMalformed:
+		case FaultAuth, FaultPermission, FaultRateLimit, FaultServer, FaultOverloaded, FaultContext, FaultStall, FaultHang, FaultTruncated, FaultMalformed,
+			FaultBilling, FaultModel, FaultBadGateway, FaultReset, FaultRedirect:
 		default:
 			return fmt.Errorf("scenario: unknown fault kind %q", s.Fault.Kind)
 		}

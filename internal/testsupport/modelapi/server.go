@@ -92,6 +92,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && (strings.HasSuffix(p, ":generateContent") || strings.HasSuffix(p, ":streamGenerateContent")):
 		rec.Wire = WireGemini
 		s.generate(w, r, rec, body, geminiWire{stream: strings.HasSuffix(p, ":streamGenerateContent"), model: geminiModel(p)})
+	case p == portalPath: // where FaultRedirect sends the client
+		s.log(rec, nil)
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, portalPage)
 	case r.Method == http.MethodHead: // connectivity checks (Claude Code's /api/hello)
 		s.log(rec, nil)
 		w.WriteHeader(200)
@@ -190,6 +194,8 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, rec Request, b
 		wi.writeStall(w, model, t, id)
 		wi.writeMalformed(w)
 		flush(w)
+	case FaultBilling, FaultModel, FaultBadGateway, FaultReset, FaultRedirect:
+		writeExtraFault(w, r, wi, f.Kind, model)
 	default:
 		retry := f.RetryAfter
 		if f.NoRetryAfter {
