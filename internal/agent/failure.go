@@ -65,7 +65,9 @@ func kindOfCode(code string) string {
 		return record.ErrorKindRateLimit
 	case "overloaded", "overloaded_error", "server_error", "api_error", "unavailable", "500", "502", "503", "504", "529":
 		return record.ErrorKindOverloaded
-	case "invalid_request", "invalid_request_error", "invalid_argument", "not_found_error", "request_too_large", "400", "404", "413":
+	case "model_not_found", "not_found_error", "not_found", "404":
+		return record.ErrorKindNoModel
+	case "invalid_request", "invalid_request_error", "invalid_argument", "request_too_large", "400", "413":
 		return record.ErrorKindInvalidRequest
 	case "":
 		return ""
@@ -84,7 +86,13 @@ var (
 	// Codex's quoted 400 ({"type":"error","status":400,"error":{"type":
 	// "invalid_request_error",…}}, "unexpected status 400 Bad Request").
 	reqText = lazyRegexp(`(?i)context window|context[_ ]length|maximum context|ContextOverflow|prompt is too long|exceeds the maximum number of tokens|\bINVALID_ARGUMENT\b|"code":\s*400\b|"status":\s*400\b|invalid_request_error|\b400 Bad Request\b`)
-	limText = lazyRegexp(`(?i)usage limit|(session|weekly|daily|usage|rate|5-hour|five[_ -]hour|opus|sonnet) limit (reached|exceeded|hit)|hit your [\w -]{0,20}limit|reached your [\w -]{0,20}limit|rate[_ ]limit(ed| exceeded|_error)|too many requests|\b429\b|RESOURCE_EXHAUSTED|quota exceeded|exceeded your current quota|out of (credits|quota)`)
+	// modelText: the model asked for does not exist (OpenAI's "The model
+	// `x` does not exist or you do not have access to it.", Google's
+	// "models/x is not found for API version v1beta", Claude Code's
+	// "There's an issue with the selected model (x)"); not Codex's notice
+	// "Model metadata for `x` not found. Defaulting to fallback metadata".
+	modelText = lazyRegexp(`(?i)\bmodel_not_found\b|\bthe model\s+\S{1,100}\s+does not exist|\bmodels/\S{1,100} is not found|issue with the selected model|\b(unknown|invalid) model\b|\bmodel not found\b`)
+	limText   = lazyRegexp(`(?i)usage limit|(session|weekly|daily|usage|rate|5-hour|five[_ -]hour|opus|sonnet) limit (reached|exceeded|hit)|hit your [\w -]{0,20}limit|reached your [\w -]{0,20}limit|rate[_ ]limit(ed| exceeded|_error)|too many requests|\b429\b|RESOURCE_EXHAUSTED|quota exceeded|exceeded your current quota|out of (credits|quota)`)
 )
 
 var (
@@ -128,6 +136,8 @@ func classify(msg string) string {
 		return record.ErrorKindPermission
 	case overText().MatchString(msg):
 		return record.ErrorKindOverloaded
+	case modelText().MatchString(msg):
+		return record.ErrorKindNoModel
 	case reqText().MatchString(msg):
 		return record.ErrorKindInvalidRequest
 	}

@@ -141,6 +141,27 @@ func TestErrorKinds(t *testing.T) {
 			"rate_limit", "exceeded your current quota", true, 0},
 		{"text: insufficient quota on stderr's last line is no limit", FormatText, "working\nError: 429 You exceeded your current quota, please check your plan and billing details.\n",
 			"", "", false, 0},
+		// A model the API does not have (404): every iteration would fail
+		// the same. Claude Code 2.1.332, Codex 0.171.0 and Gemini CLI
+		// 0.61.0 against the agent matrix's no_model case (usage trimmed).
+		{"claude 2.1.332 no such model", FormatClaude, lines(
+			`{"type":"assistant","message":{"id":"m","model":"<synthetic>","role":"assistant","type":"message","content":[{"type":"text","text":"There's an issue with the selected model (claude-sonnet-4-5). It may not exist or you may not have access to it. Run --model to pick a different model."}]},"session_id":"s","error":"model_not_found","is_api_error_message":true,"api_error_status":404,"api_error_type":"not_found_error"}`,
+			`{"type":"result","subtype":"success","is_error":true,"result":"There's an issue with the selected model (claude-sonnet-4-5). It may not exist or you may not have access to it. Run --model to pick a different model.","api_error_status":404,"api_error_type":"not_found_error","session_id":"s","total_cost_usd":0}`),
+			"model_not_found", "issue with the selected model", false, 0},
+		{"codex 0.171 no such model", FormatCodex, lines(
+			`{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `+"`gpt-scripted`"+` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."}}`,
+			`{"type":"turn.started"}`,
+			`{"type":"error","message":"The model `+"`gpt-scripted`"+` does not exist or you do not have access to it."}`,
+			`{"type":"turn.failed","error":{"message":"The model `+"`gpt-scripted`"+` does not exist or you do not have access to it."}}`),
+			"model_not_found", "does not exist", false, 0},
+		{"gemini 0.61 no such model", FormatGemini, lines(
+			`{"type":"init","timestamp":"t","session_id":"g","model":"gemini-2.5-flash"}`,
+			`{"type":"result","timestamp":"t","status":"error","error":{"type":"unknown","message":"[API Error: models/gemini-2.5-flash is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.]"},"stats":{"total_tokens":0,"input_tokens":0,"output_tokens":0,"cached":0,"input":0,"duration_ms":0,"tool_calls":0}}`),
+			"model_not_found", "is not found", false, 0},
+		{"codex's fallback notice names no missing model", FormatCodex, lines(
+			`{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `+"`gpt-fake`"+` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."}}`,
+			`{"type":"turn.failed","error":{"message":"stream disconnected before completion: error sending request"}}`),
+			"api_error", "error sending request", false, 0},
 		{"text: a discussion of rate limits earlier is no limit", FormatText, "I added a rate limit exceeded check to the API.\nAll tests pass.\nmore\nlines\nhere\nand\nmore\n",
 			"", "", false, 0},
 	} {

@@ -310,6 +310,9 @@ func TestDecideCannotWorkAttempt(t *testing.T) {
 		{&record.Agent{ExitCode: ptr(127), Error: ptr("exit status 127: claude: not found")},
 			"agent could not start: exit status 127: claude: not found"},
 		{&record.Agent{ExitCode: ptr(1), ErrorKind: ptr("auth_expired")}, "agent cannot work: auth_expired error"},
+		// no such model: each iteration would fail the same, validation and all
+		{&record.Agent{ExitCode: ptr(1), Error: ptr("codex turn.failed: The model `gpt-5.9` does not exist or you do not have access to it."), ErrorKind: ptr(record.ErrorKindNoModel)},
+			"agent cannot work: codex turn.failed: The model `gpt-5.9` does not exist or you do not have access to it."},
 	} {
 		if k := deref(tc.ag.ErrorKind); k == "auth_expired" {
 			record.CannotWorkKinds[k] = true

@@ -131,18 +131,20 @@ const (
 	ErrorKindRateLimit      = "rate_limit"     // usage or rate limit reached
 	ErrorKindOverloaded     = "overloaded"     // the service is busy (5xx, overloaded)
 	ErrorKindInvalidRequest = "invalid_request"
-	ErrorKindMaxTurns       = "max_turns"  // the CLI stopped at its own limit of model turns
-	ErrorKindMaxBudget      = "max_budget" // the CLI stopped at its own spending limit
-	ErrorKindAPI            = "api_error"  // any other error the agent reported
+	ErrorKindNoModel        = "model_not_found" // the API has no such model (404), or not for this account
+	ErrorKindMaxTurns       = "max_turns"       // the CLI stopped at its own limit of model turns
+	ErrorKindMaxBudget      = "max_budget"      // the CLI stopped at its own spending limit
+	ErrorKindAPI            = "api_error"       // any other error the agent reported
 )
 
 // CannotWorkKinds are the error kinds of a step that could not have done
 // any work, however often it is tried: no login, no permission, no
-// program. A feature that recognises another such failure adds its kind.
+// program, no such model. A feature that recognises another such failure adds its kind.
 var CannotWorkKinds = map[string]bool{
 	ErrorKindNotFound:       true,
 	ErrorKindAuthentication: true,
 	ErrorKindPermission:     true,
+	ErrorKindNoModel:        true,
 }
 
 // CannotWork says whether a step with this error kind and exit code could

@@ -81,7 +81,7 @@ var cases = []matrixCase{
 	{name: "slow_tokens", validate: validateNotes, eventDelay: 300 * time.Millisecond},
 	{name: "cancel_hang", fault: modelapi.FaultHang, validate: validateNotes, cancel: true},
 	{name: "billing", fault: modelapi.FaultBilling, kind: "permission", validate: validateNotes}, // out of credit: no wait mends it
-	{name: "no_model", fault: modelapi.FaultModel, validate: validateNotes},
+	{name: "no_model", fault: modelapi.FaultModel, kind: "model_not_found", validate: validateNotes},
 	{name: "bad_gateway", fault: modelapi.FaultBadGateway, validate: validateNotes},
 	{name: "reset", fault: modelapi.FaultReset, validate: validateNotes},
 	{name: "redirect", fault: modelapi.FaultRedirect, validate: validateNotes},
@@ -347,7 +347,7 @@ func (h *harness) timingTargets(tc matrixCase, step map[string]any) {
 	ended, _ := num(step["ended_at"])
 	endedAt := time.UnixMilli(int64(ended))
 	switch tc.fault {
-	case modelapi.FaultAuth, modelapi.FaultPermission, modelapi.FaultBilling:
+	case modelapi.FaultAuth, modelapi.FaultPermission, modelapi.FaultBilling, modelapi.FaultModel:
 		h.expect("auth-10s", ended > 0 && endedAt.Sub(first) <= 10*time.Second, "the step ended %s after the first refused request", endedAt.Sub(first).Round(100*time.Millisecond))
 		h.expect("auth-exit-3", h.exit == 3, "exit %d, want 3 (failed)", h.exit)
 	case modelapi.FaultRateLimit:
