@@ -96,6 +96,11 @@ type Result struct {
 	ToolCallsDropped int
 	// Skipped counts lines left unparsed: not JSON, too long, torn.
 	Skipped int
+	// Unfinished names the end of its stream the agent never printed
+	// (Claude's result line, Codex's turn.completed, Gemini's result), ""
+	// when it did or its format has none: an agent that exits 0 without
+	// it stopped before its work did.
+	Unfinished string
 }
 
 // Warner receives parser warnings (charmbracelet/log's Warn fits).

@@ -162,6 +162,9 @@ func (c *claude) message(m *claudeMsg, raw []byte) {
 		if m.Subtype == "init" && m.Model != "" {
 			c.res.Model = strings.Clone(m.Model)
 		}
+		if m.Subtype == "init" && c.label == FormatClaude {
+			c.session(m.SessionID) // a session begun, whose result must come
+		}
 	case "rate_limit_event":
 		c.rateLimitEvent(m, raw)
 	case "tool_call":

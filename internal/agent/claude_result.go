@@ -124,6 +124,11 @@ func (c *claude) finish() *Result {
 	if c.res.FinalMessage == "" {
 		c.res.FinalMessage = c.finalText()
 	}
+	// the last session's result (an init and a result naming different
+	// sessions are two sessions: the last one ended)
+	if n := len(c.sessions); n > 0 && !c.sessions[n-1].gotResult {
+		c.res.Unfinished = "result line"
+	}
 	c.res.ToolCalls = c.calls.all()
 	c.res.ToolCallsDropped = c.calls.dropped
 	return &c.res

@@ -76,6 +76,9 @@ type codex struct {
 	anyMessage string
 	lastNotice string // the last retry notice ("Reconnecting... 2/5 …")
 	completed  bool
+	// turns counts turn.started not yet ended by turn.completed or
+	// turn.failed
+	turns int
 	// thread is the latest thread.started's id; byThread each thread's
 	// usage, in the order first seen (see turnCompleted).
 	thread   string
@@ -127,6 +130,9 @@ func parseCodex(br *bufio.Reader, w *penv) (*Result, error) {
 		// Only retry notices and no turn ended: say what it was retrying.
 		res.errorText("codex: "+c.lastNotice, "", w.now)
 	}
+	if c.turns > 0 {
+		res.Unfinished = "turn.completed"
+	}
 	res.ToolCalls = c.cs.all()
 	res.ToolCallsDropped = c.cs.dropped
 	return res, nil
@@ -149,12 +155,16 @@ func (c *codex) apply(ev *codexEvent) {
 			res.SessionID = strings.Clone(ev.ThreadID)
 		}
 		c.thread = strings.Clone(ev.ThreadID)
+	case "turn.started":
+		c.turns++
 	case "turn.completed":
 		c.completed = true
+		c.turns--
 		if ev.Usage != nil {
 			c.threadUsage(ev.Usage.usage())
 		}
 	case "turn.failed":
+		c.turns--
 		msg := "codex turn.failed"
 		if ev.Error != nil && ev.Error.Message != "" {
 			msg += ": " + ev.Error.Message

@@ -81,6 +81,9 @@ type gemini struct {
 	// 2 failed with status 429…", RESOURCE_EXHAUSTED), until a result that
 	// succeeded after it says the CLI got through.
 	limitLine string
+	// started: stream-json's init came; ended: a result (or the json
+	// object) after it
+	started, ended bool
 }
 
 func parseGemini(br *bufio.Reader, w *penv) (*Result, error) {
@@ -115,6 +118,9 @@ func parseGemini(br *bufio.Reader, w *penv) (*Result, error) {
 	if g.limitLine != "" && g.res.RateLimit == nil {
 		g.res.errorText("gemini: "+g.limitLine, record.ErrorKindRateLimit, w.now)
 	}
+	if g.started && !g.ended {
+		g.res.Unfinished = "result"
+	}
 	if g.res.FinalMessage == "" {
 		g.res.FinalMessage = strings.TrimSpace(g.text.String())
 	}
@@ -139,6 +145,7 @@ func (g *gemini) event(ev *geminiEvent) {
 	}
 	switch ev.Type {
 	case "init":
+		g.started = true
 		if ev.Model != "" {
 			res.Model = strings.Clone(ev.Model)
 		}
@@ -177,6 +184,7 @@ func (g *gemini) event(ev *geminiEvent) {
 			res.Notices = append(res.Notices, "gemini: "+record.HeadChars(ev.Message, evidenceChars))
 		}
 	case "result", "":
+		g.ended = true
 		if ev.Error == nil && (ev.Stats != nil || ev.Response != nil) && ev.Status != "error" {
 			g.limitLine = "" // the CLI got through after its retries
 		}

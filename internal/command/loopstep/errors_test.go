@@ -127,3 +127,40 @@ func TestStepInterruptedHasNoAgentWords(t *testing.T) {
 		t.Fatalf("error %q, want the signal alone", str(rec.Error))
 	}
 }
+
+// An agent that exits 0 without its stream's end (claude -p has, with no
+// result line: anthropics/claude-code#8126) stopped before its work did:
+// the step fails, counted as a failure, naming what is missing; a stream
+// that ends, or has no such end (text), is no failure.
+func TestStepExitZeroWithoutItsEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name, stdout, stderr, errHas string
+	}{
+		{"claude", `{"type":"system","subtype":"init","session_id":"s","model":"claude-x"}` + "\n" +
+			`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"Let me look"}]},"session_id":"s"}`,
+			"Error: socket hang up", "exit status 0 without the stream's result line: the agent stopped before its end: Error: socket hang up"},
+		{"codex", `{"type":"thread.started","thread_id":"t"}` + "\n" + `{"type":"turn.started"}`, "", "exit status 0 without the stream's turn.completed"},
+		{"gemini", `{"type":"init","timestamp":"t","session_id":"g","model":"gemini-2.5-flash"}`, "", "exit status 0 without the stream's result"},
+		{"claude ended", `{"type":"system","subtype":"init","session_id":"s"}` + "\n" + `{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s"}`, "", ""},
+		{"codex ended", `{"type":"thread.started","thread_id":"t"}` + "\n" + `{"type":"turn.started"}` + "\n" + `{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}`, "", ""},
+		{"text", "done", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCase(t)
+			c.write("out", tc.stdout+"\n")
+			c.write("err", tc.stderr+"\n")
+			script := c.write("agent.sh", "#!/bin/sh\ncat '"+c.dir+"/out'\ncat '"+c.dir+"/err' >&2\nexit 0\n")
+			chmodX(t, script)
+			rec, code, _ := c.run("", "--prompt", c.dir+"/prompt.md", "--", script)
+			if tc.errHas == "" {
+				if rec.Error != nil || rec.ErrorKind != nil || code != 0 {
+					t.Errorf("exit %d, error %v (%v): want none", code, str(rec.Error), str(rec.ErrorKind))
+				}
+				return
+			}
+			if rec.Error == nil || !strings.Contains(*rec.Error, tc.errHas) || rec.ErrorKind == nil || *rec.ErrorKind != record.ErrorKindAPI {
+				t.Errorf("error %v (%v), want %q, api_error", str(rec.Error), str(rec.ErrorKind), tc.errHas)
+			}
+		})
+	}
+}

@@ -112,6 +112,19 @@ func fillError(rec *record.Step, res *proc.Result, p *agent.Result, binary strin
 			msgs = []string{head + ": " + words}
 		}
 	}
+	// Exit 0 without the stream's own end (claude -p has exited 0 with no
+	// result line, anthropics/claude-code#8126): the CLI stopped before its
+	// work did, which is a failure, counted as one, not a quiet success.
+	if p.Unfinished != "" && len(msgs) == 0 && res.PID != 0 && res.StatusCode == 0 && !res.TimedOut && !interrupted {
+		m := "exit status 0 without the stream's " + p.Unfinished + ": the agent stopped before its end"
+		if words := agentWords(res.Stderr, res.Stdout); words != "" {
+			m += ": " + words
+		}
+		msgs = append(msgs, m)
+		if kind == "" {
+			kind = record.ErrorKindAPI
+		}
+	}
 	if len(msgs) > 0 {
 		msg := strings.Join(msgs, "; ")
 		rec.Error = &msg
