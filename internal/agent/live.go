@@ -279,6 +279,9 @@ func textNotice(s string, now time.Time) *Notice {
 	if i := strings.Index(s, "AI_APICallError"); i >= 0 {
 		// opencode --print-logs: "… stream error … AI_APICallError: Rate limit reached"
 		words := strings.TrimSpace(strings.TrimPrefix(s[i+len("AI_APICallError"):], ":"))
+		if i > 0 && s[i-1] == '"' { // opencode 1.18's logfmt: error.error="AI_APICallError: …"
+			words = strings.ReplaceAll(strings.TrimSuffix(words, `"`), `\"`, `"`)
+		}
 		n := &Notice{Agent: "opencode", Line: s, Words: record.HeadChars("AI_APICallError: "+words, evidenceChars)}
 		n.kindFromText(words)
 		if n.Kind == "" {

@@ -63,6 +63,11 @@ func TestLiveNotice(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.line, n.String(), tc.text)
 		}
 	}
+	// opencode's logfmt quotes the error: its words end inside the quotes
+	n := LiveNotice([]byte(`level=ERROR message="stream error" error.error="AI_APICallError: Incorrect API key provided: sk-scrip***. See \"keys\"."`), now)
+	if n == nil || n.Why() != `opencode: AI_APICallError: Incorrect API key provided: sk-scrip***. See "keys".` {
+		t.Errorf("opencode's quoted error: %+v", n)
+	}
 	for _, line := range []string{
 		`{"type":"error","message":"Reconnecting... waiting for network (stream disconnected)"}`,
 		`{"type":"system","subtype":"init","session_id":"s"}`,
