@@ -33,12 +33,16 @@ type Notice struct {
 	ResetsAt int64
 	// Words are the CLI's own words, shortened; Line the line itself.
 	Words, Line string
+	// Halt: whatever its kind, the CLI is caught in a loop of its own
+	// (EmptySteps) and stopped.
+	Halt bool
 }
 
 // Stops reports whether the notice is a failure no retry of the CLI can
-// mend (a refused key, no permission): the agent is stopped at once.
+// mend (a refused key, no permission, no model, a CLI asking an API that
+// answers nothing for ever): the agent is stopped at once.
 func (n *Notice) Stops() bool {
-	return n.Kind == record.ErrorKindAuthentication || n.Kind == record.ErrorKindPermission
+	return n.Halt || record.CannotWorkKinds[n.Kind]
 }
 
 // Counted reports whether the CLI numbers its tries: it gives up by

@@ -31,6 +31,9 @@ type liveWatch struct {
 	mu     sync.Mutex
 	// notice is what stopped the agent, nil while it runs on.
 	notice *agent.Notice
+	// empty counts opencode's model steps that answered nothing, under mu
+	// (both streams' lines come here)
+	empty agent.EmptySteps
 }
 
 func newLiveWatch(env *cli.Env, policy string) *liveWatch {
@@ -41,6 +44,12 @@ func newLiveWatch(env *cli.Env, policy string) *liveWatch {
 func (w *liveWatch) activity(line []byte) (progress, result bool) {
 	progress, result = agent.Activity(line)
 	if n := agent.LiveNotice(line, time.Now()); n != nil {
+		w.seen(n)
+	}
+	w.mu.Lock()
+	n := w.empty.Line(line)
+	w.mu.Unlock()
+	if n != nil {
 		w.seen(n)
 	}
 	return progress, result

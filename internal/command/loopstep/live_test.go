@@ -131,3 +131,20 @@ func TestLiveOverloadRetries(t *testing.T) {
 		t.Errorf("retry not logged live:\n%s", r.stderr)
 	}
 }
+
+// opencode asking an API that answers 200 with nothing it can read (a
+// captive portal's page) starts another empty model step at once, for
+// ever: the third in a row stops it, in words naming what it saw.
+func TestLiveOpencodeEmptySteps(t *testing.T) {
+	c := newCase(t)
+	step := `{"type":"step_start","sessionID":"o-1","part":{"type":"step-start"}}` + "\n" +
+		`{"type":"step_finish","sessionID":"o-1","part":{"reason":"unknown","type":"step-finish","tokens":{"input":0,"output":0,"reasoning":0,"cache":{"write":0,"read":0}},"cost":0}}`
+	r, _ := c.retrying("", step, "stdout", 1000, "")
+	rec := r.rec
+	if r.code != 1 || !rec.Stopped || rec.ErrorKind == nil || *rec.ErrorKind != record.ErrorKindAPI {
+		t.Fatalf("exit %d stopped %v kind %v\n%s", r.code, rec.Stopped, str(rec.ErrorKind), r.stderr)
+	}
+	if want := "opencode: 3 model steps in a row answered nothing"; rec.Error == nil || !strings.HasPrefix(*rec.Error, want) {
+		t.Errorf("error %q, want it to start %q", str(rec.Error), want)
+	}
+}

@@ -82,8 +82,8 @@ var cases = []matrixCase{
 	{name: "cancel_hang", fault: modelapi.FaultHang, validate: validateNotes, cancel: true},
 	{name: "billing", fault: modelapi.FaultBilling, kind: "permission", validate: validateNotes}, // out of credit: no wait mends it
 	{name: "no_model", fault: modelapi.FaultModel, kind: "model_not_found", validate: validateNotes},
-	{name: "bad_gateway", fault: modelapi.FaultBadGateway, validate: validateNotes},
-	{name: "reset", fault: modelapi.FaultReset, validate: validateNotes},
+	{name: "bad_gateway", fault: modelapi.FaultBadGateway, kind: "overloaded", validate: validateNotes}, // a proxy's HTML page: its status still says overloaded
+	{name: "reset", fault: modelapi.FaultReset, kind: "api_error", validate: validateNotes},             // closed unanswered: no overload, no fatal stop
 	{name: "redirect", fault: modelapi.FaultRedirect, validate: validateNotes},
 }
 
