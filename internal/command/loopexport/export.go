@@ -218,6 +218,7 @@ func fromStore(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Sess
 		}
 	}
 	var faults []error
+	known := seen{}
 	for last := false; ; {
 		// A signal to --follow ends the loop after one last look, within
 		// the send grace, so a run's end written just before is not missed.
@@ -231,9 +232,19 @@ func fromStore(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Sess
 			if sendCtx.Err() != nil || (!opts.Follow && ctx.Err() != nil) {
 				return stopped(ctx, opts, cp != nil, id)
 			}
+			files := look(st, id)
+			if opts.Follow && known.skip(id, files) {
+				continue
+			}
 			err := sendRun(sendCtx, sess, st, cp, id, !opts.Follow)
 			if err != nil && sendCtx.Err() != nil {
 				return stopped(ctx, opts, cp != nil, id)
+			}
+			switch {
+			case err == nil:
+				known[id] = files
+			case runFault(err):
+				known.failed(id, files)
 			}
 			if opts.All && errors.Is(err, store.ErrNoSuchRun) {
 				continue // deleted, or not made yet, since it was listed

@@ -96,9 +96,8 @@ func TestFollowOutageSendsOnce(t *testing.T) {
 			t.Fatalf("status: exit %d", code)
 		}
 	}
-	rcv := newReceiver(t, 2)
-	rcv.failCode = http.StatusBadRequest // not retried: the next poll sends
-	cmd := exec.Command(os.Args[0], "--all", "--follow", "--interval", "50ms", "--endpoint", rcv.url())
+	rcv := newReceiver(t, 2) // 503, not retried: the next poll sends
+	cmd := exec.Command(os.Args[0], "--all", "--follow", "--interval", "50ms", "--retry-for", "0", "--endpoint", rcv.url())
 	cmd.Env = append(os.Environ(), "LOOPKIT_TEST_EXEC=loop-export", "LOOP_STORE="+root)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -326,5 +325,59 @@ func TestRequestTooLarge(t *testing.T) {
 			t.Errorf("a span over the limit: exit %d, stderr %q, want %q", code, errs, want)
 		}
 		rmCheckpoints(t, root)
+	}
+}
+
+// TestFollowIdleRunsNotReread: a follow read every run's records again at
+// each interval though nothing had changed (500 idle runs: a quarter of a
+// core). Run a's records are overwritten with garbage of the same size
+// and time: read again, they would be a warning; run z, read after a in
+// each pass, shows that passes went by.
+func TestFollowIdleRunsNotReread(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".loop")
+	iteration(t, root, "a", 1, true)
+	iteration(t, root, "z", 1, true)
+	rcv := newReceiver(t, 0)
+	cmd := exec.Command(os.Args[0], "--all", "--follow", "--interval", "20ms", "--endpoint", rcv.url())
+	cmd.Env = append(os.Environ(), "LOOPKIT_TEST_EXEC=loop-export", "LOOP_STORE="+root, "NO_COLOR=1")
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	waitIters := func(n int) {
+		t.Helper()
+		got := 0
+		deadline := time.After(20 * time.Second)
+		for got < n {
+			select {
+			case <-rcv.got:
+				got += countIter(rcv.take())
+			case <-deadline:
+				t.Fatalf("%d iterations received, want %d", got, n)
+			}
+		}
+	}
+	waitIters(2)
+	path := filepath.Join(root, "runs", "a", "iterations.jsonl")
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Repeat("x", int(fi.Size())-1)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	for n := 2; n <= 3; n++ {
+		iteration(t, root, "z", n, true)
+		waitIters(1)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+	if strings.Contains(errb.String(), "iterations.jsonl") {
+		t.Errorf("an unchanged run was read again: %s", errb.String())
 	}
 }
