@@ -114,5 +114,10 @@ func oneLine(s string) string {
 	if len(s) > 200 {
 		s = strings.ToValidUTF8(s[:200], "") + "…"
 	}
-	return quote.Escape(s, false)
+	return strings.Map(func(r rune) rune {
+		if quote.Acts(r) {
+			return '?'
+		}
+		return r
+	}, s)
 }

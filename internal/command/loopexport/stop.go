@@ -8,8 +8,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/otelexport"
 )
@@ -32,7 +30,15 @@ func signalled() (context.Context, func()) {
 
 type stopSignal struct{ sig syscall.Signal }
 
-func (s stopSignal) Error() string { return unix.SignalName(s.sig) }
+func (s stopSignal) Error() string {
+	switch s.sig { // not unix.SignalName: its table is 1.4 KB of a tight binary
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return "SIGINT"
+}
 
 // stopped is how a signal ends the export of run id and those after it:
 // a follow's usual end (exit 0), else 128+signal and a line saying what
