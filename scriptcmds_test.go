@@ -27,6 +27,7 @@ func setupScript(env *testscript.Env) error {
 		env.Setenv(k, v)
 	}
 	env.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	env.Values[scriptT{}] = env.T() // for a command that skips the script (locale)
 	// The driver's tests run scripts/loop against the commands built into
 	// this test binary (first on PATH), and run `go test` in demo workspaces.
 	root, err := os.Getwd()
@@ -126,6 +127,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"treehash":  cmdTreeHash,
 	"waitfor":   cmdWaitFor,
 	"exits":     cmdExits,
+	"locale":    cmdLocale,
 }
 
 // exits CODE PROG ARGS...: runs PROG like exec and checks its exact exit

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -56,5 +58,26 @@ func TestDriverShort(t *testing.T) {
 	}
 	if lines < 100 || lines > 400 {
 		t.Errorf("scripts/loop and scripts/loop.d/*.sh are %d lines, want at most 400: move a decision into loop-drive", lines)
+	}
+}
+
+// TestDriverNoLocaleCase: bash changes case by the person's locale
+// (${x^^}, ${x,,}, declare -u): under tr_TR.UTF-8 "validate" upper-cased
+// to "VALİDATE", no variable name, and no run could start. The driver
+// spells out what it needs (TestScripts/loop_locale_turkish runs it so).
+func TestDriverNoLocaleCase(t *testing.T) {
+	t.Parallel()
+	caseOp := regexp.MustCompile(`\$\{!?[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?[\^,]|\b(declare|local|typeset) +-[A-Za-z]*[ul]`)
+	files, _ := filepath.Glob("scripts/loop.d/*.sh")
+	for _, f := range append(files, "scripts/loop") {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if m := caseOp.FindString(line); m != "" && !strings.HasPrefix(strings.TrimSpace(line), "#") {
+				t.Errorf("%s:%d: %q changes case by the locale: spell the result out", f, i+1, m)
+			}
+		}
 	}
 }

@@ -20,11 +20,13 @@ usage_error() { die 2 "$* (see $LOOP_PROG --help)"; } # usage_error MESSAGE: one
 # find_tools sets LK_<NAME> for each loop-* command the driver runs: from
 # LOOP_BIN when set, else next to the driver (../bin), else PATH.
 find_tools() {
-  local name path missing=()
-  for name in validate record step view drive; do
+  local name var path missing=()
+  # each with its variable's name spelled out: ${name^^} follows the locale (Turkish: LK_VALİDATE)
+  for name in validate:VALIDATE record:RECORD step:STEP view:VIEW drive:DRIVE; do
+    var=${name#*:} name=${name%:*}
     path=${LOOP_BIN:-$LOOP_HOME/bin}/loop-$name
     if [ ! -x "$path" ] && [ -z "${LOOP_BIN:-}" ]; then path=$(abs_path "loop-$name") || path=""; fi
-    if [ -x "$path" ]; then printf -v "LK_${name^^}" '%s' "$path"; else missing+=("loop-$name"); fi
+    if [ -x "$path" ]; then printf -v "LK_$var" '%s' "$path"; else missing+=("loop-$name"); fi
   done
   [ ${#missing[@]} -eq 0 ] ||
     die 70 "missing loopkit commands: ${missing[*]} (run 'make build' in $LOOP_HOME, or put them on PATH)"
