@@ -265,7 +265,8 @@ var deniedHints = map[string]string{
 }
 
 // validationCannotRun: the last validation could not start its command
-// (126/127, and the shell said "not found" or "permission denied"): every
+// (126/127, and the shell said so: loop-validate's cannot_run, in any
+// language, or an older record's "not found" or "permission denied"): every
 // further agent call would be paid for nothing, and a rewritten prompt
 // cannot help. A resume gives a person's fix its chance.
 func validationCannotRun(in *Input) (Action, bool) {
@@ -280,7 +281,7 @@ func validationCannotRun(in *Input) (Action, bool) {
 	lines := strings.Split(strings.TrimSpace(it.Stderr), "\n")
 	why := headChars(strings.TrimSpace(lines[len(lines)-1]), WhyChars)
 	low := strings.ToLower(it.Stderr)
-	if !strings.Contains(low, "not found") && !strings.Contains(low, "permission denied") {
+	if !it.ValidationCannotRun && !strings.Contains(low, "not found") && !strings.Contains(low, "permission denied") {
 		return Action{}, false
 	}
 	return stop(record.RunFailed, fmt.Sprintf("validation cannot run: %s (exit %d)", why, it.ExitCode)), true

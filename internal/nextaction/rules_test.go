@@ -118,6 +118,11 @@ func TestDecide(t *testing.T) {
 				it.ExitCode, it.Stderr = 127, "sh: 1: foo: not found\n"+strings.Repeat("v", 200_000)+"\n"
 			})},
 			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "validation cannot run: " + strings.Repeat("v", WhyChars) + "… (exit 127)", Rule: "validation_cannot_run"}},
+		{"validation not found, in bash's German", run("running", nil),
+			[]*record.IterationLog{with(iter(1, "fail", 0, true), func(it *record.IterationLog) {
+				it.ExitCode, it.Stderr, it.ValidationCannotRun = 127, "sh: Zeile 1: ./check.sh: Datei oder Verzeichnis nicht gefunden\n", true
+			})},
+			Action{Kind: Stop, Status: "failed", Exit: 3, Reason: "validation cannot run: sh: Zeile 1: ./check.sh: Datei oder Verzeichnis nicht gefunden (exit 127)", Rule: "validation_cannot_run"}},
 		{"a test's own 127 is a failure", run("running", nil),
 			[]*record.IterationLog{with(iter(1, "fail", 0, true), func(it *record.IterationLog) {
 				it.ExitCode, it.Stderr = 127, "FAIL: TestX\n"

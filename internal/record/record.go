@@ -81,6 +81,9 @@ type IterationLog struct {
 	RunCreatedAt        int64 `json:"run_created_at,omitempty"`
 	ValidationStartedAt int64 `json:"validation_started_at,omitempty"`
 	ValidationEndedAt   int64 `json:"validation_ended_at,omitempty"`
+
+	// ValidationCannotRun is the validation's cannot_run.
+	ValidationCannotRun bool `json:"validation_cannot_run,omitempty"`
 }
 
 // Attempt is one line of attempts.jsonl: an agent call of the run that is

@@ -25,6 +25,9 @@ type Validation struct {
 	// still hold its output open for writing: the store then keeps exactly
 	// stdout_bytes and stderr_bytes, never the growing spool file.
 	StrayWriter bool `json:"stray_writer,omitempty"`
+	// CannotRun: it exited 126 or 127 with its sh's own words for a command
+	// it could not start, in the person's language (loop-validate asks sh).
+	CannotRun bool `json:"cannot_run,omitempty"`
 }
 
 // ToolCall is one tool invocation of an agent step.

@@ -31,6 +31,7 @@ func (r *Recorder) build(id string, n int, in *record.Input, now int64) *record.
 		}
 		it.StdoutTruncated, it.StderrTruncated = v.StdoutTruncated || cutOut, v.StderrTruncated || cutErr
 		it.StdoutBytes, it.StderrBytes = v.StdoutBytes, v.StderrBytes
+		it.ValidationCannotRun = v.CannotRun
 		it.DurationMs = v.DurationMs
 		it.ValidationStartedAt, it.ValidationEndedAt = v.StartedAt, v.EndedAt
 		if v.FilesChanged != nil {

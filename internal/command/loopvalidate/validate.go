@@ -183,6 +183,9 @@ func run(env *cli.Env) error {
 		env.Log.Warn("the validation: " + cut)
 	}
 	rec := toRecord(res, command, dir, outPath, errPath)
+	if !res.TimedOut && res.Signal == "" {
+		rec.CannotRun = cannotRun(res.ExitCode, rec.Stderr, dir)
+	}
 	if cutByDeadline && res.TimedOut {
 		msg := fmt.Sprintf("stopped at the run's --max-duration (after %s)", res.Duration().Round(time.Millisecond))
 		rec.Error = &msg
