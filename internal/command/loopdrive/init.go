@@ -89,6 +89,7 @@ func initProject(env *cli.Env, args []string) error {
 	} else {
 		say("no agent on PATH (looked for claude, codex, gemini, cursor-agent, amp, copilot); install one")
 	}
-	_, err = fmt.Fprintf(env.Stdout, "%s\n", r.RunLine(prog))
+	// a line to paste: the driver's path as typed may hold a space or a quote
+	_, err = fmt.Fprintf(env.Stdout, "%s\n", r.RunLine(cli.Quote([]string{prog})))
 	return err
 }
