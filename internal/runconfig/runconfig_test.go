@@ -135,7 +135,7 @@ func TestTags(t *testing.T) {
 		for i := 0; i < typ.NumField(); i++ {
 			tag := typ.Field(i).Tag
 			got := tags(tag)
-			for _, k := range []string{"json", "flag", "arg", "env", "config", "alias", "default", "range", "choice", "check", "help", "note", "state", "absent", "nodash"} {
+			for _, k := range []string{"json", "flag", "arg", "env", "config", "alias", "default", "range", "choice", "check", "help", "note", "state", "absent", "nodash", "path"} {
 				if want, _ := tag.Lookup(k); got[k] != want {
 					t.Errorf("%s tag %s: read %q, reflect reads %q", typ.Field(i).Name, k, got[k], want)
 				}
@@ -185,6 +185,11 @@ func TestResolve(t *testing.T) {
 		// the agent writes the store's config: a model of "--yolo" went to
 		// gemini as -m --yolo, which its parser reads as two flags
 		{Sources{Config: map[string]ConfigValue{"model": {Value: "--yolo", Where: "c:4"}}}, `c:4: model must not start with '-' (it is given to the agent as a flag's value), got "--yolo"`},
+		// a config file is no shell: "~/loops" made a folder named ~ in the
+		// workspace (which `rm -rf ~` then "removes")
+		{Sources{Config: map[string]ConfigValue{"global_log_dir": {Value: "~/loops", Where: "c:5"}}}, `c:5: global_log_dir "~/loops": nothing expands ~ here (it would name a folder ~): give the full path`},
+		{Sources{Getenv: func(k string) string { return map[string]string{"LOOP_LOG_DIR": "~"}[k] }}, `LOOP_LOG_DIR "~": nothing expands ~ here`},
+		{Sources{Config: map[string]ConfigValue{"worktree_path_template": {Value: "~/wt/{{ repo }}", Where: "c:6"}}}, `c:6: worktree_path_template "~/wt/{{ repo }}": nothing expands ~ here`},
 	} {
 		if _, err := Resolve(tc.src); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Resolve: %v, want %q", err, tc.want)

@@ -33,6 +33,10 @@ type Field struct {
 	Many   bool   // a list: a repeatable flag
 	index  int
 	kind   reflect.Type
+
+	// a folder or file name, read as given: no shell expands a leading ~ in
+	// a config file or a quoted variable, and it named a folder "~"
+	Path bool
 }
 
 // schema is the settings table, read from Settings' tags on first use:
@@ -69,7 +73,7 @@ func buildSchema() *schema {
 			Config: tag["config"], Default: tag["default"], Range: tag["range"],
 			Check: tag["check"], Help: tag["help"], Note: tag["note"], State: tag["state"] != "",
 			NoDash: tag["nodash"] != "",
-			Many:   sf.Type.Kind() == reflect.Slice, index: i, kind: sf.Type}
+			Many:   sf.Type.Kind() == reflect.Slice, index: i, kind: sf.Type, Path: tag["path"] != ""}
 		if a := tag["alias"]; a != "" {
 			f.Aliases = strings.Split(a, ",")
 		}
@@ -289,6 +293,9 @@ func (f *Field) set(s *Settings, text string) error {
 		}
 		if f.NoDash && strings.HasPrefix(text, "-") {
 			return fmt.Errorf("must not start with '-' (it is given to the agent as a flag's value), got %q", text)
+		}
+		if f.Path && (text == "~" || strings.HasPrefix(text, "~/")) {
+			return fmt.Errorf("%q: nothing expands ~ here (it would name a folder ~): give the full path (\"$HOME/...\" in a shell)", text)
 		}
 		v.SetString(text)
 	case reflect.Bool:

@@ -48,8 +48,8 @@ type Settings struct {
 
 	// Spec, plan and the run's name.
 	Name       string `json:"name,omitempty" flag:"name" arg:"NAME" help:"run name (default: the spec's title)"`
-	SpecsDir   string `json:"specs_dir,omitempty" config:"specs_dir" note:"where SPEC names are looked up"`
-	PlansDir   string `json:"plans_dir,omitempty" config:"plans_dir" note:"where PLAN names are looked up"`
+	SpecsDir   string `json:"specs_dir,omitempty" config:"specs_dir" path:"1" note:"where SPEC names are looked up"`
+	PlansDir   string `json:"plans_dir,omitempty" config:"plans_dir" path:"1" note:"where PLAN names are looked up"`
 	NameSource string `json:"run_naming_mode,omitempty" flag:"name-source" arg:"S" config:"run_naming_mode" default:"spec_slug" choice:"spec_slug|haiku|agent" help:"spec_slug (default); haiku: the agent names the run with --name-model; agent: the command --name-model names it"`
 	NameModel  string `json:"run_naming_model,omitempty" flag:"name-model" arg:"M" config:"run_naming_model" help:"haiku: the naming model (default haiku); agent: the naming command"`
 
@@ -62,16 +62,16 @@ type Settings struct {
 	Worktree             bool   `json:"worktree,omitempty" flag:"worktree" help:"run in a new git worktree on branch run/<name>"`
 	BaseBranch           string `json:"base_branch,omitempty" flag:"base-branch" arg:"B" config:"base_branch" help:"the worktree's base (default: detected)"`
 	RunBranchPrefix      string `json:"run_branch_prefix,omitempty" flag:"run-branch-prefix" arg:"P" config:"run_branch_prefix" default:"run/" help:"the worktree branch's prefix (default run/)"`
-	WorktreePathTemplate string `json:"worktree_path_template,omitempty" flag:"worktree-path-template" arg:"T" config:"worktree_path_template" default:"../{{ repo }}.{{ run_branch | sanitize }}" help:"where the worktree goes"`
+	WorktreePathTemplate string `json:"worktree_path_template,omitempty" flag:"worktree-path-template" arg:"T" config:"worktree_path_template" path:"1" default:"../{{ repo }}.{{ run_branch | sanitize }}" help:"where the worktree goes"`
 	RunBranch            string `json:"run_branch,omitempty"`
 	MergeTarget          string `json:"merge_target,omitempty" flag:"merge-target" arg:"B" config:"merge_target_branch" alias:"merge_target" help:"once completed, merge the run branch into B (made from the base if missing, checked out here, never pushed; needs --worktree; config merge_target_branch)"`
 	MergeStrategy        string `json:"merge_strategy,omitempty" flag:"merge-strategy" arg:"S" config:"merge_strategy" choice:"none|merge|squash" help:"squash (default), merge or none (merge_strategy)"`
 
 	// Artifacts.
 	ArtifactMode string `json:"artifact_mode,omitempty" flag:"artifact-mode" arg:"M" env:"LOOP_ARTIFACT_MODE" config:"artifact_mode" default:"workspace" choice:"workspace|mirror" help:"workspace (default) or mirror: that layout in global_log_dir too"`
-	GlobalLogDir string `json:"global_log_dir,omitempty" flag:"global-log-dir" arg:"DIR" env:"LOOP_GLOBAL_LOG_DIR" config:"global_log_dir" help:"the mirror (default $XDG_DATA_HOME/loopkit/runs)"`
-	LogDir       string `json:"log_dir,omitempty" flag:"log-dir" arg:"DIR" env:"LOOP_LOG_DIR" config:"log_dir" help:"also write each iteration's log to DIR/run-<id>/ (iter-XX.log, summary.json)"`
-	ArtifactDir  string `json:"artifact_dir,omitempty" flag:"artifact-dir" arg:"DIR" env:"AGENT_ARTIFACT_DIR" config:"artifact_dir" help:"verification artifacts in DIR/runs/<id>/"`
+	GlobalLogDir string `json:"global_log_dir,omitempty" flag:"global-log-dir" arg:"DIR" env:"LOOP_GLOBAL_LOG_DIR" config:"global_log_dir" path:"1" help:"the mirror (default $XDG_DATA_HOME/loopkit/runs)"`
+	LogDir       string `json:"log_dir,omitempty" flag:"log-dir" arg:"DIR" env:"LOOP_LOG_DIR" config:"log_dir" path:"1" help:"also write each iteration's log to DIR/run-<id>/ (iter-XX.log, summary.json)"`
+	ArtifactDir  string `json:"artifact_dir,omitempty" flag:"artifact-dir" arg:"DIR" env:"AGENT_ARTIFACT_DIR" config:"artifact_dir" path:"1" help:"verification artifacts in DIR/runs/<id>/"`
 	Transcripts  string `json:"transcripts,omitempty" flag:"transcripts" arg:"T" env:"LOOP_TRANSCRIPTS" config:"transcripts" default:"keep" choice:"keep|drop" help:"keep (default) or drop: store nothing the agent said"`
 
 	// Hooks, watchdog, rate limits.
