@@ -121,6 +121,10 @@ func GitTop(dir string) string {
 // real directory is refused, so nothing is read, written or deleted
 // through a link out of the store.
 func Open(root string) (*Store, error) {
+	// LOOP_STORE='~/x' quoted, or --store=~/x from zsh: no shell expanded it
+	if root == "~" || strings.HasPrefix(root, "~/") {
+		return nil, fmt.Errorf("store %q: %w", root, ErrTilde)
+	}
 	if err := sameAsDriver(root); err != nil {
 		return nil, err
 	}
@@ -143,6 +147,9 @@ func Open(root string) (*Store, error) {
 	}
 	return s, nil
 }
+
+// ErrTilde: a store named ~ or ~/... is refused, never made a folder named ~.
+var ErrTilde = errors.New(`nothing expands ~ here (it would name a folder ~): give the full path ("$HOME/..." in a shell)`)
 
 // IDEnv names the store the driver started with, for the commands it
 // starts: "DEV:INODE" of $LOOP_STORE then (see ID).

@@ -115,7 +115,9 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 		return exitRecord(env, cli.Failf("current directory: %w", err))
 	}
 	st, err := store.Resolve(os.Getenv("LOOP_STORE"), cwd)
-	if err != nil {
+	if errors.Is(err, store.ErrTilde) { // a bad setting, as a newline there is
+		return exitRecord(env, cli.Usagef("%v", err))
+	} else if err != nil {
 		return exitRecord(env, cli.Failf("%w", err))
 	}
 	unset := callerUnset()
