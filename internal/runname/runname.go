@@ -15,13 +15,15 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/userdir"
 )
 
-// MaxLen is the longest label, in ASCII characters.
+// MaxLen is the longest label, in characters.
 const MaxLen = 64
 
 // Sources of a name, recorded as run.json's name_source.
@@ -40,10 +42,17 @@ const DefaultModel = "haiku"
 
 const ()
 
-// Clean makes text a label: the first non-empty line, markup and quotes
-// around it dropped, only printable ASCII, spaces collapsed, at most
-// MaxLen characters (cut at a word when one ends late enough).
-func Clean(text string) string {
+// Clean makes a naming agent's answer a label: the first non-empty line,
+// markup and quotes around it dropped, only printable ASCII (what Prompt
+// asks for), spaces collapsed, at most MaxLen characters (cut at a word
+// when one ends late enough).
+func Clean(text string) string { return clean(text, true) }
+
+// clean is Clean; with ascii false it keeps every printable character, in
+// the person's language (no control, no direction override, no byte that
+// is not UTF-8): a spec's heading is their words, and "Café crème" was
+// shown "Caf crme", a Japanese heading not at all.
+func clean(text string, ascii bool) string {
 	line := ""
 	for l := range strings.SplitSeq(text, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -56,9 +65,9 @@ func Clean(text string) string {
 	space := false
 	for _, r := range line {
 		switch {
-		case r == ' ' || r == '\t':
+		case unicode.IsSpace(r):
 			space = b.Len() > 0
-		case r > ' ' && r < 0x7f:
+		case unicode.IsPrint(r) && r != utf8.RuneError && (!ascii || r < 0x7f):
 			if space {
 				b.WriteByte(' ')
 				space = false
@@ -67,10 +76,10 @@ func Clean(text string) string {
 		}
 	}
 	s := strings.Trim(b.String(), "\"'`*_ .")
-	if len(s) > MaxLen {
-		split := s[MaxLen] != ' '
-		s = s[:MaxLen]
-		if i := strings.LastIndexByte(s, ' '); split && i > MaxLen/2 {
+	if r := []rune(s); len(r) > MaxLen {
+		split := r[MaxLen] != ' '
+		s = string(r[:MaxLen])
+		if i := strings.LastIndexByte(s, ' '); split && i > 0 && utf8.RuneCountInString(s[:i]) > MaxLen/2 {
 			s = s[:i]
 		}
 		s = strings.TrimRight(s, " ")
@@ -86,14 +95,14 @@ func SpecSlug(specPath string) string {
 		sc := bufio.NewScanner(f)
 		for n := 0; sc.Scan() && n < 50; n++ {
 			if l := strings.TrimSpace(sc.Text()); strings.HasPrefix(l, "#") {
-				if s := Clean(strings.TrimLeft(l, "# ")); s != "" {
+				if s := clean(strings.TrimLeft(l, "# "), false); s != "" {
 					return s
 				}
 			}
 		}
 	}
 	base := strings.TrimSuffix(filepath.Base(specPath), filepath.Ext(specPath))
-	if s := Clean(base); s != "" {
+	if s := clean(base, false); s != "" {
 		return s
 	}
 	return "run"

@@ -48,6 +48,22 @@ func TestSpecSlug(t *testing.T) {
 	if got := SpecSlug(filepath.Join(dir, "missing.txt")); got != "missing" {
 		t.Errorf("missing file: %q", got)
 	}
+	// the person's language is kept: "Caf crme fix" was shown, and a
+	// Japanese heading gave no label, so the file name stood in
+	for text, want := range map[string]string{
+		"# Café crème — fix":            "Café crème — fix",
+		"# 日本語のバグを直す":                   "日本語のバグを直す",
+		"# Gr\xf6\xdfe \u00fcber":       "Gre über", // Latin-1 bytes are no text
+		"# a\u202eb\u0085c\u00a0d":      "ab c d",   // no direction override; NEL and NBSP are spaces
+		"# " + strings.Repeat("ü", 100): strings.Repeat("ü", MaxLen),
+	} {
+		if got := SpecSlug(write("task.md", text)); got != want {
+			t.Errorf("SpecSlug of %q = %q, want %q", text, got, want)
+		}
+	}
+	if got := SpecSlug(write("größe.md", "no heading")); got != "größe" {
+		t.Errorf("file name: %q", got)
+	}
 }
 
 func TestAsk(t *testing.T) {
