@@ -13,6 +13,7 @@ import (
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/userdir"
 )
 
 // The settings (run.json's settings) that say where a run's copies go.
@@ -32,7 +33,7 @@ func DefaultGlobalLogDir() string {
 	if d := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(d) {
 		return filepath.Join(d, "loopkit", "runs")
 	}
-	home, err := os.UserHomeDir()
+	home, err := userdir.Home()
 	if err != nil {
 		return ""
 	}

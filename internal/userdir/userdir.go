@@ -17,7 +17,7 @@ import (
 func State() (string, error) {
 	base := os.Getenv("XDG_STATE_HOME")
 	if !filepath.IsAbs(base) { // the spec ignores a relative value
-		home, err := os.UserHomeDir()
+		home, err := Home()
 		if err != nil {
 			return "", fmt.Errorf("no state directory: %v; set XDG_STATE_HOME to a folder of yours outside the workspace", err)
 		}
@@ -28,6 +28,18 @@ func State() (string, error) {
 		return "", fmt.Errorf("no state directory: %v; set XDG_STATE_HOME to a folder of yours outside the workspace", err)
 	}
 	return dir, nil
+}
+
+// Home is $HOME when it is an absolute path. A relative one (HOME=. in a
+// container, HOME='~' quoted) names a folder of wherever each process
+// is, the workspace most often: loopkit's state there was the agent's to
+// rewrite, and each command found another.
+func Home() (string, error) {
+	home, err := os.UserHomeDir()
+	if err == nil && !filepath.IsAbs(home) {
+		err = fmt.Errorf("HOME %q is not an absolute path", home)
+	}
+	return home, err
 }
 
 // StateSub is the directory name under State, made 0700 when missing:

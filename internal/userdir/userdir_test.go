@@ -111,3 +111,25 @@ func TestTempRelative(t *testing.T) {
 		t.Errorf("CreateTemp made %s", f.Name())
 	}
 }
+
+// HOME=. (a container's) or HOME='~' (quoted): the state directory was
+// made relative to each command's folder, the workspace most often, where
+// the agent could rewrite what the person accepted. It is refused, naming
+// HOME, and nothing is made.
+func TestStateRelativeHome(t *testing.T) {
+	for _, home := range []string{".", "~", "rel/home"} {
+		t.Chdir(t.TempDir())
+		t.Setenv("HOME", home)
+		t.Setenv("XDG_STATE_HOME", "")
+		t.Setenv("XDG_RUNTIME_DIR", "")
+		if _, err := State(); err == nil || !strings.Contains(err.Error(), `HOME "`+home+`" is not an absolute path`) {
+			t.Errorf("HOME=%s: State() = %v, want a refusal naming HOME", home, err)
+		}
+		if _, err := Runtime(); err == nil {
+			t.Errorf("HOME=%s: Runtime() made a folder", home)
+		}
+		if entries, _ := os.ReadDir("."); len(entries) > 0 {
+			t.Errorf("HOME=%s: %s was made in the current folder", home, entries[0].Name())
+		}
+	}
+}
