@@ -7,7 +7,7 @@ log() { printf 'loop: %s\n' "$*" >&2; }
 # and says the fix its second line gives (a disk that refused a write: cli.DiskHint).
 die() { local code=$1 err="" fix=""; shift; log "$*"
   if [ "$code" = 70 ] && [ -n "${RUN:-}" ] && [ -z "${FINISHING:-}" ]; then FINISHING=1; trap '' HUP INT QUIT TERM
-    [ ! -s "${LOOPKIT_ERROR_FILE:-}" ] || { IFS= read -r err; IFS= read -r fix; } <"$LOOPKIT_ERROR_FILE"; keep_steps
+    [ ! -s "${LOOPKIT_ERROR_FILE:-}" ] || { LC_ALL=C IFS= read -r err; LC_ALL=C IFS= read -r fix; } <"$LOOPKIT_ERROR_FILE"; keep_steps
     "$LK_RECORD" status failed --run "$RUN" --message "$*${err:+: $err}" >/dev/null || log "could not mark run $RUN failed: it shows as interrupted"
     [ -z "$fix" ] || printf "hint: %s, then '%s resume %s' goes on\n" "$fix" "$LOOP_PROG" "$RUN" >&2
   fi; exit "$code"; }
@@ -17,11 +17,10 @@ keep_steps() { local k; [ -n "${TMP:-}" ] || return 0; for k in interrupted:step
 
 usage_error() { die 2 "$* (see $LOOP_PROG --help)"; } # usage_error MESSAGE: one line pointing at the help, exit 2
 
-# find_tools sets LK_<NAME> for each loop-* command the driver runs: from
-# LOOP_BIN when set, else next to the driver (../bin), else PATH.
+# find_tools sets LK_<NAME> (spelled out: ${name^^} follows the locale, Turkish LK_VALİDATE) for each loop-*
+# command the driver runs: from LOOP_BIN when set, else next to the driver (../bin), else PATH.
 find_tools() {
   local name var path missing=()
-  # each with its variable's name spelled out: ${name^^} follows the locale (Turkish: LK_VALİDATE)
   for name in validate:VALIDATE record:RECORD step:STEP view:VIEW drive:DRIVE; do
     var=${name#*:} name=${name%:*}
     path=${LOOP_BIN:-$LOOP_HOME/bin}/loop-$name

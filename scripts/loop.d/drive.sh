@@ -84,9 +84,9 @@ hold() {
   local rec k="" v hpid DRIVE_PROTOCOL=2 # what the holder's first record must say (loop-drive's Protocol)
   coproc HOLDER { LOOPKIT_DRIVE_REQUESTS=$$ exec "$LK_DRIVE" "$@"; }
   HOLDING=1 HREP=${HOLDER[0]} HREQ=${HOLDER[1]} hpid=$HOLDER_PID
-  IFS= read -r -d '' rec <&"$HREP" || [ -n "$rec$SIGNALED" ] || { wait "$hpid" 2>/dev/null; die 70 "$LK_DRIVE ended (exit $?) before it held the run: its error is above$(v=$(ulimit -v); [ "$v" = unlimited ] || echo "; the virtual memory limit (ulimit -v $v KiB) may be too small for a Go program: raise it (ulimit -v unlimited)")"; } # no Go runtime under a small ulimit -v
+  LC_ALL=C IFS= read -r -d '' rec <&"$HREP" || [ -n "$rec$SIGNALED" ] || { wait "$hpid" 2>/dev/null; die 70 "$LK_DRIVE ended (exit $?) before it held the run: its error is above$(v=$(ulimit -v); [ "$v" = unlimited ] || echo "; the virtual memory limit (ulimit -v $v KiB) may be too small for a Go program: raise it (ulimit -v unlimited)")"; } # no Go runtime under a small ulimit -v
   [ "$rec" = "protocol=$DRIVE_PROTOCOL" ] || [ -n "$SIGNALED" ] || die 70 "$LK_DRIVE does not speak this driver's protocol $DRIVE_PROTOCOL (it is another version's): install the driver and the commands from one version together (make install, or make build in a checkout)"
-  while IFS= read -r -d '' rec <&"$HREP"; do
+  while LC_ALL=C IFS= read -r -d '' rec <&"$HREP"; do # by bytes (fields)
     k=${rec%%=*} v=${rec#*=}
     case $k in
       store) export LOOP_STORE=$v ;;
@@ -120,21 +120,22 @@ hold() {
 # exit status. A signal waits for the answer (ASKING), or a record is cut
 # short. No answer: the holder died; its pipe's SIGPIPE is no signal.
 next_action() {
-  local line rest="" rc="" in=""; A=()
+  local rest="" rc="" in=""; A=()
   [ $# -eq 0 ] || in=$REC; ASKING=1
   { printf '%s\0' "${LOOPKIT_ERROR_FILE:-}" "${@:-next}" --run "$RUN" "" "$in" >&"$HREQ" &&
-    IFS= read -r -d '' rest <&"$HREP" && IFS= read -r rc <&"$HREP"; } 2>/dev/null
+    LC_ALL=C IFS= read -r -d '' rest <&"$HREP" && IFS= read -r rc <&"$HREP"; } 2>/dev/null
   ASKING=""
   [ -n "$rc" ] || { [ "$SIGNALED" != PIPE ] || SIGNALED=""; die 70 "the holder of run $RUN (loop-drive) is gone; '$LOOP_PROG resume $RUN' goes on"; }
   checked loop-drive "$rc"
-  while [ -n "$rest" ]; do # KEY=VALUE lines; a here-string costs a pipe and a read per byte
-    line=${rest%%$'\n'*} rest=${rest:${#line}+1}
-    [[ $line != *=* ]] || A[${line%%=*}]=${line#*=}
-  done
+  LC_ALL=C fields
   [ -n "${A[action]:-}" ] || die 70 "could not decide the next action of run $RUN"
   [ -z "${A[warning]:-}" ] || log "warning: ${A[warning]}"
   [ $# -eq 0 ] || DECIDED=1
 }
+
+# fields: A from rest's KEY=VALUE lines (a here-string costs a pipe and a read per byte). Run as LC_ALL=C fields, as records
+# are read: by bytes, for a GBK, Big5 or Shift_JIS locale's lead byte took the NUL or newline after it (two records were one).
+fields() { local line; while [ -n "$rest" ]; do line=${rest%%$'\n'*} rest=${rest:${#line}+1}; [[ $line != *=* ]] || A[${line%%=*}]=${line#*=}; done; }
 
 # drive: runs actions until one stops the driver.
 drive() {
@@ -155,7 +156,7 @@ drive() {
 # rm, $(<) cost a process each); a folder emptied under it (at logout) ends the driver.
 slurp() {
   local f part gone="the driver's folder $TMP is gone (its runtime directory emptied, as at logout without 'loginctl enable-linger'?)"; REC=""
-  for f; do part=""; { IFS= read -r -d '' part; } 2>/dev/null <"$f" || [ -e "$f" ] || die 70 "$gone; '$LOOP_PROG resume $RUN' goes on"; REC+=$part; done
+  for f; do part=""; { LC_ALL=C IFS= read -r -d '' part; } 2>/dev/null <"$f" || [ -e "$f" ] || die 70 "$gone; '$LOOP_PROG resume $RUN' goes on"; REC+=$part; done
 }
 
 # act_iterate: agent step, validation and record of iteration A[iteration].
