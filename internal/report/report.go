@@ -156,6 +156,11 @@ const HypothesesPlaceholder = "_Left for a person or a follow-up agent step (`lo
 // agent's {prompt} argument takes, and paid for in tokens).
 const HistoryRows = 50
 
+// FilesListed is how many of the files the run changed the stuck report
+// names (an agent writing a new file each iteration made the list grow
+// with the run).
+const FilesListed = 200
+
 // Stuck renders the stuck report.
 func Stuck(run *record.Run, task string, c *Collector) string {
 	var b strings.Builder
@@ -199,7 +204,11 @@ func Stuck(run *record.Run, task string, c *Collector) string {
 		fmt.Fprintf(&b, "- iteration %d: %s/\n", r.Iteration, r.Dir)
 	}
 	b.WriteString("\n## Files Modified\n\n")
-	writeList(&b, c.Files())
+	files := c.Files()
+	writeList(&b, files[:min(len(files), FilesListed)])
+	if n := len(files) - FilesListed; n > 0 {
+		fmt.Fprintf(&b, "- … and %d more (every iteration's `files_changed` is in iterations.jsonl)\n", n)
+	}
 	return b.String()
 }
 

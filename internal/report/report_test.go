@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,14 +98,14 @@ func TestAgentTextStaysInItsPlace(t *testing.T) {
 }
 
 // A long run's stuck report lists its last iterations, not every one: the
-// stuck agent reads it whole as its prompt (1,000 rows were 135 KB, past
+// stuck agent reads it whole as its prompt (1,000 rows were 115 KB, past
 // what {prompt} takes). The count and where the rest are stay.
 func TestStuckReportOfALongRun(t *testing.T) {
 	small, long := &Collector{}, &Collector{}
 	code, msg := 1, "boom"
 	for i := 1; i <= 1000; i++ {
 		it := &record.IterationLog{Iteration: i, Status: "fail", ExitCode: 1, Stdout: "FAIL: TestX\n",
-			Agent: &record.Agent{ExitCode: &code, Error: &msg}}
+			Agent: &record.Agent{ExitCode: &code, Error: &msg}, FilesChanged: []string{fmt.Sprintf("logs/%04d.txt", i)}}
 		dir := "/s/runs/R/iterations/" + strconv.Itoa(i)
 		long.Add(it, dir)
 		if i <= 10 {
@@ -117,12 +118,13 @@ func TestStuckReportOfALongRun(t *testing.T) {
 		t.Errorf("report of 1000 iterations is %d bytes (10: %d)", len(doc), base)
 	}
 	for _, want := range []string{"after 1000 verification attempts", "`loop-view logs R` lists all 1000",
-		"| iteration 951 |", "| iteration 1000 |", "- iterations 1 to 950: /s/runs/R/iterations/", "The last 50 of 1000."} {
+		"| iteration 951 |", "| iteration 1000 |", "- iterations 1 to 950: /s/runs/R/iterations/", "The last 50 of 1000.",
+		"- logs/0200.txt\n- … and 800 more"} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	if strings.Contains(doc, "| iteration 950 |") || strings.Contains(doc, "iteration 950:") {
+	if strings.Contains(doc, "| iteration 950 |") || strings.Contains(doc, "iteration 950:") || strings.Contains(doc, "logs/0201.txt") {
 		t.Error("report lists iteration 950")
 	}
 }
