@@ -105,11 +105,11 @@ func RepairTail(path string) (bool, error) {
 // given size (0 when it has none), reading backwards in chunks: where the
 // committed lines end.
 func CompleteEnd(r io.ReaderAt, size int64) (int64, error) {
-	const chunk = 64 << 10
-	buf := make([]byte, chunk)
-	for end := size; end > 0; {
+	// a log's last byte is most often its newline: a small first read
+	chunk := int64(512)
+	for end := size; end > 0; chunk = min(2*chunk, 64<<10) {
 		start := max(end-chunk, 0)
-		b := buf[:end-start]
+		b := make([]byte, end-start)
 		if _, err := r.ReadAt(b, start); err != nil && err != io.EOF {
 			return 0, err
 		}

@@ -15,6 +15,9 @@ import (
 
 const lineChunk = 256 << 10
 
+// firstChunk is a backward read's first: a few lines of a log.
+const firstChunk = 8 << 10
+
 // ScanLines calls fn for every complete line of r (without its newline),
 // numbered from 1. Lines may be of any length.
 func ScanLines(r io.Reader, fn func(lineNo int, line []byte) error) error {
@@ -104,6 +107,11 @@ func backward(r io.ReaderAt, size int64, fn func(off int64, line []byte) (bool, 
 	// rest is the file's bytes [pos, cut): unprocessed lines, the last ending in '\n'.
 	pos := end
 	var rest []byte
+	// Most callers want the last line or few: the first read is small and
+	// each next one twice as large, up to lineChunk. A fixed lineChunk read
+	// the whole of a log under 256 KiB every time, so each of a run's
+	// many reads of its tail grew with the run.
+	next := int64(firstChunk)
 	for {
 		body := rest
 		if len(body) > 0 {
@@ -111,7 +119,8 @@ func backward(r io.ReaderAt, size int64, fn func(off int64, line []byte) (bool, 
 		}
 		j := bytes.LastIndexByte(body, '\n')
 		if j < 0 && pos > 0 || len(rest) == 0 {
-			n := min(int64(lineChunk), pos)
+			n := min(next, pos)
+			next = min(2*next, lineChunk)
 			pos -= n
 			chunk := make([]byte, n, n+int64(len(rest)))
 			if _, err := r.ReadAt(chunk, pos); err != nil && err != io.EOF {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -66,5 +67,37 @@ func TestReadBackwardStops(t *testing.T) {
 	})
 	if strings.Join(got, ",") != "3,2" {
 		t.Fatalf("got %v", got)
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.ReaderAt
+	n int64
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n += int64(n)
+	return n, err
+}
+
+// The last line of a log costs the same to read at iteration 5 as at
+// iteration 150: the holder reads a run's tail many times an iteration,
+// and each read was of the whole log up to 256 KiB.
+func TestTailReadDoesNotGrowWithTheLog(t *testing.T) {
+	line := `{"iteration":1,"stdout":"` + strings.Repeat("x", 1200) + "\"}\n"
+	read := func(lines int) int64 {
+		data := strings.Repeat(line, lines)
+		c := &countingReader{r: strings.NewReader(data)}
+		got, err := tailLines(c, int64(len(data)), 1)
+		if err != nil || len(got) != 1 || string(got[0])+"\n" != line {
+			t.Fatalf("%d lines: %q, %v", lines, got, err)
+		}
+		return c.n
+	}
+	at5, at150 := read(5), read(150)
+	if at150 > 16<<10 {
+		t.Errorf("the last line read %d bytes of a log of 5 lines, %d of one of 150", at5, at150)
 	}
 }
