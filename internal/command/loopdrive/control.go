@@ -47,7 +47,7 @@ func cancel(env *cli.Env, door *runstate.Door, id string) error {
 	if err != nil {
 		return cli.Failf("%w", err)
 	}
-	wait := 15 * time.Second // for a driver to record the run canceled
+	wait := stopWait // for a driver to record the run canceled
 	// run.json's pid is anyone's to write: a driver signalled is one
 	// loopkit recorded starting the run, still that process. One that takes
 	// the run while this waits (another resume, given the lock the moment
@@ -74,16 +74,20 @@ func cancel(env *cli.Env, door *runstate.Door, id string) error {
 			env.Log.Warn(fmt.Sprintf("run %s: no driver loopkit recorded starting is alive (run.json names pid %d): nothing signalled", id, driverPID(st, id)))
 		}
 	}
-	l, err := lockStopped(st, id, wait, stopDrivers)
-	if err != nil && wait < 15*time.Second && len(signalled) > 0 {
+	merging := mergeWait(env, st, id) // said at once: the wait is long
+	l, err := lockStopped(st, id, max(wait, merging), stopDrivers)
+	if err != nil && wait < stopWait && len(signalled) > 0 {
 		// a driver came while this waited for a dead one's holder
-		l, err = lockStopped(st, id, 15*time.Second, stopDrivers)
+		l, err = lockStopped(st, id, stopWait, stopDrivers)
 	}
 	if err != nil && len(procrec.Drivers(st.RunDir(id))) == 0 {
 		return lockStranger(st, id)
 	}
 	if err != nil {
-		return cli.Failf("run %s: its driver did not stop (stop its 'loop run' yourself, then cancel again): %w", id, err)
+		l, err = waitEnding(env, st, id, merging == 0, stopDrivers)
+	}
+	if err != nil {
+		return err
 	}
 	defer l.Unlock()
 	stopLeft(env, st, id)
