@@ -27,7 +27,8 @@ import (
 // worktree removed) or is now a link (the agent may have made it one):
 // one line and exit 2 (a resume refused with a hint, as for any run the
 // driver will not start), the run left as it was, never an internal error.
-func workTreeThere(id string, set *runconfig.Settings) error {
+func workTreeThere(id string, run *record.Run) error {
+	set := &run.Settings
 	dir := set.Dir
 	if dir == "" {
 		return nil
@@ -37,7 +38,7 @@ func workTreeThere(id string, set *runconfig.Settings) error {
 	case errors.Is(err, os.ErrNotExist):
 		hint := "start a new run"
 		if b := set.RunBranch; b != "" {
-			hint = fmt.Sprintf("git worktree add %s %s, then resume; or start a new run", dir, b)
+			hint = bringBack(run.WorkspaceRoot, dir, b, id, run.Iteration)
 		}
 		return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s works in %s, which is gone", id, dir), Hint: hint}
 	case err != nil:
@@ -84,7 +85,7 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 			Err:  fmt.Errorf("run %s is stuck after %s: resuming needs more", id, nextaction.Count(n, "iteration")),
 			Hint: fmt.Sprintf("%s resume %s --max-iterations %d", driverargs.Prog(), id, n+nextaction.DefaultMaxIterations)}
 	}
-	if err := workTreeThere(id, &run.Settings); err != nil {
+	if err := workTreeThere(id, run); err != nil {
 		return "", err
 	}
 	if err := h.lockTree(run.Settings.Dir, id); err != nil {
