@@ -2,6 +2,7 @@ package loopdrive
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/cli"
@@ -25,10 +26,31 @@ func notPlanted(st *store.Store, id string) error {
 	if err != nil {
 		run = &record.Run{}
 	}
+	if old := movedFrom(st, id, run); old != "" {
+		return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s was started in the store %s, not here "+
+			"(%s: the workspace was moved or copied since); loopkit keeps a run's settings by its store's path", id, old, st.Root),
+			Hint: fmt.Sprintf("resume it there (move the workspace back to %s), or start a new run", filepath.Dir(old))}
+	}
 	return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s has no settings kept by loopkit, "+
 		"as a run this version's driver started has (one an older loopkit started has none either): "+
 		"not resumed, it would run agent %q, validation %q "+
 		"(the agent can write .loop/runs); start a new run instead, and '%s cancel %s' ends this one "+
 		"so that no resume --interrupted offers it again",
 		id, strings.Join(run.Settings.Agent, " "), run.Settings.Validate, driverargs.Prog(), id)}
+}
+
+// movedFrom is the store a run was started in, when it is another than
+// st and holds the settings loopkit kept for the run: the person moved
+// or copied the workspace (the store in it) since. Only the default
+// store, .loop in the workspace, can be found from run.json; a word of
+// run.json's (the agent's to write) picks a message here, nothing else.
+func movedFrom(st *store.Store, id string, run *record.Run) string {
+	if run.WorkspaceRoot == "" || !filepath.IsAbs(run.WorkspaceRoot) {
+		return ""
+	}
+	old := &store.Store{Root: filepath.Join(run.WorkspaceRoot, ".loop")}
+	if filepath.Clean(old.Root) == filepath.Clean(st.Root) || !runconfig.IsKept(old.RunDir(id)) {
+		return ""
+	}
+	return old.Root
 }
