@@ -156,9 +156,7 @@ func (h *holder) lockDriver(id string) error {
 			if l != nil {
 				l.Unlock()
 			}
-			return &cli.ExitError{Code: exitcode.Busy,
-				Err:  fmt.Errorf("run %s is busy: the driver with pid %d is driving it", id, pid),
-				Hint: fmt.Sprintf("stop it first with '%[1]s cancel %[2]s' or '%[1]s pause %[2]s'", driverargs.Prog(), id)}
+			return busy(h.st, id, pid)
 		}
 		if err == nil {
 			h.locks = append(h.locks, l)
@@ -170,6 +168,25 @@ func (h *holder) lockDriver(id string) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// busy is resume's refusal of a run a live driver holds, with the hint
+// that fits what the driver does: a paused run's driver is finishing its
+// step, a queued one's waits for a slot (neither is paused again).
+func busy(st *store.Store, id string, pid int) error {
+	err := fmt.Errorf("run %s is busy: the driver with pid %d is driving it", id, pid)
+	hint := fmt.Sprintf("stop it first with '%[1]s cancel %[2]s' or '%[1]s pause %[2]s'", driverargs.Prog(), id)
+	if run, rerr := st.ReadRun(id); rerr == nil {
+		switch run.Status {
+		case record.RunPaused:
+			err = fmt.Errorf("run %s is paused, and its driver (pid %d) is still finishing its step", id, pid)
+			hint = fmt.Sprintf("resume it once that driver has exited; or '%s cancel %s'", driverargs.Prog(), id)
+		case record.RunQueued:
+			err = fmt.Errorf("run %s is queued: its driver (pid %d) waits for a free slot to drive it", id, pid)
+			hint = fmt.Sprintf("it starts by itself; '%s cancel %s' ends it", driverargs.Prog(), id)
+		}
+	}
+	return &cli.ExitError{Code: exitcode.Busy, Err: err, Hint: hint}
 }
 
 func driverPID(st *store.Store, id string) int {
