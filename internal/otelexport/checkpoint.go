@@ -86,8 +86,16 @@ func checkpointDir(dir string) error {
 	return err
 }
 
-// Save writes the checkpoint atomically, private to the user.
+// MemoryCheckpoint is a checkpoint kept only while the process runs: a
+// --follow to stdout sends each thing once, and a restart starts over.
+func MemoryCheckpoint() *Checkpoint { return &Checkpoint{Runs: map[string]*RunMarks{}} }
+
+// Save writes the checkpoint atomically, private to the user (a
+// MemoryCheckpoint is not written).
 func (c *Checkpoint) Save() error {
+	if c.path == "" {
+		return nil
+	}
 	dir := filepath.Dir(c.path)
 	if err := checkpointDir(dir); err != nil {
 		return err

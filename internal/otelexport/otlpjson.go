@@ -26,8 +26,15 @@ func (e *JSONExporter) Send(_ context.Context, td ptrace.Traces) error {
 	}
 	// escaped as the records are, so cat shows an agent's controls: the
 	// marshaler escapes C0 only
-	_, err = e.W.Write(append(quote.JSON(b), '\n'))
-	return err
+	if _, err = e.W.Write(append(quote.JSON(b), '\n')); err != nil {
+		return err
+	}
+	// a line each request, as it is sent: a --follow's reader (a pipe to
+	// a collector) gets each iteration as it comes, not 64 KiB later
+	if f, ok := e.W.(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
 }
 
 // Close has nothing to release.

@@ -216,6 +216,8 @@ func fromStore(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Sess
 		if cp, err = otelexport.LoadCheckpoint(st.Root, dest); err != nil {
 			return cli.Failf("%w", err)
 		}
+	} else if opts.Follow { // --stdout: each poll sent everything again
+		cp = otelexport.MemoryCheckpoint()
 	}
 	var faults []error
 	known := seen{}
@@ -271,8 +273,8 @@ func fromStore(ctx, sendCtx context.Context, env *cli.Env, sess *otelexport.Sess
 }
 
 // sendRun sends what a run holds beyond the checkpoint's marks, moving
-// the marks after each delivery; without a checkpoint (--stdout)
-// everything is sent.
+// the marks after each delivery; without a checkpoint (--stdout, not
+// following) everything is sent.
 func sendRun(ctx context.Context, sess *otelexport.Session, st *store.Store, cp *otelexport.Checkpoint, id string, final bool) error {
 	marks := &otelexport.RunMarks{}
 	if cp != nil {

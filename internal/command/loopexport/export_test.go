@@ -623,3 +623,54 @@ func TestFromHostile(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowStdoutSendsOnce: --follow --stdout keeps no checkpoint on
+// disk, and each poll wrote every span of the run again (a file collector
+// filled with the same iterations twice a second), into a 64 KiB buffer
+// that held a new iteration back from the pipe; each is written once, as
+// it comes.
+func TestFollowStdoutSendsOnce(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".loop")
+	iteration(t, root, "live", 1, false)
+	cmd := exec.Command(os.Args[0], "live", "--follow", "--stdout", "--interval", "20ms")
+	cmd.Env = append(os.Environ(), "LOOPKIT_TEST_EXEC=loop-export", "LOOP_STORE="+root)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// a bound for a line that never comes (held in a buffer): killed, the
+	// read below ends
+	defer time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() }).Stop()
+	lines := bufio.NewReader(out)
+	seen := map[string]int{}
+	read := func(until string) {
+		t.Helper()
+		for seen[until] == 0 {
+			line, err := lines.ReadString('\n')
+			if err == io.EOF && until == "end" {
+				return
+			}
+			if err != nil {
+				t.Fatalf("waiting for %s: %v", until, err)
+			}
+			for n := 1; n <= 2; n++ {
+				if strings.Contains(line, fmt.Sprintf(`{"key":"loopkit.iteration","value":{"intValue":"%d"}}`, n)) {
+					seen[fmt.Sprint(n)]++
+				}
+			}
+		}
+	}
+	read("1")
+	iteration(t, root, "live", 2, false)
+	read("2")
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	read("end") // to EOF: the last look's line too
+	if seen["1"] != 1 || seen["2"] != 1 {
+		t.Errorf("iteration 1 written %d times, 2 written %d times; want each once", seen["1"], seen["2"])
+	}
+}
