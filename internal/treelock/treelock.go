@@ -158,5 +158,12 @@ func busy(in *Note, tree string) error {
 	}
 	return &cli.ExitError{Code: exitcode.Busy,
 		Err:  fmt.Errorf("%s is already running in %s: two loops in one work tree would mix their changes", who, where),
-		Hint: "run this one in its own git worktree with --worktree, or wait until the other ends"}
+		Hint: NewRunHint}
 }
+
+// NewRunHint is the hint of busy for a new run; a resume, whose run keeps
+// the tree it started in, cannot take --worktree (BusyResumeHint).
+const (
+	NewRunHint     = "run this one in its own git worktree with --worktree, or wait until the other ends"
+	BusyResumeHint = "wait until the other ends (or cancel it), then resume: a run keeps the work tree it started in"
+)

@@ -19,6 +19,7 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/treelock"
 )
 
 // resume takes an existing run's driver lock, or says who holds it. It
@@ -89,6 +90,10 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 		return "", err
 	}
 	if err := h.lockTree(run.Settings.Dir, id); err != nil {
+		var e *cli.ExitError
+		if errors.As(err, &e) && e.Hint == treelock.NewRunHint {
+			e.Hint = treelock.BusyResumeHint
+		}
 		return "", err
 	}
 	stopLeft(h.env, h.st, id)
