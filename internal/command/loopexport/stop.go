@@ -53,9 +53,9 @@ func stopped(ctx context.Context, opts *Options, checkpointed bool, id string) e
 	}
 	again := "run it again to send everything"
 	if checkpointed {
-		again = "the runs sent before it are checkpointed: run it again to send the rest"
+		again = "what was sent is checkpointed: run it again to send the rest"
 	}
-	return cli.WithCode(128+int(s.sig), fmt.Errorf("stopped by %s: run %s not sent; %s", s, id, again))
+	return cli.WithCode(128+int(s.sig), fmt.Errorf("stopped by %s before run %s was sent whole; %s", s, id, again))
 }
 
 // runFault: the error is one run's own (its records, or spans the

@@ -149,7 +149,7 @@ func TestInterruptedExport(t *testing.T) {
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	_ = cmd.Wait()
 	errs := errb.String()
-	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupt || !strings.Contains(errs, "stopped by SIGINT: run fix not sent") || strings.Contains(errs, "context canceled") {
+	if code := cmd.ProcessState.ExitCode(); code != exitcode.Interrupt || !strings.Contains(errs, "stopped by SIGINT before run fix was sent whole") || strings.Contains(errs, "context canceled") {
 		t.Errorf("SIGINT mid-send: exit %d, stderr %q: want %d and the run named", code, errs, exitcode.Interrupt)
 	}
 }
