@@ -239,6 +239,12 @@ func (c Config) Apply(env *Env, p *flags.Parser, data any) error {
 	return c.apply(p, reflect.ValueOf(data).Elem())
 }
 
+// Check reports the error Apply would give for data's options, setting
+// none of them.
+func (c Config) Check(p *flags.Parser, data any) error {
+	return c.apply(p, reflect.New(reflect.TypeOf(data).Elem()).Elem())
+}
+
 // Tools reads the config keys that commands read for themselves
 // (runconfig.Tools) with the types and ranges they read them with: the
 // driver checks them when a run starts, so a bad value is a usage error

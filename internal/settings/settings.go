@@ -35,7 +35,7 @@ func Open(env *cli.Env, p *flags.Parser, common *cli.Common, opts any) (*store.S
 	if err != nil {
 		return nil, "", cli.WithCode(exitcode.Usage, err)
 	}
-	if err := unacceptedRetention(env, cfg, read, opts); err != nil {
+	if err := unacceptedRetention(env, p, cfg, read, opts); err != nil {
 		return nil, "", err
 	}
 	if err := cfg.Apply(env, p, opts); err != nil {
@@ -50,7 +50,8 @@ func Open(env *cli.Env, p *flags.Parser, common *cli.Common, opts any) (*store.S
 // pipeline's loop-record, delete the person's runs. Falling back to the
 // default instead could delete runs the file's own value keeps. The
 // driver's copy (read is empty) was checked when its run started.
-func unacceptedRetention(env *cli.Env, cfg cli.Config, read map[string][]byte, opts any) error {
+func unacceptedRetention(env *cli.Env, p *flags.Parser, cfg cli.Config, read map[string][]byte, opts any) error {
+	checked := false
 	for _, key := range trust.CleanKeys {
 		s, ok := cfg[key]
 		if !ok || !readsKey(reflect.TypeOf(opts).Elem(), key) {
@@ -66,6 +67,13 @@ func unacceptedRetention(env *cli.Env, cfg cli.Config, read map[string][]byte, o
 		}
 		if accepted {
 			continue
+		}
+		// a value out of range is refused as without this check
+		if !checked {
+			if err := cfg.Check(p, opts); err != nil {
+				return err
+			}
+			checked = true
 		}
 		env.Log.Warn(fmt.Sprintf("%s:%d: %s=%q not obeyed, as the file was never accepted as it is (the agent can write it): it deletes nothing; accept it with '%s trust %s'",
 			s.File, s.Line, key, s.Value, driverargs.Prog(), s.File))
