@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/view"
 )
@@ -64,7 +63,7 @@ func fitColumns(rows [][]string, width int, drop []int) []string {
 		total := 0
 		for _, r := range rows {
 			for i, c := range r {
-				widths[i] = max(widths[i], utf8.RuneCountInString(c))
+				widths[i] = max(widths[i], cells(c))
 			}
 		}
 		n := 0
@@ -85,7 +84,7 @@ func fitColumns(rows [][]string, width int, drop []int) []string {
 					if b.Len() > 0 {
 						b.WriteString("  ")
 					}
-					b.WriteString(c + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)))
+					b.WriteString(c + strings.Repeat(" ", widths[i]-cells(c)))
 				}
 				out[j] = strings.TrimRight(b.String(), " ")
 			}

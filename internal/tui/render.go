@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 
@@ -129,20 +128,6 @@ func expandTabs(s string) string {
 		col++
 	}
 	return b.String()
-}
-
-// wrap cuts a line into pieces of at most width characters.
-func wrap(s string, width int) []string {
-	if width <= 4 || utf8.RuneCountInString(s) <= width {
-		return []string{s}
-	}
-	var out []string
-	r := []rune(s)
-	for len(r) > width {
-		out = append(out, string(r[:width]))
-		r = append([]rune("    "), r[width:]...)
-	}
-	return append(out, string(r))
 }
 
 // height is how many screen lines iteration i takes.
@@ -281,7 +266,7 @@ func (m *Model) title() string {
 // error) wrapped on up to three lines: its point (a hint, the reason) is
 // often past 80 columns, after the run id.
 func (m *Model) statusLines() []string {
-	if m.confirm != nil || m.filtering || m.msg == "" || utf8.RuneCountInString(m.msg) <= m.w {
+	if m.confirm != nil || m.filtering || m.msg == "" || cells(m.msg) <= m.w {
 		return []string{m.status()}
 	}
 	var out []string
@@ -290,14 +275,14 @@ func (m *Model) statusLines() []string {
 		switch {
 		case line == "":
 			line = word
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= m.w:
+		case cells(line)+1+cells(word) <= m.w:
 			line += " " + word
 		default:
 			out, line = append(out, line), word
 		}
-		for utf8.RuneCountInString(line) > m.w { // a word wider than the screen
-			r := []rune(line)
-			out, line = append(out, string(r[:m.w])), string(r[m.w:])
+		for cells(line) > m.w { // a word wider than the screen
+			head, rest := cut(line, m.w)
+			out, line = append(out, head), rest
 		}
 	}
 	out = append(out, line)
@@ -331,19 +316,11 @@ func (m *Model) status() string {
 
 func (m *Model) bar(s string) string {
 	s = truncate(s, m.w)
-	if pad := m.w - utf8.RuneCountInString(s); pad > 0 {
+	if pad := m.w - cells(s); pad > 0 {
 		s += strings.Repeat(" ", pad)
 	}
 	if !m.color {
 		return s
 	}
 	return barStyle.Render(s)
-}
-
-func truncate(s string, w int) string {
-	if utf8.RuneCountInString(s) <= w {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max(w-1, 0)]) + "…"
 }
