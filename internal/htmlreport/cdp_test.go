@@ -153,6 +153,7 @@ type visit struct {
 	Requests   []string
 	Screenshot []byte
 	PDF        []byte
+	Width      float64 // of the laid-out page: wider than the window scrolls sideways
 }
 
 // load opens url in a new tab of width x height, waits for the load event,
@@ -188,6 +189,7 @@ func (b *browser) load(url string, width int) (*visit, error) {
 		return nil, err
 	}
 	if size, ok := lm["cssContentSize"].(map[string]any); ok {
+		v.Width, _ = size["width"].(float64)
 		if h, ok := size["height"].(float64); ok {
 			metrics["height"] = min(int(h)+1, 8000)
 		}
