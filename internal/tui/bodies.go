@@ -95,6 +95,33 @@ func fitColumns(rows [][]string, width int, drop []int) []string {
 }
 
 func (m *Model) describeBody(h int) []string {
+	out := m.describeLines()
+	out = out[min(m.skip, len(out)):]
+	return out[:min(h, len(out))]
+}
+
+// describeKey scrolls the Describe view, within its lines.
+func (m *Model) describeKey(k string) {
+	h := m.bodyHeight()
+	last := max(len(m.describeLines())-h, 0) // the top that shows the end
+	switch k {
+	case "down", "j":
+		m.skip++
+	case "up", "k":
+		m.skip--
+	case "home", "g":
+		m.skip = 0
+	case "end", "G":
+		m.skip = last
+	case "space", "pgdown", "ctrl+d":
+		m.skip += h - 1
+	case "b", "pgup", "ctrl+u":
+		m.skip -= h - 1
+	}
+	m.skip = min(max(m.skip, 0), last)
+}
+
+func (m *Model) describeLines() []string {
 	var b bytes.Buffer
 	ri, err := view.LoadRun(m.st, m.run.RunID)
 	if err != nil {
@@ -121,6 +148,5 @@ func (m *Model) describeBody(h int) []string {
 	for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
 		out = append(out, wrap("  "+l, m.w)...)
 	}
-	out = out[min(m.skip, len(out)):]
-	return out[:min(h, len(out))]
+	return out
 }

@@ -141,12 +141,7 @@ func (m *Model) key(k string) tea.Cmd {
 		return nil
 	}
 	if m.screen == describeScreen {
-		switch k {
-		case "down", "j":
-			m.skip++
-		case "up", "k":
-			m.skip = max(m.skip-1, 0)
-		}
+		m.describeKey(k)
 		return nil
 	}
 	n := m.idx.Len()

@@ -1,0 +1,62 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/testsupport/storetest"
+)
+
+// TestDescribeScrollsWithinItsLines: in the Describe view j stops at the
+// end (it scrolled on into a blank screen, and k had to undo every extra
+// press), and the keys the help lists for a run, g/G ends and space/b
+// page, work there too.
+func TestDescribeScrollsWithinItsLines(t *testing.T) {
+	st, run := storetest.Run(t, func(r *record.Run) { r.Status = record.RunFailed })
+	m, err := New(st, run.RunID, false, Tools{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.key("d")
+	m.h = 1000 // every line on one screen
+	all := strings.Split(m.view(), "\n")
+	var lines []string
+	for _, l := range all[1 : len(all)-1] { // between the title and status lines
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	m.h = 8
+	if len(lines) < 2*m.bodyHeight() {
+		t.Fatalf("describe has %d lines, too few to scroll in %d", len(lines), m.bodyHeight())
+	}
+	first, last := lines[0], lines[len(lines)-1]
+	body := func() string {
+		v := strings.Split(m.view(), "\n")
+		return strings.Join(v[1:len(v)-1], "\n")
+	}
+	m.key("G")
+	if !strings.Contains(body(), last) {
+		t.Errorf("G does not show the last line %q:\n%s", last, body())
+	}
+	for range 100 {
+		m.key("j")
+	}
+	m.key("k")
+	if b := body(); !strings.Contains(b, lines[len(lines)-2]) || strings.Contains(b, last) {
+		t.Errorf("j past the end then k does not move up one line from the end:\n%s", b)
+	}
+	m.key("g")
+	if !strings.HasPrefix(body(), first) {
+		t.Errorf("g does not show the first line %q:\n%s", first, body())
+	}
+	m.key("space")
+	if b := body(); strings.Contains(b, first) || !strings.Contains(b, lines[m.bodyHeight()-1]) {
+		t.Errorf("space does not page down, keeping one line:\n%s", b)
+	}
+	m.key("b")
+	if !strings.HasPrefix(body(), first) {
+		t.Errorf("b does not page back to the top:\n%s", body())
+	}
+}
