@@ -71,7 +71,9 @@ type Model struct {
 	liveTop  int      // the live step's first line shown, when held
 	liveHeld bool     // scrolled back: the live step does not follow
 	page     []row    // the iteration page
-	pageSkip int
+	pageRows []row    // the page wrapped at pageW columns: what scrolls
+	pageW    int
+	pageSkip int // screen lines above the top
 	pageFrom screen
 }
 
@@ -155,7 +157,7 @@ func (m *Model) close() {
 		m.live.stop()
 		m.live = nil
 	}
-	m.screen, m.run, m.idx, m.page = runsScreen, nil, nil, nil
+	m.screen, m.run, m.idx, m.page, m.pageRows = runsScreen, nil, nil, nil, nil
 	_ = m.loadRuns()
 }
 

@@ -77,38 +77,52 @@ func (m *Model) openPage() {
 			lines = append(lines, row{text: view.Escape(l, true), color: c})
 		}
 	}
-	m.page, m.pageSkip, m.pageFrom = lines, 0, m.screen
+	m.page, m.pageRows, m.pageSkip, m.pageFrom = lines, nil, 0, m.screen
 	m.screen = pageScreen
 }
 
-// pageBody draws the page from its scroll position, long lines wrapped.
-func (m *Model) pageBody(h int) []string {
-	var out []string
-	for _, r := range m.page[min(m.pageSkip, len(m.page)):] {
-		for _, w := range wrap(expandTabs(r.text), m.w) {
-			out = append(out, m.paint(row{text: w, color: r.color}, false))
-		}
-		if len(out) >= h {
-			break
+// pageLines is the page as screen lines, long lines wrapped: it scrolls
+// by screen lines, so a line longer than the screen (a one-paragraph
+// final message, a minified file in the diff) shows to its end.
+func (m *Model) pageLines() []row {
+	if m.pageRows == nil || m.pageW != m.w {
+		m.pageRows, m.pageW = m.pageRows[:0], m.w
+		for _, r := range m.page {
+			for _, w := range wrap(expandTabs(r.text), m.w) {
+				m.pageRows = append(m.pageRows, row{text: w, color: r.color})
+			}
 		}
 	}
-	return out[:min(h, len(out))]
+	return m.pageRows
+}
+
+// pageBody draws the page from its scroll position.
+func (m *Model) pageBody(h int) []string {
+	rows := m.pageLines()
+	rows = rows[min(m.pageSkip, len(rows)):]
+	var out []string
+	for _, r := range rows[:min(h, len(rows))] {
+		out = append(out, m.paint(r, false))
+	}
+	return out
 }
 
 func (m *Model) pageKey(k string) {
-	last := max(len(m.page)-1, 0)
+	h := m.bodyHeight()
+	last := max(len(m.pageLines())-h, 0) // the top that shows the end
 	switch k {
 	case "down", "j", "enter":
-		m.pageSkip = min(m.pageSkip+1, last)
+		m.pageSkip++
 	case "up", "k":
-		m.pageSkip = max(m.pageSkip-1, 0)
+		m.pageSkip--
 	case "space", "pgdown", "ctrl+d":
-		m.pageSkip = min(m.pageSkip+m.bodyHeight()-1, last)
+		m.pageSkip += h - 1
 	case "b", "pgup", "ctrl+u":
-		m.pageSkip = max(m.pageSkip-(m.bodyHeight()-1), 0)
+		m.pageSkip -= h - 1
 	case "home", "g":
 		m.pageSkip = 0
 	case "end", "G":
-		m.pageSkip = max(len(m.page)-m.bodyHeight(), 0)
+		m.pageSkip = last
 	}
+	m.pageSkip = min(max(m.pageSkip, 0), last)
 }

@@ -82,7 +82,7 @@ func (m *Model) key(k string) tea.Cmd {
 	}
 	if m.screen == pageScreen {
 		if k == "esc" || k == "left" || k == "backspace" {
-			m.screen, m.page = m.pageFrom, nil
+			m.screen, m.page, m.pageRows = m.pageFrom, nil, nil
 			return nil
 		}
 		m.pageKey(k)
