@@ -123,10 +123,13 @@ func decodeLine(lineNo int, data []byte, number int) (it record.IterationLog, sk
 		if l.Iteration == nil {
 			return it, false, &record.InputError{Line: lineNo, Field: "iteration", Msg: "missing (expected an IterationLog or a validation record)"}
 		}
-		it.Iteration = *l.Iteration
-		if l.ExitCode != nil {
-			it.ExitCode = *l.ExitCode
+		// Every IterationLog has an exit code; a run's record (run.json, as
+		// `loop-view runs --json` prints it) has an iteration but none, and
+		// would otherwise be shown as an iteration that exited 0.
+		if l.ExitCode == nil {
+			return it, false, &record.InputError{Line: lineNo, Field: "exit_code", Msg: "missing (expected an IterationLog or a validation record)"}
 		}
+		it.Iteration, it.ExitCode = *l.Iteration, *l.ExitCode
 		return it, false, nil
 	case *l.Type == record.TypeValidation:
 		if l.ExitCode == nil {

@@ -52,7 +52,9 @@ func TestReadRecordsMixedAndBounded(t *testing.T) {
 
 func TestReadRecordsErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"{\"iteration\":1}\nnot json\n", "line 2: not JSON"},
+		{"{\"iteration\":1,\"exit_code\":0}\nnot json\n", "line 2: not JSON"},
+		// A run's record (loop-view runs --json) is not an iteration that exited 0.
+		{`{"schema_version":1,"run_id":"r","iteration":3,"validation_command":"t","status":"failed"}` + "\n", `line 1: field "exit_code": missing`},
 		{`{"iteration":"one"}` + "\n", `line 1: field "iteration": wrong type`},
 		{`{"validation_command":"t"}` + "\n", `line 1: field "iteration": missing`},
 		{`{"type":"validation","command":"t"}` + "\n", `line 1: field "exit_code": missing`},
