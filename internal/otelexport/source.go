@@ -177,6 +177,7 @@ type probe struct {
 	Iteration    *int             `json:"iteration"`
 	Attempt      *int             `json:"attempt"`
 	Validation   *json.RawMessage `json:"validation_command"`
+	ExitCode     *json.RawMessage `json:"exit_code"`
 	RunCreatedAt int64            `json:"run_created_at"`
 }
 
@@ -197,7 +198,8 @@ func (st *Stream) Add(line []byte) error {
 			return err
 		}
 		st.s.Mapper.AttemptSpan(*r, &at)
-	case p.Validation != nil && p.Iteration != nil:
+	case p.Validation != nil && p.Iteration != nil && p.ExitCode != nil:
+		// run.json (loop-view runs --json) has the first two but no exit code.
 		var it record.IterationLog
 		if err := json.Unmarshal(line, &it); err != nil {
 			return err
