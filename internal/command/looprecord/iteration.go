@@ -12,6 +12,7 @@ import (
 	rec "github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/view"
+	"golang.org/x/sys/unix"
 )
 
 // Recording an iteration or an attempt, and the summary line it prints.
@@ -132,11 +133,14 @@ func readInput(env *cli.Env) (*rec.Input, error) {
 }
 
 // exitStatus is --exit-status: the validation's own code, 124 for a timeout,
-// 1 when it did not run or exit by itself.
+// 128+n when signal n killed it (as loop-validate exits, so a pipeline's
+// status still says "killed"), 1 when it did not run.
 func exitStatus(it *rec.IterationLog) int {
 	switch {
 	case it.TimedOut:
 		return exitcode.Timeout
+	case it.Signal != nil && unix.SignalNum(*it.Signal) > 0:
+		return 128 + int(unix.SignalNum(*it.Signal))
 	case it.ExitCode < 0:
 		return exitcode.Failure
 	}

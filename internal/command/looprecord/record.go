@@ -47,8 +47,9 @@ flags (--new-run, --status, --attempt, ...) work for one more release.
 Exit status: 0 recorded (a derived file that failed after the commit is a
 warning: the next writer repairs it); 1 not recorded: an I/O failure or an
 --iteration conflict; 2 usage; 65 bad input on stdin. With --exit-status,
-the recorded validation's exit code (124 when it timed out, 1 when it could
-not run): whatever it is, the record was stored.`
+the recorded validation's exit code (124 when it timed out, 128+n when
+signal n killed it, 1 when it could not run): whatever it is, the record
+was stored.`
 
 // Options are loop-record's flags.
 type Options struct {
