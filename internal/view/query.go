@@ -79,7 +79,8 @@ func (q *Query) decode(rec *Record) error {
 	switch {
 	case q.all:
 		rec.Value, err = jsonobj.Full(rec.Raw)
-	case len(q.fields) > 0:
+	case len(q.fields) > 0 || len(q.Filters) > 0 || q.Need != nil:
+		// an expression reading no field still sees an object, not null
 		rec.Value, err = jsonobj.Project(rec.Raw, q.fields)
 	}
 	return err

@@ -90,3 +90,28 @@ func TestQueryNumberedNamesGarbage(t *testing.T) {
 		t.Fatalf("got %q %v, errors %q, want %q", got, err, errs, want)
 	}
 }
+
+// An expression that reads no field still sees the record as an object:
+// `--where .` keeps every record and `--jq type` prints "object" (both saw
+// null when nothing was decoded, as `--jq not` printed true).
+func TestQueryNoFieldsSeesObject(t *testing.T) {
+	path := writeLog(t, `{"iteration":1,"exit_code":0}`, `{"iteration":2,"exit_code":1}`, "")
+	for _, expr := range []string{".", `type == "object"`, "if . then true else false end", "not | not"} {
+		f, err := jqfilter.Compile("--where", expr, jqfilter.Where)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := iterations(t, &Query{Filters: []Filter{f}}, path); err != nil || got != "1,2" {
+			t.Errorf("--where %q: got %q %v, want 1,2", expr, got, err)
+		}
+	}
+	jq, _ := jqfilter.Compile("--jq", "type", jqfilter.Transform)
+	q := &Query{Need: jq.Fields, NeedAll: jq.All}
+	var got []string
+	_, _, err := q.Run(path, func(rec *Record) error {
+		return jq.Each(rec.Value, func(v any) error { got = append(got, fmt.Sprint(v)); return nil })
+	})
+	if err != nil || strings.Join(got, ",") != "object,object" {
+		t.Errorf("--jq type: got %q %v, want object,object", got, err)
+	}
+}
