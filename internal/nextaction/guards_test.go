@@ -24,7 +24,7 @@ func TestRuleOrder(t *testing.T) {
 	for _, r := range nextaction.Rules {
 		names = append(names, r.Name)
 	}
-	want := "status-not-given not-running git-stopped agent-cannot-run validation_cannot_run final-verify merge completed agent-denied agent-failing over-budget over_duration out-of-iterations watchdog rate-limited"
+	want := "status-not-given not-running git-stopped agent-cannot-run validation_cannot_run reviewer-cannot-run final-verify-cannot-run final-verify merge completed agent-denied agent-failing over-budget over_duration out-of-iterations watchdog rate-limited"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("rules:\n got %s\nwant %s", got, want)
 	}

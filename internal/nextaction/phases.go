@@ -1,7 +1,9 @@
 package nextaction
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/loopkit/loopkit/internal/finalverify"
 	"github.com/loopkit/loopkit/internal/record"
@@ -79,4 +81,35 @@ func finalVerify(in *Input) (Action, bool) {
 	}
 	return Action{Kind: Verify, Iteration: in.LastNumber(), Extra: map[string]string{
 		"command": s.Next, "index": strconv.Itoa(s.NextIndex)}}, true
+}
+
+// reviewerCannotRun: since the latest resume, the last iteration's
+// reviewer could not start (126/127) or said it may not work (not logged
+// in): no iteration can be approved, and each further one is a paid step
+// for nothing. A resume, once the person fixed it, reviews again.
+func reviewerCannotRun(in *Input) (Action, bool) {
+	since := in.SinceResume()
+	if len(since) == 0 || in.Set().Reviewer == "" {
+		return Action{}, false
+	}
+	r := since[len(since)-1].Review
+	if r == nil || !r.CannotWork {
+		return Action{}, false
+	}
+	why := strings.TrimPrefix(r.Notes, "the reviewer's call failed: ")
+	return stop(record.RunFailed, "reviewer cannot run: "+headChars(why, WhyChars)+" (fix --reviewer)"), true
+}
+
+// finalVerifyCannotRun: the last iteration, since the latest resume, was
+// done, but a final verification command could not start (its sh said
+// so, 126/127): every further step would be paid for a check that
+// cannot pass, as validationCannotRun.
+func finalVerifyCannotRun(in *Input) (Action, bool) {
+	v, since := in.Phases.Verify.Failed, in.SinceResume()
+	if v == nil || !v.CannotRun || len(since) == 0 || v.Iteration != since[len(since)-1].Iteration {
+		return Action{}, false
+	}
+	lines := strings.Split(strings.TrimSpace(v.Stderr), "\n")
+	why := headChars(strings.TrimSpace(lines[len(lines)-1]), WhyChars)
+	return stop(record.RunFailed, fmt.Sprintf("final verification cannot run: %s: %s (exit %d)", headChars(v.Command, WhyChars), why, v.ExitCode)), true
 }

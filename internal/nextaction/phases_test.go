@@ -1,6 +1,7 @@
 package nextaction
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/finalverify"
@@ -20,6 +21,14 @@ func TestPhaseRules(t *testing.T) {
 	}
 	rev := map[string]string{KeyReviewer: "r"}
 	failed := &record.Verification{Iteration: 2, Command: "b", Status: record.StatusFail}
+	// a reviewer or a final verification that cannot start fails the run
+	// at once: every further step would be paid for nothing
+	cannotReview := func(it *record.IterationLog) *record.IterationLog {
+		c := *it
+		c.Review = &record.Review{Verdict: review.None, Notes: "the reviewer's call failed: exit status 127", Attempt: 1, CannotWork: true}
+		return &c
+	}
+	cannotVerify := &record.Verification{Iteration: 2, Command: "b", Status: record.StatusFail, ExitCode: 127, Stderr: "sh: 1: b: not found", CannotRun: true}
 	for _, c := range []struct {
 		name     string
 		settings map[string]string
@@ -41,6 +50,12 @@ func TestPhaseRules(t *testing.T) {
 			Phases{Verify: finalverify.State{Next: "a", NextIndex: 1}}, Iterate, "next", ""},
 		{"verification failed: requeued", map[string]string{KeyFinalVerify: `["a","b"]`}, pass,
 			Phases{Verify: finalverify.State{Failed: failed}}, Iterate, "next", ""},
+		{"reviewer could not start: failed", rev, cannotReview(pass), Phases{}, Stop, "reviewer-cannot-run", ""},
+		{"reviewer could not start before the resume: next", map[string]string{KeyReviewer: "r", KeyResumedAfter: "2"}, cannotReview(pass), Phases{}, Iterate, "next", ""},
+		{"verification could not start: failed", map[string]string{KeyFinalVerify: `["a","b"]`}, pass,
+			Phases{Verify: finalverify.State{Failed: cannotVerify}}, Stop, "final-verify-cannot-run", ""},
+		{"verification could not start before the resume: next", map[string]string{KeyFinalVerify: `["a","b"]`, KeyResumedAfter: "2"}, pass,
+			Phases{Verify: finalverify.State{Failed: cannotVerify}}, Iterate, "next", ""},
 		{"verification passed: completed", map[string]string{KeyFinalVerify: `["a","b"]`}, pass, Phases{}, Stop, "completed", ""},
 		{"validation failed: no verification", map[string]string{KeyFinalVerify: `["a"]`}, fail,
 			Phases{Verify: finalverify.State{Next: "a", NextIndex: 1}}, Iterate, "next", ""},
@@ -58,7 +73,7 @@ func TestPhaseRules(t *testing.T) {
 			if want := map[bool]string{true: "1"}[c.settings[KeyReviewer] != "" && a.Kind == Iterate]; a.Extra["review"] != want {
 				t.Errorf("review=%q, want %q: the reviewer runs in every iteration when set", a.Extra["review"], want)
 			}
-			if a.Kind == Stop && a.Status != record.RunCompleted {
+			if a.Kind == Stop && a.Status != record.RunCompleted && !strings.Contains(a.Rule, "cannot-run") {
 				t.Errorf("stopped %s: %s", a.Status, a.Reason)
 			}
 		})

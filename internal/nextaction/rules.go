@@ -30,6 +30,8 @@ var Rules = []Rule{
 	{"git-stopped", gitStopped},
 	{"agent-cannot-run", agentCannotRun},
 	{"validation_cannot_run", validationCannotRun},
+	{"reviewer-cannot-run", reviewerCannotRun},
+	{"final-verify-cannot-run", finalVerifyCannotRun},
 	{"final-verify", finalVerify},
 	{"merge", mergeRun},
 	{"completed", completed},

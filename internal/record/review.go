@@ -7,6 +7,9 @@ type Review struct {
 	Verdict string `json:"verdict"`         // approve, changes or none (no verdict understood)
 	Notes   string `json:"notes,omitempty"` // the requested changes, or why there was no verdict
 	Attempt int    `json:"attempt"`
+	// CannotWork: the reviewer could not start (126/127) or said it may
+	// not work (CannotWorkKinds), so no iteration can be approved.
+	CannotWork bool `json:"cannot_work,omitempty"`
 }
 
 // ReviewNotesChars bounds the notes kept on the iteration.

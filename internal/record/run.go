@@ -154,7 +154,10 @@ type Verification struct {
 	DurationMs      int64   `json:"duration_ms"`
 	// PlanAdvancedOnFailure: the verified iteration ticked plan boxes that
 	// this failing command refuses.
-	PlanAdvancedOnFailure bool   `json:"plan_advanced_on_failure,omitempty"`
-	InputDigest           string `json:"input_digest"`
-	CreatedAt             int64  `json:"created_at"`
+	PlanAdvancedOnFailure bool `json:"plan_advanced_on_failure,omitempty"`
+	// CannotRun is the command's loop-validate cannot_run: its sh could
+	// not start a command (126/127).
+	CannotRun   bool   `json:"cannot_run,omitempty"`
+	InputDigest string `json:"input_digest"`
+	CreatedAt   int64  `json:"created_at"`
 }

@@ -20,7 +20,7 @@ func (r *Recorder) reviewAttempt(st *repaired, n int, in *record.Input) (*record
 	if err != nil {
 		return nil, err
 	}
-	v := &record.Review{Verdict: *s.ReviewVerdict, Attempt: res.Attempt.Attempt}
+	v := &record.Review{Verdict: *s.ReviewVerdict, Attempt: res.Attempt.Attempt, CannotWork: s.CannotWork}
 	if s.ReviewNotes != nil {
 		v.Notes = record.HeadChars(*s.ReviewNotes, record.ReviewNotesChars)
 	}

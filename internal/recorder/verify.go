@@ -45,7 +45,7 @@ func (r *Recorder) RecordVerification(id string, in *record.Input) (*record.Veri
 	v := &record.Verification{
 		RunID: id, Verification: len(vs) + 1, Command: val.Command, TimedOut: val.TimedOut, Error: val.Error,
 		Stdout: val.Stdout, Stderr: val.Stderr, StdoutTruncated: val.StdoutTruncated, StderrTruncated: val.StderrTruncated,
-		DurationMs: val.DurationMs, InputDigest: digest, CreatedAt: r.nowMs(),
+		DurationMs: val.DurationMs, CannotRun: val.CannotRun, InputDigest: digest, CreatedAt: r.nowMs(),
 	}
 	v.ID = fmt.Sprintf("%s-verify-%d", id, v.Verification)
 	v.Status, v.ExitCode = record.Outcome(*val.ExitCode, val.TimedOut, val.Signal, val.Error)
