@@ -7,6 +7,7 @@ package hooks
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -110,6 +111,9 @@ func (h *Hooks) run(command, event, runID string, stdin []byte) error {
 	}
 	if ctx.Err() == context.DeadlineExceeded {
 		return fmt.Errorf("timed out after %s", h.Timeout)
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // it exited 0; a child it left (a notifier in the background) held its output
 	}
 	if err != nil {
 		text := strings.TrimSpace(out.String())

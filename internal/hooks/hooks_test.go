@@ -7,12 +7,15 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/log"
 
+	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/runconfig"
 )
 
@@ -103,5 +106,35 @@ func TestFloodingHook(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "last words") || logs.Len() > 2000 {
 		t.Errorf("log %d bytes: %.300s", logs.Len(), logs.String())
+	}
+}
+
+// A hook that starts a notifier in the background and exits 0 succeeded:
+// the child holding its output was reported as a failure ("WaitDelay
+// expired before I/O complete"). What it left is still stopped.
+func TestHookLeavesAChild(t *testing.T) {
+	var logs bytes.Buffer
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	set := runconfig.MustFromMap(map[string]string{
+		SettingCommands: "sleep 30 & echo $! > '" + pidFile + "'; echo notifying",
+	})
+	h := FromSettings(&set, "/s/.loop", log.New(&logs))
+	if n := h.Fire(Completed, "r1", nil); n != 0 {
+		t.Errorf("%d failed, want 0: %s", n, logs.String())
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if pid <= 0 {
+		t.Fatalf("pid %q", data)
+	}
+	for end := time.Now().Add(10 * time.Second); procid.Running(pid); { // SIGKILL is sent, not yet acted on
+		if time.Now().After(end) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the hook's child %d is still running", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
