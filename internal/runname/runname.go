@@ -10,15 +10,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/agent"
+	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/userdir"
 )
@@ -163,11 +165,17 @@ func placeholders(argv []string, prompt string) (out []string, stdin string, don
 	return out, stdin, done, nil
 }
 
+// outputCap bounds what the naming agent's answer is read from: a name
+// is a line, and a command printing without end must not fill memory.
+const outputCap = 4 << 20
+
 // Ask runs the naming agent argv with the prompt on stdin (or in its
 // {prompt} or {prompt_file} argument), in dir, and
 // reads its answer (any format loop-step reads). Any failure — it does not
 // start, exits non-zero, times out, or answers nothing usable — is an
-// error: the caller falls back to the spec's slug.
+// error: the caller falls back to the spec's slug. It runs as an agent
+// step does (proc.Run): in a session of its own, stopped whole at the
+// timeout, with the children's environment, killed if this process dies.
 func Ask(ctx context.Context, argv []string, prompt, dir string, timeout time.Duration) (*Answer, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("no naming agent command")
@@ -177,38 +185,51 @@ func Ask(ctx context.Context, argv []string, prompt, dir string, timeout time.Du
 		return nil, err
 	}
 	defer done()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	cmd.WaitDelay = time.Second
-	a := &Answer{Started: time.Now()}
-	runErr := cmd.Run()
-	a.Ended = time.Now()
-	if cmd.ProcessState != nil {
-		code := cmd.ProcessState.ExitCode()
-		a.ExitCode = &code
+	// a signal proc.Run passes on to the call still ends this process
+	// afterwards, as it did before the call
+	sigs := make(chan os.Signal, 1)
+	proc.NotifyStop(sigs)
+	res, err := proc.Run(proc.Spec{Args: argv, Dir: dir, Stdin: strings.NewReader(stdin), Timeout: timeout,
+		InlineCap: outputCap, ParentDeath: true, Stop: ctx.Done()})
+	signal.Stop(sigs)
+	select {
+	case s := <-sigs:
+		signal.Reset(s)
+		_ = syscall.Kill(os.Getpid(), s.(syscall.Signal))
+	default:
 	}
-	res, perr := agent.Parse(bytes.NewReader(out.Bytes()), agent.FormatAuto, nil)
+	if err != nil {
+		return nil, fmt.Errorf("naming agent: %w", err)
+	}
+	a := &Answer{Started: res.Started, Ended: res.Ended}
+	if res.PID == 0 { // it did not start: nothing was spent
+		return a, fmt.Errorf("naming agent: %v", res.Err)
+	}
+	code := res.ExitCode
+	a.ExitCode = &code
+	p, perr := agent.Parse(bytes.NewReader(res.Stdout), agent.FormatAuto, nil)
 	if perr == nil {
-		a.Usage, a.FinalMessage, a.Format, a.Model = res.Usage, res.FinalMessage, res.Format, res.Model
+		a.Usage, a.FinalMessage, a.Format, a.Model = p.Usage, p.FinalMessage, p.Format, p.Model
 	}
 	switch {
-	case ctx.Err() != nil:
+	case res.TimedOut:
 		return a, fmt.Errorf("naming agent timed out after %s", timeout)
-	case runErr != nil:
-		msg := strings.TrimSpace(errOut.String())
+	case res.StatusCode != 0 || res.Err != nil:
+		msg := strings.TrimSpace(string(res.Stderr))
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
 			msg = msg[:i]
 		}
-		return a, fmt.Errorf("naming agent: %v%s", runErr, prefixed(msg))
+		why := fmt.Sprintf("exit status %d", res.StatusCode)
+		if res.Err != nil {
+			why = res.Err.Error()
+		}
+		return a, fmt.Errorf("naming agent: %s%s", why, prefixed(msg))
+	case res.StdoutTrunc:
+		return a, fmt.Errorf("naming agent printed more than %d MiB: no name", outputCap>>20)
 	case perr != nil:
 		return a, fmt.Errorf("naming agent output: %v", perr)
 	}
-	if a.Name = Clean(res.FinalMessage); a.Name == "" {
+	if a.Name = Clean(p.FinalMessage); a.Name == "" {
 		return a, errors.New("naming agent gave no usable name")
 	}
 	return a, nil

@@ -4,9 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loopkit/loopkit/internal/procid"
 )
 
 func TestClean(t *testing.T) {
@@ -95,5 +99,40 @@ func TestAsk(t *testing.T) {
 	}
 	if a, err := Ask(ctx, []string{"no-such-naming-agent-x"}, "p", "", time.Second); err == nil || a.ExitCode != nil {
 		t.Errorf("missing agent: %+v %v (a call that never started has no exit code: nothing to record)", a, err)
+	}
+}
+
+// The naming call runs as an agent step does: at its timeout its whole
+// group stops (a wrapper's agent went on, paid, after its sh was killed),
+// it gets no variable the driver set for loopkit's own commands, and a
+// flood of output is no name, not memory.
+func TestAskAsAStep(t *testing.T) {
+	ctx := context.Background()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	_, err := Ask(ctx, []string{"sh", "-c", "sleep 300 & echo $! > '" + pidFile + "'; wait"}, "p", "", 300*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "timed out") {
+		t.Errorf("err = %v, want a timeout", err)
+	}
+	data, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if pid <= 0 {
+		t.Fatalf("pid %q", data)
+	}
+	for end := time.Now().Add(10 * time.Second); procid.Running(pid); { // SIGKILL sent, not yet acted on
+		if time.Now().After(end) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the naming agent's child %d outlived its timeout", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Setenv("LOOP_PROG", "loop")
+	t.Setenv("LOOPKIT_DRIVE_REQUESTS", "1")
+	a, err := Ask(ctx, []string{"sh", "-c", `cat >/dev/null; echo "env ${LOOP_PROG:-none} ${LOOPKIT_DRIVE_REQUESTS:-none}"`}, "p", "", 10*time.Second)
+	if err != nil || a.Name != "env none none" {
+		t.Errorf("Ask = %+v, %v: the driver's variables reached the naming agent", a, err)
+	}
+	_, err = Ask(ctx, []string{"sh", "-c", "cat >/dev/null; head -c 9000000 /dev/zero | tr '\\0' y"}, "p", "", 30*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "more than 4 MiB") {
+		t.Errorf("err = %v, want the output refused", err)
 	}
 }
