@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -50,13 +51,17 @@ type Hooks struct {
 	Commands []string
 	Timeout  time.Duration
 	Store    string
-	Log      lazylog.Logger
+	// Dir is the run's work tree (--dir, or its worktree), where each
+	// command runs: whoever fires it (the driver, a `loop cancel` from
+	// elsewhere), a hook's `git commit` is the run's.
+	Dir string
+	Log lazylog.Logger
 }
 
 // FromSettings is a run's hook commands (on_event) and their timeout
 // (hook_timeout; 0 is the default's).
 func FromSettings(set *runconfig.Settings, storeRoot string, l lazylog.Logger) *Hooks {
-	h := &Hooks{Commands: set.OnEvent, Timeout: set.HookTimeout.D(), Store: storeRoot, Log: l}
+	h := &Hooks{Commands: set.OnEvent, Timeout: set.HookTimeout.D(), Store: storeRoot, Dir: set.Dir, Log: l}
 	if h.Timeout <= 0 {
 		h.Timeout = DefaultTimeout
 	}
@@ -97,6 +102,9 @@ func (h *Hooks) run(command, event, runID string, stdin []byte) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, lookpath.Command("sh"), "-c", command)
 	cmd.Stdin = bytes.NewReader(stdin)
+	if fi, err := os.Stat(h.Dir); err == nil && fi.IsDir() {
+		cmd.Dir = h.Dir // else (a worktree removed since) where the event is recorded
+	}
 	// Only the output's tail is kept: a hook printing without end (yes)
 	// must not grow the recorder's memory until it is killed.
 	var out tailBuffer

@@ -138,3 +138,26 @@ func TestHookLeavesAChild(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A hook runs in the run's work tree, wherever the event is recorded
+// from: the README's "commit the work when the run completes" ran git in
+// the caller's directory (another repository, for a run given --dir or
+// --worktree, or a `loop cancel` typed elsewhere).
+func TestHookRunsInTheWorkTree(t *testing.T) {
+	work, out := t.TempDir(), filepath.Join(t.TempDir(), "pwd")
+	set := runconfig.MustFromMap(map[string]string{SettingCommands: "pwd -P > '" + out + "'"})
+	set.Dir = work
+	var logs bytes.Buffer
+	if n := FromSettings(&set, "/s/.loop", log.New(&logs)).Fire(Completed, "r1", nil); n != 0 {
+		t.Fatalf("%d failed: %s", n, logs.String())
+	}
+	data, _ := os.ReadFile(out)
+	want, _ := filepath.EvalSymlinks(work)
+	if got := strings.TrimSpace(string(data)); got != want {
+		t.Errorf("hook ran in %s, want the work tree %s", got, want)
+	}
+	set.Dir = filepath.Join(work, "gone") // a worktree removed since: it still runs
+	if n := FromSettings(&set, "/s/.loop", log.New(&logs)).Fire(Completed, "r1", nil); n != 0 {
+		t.Errorf("%d failed: %s", n, logs.String())
+	}
+}
