@@ -97,7 +97,7 @@ func reviewerCannotRun(in *Input) (Action, bool) {
 		return Action{}, false
 	}
 	why := strings.TrimPrefix(r.Notes, "the reviewer's call failed: ")
-	return stop(record.RunFailed, "reviewer cannot run: "+headChars(why, WhyChars)+" (fix --reviewer)"), true
+	return stop(record.RunFailed, "reviewer cannot run: "+headChars(why, WhyChars)), true
 }
 
 // finalVerifyCannotRun: the last iteration, since the latest resume, was
