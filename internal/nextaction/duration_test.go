@@ -100,3 +100,15 @@ func TestStartBounds(t *testing.T) {
 		}
 	}
 }
+
+// The stuck agent's call, the run's last, is cut at --max-duration as a
+// step is: it ran for its whole --timeout past the cap.
+func TestStuckAgentUnderTheCap(t *testing.T) {
+	now := time.UnixMilli(10_000_000)
+	run := &record.Run{Status: "running", Settings: runconfig.MustFromMap(map[string]string{KeyMaxIterations: "1",
+		KeyStuckAgent: "true", KeyMaxDuration: "30m", KeyDrivenMS: "1190000", KeyDrivenAt: "9990000"})}
+	a := Decide(&Input{Run: run, Recent: []*record.IterationLog{iter(1, "fail", 0, true)}, Now: now}, Rules)
+	if a.Rule != "out-of-iterations" || a.Extra["ask_hypotheses"] != "1" || a.Extra["step_timeout"] != "11m0s" {
+		t.Fatalf("got %+v, want ask_hypotheses with step_timeout 11m0s (10m left + 1m grace)", a)
+	}
+}

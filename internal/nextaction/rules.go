@@ -383,6 +383,9 @@ func outOfIterations(in *Input) (Action, bool) {
 	a := stop(record.RunStuck, "no success after "+Count(in.LastNumber(), "iteration"))
 	if in.Set().StuckAgent {
 		a.Extra = map[string]string{"ask_hypotheses": "1"}
+		if t := stepTimeout(in); t != "" { // its call is cut at --max-duration as a step's
+			a.Extra["step_timeout"] = t
+		}
 	}
 	return a, true
 }

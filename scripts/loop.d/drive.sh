@@ -243,7 +243,7 @@ ask_hypotheses() {
   log "asking the agent for hypotheses on the stuck report"
   FINISHING=""; trap_signals # a Ctrl-C stops this agent call
   run_child "$TMP/stuck-step.json" "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "$LOOP_STORE/runs/$RUN/stuck.md" \
-    --phase stuck_report --timeout "${S[timeout]}" --exit-zero -- "${AGENT[@]}"
+    --phase stuck_report --timeout "${A[step_timeout]:-${S[timeout]}}" --exit-zero -- "${AGENT[@]}"
   FINISHING=1; trap '' HUP INT QUIT TERM
   # a call like any other: its tokens and cost count in the run's totals
   "$LK_RECORD" attempt --run "$RUN" --kind stuck_report <"$TMP/stuck-step.json" >/dev/null ||
