@@ -180,7 +180,7 @@ func lastLine(s, def string) string {
 
 // helpLines lists every key.
 var helpLines = []string{
-	"keys (any key closes this help)",
+	"keys",
 	"",
 	"everywhere",
 	"  p  pause the run (it stops after its current step)   y confirms",
@@ -201,8 +201,21 @@ var helpLines = []string{
 
 func (m *Model) helpBody(h int) []string {
 	var out []string
-	for _, l := range helpLines {
+	for _, l := range helpLines[min(m.helpSkip, len(helpLines)):] {
 		out = append(out, truncate("  "+l, m.w))
 	}
 	return out[:min(h, len(out))]
+}
+
+// helpKey closes the help, or on a screen too short for it, j/k and
+// space/b scroll it: its last keys were out of reach.
+func (m *Model) helpKey(k string) {
+	last := max(len(helpLines)-m.bodyHeight(), 0)
+	step := map[string]int{"down": 1, "j": 1, "up": -1, "k": -1,
+		"space": m.bodyHeight() - 1, "pgdown": m.bodyHeight() - 1, "b": 1 - m.bodyHeight(), "pgup": 1 - m.bodyHeight()}
+	if n, ok := step[k]; ok && last > 0 {
+		m.helpSkip = min(max(m.helpSkip+n, 0), last)
+		return
+	}
+	m.help = false
 }

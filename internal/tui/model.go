@@ -67,6 +67,7 @@ type Model struct {
 	tools    Tools
 	confirm  *pending // an action asked, waiting for y
 	help     bool     // the key list is shown
+	helpSkip int      // its lines above the top, on a short screen
 	live     *live    // the running step followed (live screen)
 	liveTop  int      // the live step's first line shown, when held
 	liveHeld bool     // scrolled back: the live step does not follow

@@ -300,6 +300,8 @@ func (m *Model) status() string {
 		return m.input.View()
 	case m.msg != "":
 		return truncate(m.msg, m.w)
+	case m.help && len(helpLines) > m.h-2: // the body, under a one-line status
+		return truncate("j/k space/b scroll · other keys close the help", m.w)
 	case m.help:
 		return truncate("any key closes the help", m.w)
 	case m.screen == runsScreen:

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/testsupport/storetest"
 )
@@ -93,4 +95,24 @@ func failedRunModel(t *testing.T) *Model {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestHelpScrollsOnAShortScreen: on a screen shorter than the help (a
+// split pane) its last keys were out of reach, as any key closed it; j
+// and space now scroll it there, and another key still closes it.
+func TestHelpScrollsOnAShortScreen(t *testing.T) {
+	m := failedRunModel(t)
+	m.h = 8
+	press := func(k string) { m.Update(tea.KeyPressMsg{Code: []rune(k)[0], Text: k}) }
+	press("?")
+	for range 30 {
+		press("j")
+	}
+	if v := m.view(); !strings.Contains(v, "iteration page") || !strings.Contains(v, "esc back") {
+		t.Errorf("the help's last keys are out of reach on a short screen:\n%s", v)
+	}
+	press("x")
+	if strings.Contains(m.view(), "esc back") {
+		t.Errorf("another key does not close the help:\n%s", m.view())
+	}
 }

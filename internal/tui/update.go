@@ -24,7 +24,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.answer(msg.String())
 		}
 		if m.help {
-			m.help = false
+			m.helpKey(msg.String())
 			return m, nil
 		}
 		if m.filtering {
@@ -68,7 +68,7 @@ func (m *Model) key(k string) tea.Cmd {
 		}
 		return tea.Quit
 	case "?":
-		m.help = true
+		m.help, m.helpSkip = true, 0
 		return nil
 	case "p":
 		m.ask("pause", m.selected())
