@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/loopkit/loopkit/internal/view"
 )
@@ -116,16 +117,16 @@ func expandTabs(s string) string {
 		return s
 	}
 	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := 8 - col%8
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
+	col := 0 // in cells: a CJK character before a tab takes two
+	for n := 0; n < len(s); {
+		c, w := ansi.FirstGraphemeCluster(s[n:], ansi.WcWidth)
+		n += len(c)
+		if c == "\t" {
+			w = 8 - col%8
+			c = strings.Repeat(" ", w)
 		}
-		b.WriteRune(r)
-		col++
+		b.WriteString(c)
+		col += w
 	}
 	return b.String()
 }

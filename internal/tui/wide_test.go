@@ -97,3 +97,15 @@ func TestTerminalWideOutput(t *testing.T) {
 
 // termCells counts as a terminal does, independently of the code tested.
 func termCells(s string) int { return ansi.StringWidthWc(s) }
+
+// TestTabsAfterWideCharacters: a tab goes to the next multiple of 8
+// cells, counting a CJK character as two, so columns of go test's
+// output stay aligned under a package with a CJK name.
+func TestTabsAfterWideCharacters(t *testing.T) {
+	for in, want := range map[string]int{"ok  \t漢字\t0.01s": 16, "漢字テ\tx": 8, "e\u0301\tx": 8} {
+		got := expandTabs(in)
+		if i := strings.LastIndex(got, " ") + 1; termCells(got[:i]) != want {
+			t.Errorf("expandTabs(%q) = %q: the last column at cell %d, want %d", in, got, termCells(got[:i]), want)
+		}
+	}
+}
