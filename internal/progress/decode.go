@@ -81,7 +81,7 @@ type line struct {
 	RunID             string   `json:"run_id"`
 	Iteration         *int     `json:"iteration"`
 	Status            string   `json:"status"`
-	ValidationCommand string   `json:"validation_command"`
+	ValidationCommand *string  `json:"validation_command"`
 	Command           string   `json:"command"`
 	ExitCode          *int     `json:"exit_code"`
 	TimedOut          bool     `json:"timed_out"`
@@ -110,7 +110,7 @@ func decodeLine(lineNo int, data []byte, number int) (it record.IterationLog, sk
 		return it, false, lineError(lineNo, err)
 	}
 	it = record.IterationLog{
-		ID: l.ID, RunID: l.RunID, Status: l.Status, ValidationCommand: l.ValidationCommand,
+		ID: l.ID, RunID: l.RunID, Status: l.Status,
 		TimedOut: l.TimedOut, Signal: l.Signal, Error: l.Error, Stdout: l.Stdout, Stderr: l.Stderr,
 		DurationMs: l.DurationMs, FilesChanged: l.FilesChanged,
 		TasksDone: l.TasksDone, TasksTotal: l.TasksTotal, PlanAdvancedOnFailure: l.PlanAdvanced,
@@ -129,7 +129,11 @@ func decodeLine(lineNo int, data []byte, number int) (it record.IterationLog, sk
 		if l.ExitCode == nil {
 			return it, false, &record.InputError{Line: lineNo, Field: "exit_code", Msg: "missing (expected an IterationLog or a validation record)"}
 		}
-		it.Iteration, it.ExitCode = *l.Iteration, *l.ExitCode
+		// a final verification (loop-record verify) has both but a "command"
+		if l.ValidationCommand == nil {
+			return it, false, &record.InputError{Line: lineNo, Field: "validation_command", Msg: "missing (expected an IterationLog or a validation record)"}
+		}
+		it.Iteration, it.ExitCode, it.ValidationCommand = *l.Iteration, *l.ExitCode, *l.ValidationCommand
 		return it, false, nil
 	case *l.Type == record.TypeValidation:
 		if l.ExitCode == nil {

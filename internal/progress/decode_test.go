@@ -52,9 +52,11 @@ func TestReadRecordsMixedAndBounded(t *testing.T) {
 
 func TestReadRecordsErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"{\"iteration\":1,\"exit_code\":0}\nnot json\n", "line 2: not JSON"},
+		{"{\"iteration\":1,\"exit_code\":0,\"validation_command\":\"t\"}\nnot json\n", "line 2: not JSON"},
 		// A run's record (loop-view runs --json) is not an iteration that exited 0.
 		{`{"schema_version":1,"run_id":"r","iteration":3,"validation_command":"t","status":"failed"}` + "\n", `line 1: field "exit_code": missing`},
+		// nor is a final verification (loop-record verify)
+		{`{"id":"r-verify-1","run_id":"r","iteration":3,"command":"make e2e","exit_code":0,"verification":"pass"}` + "\n", `line 1: field "validation_command": missing`},
 		{`{"iteration":"one"}` + "\n", `line 1: field "iteration": wrong type`},
 		{`{"validation_command":"t"}` + "\n", `line 1: field "iteration": missing`},
 		{`{"type":"validation","command":"t"}` + "\n", `line 1: field "exit_code": missing`},
@@ -70,7 +72,7 @@ func TestReadRecordsErrors(t *testing.T) {
 }
 
 func TestReadRecordsTornTail(t *testing.T) {
-	in := `{"iteration":1,"exit_code":1,"stdout":"one"}` + "\n" + `{"iteration":2,"exit_co`
+	in := `{"iteration":1,"validation_command":"t","exit_code":1,"stdout":"one"}` + "\n" + `{"iteration":2,"exit_co`
 	logs, err := ReadRecords(strings.NewReader(in), 5)
 	if !errors.Is(err, ErrTornTail) || !strings.Contains(err.Error(), "line 2") {
 		t.Fatalf("err = %v, want ErrTornTail at line 2", err)
