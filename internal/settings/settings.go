@@ -4,18 +4,13 @@
 package settings
 
 import (
-	"fmt"
 	"os"
-	"reflect"
-	"strconv"
 
 	flags "github.com/jessevdk/go-flags"
 
 	"github.com/loopkit/loopkit/internal/cli"
-	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/store"
-	"github.com/loopkit/loopkit/internal/trust"
 )
 
 // Open resolves the store (--store, LOOP_STORE, else .loop at the workspace
@@ -23,6 +18,16 @@ import (
 // fills opts' config-tagged options. It returns the store and the current
 // directory; it creates nothing.
 func Open(env *cli.Env, p *flags.Parser, common *cli.Common, opts any) (*store.Store, string, error) {
+	return OpenChecked(env, p, common, opts, nil)
+}
+
+// Check looks at the config a command read, before it fills the options
+// opts: read holds each config file's content by name, none when the
+// config is the driver's copy of its run. It may set values aside.
+type Check func(env *cli.Env, p *flags.Parser, cfg cli.Config, read map[string][]byte, opts any) error
+
+// OpenChecked is Open with check run on the config first (trust.Retention).
+func OpenChecked(env *cli.Env, p *flags.Parser, common *cli.Common, opts any, check Check) (*store.Store, string, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, "", cli.Failf("current directory: %w", err)
@@ -35,62 +40,13 @@ func Open(env *cli.Env, p *flags.Parser, common *cli.Common, opts any) (*store.S
 	if err != nil {
 		return nil, "", cli.WithCode(exitcode.Usage, err)
 	}
-	if err := unacceptedRetention(env, p, cfg, read, opts); err != nil {
-		return nil, "", err
+	if check != nil {
+		if err := check(env, p, cfg, read, opts); err != nil {
+			return nil, "", err
+		}
 	}
 	if err := cfg.Apply(env, p, opts); err != nil {
 		return nil, "", err
 	}
 	return st, cwd, nil
-}
-
-// unacceptedRetention sets to 0 (no limit) each keep_last or keep_days a
-// config file gives whose content the person never accepted: the agent
-// can write .loop/config, and its keep_last=1 would have loop-clean, or a
-// pipeline's loop-record, delete the person's runs. Falling back to the
-// default instead could delete runs the file's own value keeps. The
-// driver's copy (read is empty) was checked when its run started.
-func unacceptedRetention(env *cli.Env, p *flags.Parser, cfg cli.Config, read map[string][]byte, opts any) error {
-	checked := false
-	for _, key := range trust.CleanKeys {
-		s, ok := cfg[key]
-		if !ok || !readsKey(reflect.TypeOf(opts).Elem(), key) {
-			continue
-		}
-		data, ok := read[s.File]
-		if n, err := strconv.ParseInt(s.Value, 10, 64); !ok || err != nil || n <= 0 {
-			continue // none to obey, or a bad value Apply refuses
-		}
-		accepted, err := trust.Accepted(data)
-		if err != nil {
-			return cli.Failf("config %s: the record of accepted configs: %w", s.File, err)
-		}
-		if accepted {
-			continue
-		}
-		// a value out of range is refused as without this check
-		if !checked {
-			if err := cfg.Check(p, opts); err != nil {
-				return err
-			}
-			checked = true
-		}
-		env.Log.Warn(fmt.Sprintf("%s:%d: %s=%q not obeyed, as the file was never accepted as it is (the agent can write it): it deletes nothing; accept it with '%s trust %s'",
-			s.File, s.Line, key, s.Value, driverargs.Prog(), s.File))
-		s.Value = "0"
-		cfg[key] = s
-	}
-	return nil
-}
-
-// readsKey reports whether the options struct t has a field (maybe in an
-// embedded struct) read from config key.
-func readsKey(t reflect.Type, key string) bool {
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if f.Tag.Get("config") == key || f.Anonymous && f.Type.Kind() == reflect.Struct && readsKey(f.Type, key) {
-			return true
-		}
-	}
-	return false
 }

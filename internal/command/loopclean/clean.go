@@ -11,6 +11,7 @@ import (
 	"github.com/loopkit/loopkit/internal/retention"
 	"github.com/loopkit/loopkit/internal/settings"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/trust"
 )
 
 const usage = `[OPTIONS]
@@ -60,7 +61,7 @@ func run(env *cli.Env) error {
 	if len(args) > 0 {
 		return env.UsageError("unexpected argument %q", args[0])
 	}
-	st, _, err := settings.Open(env, p, &opts.Common, opts)
+	st, _, err := settings.OpenChecked(env, p, &opts.Common, opts, trust.Retention)
 	if err != nil {
 		return err
 	}

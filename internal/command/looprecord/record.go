@@ -15,6 +15,7 @@ import (
 	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/settings"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/trust"
 )
 
 const usage = `[OPTIONS] < RECORDS
@@ -137,7 +138,7 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return env.UsageError("%v", err)
 	}
-	st, cwd, err := settings.Open(env, p, &opts.Common, opts)
+	st, cwd, err := settings.OpenChecked(env, p, &opts.Common, opts, trust.Retention)
 	if err != nil {
 		return err
 	}
