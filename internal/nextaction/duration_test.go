@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopkit/loopkit/internal/finalverify"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
 )
@@ -110,5 +111,18 @@ func TestStuckAgentUnderTheCap(t *testing.T) {
 	a := Decide(&Input{Run: run, Recent: []*record.IterationLog{iter(1, "fail", 0, true)}, Now: now}, Rules)
 	if a.Rule != "out-of-iterations" || a.Extra["ask_hypotheses"] != "1" || a.Extra["step_timeout"] != "11m0s" {
 		t.Fatalf("got %+v, want ask_hypotheses with step_timeout 11m0s (10m left + 1m grace)", a)
+	}
+}
+
+// A final verification is stopped at --max-duration as the validation is:
+// it ran its whole --validate-timeout past the cap.
+func TestFinalVerifyUnderTheCap(t *testing.T) {
+	now := time.UnixMilli(10_000_000)
+	run := &record.Run{Status: "running", Settings: runconfig.MustFromMap(map[string]string{KeyFinalVerify: `["make e2e"]`,
+		KeyMaxDuration: "30m", KeyDrivenMS: "1190000", KeyDrivenAt: "9990000"})}
+	ph := Phases{Verify: finalverify.State{Next: "make e2e", NextIndex: 1}}
+	a := Decide(&Input{Run: run, Recent: []*record.IterationLog{iter(1, "pass", 0, true)}, Now: now, Phases: ph}, Rules)
+	if want := strconv.FormatInt(now.Add(11*time.Minute).UnixMilli(), 10); a.Kind != Verify || a.Extra["deadline_ms"] != want {
+		t.Fatalf("got %+v, want the verification with deadline_ms %s", a, want)
 	}
 }

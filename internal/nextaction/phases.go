@@ -79,8 +79,12 @@ func finalVerify(in *Input) (Action, bool) {
 	if !approved(in) {
 		return Action{}, false
 	}
-	return Action{Kind: Verify, Iteration: in.LastNumber(), Extra: map[string]string{
-		"command": s.Next, "index": strconv.Itoa(s.NextIndex)}}, true
+	a := Action{Kind: Verify, Iteration: in.LastNumber(), Extra: map[string]string{
+		"command": s.Next, "index": strconv.Itoa(s.NextIndex)}}
+	if d := deadline(in); d != "" { // stopped at --max-duration, as the validation
+		a.Extra["deadline_ms"] = d
+	}
+	return a, true
 }
 
 // reviewerCannotRun: since the latest resume, the last iteration's

@@ -9,7 +9,7 @@
 review_step() {
   log "iteration $1: review"
   run_child "$TMP/review.json" "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "${S[prompt]}" --review "$TMP/step.json" \
-    --review-marker "${S[review_marker]}" --timeout "${S[timeout]}" --exit-zero \
+    --review-marker "${S[review_marker]}" --timeout "${A[step_timeout]:-${S[timeout]}}" --exit-zero \
     -- sh -c "${S[reviewer]}"
   checked loop-step $?
 }
@@ -18,7 +18,7 @@ review_step() {
 act_verify() {
   log "final verification ${A[index]}: ${A[command]}"
   run_child "$TMP/verify.json" "$LK_VALIDATE" --run "$RUN" --dir "${S[dir]}" --timeout "${S[validate_timeout]}" \
-    --exit-zero --shell "${A[command]}"
+    ${A[deadline_ms]:+--deadline "${A[deadline_ms]}"} --exit-zero --shell "${A[command]}"
   checked loop-validate $?
   "$LK_RECORD" verify --run "$RUN" <"$TMP/verify.json" >/dev/null
   checked loop-record $?
