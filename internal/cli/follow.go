@@ -24,28 +24,44 @@ var errReaderGone = fmt.Errorf("stdout: %w", syscall.EPIPE)
 // iteration came, if one ever did, and the pipeline with it (GNU tail -f
 // watches its pipe the same way).
 func (e *Env) Following() (context.Context, context.CancelFunc) {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	ctx, cancel := context.WithCancelCause(context.Background())
-	go func() {
-		select {
-		case s := <-sigs: // its exit status says which
-			cancel(stoppedBy{s.(syscall.Signal)})
-		case <-ctx.Done():
-		}
-	}()
+	ctx, cancel, stop := OnSignals(syscall.SIGINT, syscall.SIGTERM)
 	if f := e.StdoutFile; f != nil {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0 {
 			go watchReader(ctx, f, cancel)
 		}
 	}
-	return ctx, func() { cancel(nil); signal.Stop(sigs) }
+	return ctx, stop
 }
 
-// stoppedBy is the cause of a follower's end by a signal.
+// OnSignals is a context done on the first of sigs, its cause naming it
+// (StopSignal); cancel ends it for another cause, stop undoes both.
+func OnSignals(sigs ...os.Signal) (ctx context.Context, cancel context.CancelCauseFunc, stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	ctx, cancel = context.WithCancelCause(context.Background())
+	go func() {
+		select {
+		case s := <-ch:
+			cancel(stoppedBy{s.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel, func() { cancel(nil); signal.Stop(ch) }
+}
+
+// stoppedBy is the cause of a context's end by a signal.
 type stoppedBy struct{ sig syscall.Signal }
 
 func (s stoppedBy) Error() string { return "stopped by " + s.sig.String() }
+
+// StopSignal is the signal that ended ctx (OnSignals), if one did.
+func StopSignal(ctx context.Context) (syscall.Signal, bool) {
+	var s stoppedBy
+	if errors.As(context.Cause(ctx), &s) {
+		return s.sig, true
+	}
+	return 0, false
+}
 
 // watchReader cancels ctx once f's reader is gone: poll reports POLLERR
 // (a pipe) or POLLHUP (a socket) without being asked for anything.
@@ -79,9 +95,8 @@ func Stopped(ctx context.Context) error {
 	if IsBrokenPipe(cause) {
 		return cause
 	}
-	var s stoppedBy
-	if errors.As(cause, &s) {
-		return Silent(128 + int(s.sig))
+	if sig, ok := StopSignal(ctx); ok {
+		return Silent(128 + int(sig))
 	}
 	return Silent(exitcode.Interrupt)
 }

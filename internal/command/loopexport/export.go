@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
@@ -84,7 +86,7 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return env.UsageError("--redact: %v", err)
 	}
-	ctx, stop := signalled()
+	ctx, _, stop := cli.OnSignals(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// A signal ends the loop at once but gives a send under way a moment to
 	// finish and its checkpoint to be written, so a restart sends no

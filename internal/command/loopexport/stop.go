@@ -4,34 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"syscall"
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/otelexport"
 )
 
-// signalled is done on SIGINT, SIGTERM or SIGHUP; its cause names the
-// signal, for the exit status of an export it cut short.
-func signalled() (context.Context, func()) {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	ctx, cancel := context.WithCancelCause(context.Background())
-	go func() {
-		select {
-		case s := <-sigs:
-			cancel(stopSignal{s.(syscall.Signal)})
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { signal.Stop(sigs); cancel(nil) }
-}
-
-type stopSignal struct{ sig syscall.Signal }
-
-func (s stopSignal) Error() string {
-	switch s.sig { // not unix.SignalName: its table is 1.4 KB of a tight binary
+// signalName is a stopping signal's name (not unix.SignalName: its table
+// is 1.4 KB of a tight binary).
+func signalName(sig syscall.Signal) string {
+	switch sig {
 	case syscall.SIGTERM:
 		return "SIGTERM"
 	case syscall.SIGHUP:
@@ -47,15 +29,15 @@ func stopped(ctx context.Context, opts *Options, checkpointed bool, id string) e
 	if opts.Follow {
 		return nil
 	}
-	s, ok := context.Cause(ctx).(stopSignal)
+	sig, ok := cli.StopSignal(ctx)
 	if !ok {
-		s = stopSignal{syscall.SIGINT}
+		sig = syscall.SIGINT
 	}
 	again := "run it again to send everything"
 	if checkpointed {
 		again = "what was sent is checkpointed: run it again to send the rest"
 	}
-	return cli.WithCode(128+int(s.sig), fmt.Errorf("stopped by %s before run %s was sent whole; %s", s, id, again))
+	return cli.WithCode(128+int(sig), fmt.Errorf("stopped by %s before run %s was sent whole; %s", signalName(sig), id, again))
 }
 
 // runFault: the error is one run's own (its records, or spans the
