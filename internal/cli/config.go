@@ -287,39 +287,58 @@ func (c Config) WarnUnknown(env *Env) {
 	}
 }
 
-func (c Config) apply(p *flags.Parser, v reflect.Value) error {
-	t := v.Type()
+// Reads reports whether a command whose options are opts (a pointer to
+// a struct) reads config key.
+func Reads(opts any, key string) bool {
+	found := false
+	configFields(reflect.TypeOf(opts).Elem(), nil, func(k string, _ reflect.StructField) error {
+		found = found || k == key
+		return nil
+	})
+	return found
+}
+
+// configFields calls fn with each field of struct t that a config key
+// sets, and its key, embedded structs' fields as t's own; each field's
+// Index is its path from t, for FieldByIndex. It stops at fn's error.
+func configFields(t reflect.Type, at []int, fn func(key string, f reflect.StructField) error) error {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		fv := v.Field(i)
-		if f.Anonymous && fv.Kind() == reflect.Struct {
-			if err := c.apply(p, fv); err != nil {
-				return err
-			}
-			continue
+		f.Index = append(at[:len(at):len(at)], i)
+		var err error
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			err = configFields(f.Type, f.Index, fn)
+		} else if key := f.Tag.Get("config"); key != "" {
+			err = fn(key, f)
 		}
-		key := f.Tag.Get("config")
-		if key == "" {
-			continue
+		if err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+func (c Config) apply(p *flags.Parser, v reflect.Value) error {
+	return configFields(v.Type(), nil, func(key string, f reflect.StructField) error {
+		fv := v.FieldByIndex(f.Index)
 		if long := f.Tag.Get("long"); long != "" && p != nil {
 			if opt := p.FindOptionByLongName(long); opt != nil && opt.IsSet() && !opt.IsSetDefault() {
-				continue
+				return nil
 			}
 		}
 		if rs := runconfig.ByConfig(key); rs != nil {
 			if err := c.setting(rs, fv); err != nil {
 				return err
 			}
-			continue
+			return nil
 		}
 		s, ok := c[key]
 		if !ok {
-			continue
+			return nil
 		}
 		if ev := f.Tag.Get("env"); ev != "" {
 			if _, set := os.LookupEnv(ev); set {
-				continue
+				return nil
 			}
 		}
 		err := setValue(fv, s.Value)
@@ -332,8 +351,8 @@ func (c Config) apply(p *flags.Parser, v reflect.Value) error {
 		if err != nil {
 			return &ExitError{Code: exitcode.Usage, Err: &ConfigError{File: s.File, Line: s.Line, Key: key, Msg: err.Error()}}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // inChoices checks a text from a config file against the words its flag

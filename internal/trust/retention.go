@@ -2,7 +2,6 @@ package trust
 
 import (
 	"fmt"
-	"reflect"
 	"strconv"
 
 	flags "github.com/jessevdk/go-flags"
@@ -21,7 +20,7 @@ func Retention(env *cli.Env, p *flags.Parser, cfg cli.Config, read map[string][]
 	checked := false
 	for _, key := range CleanKeys {
 		s, ok := cfg[key]
-		if !ok || !readsKey(reflect.TypeOf(opts).Elem(), key) {
+		if !ok || !cli.Reads(opts, key) {
 			continue
 		}
 		data, ok := read[s.File]
@@ -48,16 +47,4 @@ func Retention(env *cli.Env, p *flags.Parser, cfg cli.Config, read map[string][]
 		cfg[key] = s
 	}
 	return nil
-}
-
-// readsKey reports whether the options struct t has a field (maybe in an
-// embedded struct) read from config key.
-func readsKey(t reflect.Type, key string) bool {
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if f.Tag.Get("config") == key || f.Anonymous && f.Type.Kind() == reflect.Struct && readsKey(f.Type, key) {
-			return true
-		}
-	}
-	return false
 }
