@@ -63,7 +63,7 @@ func fitColumns(rows [][]string, width int, drop []int) []string {
 		total := 0
 		for _, r := range rows {
 			for i, c := range r {
-				widths[i] = max(widths[i], cells(c))
+				widths[i] = max(widths[i], view.Cells(c))
 			}
 		}
 		n := 0
@@ -84,7 +84,7 @@ func fitColumns(rows [][]string, width int, drop []int) []string {
 					if b.Len() > 0 {
 						b.WriteString("  ")
 					}
-					b.WriteString(c + strings.Repeat(" ", widths[i]-cells(c)))
+					b.WriteString(c + strings.Repeat(" ", widths[i]-view.Cells(c)))
 				}
 				out[j] = strings.TrimRight(b.String(), " ")
 			}

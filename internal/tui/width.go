@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/loopkit/loopkit/internal/view"
 )
 
 // Widths are counted in terminal cells, as the renderer counts them (by
@@ -11,9 +13,6 @@ import (
 // none), and text is cut between grapheme clusters only: counting runes
 // let a line of CJK run past the screen's edge, where the renderer drops
 // what does not fit, and cut an accent from its letter.
-
-// cells is how many terminal cells s takes.
-func cells(s string) int { return ansi.StringWidthWc(s) }
 
 // cut splits s after at most w cells, between grapheme clusters; the head
 // holds at least one cluster so a caller's loop always moves on.
@@ -33,7 +32,7 @@ func cut(s string, w int) (head, rest string) {
 // first indented by four spaces, fewer on a screen so narrow that a wide
 // character would not fit after them.
 func wrap(s string, width int) []string {
-	if width <= 4 || cells(s) <= width {
+	if width <= 4 || view.Cells(s) <= width {
 		return []string{s}
 	}
 	indent := strings.Repeat(" ", min(4, width-4))
@@ -52,11 +51,11 @@ func wrap(s string, width int) []string {
 
 // truncate fits s in w cells, marking a cut with "…".
 func truncate(s string, w int) string {
-	if cells(s) <= w {
+	if view.Cells(s) <= w {
 		return s
 	}
 	head, _ := cut(s, max(w-1, 0))
-	if cells(head) > max(w-1, 0) { // one cluster wider than the room
+	if view.Cells(head) > max(w-1, 0) { // one cluster wider than the room
 		head = ""
 	}
 	return head + "…"

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 const cyan = "\x1b[36m"
@@ -131,7 +130,7 @@ func unquotePath(p string) string {
 func WriteStat(w io.Writer, style Style, stats []FileStat) error {
 	width, most, added, removed := 0, 0, 0, 0
 	for _, s := range stats {
-		width = max(width, utf8.RuneCountInString(Escape(s.Path, false))) // fmt pads in runes
+		width = max(width, Cells(Escape(s.Path, false)))
 		most = max(most, s.Added+s.Removed)
 		added += s.Added
 		removed += s.Removed
@@ -140,7 +139,7 @@ func WriteStat(w io.Writer, style Style, stats []FileStat) error {
 	bar := 50 // columns for the +/- bar, as git does at 80 columns
 	var b strings.Builder
 	for _, s := range stats {
-		fmt.Fprintf(&b, " %-*s | ", width, Escape(s.Path, false))
+		fmt.Fprintf(&b, " %s | ", padRight(Escape(s.Path, false), width)) // fmt pads in runes
 		if s.Binary {
 			b.WriteString("Bin\n")
 			continue

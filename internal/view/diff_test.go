@@ -38,3 +38,16 @@ func TestWriteStatAlignsWideNames(t *testing.T) {
 		t.Fatalf("WriteStat:\n%q\nwant\n%q", b.String(), want)
 	}
 }
+
+// A CJK character takes two cells on a terminal: the bars line up only if
+// the padding counts cells, not characters.
+func TestWriteStatAlignsCJKNames(t *testing.T) {
+	var b strings.Builder
+	if err := WriteStat(&b, Style{}, []FileStat{{Path: "日本", Added: 1}, {Path: "abcd", Added: 1}, {Path: "a", Added: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	want := " 日本 | 1 +\n abcd | 1 +\n a    | 1 +\n 3 files changed, 3 insertions(+)\n"
+	if b.String() != want {
+		t.Fatalf("WriteStat:\n%s\nwant\n%s", b.String(), want)
+	}
+}

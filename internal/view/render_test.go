@@ -87,6 +87,31 @@ func TestRunsAlignedWithHeader(t *testing.T) {
 	}
 }
 
+// TestRunsAlignedCJK: a run named in CJK (two cells a character) keeps
+// the next column where the header has it.
+func TestRunsAlignedCJK(t *testing.T) {
+	now := time.UnixMilli(1_000_000_000)
+	runs := []RunInfo{
+		{Run: &record.Run{RunID: "a", Name: "修复登录", Status: "completed", CreatedAt: now.UnixMilli()}},
+		{Run: &record.Run{RunID: "b", Name: "fix-login", Status: "running", CreatedAt: now.UnixMilli()}},
+	}
+	var b bytes.Buffer
+	if err := Runs(&b, Style{Align: true}, runs, now); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	col := Cells(lines[0][:strings.Index(lines[0], "STATUS")])
+	for _, l := range lines[1:3] {
+		i := strings.Index(l, "completed")
+		if i < 0 {
+			i = strings.Index(l, "running")
+		}
+		if i < 0 || Cells(l[:i]) != col {
+			t.Fatalf("the status column moved after a CJK name:\n%s", b.String())
+		}
+	}
+}
+
 // TestRunsColouredAligned: colour escapes take no columns, so coloured and
 // plain statuses line up (a tabwriter counts the escape bytes).
 func TestRunsColouredAligned(t *testing.T) {

@@ -284,7 +284,7 @@ func writeColumns(w io.Writer, rows [][]string) error {
 			if i == len(widths) {
 				widths = append(widths, 0)
 			}
-			widths[i] = max(widths[i], visibleWidth(c))
+			widths[i] = max(widths[i], Cells(c))
 		}
 	}
 	var b strings.Builder
@@ -293,7 +293,7 @@ func writeColumns(w io.Writer, rows [][]string) error {
 		for i, c := range row {
 			b.WriteString(c)
 			if i < len(row)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-visibleWidth(c)+2))
+				b.WriteString(strings.Repeat(" ", widths[i]-Cells(c)+2))
 			}
 		}
 		b.WriteByte('\n')
@@ -302,23 +302,6 @@ func writeColumns(w io.Writer, rows [][]string) error {
 		}
 	}
 	return nil
-}
-
-// visibleWidth is the columns s takes on a terminal: its runes, less the
-// ANSI colour sequences (ESC [ ... m) that take none.
-func visibleWidth(s string) int {
-	n, esc := 0, false
-	for _, r := range s {
-		switch {
-		case esc:
-			esc = r != 'm'
-		case r == 0x1b:
-			esc = true
-		default:
-			n++
-		}
-	}
-	return n
 }
 
 func humanPtr(n *int64) string {
