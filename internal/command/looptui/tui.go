@@ -5,6 +5,7 @@ package looptui
 
 import (
 	"os"
+	"syscall"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -76,7 +77,14 @@ func run(env *cli.Env) error {
 	if err := env.Stdout.Flush(); err != nil {
 		return err
 	}
-	_, err = tea.NewProgram(m, tea.WithInput(os.Stdin), tea.WithOutput(env.StdoutFile)).Run()
+	// signals end the view as they end any command, with 128+n once the
+	// terminal is back: Bubble Tea's own handler ended SIGTERM with exit 0
+	ctx, _, stop := cli.OnSignals(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	_, err = tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithInput(os.Stdin), tea.WithOutput(env.StdoutFile)).Run()
+	if sig, ok := cli.StopSignal(ctx); ok {
+		return cli.Silent(128 + int(sig))
+	}
 	if err != nil {
 		return cli.Failf("%w", err)
 	}
