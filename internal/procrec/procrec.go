@@ -47,7 +47,7 @@ func Add(pid int, start uint64, kind, runDir string) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString(kind + "\n" + runDir + "\n")
+	_, err = f.WriteString(kind + "\n" + runDir + "\n" + procid.Boot() + "\n")
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -133,25 +133,40 @@ func recordedIn(d, kind, runDir string, live func(pid int, start uint64) bool) i
 }
 
 // read is a record's kind and run directory: a regular file of this
-// user's, never followed.
+// user's, never followed, written in this boot. Without XDG_RUNTIME_DIR
+// the record outlives a reboot, and a process of the new boot can have
+// the pid and start tick (ticks since boot) of one recorded before it: a
+// record naming another boot names no process. One without a boot line
+// (an older loopkit's) is taken as this boot's.
 func read(path string) (kind, runDir string, ok bool) {
+	kind, runDir, boot, ok := readAny(path)
+	return kind, runDir, ok && thisBoot(boot)
+}
+
+func thisBoot(boot string) bool { return boot == "" || boot == procid.Boot() }
+
+// readAny is a record's kind, run directory and boot ("" when it names none).
+func readAny(path string) (kind, runDir, boot string, ok bool) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", "", false
+		return "", "", "", false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	st, isStat := fi.Sys().(*syscall.Stat_t)
 	if err != nil || !fi.Mode().IsRegular() || !isStat || int(st.Uid) != os.Getuid() || fi.Size() > 4096 {
-		return "", "", false
+		return "", "", "", false
 	}
 	buf := make([]byte, fi.Size())
 	n, _ := f.Read(buf)
 	lines := strings.Split(string(buf[:n]), "\n")
 	if len(lines) < 2 {
-		return "", "", false
+		return "", "", "", false
 	}
-	return lines[0], lines[1], true
+	if len(lines) > 2 {
+		boot = lines[2]
+	}
+	return lines[0], lines[1], boot, true
 }
 
 func parse(n string) (pid int, start uint64, ok bool) {
@@ -177,6 +192,10 @@ func prune(d string) {
 	for _, e := range ents {
 		pid, start, ok := parse(e.Name())
 		if !ok {
+			continue
+		}
+		if _, _, boot, ok := readAny(filepath.Join(d, e.Name())); ok && !thisBoot(boot) {
+			os.Remove(filepath.Join(d, e.Name()))
 			continue
 		}
 		if procid.Alive(pid, start) {

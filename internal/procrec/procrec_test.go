@@ -190,3 +190,36 @@ func TestPidOneOnlyAsDriver(t *testing.T) {
 		t.Fatalf("a planted group record for pid 1 is read: %v", g)
 	}
 }
+
+// Without XDG_RUNTIME_DIR the record outlives a reboot, and a process of
+// the new boot can have the pid and start tick a recorded driver had: a
+// record of another boot names no process, so `loop cancel` never
+// signals that process, nor does the run look driven. It is pruned.
+func TestRecordOfAnotherBoot(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	if procid.Boot() == "" {
+		t.Skip("no boot id here")
+	}
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	pid := cmd.Process.Pid
+	start := mustStart(t, pid)
+	d, _ := dir()
+	rec := filepath.Join(d, name(pid, start))
+	os.WriteFile(rec, []byte("driver\n/r\n00000000-0000-0000-0000-000000000000\n"), 0o600)
+	if got := Drivers("/r"); len(got) != 0 || Has(pid, start, Driver, "/r") {
+		t.Errorf("Drivers = %v: a record of another boot names a process of this one", got)
+	}
+	Add(os.Getpid(), mustStart(t, os.Getpid()), Driver, "/other") // prunes
+	if _, err := os.Stat(rec); err == nil {
+		t.Error("a record of another boot was kept")
+	}
+	Add(pid, start, Driver, "/r")
+	if got := Drivers("/r"); got[pid] != start {
+		t.Errorf("Drivers = %v: this boot's record is not read", got)
+	}
+}
