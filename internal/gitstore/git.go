@@ -31,6 +31,10 @@ var safety = []string{
 	// refused a CRLF file (or re-added an LF one under autocrlf) would
 	// record nothing of the iteration
 	"core.safecrlf=false",
+	// the blobs git add writes outlive a power cut, as the trees and
+	// commits loopkit writes do (writeLoose): one flush per git call
+	"core.fsync=loose-object",
+	"core.fsyncMethod=batch",
 }
 
 // gitCmd is one git invocation: in dir (when set), with extra environment.

@@ -45,9 +45,13 @@ func writeCommit(objects, tree, parent, message string, when time.Time) (string,
 
 // writeLoose stores one object as git does: zlib of "<kind> <size>\0" and
 // the data, at objects/<2 hex>/<rest>, written to a temporary file first
-// and linked into place, so a kill leaves no partial object. Like git by
-// default it does not fsync. A fan-out directory that is not a real
-// directory (a symlink planted in the store) is refused.
+// and linked into place, so a kill leaves no partial object. The file and
+// its fan-out directory are fsynced: a power cut after the iteration's
+// commit line would otherwise leave it empty under its name, and every
+// later write takes a name that is there for the object (git's too), so
+// the damage would reach the trees recorded after the reboot. A fan-out
+// directory that is not a real directory (a symlink planted in the store)
+// is refused.
 func writeLoose(objects string, h hash.Hash, kind string, data []byte) (string, error) {
 	header := fmt.Sprintf("%s %d\x00", kind, len(data))
 	h.Write([]byte(header))
@@ -74,6 +78,9 @@ func writeLoose(objects string, h hash.Hash, kind string, data []byte) (string, 
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(z)
+	if err == nil {
+		err = tmp.Sync()
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -89,7 +96,24 @@ func writeLoose(objects string, h hash.Hash, kind string, data []byte) (string, 
 			return "", err
 		}
 	}
-	return id, nil
+	return id, syncDir(dir)
+}
+
+// syncDir fsyncs a directory, so that names linked or renamed into it
+// persist (through wfile's seam, as the store's own fsyncs).
+func syncDir(dir string) error {
+	if err := wfile.Check(wfile.Sync, dir); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
 }
 
 // zlibStored is data as a zlib stream of stored (uncompressed) deflate

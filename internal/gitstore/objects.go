@@ -18,10 +18,12 @@ import (
 // Import moves the objects of a step's object database (loose objects and
 // packs; regular files only, nothing followed) into the repo by hard link,
 // so the step's base stays readable once its spool entry is gone.
+// The directories given a name are fsynced (the objects were when written).
 func (r *Repo) Import(odb string) error {
 	src := filepath.Join(odb, "objects")
 	dst := filepath.Join(r.GitDir, "objects")
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	linked := map[string]bool{}
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -39,11 +41,18 @@ func (r *Repo) Import(odb string) error {
 		if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 			return err
 		}
+		linked[filepath.Dir(to)] = true
 		if err := os.Link(p, to); err != nil && !errors.Is(err, fs.ErrExist) {
 			return copyFile(p, to)
 		}
 		return nil
 	})
+	for d := range linked {
+		if err == nil {
+			err = syncDir(d)
+		}
+	}
+	return err
 }
 
 func isFanout(rel string) bool {
@@ -68,6 +77,9 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	_, err = io.Copy(out, in)
+	if err == nil {
+		err = out.Sync()
+	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/safefile"
@@ -173,8 +174,9 @@ func (r *Repo) SetIteration(n int, tree, base string) error {
 }
 
 // setRef points the loose ref name at id as `git update-ref` would in this
-// directory of our own (files backend, refs never packed): the lock file
-// renamed over the ref. Like git by default, it does not fsync. The caller
+// directory of our own (files backend, refs never packed): the lock file,
+// fsynced, renamed over the ref, and the directory fsynced, so the ref
+// outlives a power cut as the commit line after it does. The caller
 // holds the run's append lock, so a lock file left is a killed writer's.
 func (r *Repo) setRef(name, id string) error {
 	if !isObjectID(id) {
@@ -186,10 +188,25 @@ func (r *Repo) setRef(name, id string) error {
 	}
 	lock := path + ".lock"
 	os.Remove(lock) // never followed, if something else was put there
-	if err := wfile.WriteNew(lock, []byte(id+"\n"), 0o600); err != nil {
+	f, err := wfile.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
 		return err
 	}
-	return os.Rename(lock, path)
+	_, err = f.WriteString(id + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(lock, path)
+	}
+	if err != nil {
+		os.Remove(lock)
+		return err
+	}
+	return syncDir(filepath.Dir(path))
 }
 
 // Commit is iteration n's commit, read from its ref without git (the refs
