@@ -96,24 +96,7 @@ func writeLoose(objects string, h hash.Hash, kind string, data []byte) (string, 
 			return "", err
 		}
 	}
-	return id, syncDir(dir)
-}
-
-// syncDir fsyncs a directory, so that names linked or renamed into it
-// persist (through wfile's seam, as the store's own fsyncs).
-func syncDir(dir string) error {
-	if err := wfile.Check(wfile.Sync, dir); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return id, wfile.SyncDir(dir)
 }
 
 // zlibStored is data as a zlib stream of stored (uncompressed) deflate

@@ -49,7 +49,7 @@ func (r *Repo) Import(odb string) error {
 	})
 	for d := range linked {
 		if err == nil {
-			err = syncDir(d)
+			err = wfile.SyncDir(d)
 		}
 	}
 	return err

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/safefile"
@@ -188,25 +187,14 @@ func (r *Repo) setRef(name, id string) error {
 	}
 	lock := path + ".lock"
 	os.Remove(lock) // never followed, if something else was put there
-	f, err := wfile.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
+	if err := wfile.WriteSynced(lock, []byte(id+"\n"), 0o600); err != nil {
 		return err
 	}
-	_, err = f.WriteString(id + "\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(lock, path)
-	}
-	if err != nil {
+	if err := os.Rename(lock, path); err != nil {
 		os.Remove(lock)
 		return err
 	}
-	return syncDir(filepath.Dir(path))
+	return wfile.SyncDir(filepath.Dir(path))
 }
 
 // Commit is iteration n's commit, read from its ref without git (the refs

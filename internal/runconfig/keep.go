@@ -50,17 +50,28 @@ func Keep(runDir string, s *Settings) error {
 	if old, err := safefile.ReadFile(path, 1<<20); err == nil {
 		data = withPrev(data, old)
 	}
+	if err := replaceSynced(path, data); err != nil {
+		return err
+	}
+	forgetDecoded()
+	return KeepState(runDir, s)
+}
+
+// replaceSynced puts data in path's place, fsynced with its directory: a
+// power cut soon after a run started otherwise lost the name, and the run
+// was refused as planted (no settings kept) at every resume after the
+// reboot, or left the file empty, and nothing of it was enforced.
+func replaceSynced(path string, data []byte) error {
 	tmp := path + ".tmp"
 	os.Remove(tmp)
-	if err := wfile.WriteNew(tmp, data, 0o600); err != nil {
+	if err := wfile.WriteSynced(tmp, data, 0o600); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	forgetDecoded()
-	return KeepState(runDir, s)
+	return wfile.SyncDir(filepath.Dir(path))
 }
 
 // IsKept reports the run at runDir has settings kept (a driver made it).

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/safefile"
-	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // The driver's running state (the state fields) changes as the run goes,
@@ -55,14 +54,7 @@ func KeepState(runDir string, s *Settings) error {
 		return nil
 	}
 	data = withPrev(data, old)
-	tmp := path + ".tmp"
-	os.Remove(tmp)
-	err = wfile.WriteNew(tmp, data, 0o600)
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := replaceSynced(path, data); err != nil {
 		if rerr := os.Remove(path); rerr != nil && !os.IsNotExist(rerr) {
 			return err
 		}

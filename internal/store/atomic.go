@@ -88,20 +88,7 @@ func bare(err error) error {
 }
 
 // SyncDir fsyncs a directory so that entries created or renamed in it persist.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := wfile.Check(wfile.Sync, dir); err != nil {
-		return err
-	}
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
-}
+func SyncDir(dir string) error { return wfile.SyncDir(dir) }
 
 // SyncFolder makes a new iteration or attempt folder durable before its
 // commit line is written: the folder (its entries) and its parent

@@ -5,6 +5,7 @@
 package wfile
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"sync/atomic"
@@ -126,6 +127,43 @@ func fill(f *File, data []byte) error {
 	_, err := f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	return err
+}
+
+// SyncDir fsyncs a directory, so that the names created or renamed in it
+// persist.
+func SyncDir(dir string) error {
+	if err := Check(Sync, dir); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// WriteSynced writes data to a new file name (as WriteNew) and fsyncs it
+// before it is closed; a file it made but could not fill is removed.
+func WriteSynced(name string, data []byte, perm os.FileMode) error {
+	f, err := OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
 	}
 	return err
 }
