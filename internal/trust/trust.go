@@ -93,6 +93,12 @@ func file() (string, error) {
 // records are the lines of the record of accepted configs: a hash, a
 // space and the path it was accepted at.
 func records() ([]string, error) {
+	rec, err := recordData()
+	return strings.Split(string(rec), "\n"), err
+}
+
+// recordData is the record's content, nil when there is none yet.
+func recordData() ([]byte, error) {
 	f, err := file()
 	if err != nil {
 		return nil, err
@@ -101,10 +107,7 @@ func records() ([]string, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return strings.Split(string(rec), "\n"), nil
+	return rec, err
 }
 
 // recordPath is path as the record names it.
@@ -138,13 +141,18 @@ func Check(path string, data []byte) (accepted, seen bool, err error) {
 // AcceptData records that the person accepted the content data of the
 // config file at path (the path kept beside the hash: Check).
 func AcceptData(path string, data []byte) error {
-	lines, err := records()
+	rec, err := recordData()
 	if err != nil {
 		return err
 	}
 	line := Hash(data) + " " + recordPath(path)
-	if slices.Contains(lines, line) {
+	if slices.Contains(strings.Split(string(rec), "\n"), line) {
 		return nil
+	}
+	if len(rec) > 0 && rec[len(rec)-1] != '\n' {
+		// a torn last line (a power cut mid-append, zeros in its place)
+		// stays apart from this one, which would not match otherwise
+		line = "\n" + line
 	}
 	f, err := file()
 	if err != nil {
@@ -156,6 +164,9 @@ func AcceptData(path string, data []byte) error {
 	}
 	// one write of the whole line: concurrent accepts never interleave
 	_, err = w.WriteString(line + "\n")
+	if err == nil {
+		err = w.Sync()
+	}
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}

@@ -45,3 +45,31 @@ func TestAcceptIsByContent(t *testing.T) {
 	}
 }
 func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }
+
+// A power cut in the middle of an accept can leave the record's last line
+// torn (cut short, or zeros in its place): the next accept starts a line
+// of its own, or its hash would be glued to the torn one and the config
+// stay refused right after `loop trust` said it was accepted.
+func TestAcceptAfterTornRecord(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	cfg := filepath.Join(t.TempDir(), "config")
+	os.WriteFile(cfg, []byte("verify_cmds=make test\n"), 0o600)
+	data, err := Read(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := file()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rec, []byte("0123abcd /x/config\n\x00\x00\x00\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Accept(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := Accepted(data); !ok || err != nil {
+		t.Errorf("not accepted after Accept on a torn record: %v %v", ok, err)
+	}
+}
