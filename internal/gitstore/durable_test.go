@@ -61,3 +61,34 @@ func TestIterationObjectsDurable(t *testing.T) {
 		t.Errorf("refs/iterations/1 was not fsynced with its directory: %v", synced)
 	}
 }
+
+// A power cut soon after the run's git directory was made can leave its
+// HEAD empty: git then takes it for no repository. The next writer writes
+// it again, so the iterations after the reboot keep their trees.
+func TestEmptyHeadRewritten(t *testing.T) {
+	repo := committedRepo(t, "a\n")
+	where, err := Locate(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(t.TempDir(), "r")
+	r, tree, err := AfterStep(runDir, where, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetIteration(1, tree, ""); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(r.GitDir, "HEAD"), nil, 0o600)
+	write(t, repo, "b.txt", "b\n", 0o644)
+	r, tree, err = AfterStep(runDir, where, "", "")
+	if err != nil {
+		t.Fatalf("the snapshot after an empty HEAD: %v", err)
+	}
+	if err := r.SetIteration(2, tree, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.Tree(2); err != nil || got != tree {
+		t.Errorf("Tree(2) = %q, %v; want %s", got, err, tree)
+	}
+}

@@ -71,13 +71,19 @@ func create(runDir, userObjects, format string) (*Repo, error) {
 	}
 	head := filepath.Join(d, "HEAD")
 	if _, err := os.Lstat(head); errors.Is(err, fs.ErrNotExist) && format == "sha256" {
-		config := sha256Config
-		if err := wfile.WriteNew(filepath.Join(d, "config"), []byte(config), 0o600); err != nil {
+		if err := wfile.WriteSynced(filepath.Join(d, "config"), []byte(sha256Config), 0o600); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := os.Lstat(head); errors.Is(err, fs.ErrNotExist) {
-		if err := wfile.WriteFile(head, []byte("ref: refs/heads/main\n"), 0o600); err != nil {
+	// Made once, fsynced: a power cut soon after left HEAD empty, and git
+	// took the directory for no repository, for every iteration after
+	// the reboot. One not as loopkit writes it is written again.
+	if old, err := safefile.ReadFile(head, maxRef); err != nil || string(old) != headRef {
+		os.Remove(head)
+		if err := wfile.WriteSynced(head, []byte(headRef), 0o600); err != nil {
+			return nil, err
+		}
+		if err := wfile.SyncDir(d); err != nil {
 			return nil, err
 		}
 	}
@@ -91,10 +97,14 @@ func create(runDir, userObjects, format string) (*Repo, error) {
 	}
 	if !slices.Contains(strings.Split(string(data), "\n"), userObjects) {
 		data = append(data, []byte(userObjects+"\n")...)
-		if err := wfile.WriteFile(alt+".tmp", data, 0o600); err != nil {
+		os.Remove(alt + ".tmp")
+		if err := wfile.WriteSynced(alt+".tmp", data, 0o600); err != nil {
 			return nil, err
 		}
 		if err := os.Rename(alt+".tmp", alt); err != nil {
+			return nil, err
+		}
+		if err := wfile.SyncDir(filepath.Dir(alt)); err != nil {
 			return nil, err
 		}
 	}
@@ -110,6 +120,9 @@ func (r *Repo) objects() *looseDB {
 func (r *Repo) git() gitCmd {
 	return gitCmd{env: []string{"GIT_DIR=" + r.GitDir}, check: r.checkConfig}
 }
+
+// headRef is HEAD as loopkit writes it: no branch is ever made.
+const headRef = "ref: refs/heads/main\n"
 
 // sha256Config is the whole config create writes for a SHA-256 repository;
 // a SHA-1 one has none.
