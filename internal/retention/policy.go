@@ -49,11 +49,19 @@ type Summary struct {
 	RunID     string
 	Status    string
 	UpdatedAt int64 // ms since the epoch
+	CreatedAt int64 // ms since the epoch; 0 unknown
 	Resolved  bool  // resolved_at is set
 	Live      bool  // a process holds live.lock
 	// Err is why run.json could not be read; such a run is never deleted.
 	Err error
 }
+
+// recent is when the run was last written: updated_at, or its created_at
+// when that is later. A run made while the clock was not yet set (no
+// real-time clock, before NTP) is created just after the newest run
+// (store.CreationTime) but updated at the clock's 1970: by that alone it
+// ranked oldest, and was deleted as decades old once the clock was set.
+func (s Summary) recent() int64 { return max(s.UpdatedAt, s.CreatedAt) }
 
 // Decision is one line of loop-clean's output.
 type Decision struct {
@@ -78,7 +86,7 @@ func Decide(p Policy, now int64, runs []Summary) []Decision {
 		d := Decision{RunID: s.RunID, UpdatedAt: s.UpdatedAt}
 		if s.Err == nil {
 			// updated ahead of the clock (it went back since): age 0, not -0
-			age := max(math.Round(float64(now-s.UpdatedAt)/dayMs*100)/100, 0)
+			age := max(math.Round(float64(now-s.recent())/dayMs*100)/100, 0)
 			d.AgeDays = &age
 		}
 		switch {
@@ -94,7 +102,7 @@ func Decide(p Policy, now int64, runs []Summary) []Decision {
 			d.Action, d.Reason = Exempt, ReasonActive
 		case s.Err != nil:
 			d.Action, d.Reason, d.Error = Exempt, ReasonUnreadable, s.Err.Error()
-		case p.KeepDays > 0 && now-s.UpdatedAt > int64(p.KeepDays)*dayMs:
+		case p.KeepDays > 0 && now-s.recent() > int64(p.KeepDays)*dayMs:
 			d.Action, d.Reason = Delete, ReasonOlder
 		default:
 			candidates = append(candidates, i)
@@ -103,7 +111,7 @@ func Decide(p Policy, now int64, runs []Summary) []Decision {
 	}
 	// Newest first; only non-exempt runs count toward keep-last.
 	slices.SortFunc(candidates, func(a, b int) int {
-		if c := cmp.Compare(runs[b].UpdatedAt, runs[a].UpdatedAt); c != 0 {
+		if c := cmp.Compare(runs[b].recent(), runs[a].recent()); c != 0 {
 			return c
 		}
 		return cmp.Compare(runs[b].RunID, runs[a].RunID)

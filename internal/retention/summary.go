@@ -45,6 +45,6 @@ func SummarizeRun(st *store.Store, id string) Summary {
 		s.Err = errors.New("run.json has no updated_at")
 		return s
 	}
-	s.Status, s.UpdatedAt, s.Resolved = h.Status, h.UpdatedAt, h.ResolvedAt != nil
+	s.Status, s.UpdatedAt, s.CreatedAt, s.Resolved = h.Status, h.UpdatedAt, h.CreatedAt, h.ResolvedAt != nil
 	return s
 }

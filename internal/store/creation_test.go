@@ -41,3 +41,23 @@ func TestCreationTimeAfterClockWentBack(t *testing.T) {
 		t.Error("a clock past every id is not now")
 	}
 }
+
+// A clock never set (a board without a real-time clock boots in 1970)
+// is behind every run: the new run still sorts after them, or its id
+// and created_at say it is the oldest, "the newest run" is another,
+// and retention takes it for 56 years old once NTP sets the clock.
+func TestCreationTimeClockUnset(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), ".loop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	before := NewRunID("before", made)
+	if err := os.MkdirAll(st.RunDir(before), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	boot := time.Unix(75, 0).UTC()
+	if at := st.CreationTime(boot); !at.Equal(made.Add(time.Millisecond)) {
+		t.Errorf("created at %s with the clock at %s, want just after %s", at, boot, before)
+	}
+}

@@ -41,10 +41,16 @@ func NewRunID(name string, now time.Time) string {
 // a bad clock's or a planted one, and is not followed.
 const maxClockBack = 24 * time.Hour
 
+// ClockUnset is a time before loopkit was written: a clock before it was
+// never set (a board with no real-time clock boots in 1970, or at its
+// firmware's date, until NTP is reached), so the newest id is followed
+// however far ahead it is.
+var ClockUnset = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+
 // CreationTime is when a run created now is said to be created: now, or
 // just after the newest run's id time or created_at (an older loopkit set
 // it after naming the run) when the clock has gone back behind it (by less
-// than a day), so that the new run's id and created_at still sort after
+// than a day, or by any time when the clock was never set), so that the new run's id and created_at still sort after
 // every run made before it, and "the newest run" is this one.
 func (s *Store) CreationTime(now time.Time) time.Time {
 	ids, err := s.RunIDs()
@@ -59,7 +65,7 @@ func (s *Store) CreationTime(now time.Time) time.Time {
 		if h, err := s.ReadRunHead(ids[i]); err == nil && h.CreatedAt > at.UnixMilli() {
 			at = time.UnixMilli(h.CreatedAt)
 		}
-		if at.Before(now) || at.Sub(now) >= maxClockBack {
+		if at.Before(now) || at.Sub(now) >= maxClockBack && !now.Before(ClockUnset) {
 			return now
 		}
 		return at.Add(time.Millisecond)
