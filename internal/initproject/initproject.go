@@ -18,6 +18,7 @@ import (
 	"github.com/loopkit/loopkit/internal/lazyre"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/wfile"
 )
 
 // Agent is an agent CLI loop run knows, with the command line to run it
@@ -224,20 +225,4 @@ func (r *Result) RunLine(prog string) string {
 
 // writeNew writes data to path, which must not exist (a link there
 // counts), with mode 0644 less the umask; a write cut short leaves no file.
-func writeNew(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-	}
-	return err
-}
+func writeNew(path string, data []byte) error { return wfile.WriteSynced(path, data, 0o644) }

@@ -200,14 +200,7 @@ func TestRecordOfAnotherBoot(t *testing.T) {
 	if procid.Boot() == "" {
 		t.Skip("no boot id here")
 	}
-	cmd := exec.Command("sleep", "30")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
-	pid := cmd.Process.Pid
-	start := mustStart(t, pid)
+	pid, start := sleeper(t)
 	d, _ := dir()
 	rec := filepath.Join(d, name(pid, start))
 	os.WriteFile(rec, []byte("driver\n/r\n00000000-0000-0000-0000-000000000000\n"), 0o600)
@@ -222,4 +215,16 @@ func TestRecordOfAnotherBoot(t *testing.T) {
 	if got := Drivers("/r"); got[pid] != start {
 		t.Errorf("Drivers = %v: this boot's record is not read", got)
 	}
+}
+
+// sleeper starts a process that lives until the test ends: its pid and
+// start time.
+func sleeper(t *testing.T) (int, uint64) {
+	t.Helper()
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd.Process.Pid, mustStart(t, cmd.Process.Pid)
 }
