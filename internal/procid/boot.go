@@ -11,12 +11,18 @@ import (
 // tick. macOS's start times count from the epoch: "" there suffices.
 var bootIDFile = "/proc/sys/kernel/random/boot_id"
 
+var (
+	bootOnce sync.Once
+	bootID   string
+)
+
 // Boot is an id of the machine's current boot, "" where unknown. A pid
 // and start time recorded in another boot name no process of this one.
-var Boot = sync.OnceValue(func() string {
-	data, err := os.ReadFile(bootIDFile)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(data))
-})
+func Boot() string {
+	bootOnce.Do(func() {
+		if data, err := os.ReadFile(bootIDFile); err == nil {
+			bootID = strings.TrimSpace(string(data))
+		}
+	})
+	return bootID
+}
