@@ -41,11 +41,11 @@ func NewRunID(name string, now time.Time) string {
 // a bad clock's or a planted one, and is not followed.
 const maxClockBack = 24 * time.Hour
 
-// ClockUnset is a time before loopkit was written: a clock before it was
-// never set (a board with no real-time clock boots in 1970, or at its
-// firmware's date, until NTP is reached), so the newest id is followed
-// however far ahead it is.
-var ClockUnset = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+// clockUnsetMs is 2026-11-01 UTC, before loopkit was written: a clock
+// before it was never set (a board with no real-time clock boots in 1970,
+// or at its firmware's date, until NTP is reached), so the newest id is
+// followed however far ahead it is.
+const clockUnsetMs = 1793491200000
 
 // CreationTime is when a run created now is said to be created: now, or
 // just after the newest run's id time or created_at (an older loopkit set
@@ -65,7 +65,7 @@ func (s *Store) CreationTime(now time.Time) time.Time {
 		if h, err := s.ReadRunHead(ids[i]); err == nil && h.CreatedAt > at.UnixMilli() {
 			at = time.UnixMilli(h.CreatedAt)
 		}
-		if at.Before(now) || at.Sub(now) >= maxClockBack && !now.Before(ClockUnset) {
+		if at.Before(now) || at.Sub(now) >= maxClockBack && now.UnixMilli() >= clockUnsetMs {
 			return now
 		}
 		return at.Add(time.Millisecond)
