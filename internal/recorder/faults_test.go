@@ -172,7 +172,7 @@ func site(root string, op wfile.Op, path string) string {
 	return string(op) + " " + digits.ReplaceAllString(rel, "#")
 }
 
-var digits = regexp.MustCompile(`objects/[0-9a-f]{2}/[^/]+|[0-9a-f]*[0-9][0-9a-f]*|tmp-[0-9]+|tmp_obj_[0-9]+`)
+var digits = regexp.MustCompile(`objects/[0-9a-f]{2}(/[^/]+)?|[0-9a-f]*[0-9][0-9a-f]*|tmp-[0-9]+|tmp_obj_[0-9]+`)
 
 // A status change whose run.json the disk refuses is not half made: its
 // event and report row are cut back off, so events.jsonl never says a run
