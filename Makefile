@@ -1,8 +1,11 @@
 # loopkit: `make demo` runs a real loop on the bundled demo, `make test` runs the tests.
 GO      ?= go
 BIN     := bin
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
-COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+# git speaks for this tree only at the top of its own work tree: a tarball
+# unpacked inside another repository would take that one's tag and files.
+GIT_TOP := $(shell p=$$(git rev-parse --show-prefix 2>/dev/null) && [ -z "$$p" ] && echo yes)
+VERSION ?= $(or $(if $(GIT_TOP),$(shell git describe --tags --always --dirty 2>/dev/null)),devel)
+COMMIT  ?= $(if $(GIT_TOP),$(shell git rev-parse --short=12 HEAD 2>/dev/null))
 LDFLAGS := -X github.com/loopkit/loopkit/internal/cli.Version=$(VERSION) -X github.com/loopkit/loopkit/internal/cli.Commit=$(COMMIT)
 CMDS    := loop-validate loop-record loop-progress loop-view loop-clean loop-step loop-drive
 # What `make demo` builds: the commands the driver runs, nothing heavier.
@@ -101,9 +104,10 @@ dist: $(GORELEASER)
 $(GORELEASER):
 	GOBIN=$(dir $(GORELEASER)) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
 
-# gofmt and go vet: quick, so make test runs them first.
+# gofmt and go vet: quick, so make test runs them first. gofmt checks the
+# tracked files in a clone, all of them elsewhere (given none, it reads stdin).
 vet:
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	@files=$(if $(GIT_TOP),$$(git ls-files '*.go')); out=$$(gofmt -l $${files:-.}); \
 	if [ -n "$$out" ]; then echo "gofmt would rewrite:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	cd examples/fleet && $(GO) vet ./...

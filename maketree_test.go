@@ -1,0 +1,94 @@
+package loopkit_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// makeIn runs make ARGS in dir with stdin, without the caller's GIT_*
+// (the repositories the test made are the nearest).
+func makeIn(t *testing.T, dir, stdin string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("make", append([]string{"--no-print-directory"}, args...)...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@loopkit.invalid"}, args...)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// A source tarball unpacked inside another repository (a monorepo's
+// vendor/, a dotfiles home) is no clone: it was built as that repository's
+// tag (loop --version said v9.9.9), and make vet's gofmt, given no tracked
+// file, read stdin (a terminal's: make test hung).
+func TestMakeInAnotherRepository(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"make", "git", "gofmt"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skip(p, "not found")
+		}
+	}
+	mk, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	outer, tree := filepath.Join(tmp, "outer"), filepath.Join(tmp, "outer", "vendor", "loopkit")
+	write := func(name, text string) {
+		p := filepath.Join(tree, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("Makefile", string(mk))
+	write("a/a.go", "package a\n")
+	write("examples/fleet/f.go", "package fleet\n")
+	gitIn(t, outer, "init", "-q")
+	gitIn(t, outer, "commit", "-q", "--allow-empty", "-m", "outer")
+	gitIn(t, outer, "tag", "v9.9.9")
+
+	out, err := makeIn(t, tree, "", "-n", "build")
+	if err != nil || !strings.Contains(out, "cli.Version=devel ") || strings.Contains(out, "v9.9.9") {
+		t.Errorf("make -n build inside another repository: %v\n%s", err, out)
+	}
+	// go vet is not the point here: GO=true
+	if out, err := makeIn(t, tree, "package x\nfunc  f( ){}\n", "vet", "GO=true"); err != nil {
+		t.Errorf("make vet read stdin, or checked what is not here: %v\n%s", err, out)
+	}
+	write("b/b.go", "package  b\n")
+	if out, err := makeIn(t, tree, "", "vet", "GO=true"); err == nil || !strings.Contains(out, "b/b.go") {
+		t.Errorf("make vet passed an unformatted file: %v\n%s", err, out)
+	}
+
+	// a clone is described by its own tags
+	gitIn(t, tree, "init", "-q")
+	gitIn(t, tree, "add", "Makefile", "a/a.go", "examples")
+	gitIn(t, tree, "commit", "-qm", "loopkit")
+	gitIn(t, tree, "tag", "v1.2.3")
+	out, err = makeIn(t, tree, "", "-n", "build")
+	if err != nil || !strings.Contains(out, "cli.Version=v1.2.3 ") {
+		t.Errorf("make -n build in a clone: %v\n%s", err, out)
+	}
+	if out, err := makeIn(t, tree, "", "vet", "GO=true"); err != nil {
+		t.Errorf("make vet in a clone looked past its tracked files: %v\n%s", err, out)
+	}
+}
