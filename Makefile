@@ -74,9 +74,10 @@ LONG_TESTS := TestConcurrentWriters|TestCrashStoreUnderClean|TestCleanKilledMidD
 test-long: build
 	$(TEST_ENV) $(GO) test -count=1 -timeout 30m -run '^($(LONG_TESTS))$$' ./...
 
-# The commands, the driver as `loop`, man pages and bash/zsh/fish completions.
+# The commands, the driver as `loop`, man pages and bash/zsh/fish completions,
+# in PREFIX (absolute); DESTDIR=DIR stages them in DIR/PREFIX for a package.
 install: build tui export
-	BIN=$(BIN) PREFIX=$(PREFIX) bash scripts/install $(CMDS) loop-tui loop-export
+	BIN=$(BIN) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) bash scripts/install $(CMDS) loop-tui loop-export
 
 # The real agent CLIs (Claude Code, Codex, Gemini CLI, opencode: pinned
 # versions installed from npm into a cache by .ci/agent-clis) under the

@@ -1,0 +1,100 @@
+package loopkit_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// stubCommands makes a BIN of shell stand-ins for the commands the driver
+// and scripts/manpages run (a man page, the driver's usage and version),
+// and returns it: no Go build.
+func stubCommands(t *testing.T, dir, says string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stub := "#!/bin/sh\ncase $1 in --man) echo .TH STUB 1 ;; usage) echo 'usage: loop run' ;; --version) echo '" + says + "' ;; esac\n"
+	for _, c := range []string{"loop-validate", "loop-record", "loop-step", "loop-view", "loop-drive"} {
+		if err := os.WriteFile(filepath.Join(dir, c), []byte(stub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// install runs scripts/install in cwd with env, the stubs as the commands.
+func install(t *testing.T, cwd, bin string, env ...string) (string, error) {
+	t.Helper()
+	root, _ := os.Getwd()
+	cmd := exec.Command("bash", filepath.Join(root, "scripts/install"), "loop-validate", "loop-record", "loop-step", "loop-view", "loop-drive")
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), append([]string{"BIN=" + bin, "DESTDIR="}, env...)...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func runLoop(t *testing.T, path, dir string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(path, "--version")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), append([]string{"LOOP_BIN="}, env...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Errorf("%s --version: %v\n%s", path, err, out)
+	}
+	return string(out)
+}
+
+// make install as zsh, fish and sh users type it (PREFIX=~/.local, the ~
+// left as it is) made a folder named ~ in the checkout; DESTDIR, a
+// packager's staging folder, was ignored (PREFIX=/opt/loopkit went into
+// /opt); a relative PREFIX landed in the checkout. The installed driver
+// finds its own commands before an older loop-* on PATH.
+func TestInstallPrefix(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	bin := stubCommands(t, filepath.Join(tmp, "build"), "installed")
+	old := stubCommands(t, filepath.Join(tmp, "old"), "older")
+	cwd, home := filepath.Join(tmp, "checkout"), filepath.Join(tmp, "home")
+	for _, d := range []string{cwd, home} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if out, err := install(t, cwd, bin, "PREFIX=~/.local", "HOME="+home); err != nil {
+		t.Fatalf("PREFIX=~/.local: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "~")); err == nil {
+		t.Error("PREFIX=~/.local made a folder named ~ in the current directory")
+	}
+	loop := filepath.Join(home, ".local/bin/loop")
+	if out := runLoop(t, loop, tmp, "PATH="+old+":"+filepath.Dir(loop)+":"+os.Getenv("PATH")); !strings.Contains(out, "installed") {
+		t.Errorf("the installed loop ran another loop-drive:\n%s", out)
+	}
+
+	stage, prefix := filepath.Join(tmp, "stage"), filepath.Join(tmp, "opt/loopkit")
+	if out, err := install(t, cwd, bin, "PREFIX="+prefix, "DESTDIR="+stage); err != nil || !strings.Contains(out, "installed into "+stage+prefix) {
+		t.Fatalf("DESTDIR: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(prefix); err == nil {
+		t.Error("DESTDIR was ignored: the files went into PREFIX")
+	}
+	for _, f := range []string{"share/man/man1/loop.1", "share/loopkit/loop.d/common.sh", "bin/loop-drive"} {
+		if _, err := os.Stat(filepath.Join(stage+prefix, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	runLoop(t, filepath.Join(stage+prefix, "bin/loop"), tmp) // the staged tree works where it is
+
+	out, err := install(t, cwd, bin, "PREFIX=rel")
+	if err == nil || strings.Count(strings.TrimSpace(out), "\n") > 0 || !strings.Contains(out, "PREFIX must be an absolute path") {
+		t.Errorf("a relative PREFIX: %v\n%s", err, out)
+	}
+	if ents, _ := os.ReadDir(cwd); len(ents) > 0 {
+		t.Errorf("install left %s in the current directory", ents[0].Name())
+	}
+}
