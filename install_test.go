@@ -98,3 +98,33 @@ func TestInstallPrefix(t *testing.T) {
 		t.Errorf("install left %s in the current directory", ents[0].Name())
 	}
 }
+
+// A driver copied out of its tree (cp bin/loop /usr/local/bin, from a
+// release archive) printed six lines of bash errors: one line now says
+// what it misses and what to do. A link to it works from anywhere.
+func TestDriverCopied(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	src, err := os.ReadFile("scripts/loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(tmp, "loop")
+	if err := os.WriteFile(copied, src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(copied, "--version").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 70 || strings.Count(string(out), "\n") != 1 || !strings.Contains(string(out), "no loop.d beside "+copied) {
+		t.Errorf("a copied driver: %v\n%s", err, out)
+	}
+
+	root, _ := os.Getwd()
+	link := filepath.Join(tmp, "link")
+	if err := os.Symlink(filepath.Join(root, "scripts/loop"), link); err != nil {
+		t.Fatal(err)
+	}
+	bin := stubCommands(t, filepath.Join(tmp, "bin"), "linked")
+	if out := runLoop(t, link, tmp, "LOOP_BIN="+bin); !strings.Contains(out, "linked") {
+		t.Errorf("a linked driver:\n%s", out)
+	}
+}
