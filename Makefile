@@ -121,10 +121,11 @@ lint: vet
 	$(TEST_ENV) $(GO) test -count=1 -run '^TestShellcheck$$' .
 	cd examples/fleet && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
 
+# The demo runs the commands it built, whatever LOOP_BIN the caller exports.
 demo:
 	@mkdir -p $(BIN)
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(addprefix ./cmd/,$(DEMO_CMDS))
-	bash scripts/demo
+	LOOP_BIN="$$(cd '$(BIN)' && pwd)" bash scripts/demo
 
 bench: build
 	bash scripts/bench

@@ -10,7 +10,7 @@ import (
 
 // makeIn runs make ARGS in dir with stdin, without the caller's GIT_*
 // (the repositories the test made are the nearest).
-func makeIn(t *testing.T, dir, stdin string, args ...string) (string, error) {
+func makeIn(t *testing.T, dir, stdin string, env []string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command("make", append([]string{"--no-print-directory"}, args...)...)
 	cmd.Dir = dir
@@ -20,6 +20,7 @@ func makeIn(t *testing.T, dir, stdin string, args ...string) (string, error) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -66,16 +67,16 @@ func TestMakeInAnotherRepository(t *testing.T) {
 	gitIn(t, outer, "commit", "-q", "--allow-empty", "-m", "outer")
 	gitIn(t, outer, "tag", "v9.9.9")
 
-	out, err := makeIn(t, tree, "", "-n", "build")
+	out, err := makeIn(t, tree, "", nil, "-n", "build")
 	if err != nil || !strings.Contains(out, "cli.Version=devel ") || strings.Contains(out, "v9.9.9") {
 		t.Errorf("make -n build inside another repository: %v\n%s", err, out)
 	}
 	// go vet is not the point here: GO=true
-	if out, err := makeIn(t, tree, "package x\nfunc  f( ){}\n", "vet", "GO=true"); err != nil {
+	if out, err := makeIn(t, tree, "package x\nfunc  f( ){}\n", nil, "vet", "GO=true"); err != nil {
 		t.Errorf("make vet read stdin, or checked what is not here: %v\n%s", err, out)
 	}
 	write("b/b.go", "package  b\n")
-	if out, err := makeIn(t, tree, "", "vet", "GO=true"); err == nil || !strings.Contains(out, "b/b.go") {
+	if out, err := makeIn(t, tree, "", nil, "vet", "GO=true"); err == nil || !strings.Contains(out, "b/b.go") {
 		t.Errorf("make vet passed an unformatted file: %v\n%s", err, out)
 	}
 
@@ -84,11 +85,38 @@ func TestMakeInAnotherRepository(t *testing.T) {
 	gitIn(t, tree, "add", "Makefile", "a/a.go", "examples")
 	gitIn(t, tree, "commit", "-qm", "loopkit")
 	gitIn(t, tree, "tag", "v1.2.3")
-	out, err = makeIn(t, tree, "", "-n", "build")
+	out, err = makeIn(t, tree, "", nil, "-n", "build")
 	if err != nil || !strings.Contains(out, "cli.Version=v1.2.3 ") {
 		t.Errorf("make -n build in a clone: %v\n%s", err, out)
 	}
-	if out, err := makeIn(t, tree, "", "vet", "GO=true"); err != nil {
+	if out, err := makeIn(t, tree, "", nil, "vet", "GO=true"); err != nil {
 		t.Errorf("make vet in a clone looked past its tracked files: %v\n%s", err, out)
+	}
+}
+
+// make demo with a LOOP_BIN exported (docs/driver.md: another build's
+// commands) built this checkout's commands, then ran the others.
+func TestMakeDemoRunsItsBuild(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make not found")
+	}
+	mk, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := t.TempDir()
+	if err := os.WriteFile(filepath.Join(tree, "Makefile"), mk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(tree, "scripts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "scripts/demo"), []byte("echo \"demo runs $LOOP_BIN\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := makeIn(t, tree, "", []string{"LOOP_BIN=" + filepath.Join(tree, "older")}, "demo", "GO=true")
+	if want := "demo runs " + filepath.Join(tree, "bin") + "\n"; err != nil || !strings.Contains(out, want) {
+		t.Errorf("make demo: %v\n%s\nwant %q", err, out, want)
 	}
 }
