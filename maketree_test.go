@@ -115,8 +115,74 @@ func TestMakeDemoRunsItsBuild(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tree, "scripts/demo"), []byte("echo \"demo runs $LOOP_BIN\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(tree, "scripts/tmpexec"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out, err := makeIn(t, tree, "", []string{"LOOP_BIN=" + filepath.Join(tree, "older")}, "demo", "GO=true")
 	if want := "demo runs " + filepath.Join(tree, "bin") + "\n"; err != nil || !strings.Contains(out, want) {
 		t.Errorf("make demo: %v\n%s\nwant %q", err, out, want)
+	}
+}
+
+// TMPDIR on a noexec tmpfs (hardened CI): go test starts the tests it
+// builds there and the tests start their stand-ins there; make test
+// failed every package with "fork/exec ...: permission denied", make demo
+// went stuck after six iterations without a word why. Now one line says
+// so first. The tmpfs needs a mount namespace of its own (unshare -rm).
+func TestMakeNoexecTmp(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"make", "unshare"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skip(p, "not found")
+		}
+	}
+	if out, err := exec.Command("unshare", "-rm", "true").CombinedOutput(); err != nil {
+		t.Skipf("no mount namespace here (unshare -rm: %v %s)", err, out)
+	}
+	tree := t.TempDir()
+	for _, f := range []string{"Makefile", "scripts/tmpexec"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(tree, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tree, f), data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mnt := filepath.Join(tree, "mnt")
+	for _, d := range []string{mnt, filepath.Join(tree, "examples/fleet")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(tree, "scripts/demo"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// GO=true: the checks and the recipes, not the builds and the tests
+	run := func(opts, target string, env ...string) (string, error) {
+		cmd := exec.Command("unshare", "-rm", "sh", "-c", `mount -t tmpfs -o "$1" tmpfs "$2" && cd "$3" && exec make --no-print-directory "$4" GO=true`,
+			"_", opts, mnt, tree, target)
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, target := range []string{"test", "demo"} {
+		out, err := run("noexec", target, "TMPDIR="+mnt, "GOTMPDIR=")
+		if err == nil || !strings.Contains(out, "make "+target+": programs cannot run from "+mnt+" (mounted noexec?)") || strings.Contains(out, "true test") {
+			t.Errorf("make %s with TMPDIR on a noexec mount: %v\n%s", target, err, out)
+		}
+	}
+	// go's builds in GOTMPDIR are not the tests' stand-ins in TMPDIR
+	if out, err := run("noexec", "test", "TMPDIR="+mnt, "GOTMPDIR="+tree); err == nil || !strings.Contains(out, "cannot run from "+mnt) {
+		t.Errorf("make test with TMPDIR on a noexec mount, GOTMPDIR elsewhere: %v\n%s", err, out)
+	}
+	if out, err := run("noexec", "demo", "TMPDIR="+mnt, "GOTMPDIR="+tree); err != nil {
+		t.Errorf("make demo with GOTMPDIR where programs run: %v\n%s", err, out)
+	}
+	if out, err := run("exec", "test", "TMPDIR="+mnt, "GOTMPDIR="); err != nil || strings.Contains(out, "cannot run") {
+		t.Errorf("make test with TMPDIR where programs run: %v\n%s", err, out)
 	}
 }

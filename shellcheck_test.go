@@ -27,7 +27,7 @@ func TestShellcheck(t *testing.T) {
 	var files []string
 	for _, pattern := range []string{"scripts/loop", "scripts/loop.d/*.sh", "scripts/demo", "scripts/demo-agent",
 		"scripts/bench", "scripts/bench-check", "scripts/bench.d/*.sh", "scripts/fuzz", ".ci/run", ".ci/agent-clis", "testdata/*/*.sh",
-		"scripts/install", "scripts/manpages", "scripts/test-load", "completions/loopkit.bash"} {
+		"scripts/install", "scripts/manpages", "scripts/test-load", "scripts/tmpexec", "completions/loopkit.bash"} {
 		m, _ := filepath.Glob(pattern)
 		files = append(files, m...)
 	}
