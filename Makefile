@@ -4,8 +4,10 @@ BIN     := bin
 # git speaks for this tree only at the top of its own work tree: a tarball
 # unpacked inside another repository would take that one's tag and files.
 GIT_TOP := $(shell p=$$(git rev-parse --show-prefix 2>/dev/null) && [ -z "$$p" ] && echo yes)
-VERSION ?= $(or $(if $(GIT_TOP),$(shell git describe --tags --always --dirty 2>/dev/null)),devel)
-COMMIT  ?= $(if $(GIT_TOP),$(shell git rev-parse --short=12 HEAD 2>/dev/null))
+# A tarball git archive made (GitHub's downloads) has them in .archive-version.
+ARCHIVED = $(shell sed -n 's/^$(1): \([^%$$]*\)$$/\1/p' .archive-version 2>/dev/null)
+VERSION ?= $(or $(if $(GIT_TOP),$(shell git describe --tags --always --dirty 2>/dev/null),$(call ARCHIVED,describe)),devel)
+COMMIT  ?= $(if $(GIT_TOP),$(shell git rev-parse --short=12 HEAD 2>/dev/null),$(shell echo $(call ARCHIVED,commit) | cut -c1-12))
 LDFLAGS := -X github.com/loopkit/loopkit/internal/cli.Version=$(VERSION) -X github.com/loopkit/loopkit/internal/cli.Commit=$(COMMIT)
 CMDS    := loop-validate loop-record loop-progress loop-view loop-clean loop-step loop-drive
 # What `make demo` builds: the commands the driver runs, nothing heavier.

@@ -60,7 +60,12 @@ func TestMakeInAnotherRepository(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	archived, err := os.ReadFile(".archive-version")
+	if err != nil {
+		t.Fatal(err)
+	}
 	write("Makefile", string(mk))
+	write(".archive-version", string(archived)) // as in the clone: not filled in
 	write("a/a.go", "package a\n")
 	write("examples/fleet/f.go", "package fleet\n")
 	gitIn(t, outer, "init", "-q")
@@ -82,7 +87,7 @@ func TestMakeInAnotherRepository(t *testing.T) {
 
 	// a clone is described by its own tags
 	gitIn(t, tree, "init", "-q")
-	gitIn(t, tree, "add", "Makefile", "a/a.go", "examples")
+	gitIn(t, tree, "add", "Makefile", ".archive-version", "a/a.go", "examples")
 	gitIn(t, tree, "commit", "-qm", "loopkit")
 	gitIn(t, tree, "tag", "v1.2.3")
 	out, err = makeIn(t, tree, "", nil, "-n", "build")
@@ -184,5 +189,65 @@ func TestMakeNoexecTmp(t *testing.T) {
 	}
 	if out, err := run("exec", "test", "TMPDIR="+mnt, "GOTMPDIR="); err != nil || strings.Contains(out, "cannot run") {
 		t.Errorf("make test with TMPDIR where programs run: %v\n%s", err, out)
+	}
+}
+
+// A source tarball (GitHub's download of a tag, git archive) has no .git:
+// its commands said "devel" whatever release it was. git archive writes
+// the tag and commit into .archive-version (export-subst).
+func TestMakeInTarball(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"make", "git", "tar"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skip(p, "not found")
+		}
+	}
+	tmp := t.TempDir()
+	clone, tarball := filepath.Join(tmp, "clone"), filepath.Join(tmp, "tarball")
+	for _, f := range []string{"Makefile", ".archive-version", ".gitattributes"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(clone, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(clone, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitIn(t, clone, "init", "-q")
+	gitIn(t, clone, "add", "-A")
+	gitIn(t, clone, "commit", "-qm", "release")
+	gitIn(t, clone, "tag", "v1.2.3")
+	unpack := func(rev string) string {
+		t.Helper()
+		os.RemoveAll(tarball)
+		if err := os.Mkdir(tarball, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("sh", "-c", `git -C "$1" archive "$2" | tar -x -C "$3"`, "_", clone, rev, tarball)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git archive | tar -x: %v\n%s", err, out)
+		}
+		out, err := makeIn(t, tarball, "", nil, "-n", "build")
+		if err != nil {
+			t.Fatalf("make -n build: %v\n%s", err, out)
+		}
+		return out
+	}
+	commit := func() string {
+		out, err := exec.Command("git", "-C", clone, "rev-parse", "--short=12", "HEAD").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if out, c := unpack("v1.2.3"), commit(); !strings.Contains(out, "cli.Version=v1.2.3 -X github.com/loopkit/loopkit/internal/cli.Commit="+c+"'") {
+		t.Errorf("the tarball of v1.2.3 (commit %s):\n%s", c, out)
+	}
+	gitIn(t, clone, "commit", "-q", "--allow-empty", "-m", "after")
+	if out, c := unpack("HEAD"), commit(); !strings.Contains(out, "cli.Version=v1.2.3-1-g") || !strings.Contains(out, "cli.Commit="+c+"'") {
+		t.Errorf("the tarball of a commit after v1.2.3 (%s):\n%s", c, out)
 	}
 }
