@@ -25,10 +25,12 @@ all: build
 
 # Static (no cgo, as the release builds): each command starts about a
 # millisecond sooner without the dynamic loader, and the driver runs three
-# of them every iteration.
+# of them every iteration. A caller's CGO_ENABLED=1 is kept: go asks for it
+# when GOFLAGS has -race.
+CGO_ENABLED := $(or $(CGO_ENABLED),0)
 build:
 	@mkdir -p $(BIN)
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(addprefix ./cmd/,$(CMDS))
+	CGO_ENABLED=$(CGO_ENABLED) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(addprefix ./cmd/,$(CMDS))
 
 # The full-screen view (loop-view tui) is its own binary: build and demo stay
 # free of the terminal UI libraries.
@@ -44,11 +46,11 @@ tui:
 EXPORT_TAGS := nethttpomithttp2
 export:
 	@mkdir -p $(BIN)
-	CGO_ENABLED=0 $(GO) build -tags $(EXPORT_TAGS) -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/loop-export
+	CGO_ENABLED=$(CGO_ENABLED) $(GO) build -tags $(EXPORT_TAGS) -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/loop-export
 
 export-grpc:
 	@mkdir -p $(BIN)
-	CGO_ENABLED=0 $(GO) build -tags grpc,$(EXPORT_TAGS) -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/loop-export
+	CGO_ENABLED=$(CGO_ENABLED) $(GO) build -tags grpc,$(EXPORT_TAGS) -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/loop-export
 
 # The everyday suite: unit tests, testscript specs, fuzz seed corpora, and
 # -short crash and concurrency runs (under 3 minutes on an idle 2-core
@@ -58,7 +60,7 @@ export-grpc:
 # Tests build static, as the release does: every loop-* a spec runs is
 # the test binary, which starts faster so, and the ~60 test binaries link
 # without the external linker (CPU: links 24 s -> 17 s, specs 59 s -> 55 s).
-TEST_ENV := CGO_ENABLED=0
+TEST_ENV := CGO_ENABLED=$(CGO_ENABLED)
 # go test runs what it builds from GOTMPDIR (else TMPDIR), the tests run
 # their stand-ins from TMPDIR: a noexec mount there is one line, not 60 FAILs.
 TMPEXEC = @bash scripts/tmpexec "make $@" "$${GOTMPDIR:-$${TMPDIR:-/tmp}}"

@@ -8,15 +8,15 @@ import (
 	"testing"
 )
 
-// makeIn runs make ARGS in dir with stdin, without the caller's GIT_*
-// (the repositories the test made are the nearest).
+// makeIn runs make ARGS in dir with stdin and env, without the caller's
+// GIT_* (the repositories the test made are the nearest) or CGO_ENABLED.
 func makeIn(t *testing.T, dir, stdin string, env []string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command("make", append([]string{"--no-print-directory"}, args...)...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
+		if !strings.HasPrefix(kv, "GIT_") && !strings.HasPrefix(kv, "CGO_ENABLED=") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
@@ -249,5 +249,32 @@ func TestMakeInTarball(t *testing.T) {
 	gitIn(t, clone, "commit", "-q", "--allow-empty", "-m", "after")
 	if out, c := unpack("HEAD"), commit(); !strings.Contains(out, "cli.Version=v1.2.3-1-g") || !strings.Contains(out, "cli.Commit="+c+"'") {
 		t.Errorf("the tarball of a commit after v1.2.3 (%s):\n%s", c, out)
+	}
+}
+
+// go's answer to GOFLAGS=-race under make is "-race requires cgo; enable
+// cgo by setting CGO_ENABLED=1", and make's recipes set CGO_ENABLED=0 over
+// it: the fix it named did nothing. A caller's CGO_ENABLED is kept.
+func TestMakeKeepsCgo(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make not found")
+	}
+	mk, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := t.TempDir()
+	if err := os.WriteFile(filepath.Join(tree, "Makefile"), mk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env  []string
+		want string
+	}{{nil, "CGO_ENABLED=0 "}, {[]string{"CGO_ENABLED="}, "CGO_ENABLED=0 "}, {[]string{"CGO_ENABLED=1"}, "CGO_ENABLED=1 "}} {
+		out, err := makeIn(t, tree, "", tc.env, "-n", "test")
+		if err != nil || strings.Count(out, tc.want+"go build") != 1 || strings.Count(out, tc.want+"go test") != 2 {
+			t.Errorf("make -n test with %q: %v\n%s\nwant %s", tc.env, err, out, tc.want)
+		}
 	}
 }
