@@ -55,7 +55,11 @@ func TestDemoReportInBrowser(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	demo := exec.Command("bash", filepath.Join(root, "scripts", "demo"))
-	demo.Env = append(os.Environ(), "LOOP_BIN="+bin, "TMPDIR="+tmp, "NO_COLOR=1")
+	// the machine's state of its own: the user's own loops may hold every
+	// concurrency slot
+	os.Mkdir(filepath.Join(tmp, "xdg-run"), 0o700)
+	demo.Env = append(os.Environ(), "LOOP_BIN="+bin, "TMPDIR="+tmp, "NO_COLOR=1",
+		"XDG_RUNTIME_DIR="+filepath.Join(tmp, "xdg-run"), "XDG_STATE_HOME="+filepath.Join(tmp, "xdg-state"))
 	out, err := demo.CombinedOutput()
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out)

@@ -65,8 +65,12 @@ func TestTerminalDrivesRun(t *testing.T) {
 	if err := os.WriteFile(agentPath, []byte(strings.NewReplacer("$T", dir, "$ROOT", root).Replace(agentScript)), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// the machine's state of its own: with the user's own loops holding
+	// every concurrency slot, the run waited for one, and the test failed
+	xdgRun, xdgState := filepath.Join(dir, "xdg-run"), filepath.Join(dir, "xdg-state")
+	os.Mkdir(xdgRun, 0o700)
 	env := append(os.Environ(), "LOOP_BIN="+bin, "PATH="+bin+":"+os.Getenv("PATH"),
-		"LOOP_STORE="+filepath.Join(ws, ".loop"), "NO_COLOR=1")
+		"LOOP_STORE="+filepath.Join(ws, ".loop"), "NO_COLOR=1", "XDG_RUNTIME_DIR="+xdgRun, "XDG_STATE_HOME="+xdgState)
 	wait := func(what string, ok func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(2 * time.Minute); !ok(); time.Sleep(50 * time.Millisecond) {
@@ -125,8 +129,8 @@ func TestTerminalDrivesRun(t *testing.T) {
 		t.Fatalf("no run id printed by loop run: %q", data)
 	}
 
-	script := fmt.Sprintf("cd %q && env NO_COLOR=1 LOOP_STORE=%q %q; echo VIEW-EXITED-$?; sleep 60",
-		dir, filepath.Join(ws, ".loop"), filepath.Join(bin, "loop-view"))
+	script := fmt.Sprintf("cd %q && env NO_COLOR=1 XDG_RUNTIME_DIR=%q XDG_STATE_HOME=%q LOOP_STORE=%q %q; echo VIEW-EXITED-$?; sleep 60",
+		dir, xdgRun, xdgState, filepath.Join(ws, ".loop"), filepath.Join(bin, "loop-view"))
 	tm := startTmux(t, tmux, script)
 	tm.waitFor("runs list", has("> "+id, "running"))
 	checkScreen(t, tm.capture())
