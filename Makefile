@@ -13,6 +13,9 @@ CMDS    := loop-validate loop-record loop-progress loop-view loop-clean loop-ste
 # What `make demo` builds: the commands the driver runs, nothing heavier.
 DEMO_CMDS := loop-validate loop-record loop-progress loop-view loop-clean loop-step loop-drive
 PREFIX  ?= $(HOME)/.local
+# q quotes a value for the shell: a PREFIX or HOME with a space in it ran
+# the word after the space as the command.
+q = '$(subst ','\'',$(1))'
 STATICCHECK ?= v0.8.2
 # GoReleaser makes the release files (make dist); installed once, pinned,
 # into a cache like the other tools CI builds.
@@ -86,7 +89,7 @@ test-long: build
 # The commands, the driver as `loop`, man pages and bash/zsh/fish completions,
 # in PREFIX (absolute); DESTDIR=DIR stages them in DIR/PREFIX for a package.
 install: build tui export
-	BIN=$(BIN) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) bash scripts/install $(CMDS) loop-tui loop-export
+	BIN=$(call q,$(BIN)) PREFIX=$(call q,$(PREFIX)) DESTDIR=$(call q,$(DESTDIR)) bash scripts/install $(CMDS) loop-tui loop-export
 
 # The real agent CLIs (Claude Code, Codex, Gemini CLI, opencode: pinned
 # versions installed from npm into a cache by .ci/agent-clis) under the
@@ -135,7 +138,7 @@ demo:
 	$(TMPEXEC)
 	@mkdir -p $(BIN)
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(addprefix ./cmd/,$(DEMO_CMDS))
-	LOOP_BIN="$$(cd '$(BIN)' && pwd)" bash scripts/demo
+	LOOP_BIN="$$(cd $(call q,$(BIN)) && pwd)" bash scripts/demo
 
 bench: build
 	bash scripts/bench

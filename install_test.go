@@ -17,7 +17,7 @@ func stubCommands(t *testing.T, dir, says string) string {
 		t.Fatal(err)
 	}
 	stub := "#!/bin/sh\ncase $1 in --man) echo .TH STUB 1 ;; usage) echo 'usage: loop run' ;; --version) echo '" + says + "' ;; esac\n"
-	for _, c := range []string{"loop-validate", "loop-record", "loop-step", "loop-view", "loop-drive"} {
+	for _, c := range []string{"loop-validate", "loop-record", "loop-step", "loop-view", "loop-drive", "loop-progress", "loop-clean", "loop-tui", "loop-export"} {
 		if err := os.WriteFile(filepath.Join(dir, c), []byte(stub), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -48,11 +48,11 @@ func runLoop(t *testing.T, path, dir string, env ...string) string {
 	return string(out)
 }
 
-// make install as zsh, fish and sh users type it (PREFIX=~/.local, the ~
-// left as it is) made a folder named ~ in the checkout; DESTDIR, a
-// packager's staging folder, was ignored (PREFIX=/opt/loopkit went into
-// /opt); a relative PREFIX landed in the checkout. The installed driver
-// finds its own commands before an older loop-* on PATH.
+// DESTDIR, a packager's staging folder, was ignored (PREFIX=/opt/loopkit
+// went into /opt); a relative PREFIX landed in the current directory, as
+// did one with its ~ as typed (PREFIX=~/.local: zsh, fish and sh leave it
+// in a make argument), in a folder named ~. The installed driver finds its
+// own commands before an older loop-* on PATH.
 func TestInstallPrefix(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
@@ -126,5 +126,42 @@ func TestDriverCopied(t *testing.T) {
 	bin := stubCommands(t, filepath.Join(tmp, "bin"), "linked")
 	if out := runLoop(t, link, tmp, "LOOP_BIN="+bin); !strings.Contains(out, "linked") {
 		t.Errorf("a linked driver:\n%s", out)
+	}
+}
+
+// make install PREFIX="$HOME/my tools" (or a HOME with a space, the
+// default PREFIX's) ran "tools" as the command, with PREFIX=$HOME/my.
+// The builds are GO=true: the stand-ins are the commands.
+func TestMakeInstallQuotes(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make not found")
+	}
+	tmp := t.TempDir()
+	bin := stubCommands(t, filepath.Join(tmp, "build"), "installed")
+	home := filepath.Join(tmp, "it's home")
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "PREFIX" && k != "DESTDIR" && k != "HOME" {
+			env = append(env, kv)
+		}
+	}
+	for _, tc := range []struct{ args, loop string }{
+		{"PREFIX=" + filepath.Join(tmp, "my tools"), filepath.Join(tmp, "my tools/bin/loop")},
+		{"PREFIX=~/.local", filepath.Join(home, ".local/bin/loop")},
+		{"", filepath.Join(home, ".local/bin/loop")}, // the default PREFIX
+	} {
+		cmd := exec.Command("make", "--no-print-directory", "install", "GO=true", "BIN="+bin)
+		if tc.args != "" {
+			cmd.Args = append(cmd.Args, tc.args)
+		}
+		cmd.Env = append(env, "HOME="+home)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("make install %s: %v\n%s", tc.args, err, out)
+			continue
+		}
+		if out := runLoop(t, tc.loop, tmp); !strings.Contains(out, "installed") {
+			t.Errorf("make install %s: %s --version:\n%s", tc.args, tc.loop, out)
+		}
 	}
 }
