@@ -34,38 +34,54 @@ func gitIn(t *testing.T, dir string, args ...string) {
 	}
 }
 
+// makeTree is a new folder holding the checkout's FILES, to run make in;
+// the test is skipped without the programs it needs.
+func makeTree(t *testing.T, needs []string, files ...string) string {
+	t.Helper()
+	for _, p := range append([]string{"make"}, needs...) {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skip(p, "not found")
+		}
+	}
+	tree := t.TempDir()
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(tree, f), string(data))
+	}
+	return tree
+}
+
+// writeFile writes text to path (executable: scripts are run with bash
+// or exec alike), making its folders.
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A source tarball unpacked inside another repository (a monorepo's
 // vendor/, a dotfiles home) is no clone: it was built as that repository's
 // tag (loop --version said v9.9.9), and make vet's gofmt, given no tracked
 // file, read stdin (a terminal's: make test hung).
 func TestMakeInAnotherRepository(t *testing.T) {
 	t.Parallel()
-	for _, p := range []string{"make", "git", "gofmt"} {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skip(p, "not found")
-		}
-	}
-	mk, err := os.ReadFile("Makefile")
-	if err != nil {
+	files := makeTree(t, []string{"git", "gofmt"}, "Makefile", ".archive-version") // not filled in, as in a clone
+	outer := t.TempDir()
+	tree := filepath.Join(outer, "vendor", "loopkit")
+	if err := os.MkdirAll(filepath.Dir(tree), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tmp := t.TempDir()
-	outer, tree := filepath.Join(tmp, "outer"), filepath.Join(tmp, "outer", "vendor", "loopkit")
-	write := func(name, text string) {
-		p := filepath.Join(tree, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	archived, err := os.ReadFile(".archive-version")
-	if err != nil {
+	if err := os.Rename(files, tree); err != nil {
 		t.Fatal(err)
 	}
-	write("Makefile", string(mk))
-	write(".archive-version", string(archived)) // as in the clone: not filled in
+	write := func(name, text string) { writeFile(t, filepath.Join(tree, name), text) }
 	write("a/a.go", "package a\n")
 	write("examples/fleet/f.go", "package fleet\n")
 	gitIn(t, outer, "init", "-q")
@@ -103,26 +119,9 @@ func TestMakeInAnotherRepository(t *testing.T) {
 // commands) built this checkout's commands, then ran the others.
 func TestMakeDemoRunsItsBuild(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make not found")
-	}
-	mk, err := os.ReadFile("Makefile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree := t.TempDir()
-	if err := os.WriteFile(filepath.Join(tree, "Makefile"), mk, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(tree, "scripts"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(tree, "scripts/demo"), []byte("echo \"demo runs $LOOP_BIN\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(tree, "scripts/tmpexec"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	tree := makeTree(t, nil, "Makefile")
+	writeFile(t, filepath.Join(tree, "scripts/demo"), "echo \"demo runs $LOOP_BIN\"\n")
+	writeFile(t, filepath.Join(tree, "scripts/tmpexec"), "")
 	out, err := makeIn(t, tree, "", []string{"LOOP_BIN=" + filepath.Join(tree, "older")}, "demo", "GO=true")
 	if want := "demo runs " + filepath.Join(tree, "bin") + "\n"; err != nil || !strings.Contains(out, want) {
 		t.Errorf("make demo: %v\n%s\nwant %q", err, out, want)
@@ -136,26 +135,9 @@ func TestMakeDemoRunsItsBuild(t *testing.T) {
 // so first. The tmpfs needs a mount namespace of its own (unshare -rm).
 func TestMakeNoexecTmp(t *testing.T) {
 	t.Parallel()
-	for _, p := range []string{"make", "unshare"} {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skip(p, "not found")
-		}
-	}
+	tree := makeTree(t, []string{"unshare"}, "Makefile", "scripts/tmpexec")
 	if out, err := exec.Command("unshare", "-rm", "true").CombinedOutput(); err != nil {
 		t.Skipf("no mount namespace here (unshare -rm: %v %s)", err, out)
-	}
-	tree := t.TempDir()
-	for _, f := range []string{"Makefile", "scripts/tmpexec"} {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Join(tree, filepath.Dir(f)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(tree, f), data, 0o755); err != nil {
-			t.Fatal(err)
-		}
 	}
 	mnt := filepath.Join(tree, "mnt")
 	for _, d := range []string{mnt, filepath.Join(tree, "examples/fleet")} {
@@ -163,9 +145,7 @@ func TestMakeNoexecTmp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(tree, "scripts/demo"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(tree, "scripts/demo"), "")
 	// GO=true: the checks and the recipes, not the builds and the tests
 	run := func(opts, target string, env ...string) (string, error) {
 		cmd := exec.Command("unshare", "-rm", "sh", "-c", `mount -t tmpfs -o "$1" tmpfs "$2" && cd "$3" && exec make --no-print-directory "$4" GO=true`,
@@ -197,25 +177,8 @@ func TestMakeNoexecTmp(t *testing.T) {
 // the tag and commit into .archive-version (export-subst).
 func TestMakeInTarball(t *testing.T) {
 	t.Parallel()
-	for _, p := range []string{"make", "git", "tar"} {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skip(p, "not found")
-		}
-	}
-	tmp := t.TempDir()
-	clone, tarball := filepath.Join(tmp, "clone"), filepath.Join(tmp, "tarball")
-	for _, f := range []string{"Makefile", ".archive-version", ".gitattributes"} {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(clone, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(clone, f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	clone := makeTree(t, []string{"git", "tar"}, "Makefile", ".archive-version", ".gitattributes")
+	tarball := filepath.Join(t.TempDir(), "tarball")
 	gitIn(t, clone, "init", "-q")
 	gitIn(t, clone, "add", "-A")
 	gitIn(t, clone, "commit", "-qm", "release")
@@ -257,17 +220,7 @@ func TestMakeInTarball(t *testing.T) {
 // it: the fix it named did nothing. A caller's CGO_ENABLED is kept.
 func TestMakeKeepsCgo(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make not found")
-	}
-	mk, err := os.ReadFile("Makefile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree := t.TempDir()
-	if err := os.WriteFile(filepath.Join(tree, "Makefile"), mk, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	tree := makeTree(t, nil, "Makefile")
 	for _, tc := range []struct {
 		env  []string
 		want string
