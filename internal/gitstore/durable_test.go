@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,5 +91,29 @@ func TestEmptyHeadRewritten(t *testing.T) {
 	}
 	if got, err := r.Tree(2); err != nil || got != tree {
 		t.Errorf("Tree(2) = %q, %v; want %s", got, err, tree)
+	}
+}
+
+// A tree whose ref is there but whose objects git cannot read was kept,
+// and is damaged: not ErrNoTree ("kept no tree"), but git's own words.
+func TestDamagedTreeIsNotMissing(t *testing.T) {
+	repo := committedRepo(t, "a\n")
+	where, err := Locate(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, tree, err := AfterStep(filepath.Join(t.TempDir(), "r"), where, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetIteration(1, tree, ""); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(r.GitDir, "HEAD"), nil, 0o600)
+	if _, err := r.Tree(1); err == nil || errors.Is(err, ErrNoTree) {
+		t.Errorf("Tree(1) with an empty HEAD: %v, want a damaged tree", err)
+	}
+	if _, err := r.Tree(2); !errors.Is(err, ErrNoTree) {
+		t.Errorf("Tree(2) never recorded: %v, want ErrNoTree", err)
 	}
 }

@@ -231,13 +231,23 @@ func (r *Repo) HasCommit(id string) bool {
 	return kind == "commit"
 }
 
-// Tree is the tree id of the work tree after iteration n.
+// Tree is the tree id of the work tree after iteration n: ErrNoTree when
+// the iteration has no ref, another error when git cannot read what its
+// ref names (objects or HEAD a power cut left empty, before they were
+// fsynced): the tree was kept, and is damaged.
 func (r *Repo) Tree(n int) (string, error) {
 	out, err := r.git().run("rev-parse", "--verify", "-q", iterRef(n)+"^{tree}")
-	if err != nil || trim(out) == "" {
-		return "", fmt.Errorf("%w: iteration %d", ErrNoTree, n)
+	if err == nil && trim(out) != "" {
+		return trim(out), nil
 	}
-	return trim(out), nil
+	commit, cerr := r.Commit(n)
+	if cerr != nil {
+		return "", cerr
+	}
+	if err == nil {
+		err = errors.New("not found")
+	}
+	return "", fmt.Errorf("iteration %d's commit %s in %s cannot be read (damaged): %w", n, commit, r.GitDir, err)
 }
 
 // Base is the step's base of iteration n (the tree before its step):

@@ -37,8 +37,10 @@ func trees(c *ctx, id string, a, b int) (*gitstore.Repo, string, string, error) 
 		if n == 0 {
 			continue
 		}
-		if ids[i], err = repo.Tree(n); err != nil {
+		if ids[i], err = repo.Tree(n); errors.Is(err, gitstore.ErrNoTree) {
 			return nil, "", "", cli.Failf("run %s kept no tree for iteration %d", id, n)
+		} else if err != nil {
+			return nil, "", "", cli.Failf("run %s: %w", id, err)
 		}
 	}
 	return repo, ids[0], ids[1], nil
