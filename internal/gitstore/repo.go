@@ -247,7 +247,7 @@ func (r *Repo) Tree(n int) (string, error) {
 	if err == nil {
 		err = errors.New("not found")
 	}
-	return "", fmt.Errorf("iteration %d's commit %s in %s cannot be read (damaged): %w", n, commit, r.GitDir, err)
+	return "", fmt.Errorf("iteration %d's commit %s in %s cannot be read: %w", n, commit, r.GitDir, err)
 }
 
 // Base is the step's base of iteration n (the tree before its step):
