@@ -30,6 +30,9 @@ type Repo struct {
 	GitDir string
 	once   sync.Once
 	loose  *looseDB // its loose objects, read without git (see objects)
+	// moved: objects read besides the alternates (see borrowed)
+	movedOnce sync.Once
+	moved     []string
 }
 
 // Open returns the private git directory of the run at runDir; ErrNoTree
@@ -96,7 +99,7 @@ func create(runDir, userObjects, format string) (*Repo, error) {
 		return nil, err
 	}
 	if !slices.Contains(strings.Split(string(data), "\n"), userObjects) {
-		data = append(data, []byte(userObjects+"\n")...)
+		data = append(liveAlternates(data), []byte(userObjects+"\n")...)
 		os.Remove(alt + ".tmp")
 		if err := wfile.WriteSynced(alt+".tmp", data, 0o600); err != nil {
 			return nil, err
@@ -118,7 +121,11 @@ func (r *Repo) objects() *looseDB {
 }
 
 func (r *Repo) git() gitCmd {
-	return gitCmd{env: []string{"GIT_DIR=" + r.GitDir}, check: r.checkConfig}
+	env := []string{"GIT_DIR=" + r.GitDir}
+	if objs := r.borrowed(); len(objs) > 0 {
+		env = append(env, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+alternates(objs))
+	}
+	return gitCmd{env: env, check: r.checkConfig}
 }
 
 // headRef is HEAD as loopkit writes it: no branch is ever made.
@@ -305,10 +312,10 @@ func (r *Repo) Checkout(tree, dir string) error {
 	g := r.git()
 	g.env = append(g.env, "GIT_INDEX_FILE="+filepath.Join(tmp, "index"), "GIT_WORK_TREE="+abs)
 	if _, err := g.run("read-tree", tree); err != nil {
-		return err
+		return r.missing(err)
 	}
 	_, err = g.run("checkout-index", "-a", "-f")
-	return err
+	return r.missing(err)
 }
 
 // AfterStep snapshots the work tree where (see Locate) into the private

@@ -185,7 +185,7 @@ func Gone(runDir string) error {
 	if len(alts) == 0 || !filepath.IsAbs(alts[0]) {
 		return nil
 	}
-	if _, err := os.Stat(alts[0]); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(alts[0]); !errors.Is(err, fs.ErrNotExist) || movedTo(runDir) != "" {
 		return nil
 	}
 	return fmt.Errorf("the repository the run started in is gone (%s no longer exists: was its .git removed?); "+

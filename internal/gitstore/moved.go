@@ -1,0 +1,104 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/loopkit/loopkit/internal/safefile"
+)
+
+// recorded is the run's first alternate, the objects of the repository
+// its trees were recorded in, and whether that directory is gone ("" and
+// false when there is none: a plain folder's run, or no trees yet).
+func recorded(runDir string) (objects string, gone bool) {
+	data, err := safefile.ReadFile(filepath.Join(runDir, Dir, "objects", "info", "alternates"), maxAlternates)
+	if err != nil {
+		return "", false
+	}
+	alts := splitLines(data)
+	if len(alts) == 0 || !filepath.IsAbs(alts[0]) {
+		return "", false
+	}
+	_, err = os.Stat(alts[0])
+	return alts[0], errors.Is(err, fs.ErrNotExist)
+}
+
+// movedTo is the objects of the repository the run's store is in now,
+// when the run's recorded repository is gone with the whole folder that
+// held it, and the folder holding the store is the top of a work tree:
+// the workspace was copied or moved with its store (a CI cache restored
+// into another checkout). "" otherwise: a .git the agent removed leaves
+// its folder, and git a repository further up.
+func movedTo(runDir string) string {
+	objects, gone := recorded(runDir)
+	old := strings.TrimSuffix(objects, string(filepath.Separator)+filepath.Join(".git", "objects"))
+	if !gone || old == objects {
+		return ""
+	}
+	if _, err := os.Lstat(old); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	ws := filepath.Dir(filepath.Dir(filepath.Dir(runDir))) // <ws>/<store>/runs/<id>
+	w, err := Locate(ws)
+	if err != nil {
+		return ""
+	}
+	a, aerr := os.Stat(w.Top)
+	b, berr := os.Stat(ws)
+	if aerr != nil || berr != nil || !os.SameFile(a, b) {
+		return ""
+	}
+	return w.Objects
+}
+
+// borrowed is the objects the Repo's git reads besides its alternates,
+// found once: when the recorded repository is gone, movedTo's and the
+// current folder's repository's (a merged fleet store looked at from a
+// clone). Objects are only read from them.
+func (r *Repo) borrowed() []string {
+	r.movedOnce.Do(func() {
+		run := filepath.Dir(r.GitDir)
+		if _, gone := recorded(run); !gone {
+			return
+		}
+		if m := movedTo(run); m != "" {
+			r.moved = append(r.moved, m)
+		}
+		if w, err := Locate("."); err == nil && !slices.Contains(r.moved, w.Objects) {
+			r.moved = append(r.moved, w.Objects)
+		}
+	})
+	return r.moved
+}
+
+// missing says, for a git error of a run whose recorded repository is
+// gone, which objects are missing and how to get them.
+func (r *Repo) missing(err error) error {
+	objects, gone := recorded(filepath.Dir(r.GitDir))
+	if err == nil || !gone {
+		return err
+	}
+	return fmt.Errorf("objects of the repository the run was recorded in (%s) are not here: "+
+		"run loop-view in a clone of it holding the run's commits (a shallow clone: git fetch --unshallow)", objects)
+}
+
+// liveAlternates is the alternates file's lines whose directory still
+// exists: a gone one (the workspace moved) would only have git complain.
+func liveAlternates(data []byte) []byte {
+	var out []byte
+	for _, l := range splitLines(data) {
+		if l == "" {
+			continue
+		}
+		if _, err := os.Stat(l); filepath.IsAbs(l) && errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		out = append(out, l+"\n"...)
+	}
+	return out
+}
