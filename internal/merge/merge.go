@@ -118,6 +118,8 @@ func Run(s Spec) (*Result, error) {
 	from := s.Target
 	if !branchExists(p, s.Target) {
 		from = s.Base
+	} else if err := Unrelated(p, s.RunBranch, s.Target); err != nil {
+		return nil, &Error{Kind: KindGit, Err: err}
 	}
 	paths, err := written(p, prev, from, s.RunBranch)
 	if err != nil {

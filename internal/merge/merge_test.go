@@ -275,3 +275,30 @@ func TestLockedPrimaryIsRefused(t *testing.T) {
 		t.Errorf("after the lock went: %v", err)
 	}
 }
+
+// A target that shares no commit with the run's branch (one made after
+// the run started, an orphan) is refused before anything in the primary
+// moves, in a line saying so, not git's "refusing to merge unrelated
+// histories" after a checkout it then has to undo.
+func TestMergeUnrelatedTarget(t *testing.T) {
+	r := newRepo(t)
+	r.git(r.primary, "checkout", "-q", "--orphan", "agent/feat")
+	r.git(r.primary, "rm", "-rq", "--cached", ".")
+	r.git(r.primary, "commit", "-q", "--allow-empty", "-m", "orphan")
+	r.git(r.primary, "checkout", "-q", "-f", "main")
+	state := func() string { // the run branch gets the agent's work committed
+		return r.git(r.primary, "status", "--porcelain") + r.git(r.primary, "rev-parse", "HEAD", "agent/feat") +
+			r.git(r.primary, "symbolic-ref", "HEAD")
+	}
+	before := state()
+	_, err := Run(r.spec(Squash))
+	if err == nil || !strings.Contains(err.Error(), "run/feat and agent/feat share no history, so git cannot merge them") {
+		t.Fatalf("err = %v, want the branches named as sharing no history", err)
+	}
+	if strings.Contains(err.Error(), "unrelated histories") {
+		t.Errorf("err = %v: git's raw refusal", err)
+	}
+	if after := state(); after != before {
+		t.Errorf("the primary moved:\n%s\nwant\n%s", after, before)
+	}
+}

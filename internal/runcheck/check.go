@@ -71,6 +71,9 @@ func Check(s *runconfig.Settings) error {
 			if err := worktree.CheckBranch(top, s.MergeTarget); err != nil {
 				return fmt.Errorf("merge_target_branch %q: %w", s.MergeTarget, err)
 			}
+			if err := targetRelated(top, s); err != nil {
+				return fmt.Errorf("merge_target_branch %q: %w", s.MergeTarget, err)
+			}
 		}
 	}
 	if err := AgentRunnable(s.Agent[0], s.Dir); err != nil {
