@@ -17,10 +17,20 @@ func Unrelated(dir, a, b string) error {
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		return nil
 	}
-	a, b = strings.TrimPrefix(a, "refs/heads/"), strings.TrimPrefix(b, "refs/heads/")
+	a, b = short(a), short(b)
 	if out, _ := git(dir, "rev-parse", "--is-shallow-repository"); strings.TrimSpace(string(out)) == "true" {
 		return fmt.Errorf("%s and %s share no commit in this shallow clone, so git cannot merge them: "+
 			"fetch their history (git fetch --unshallow; actions/checkout: fetch-depth: 0)", a, b)
 	}
 	return fmt.Errorf("%s and %s share no history, so git cannot merge them: merge into a branch made from the base", a, b)
+}
+
+// short names a branch without refs/heads/, a commit id by its first 12
+// digits (a detached HEAD's base).
+func short(r string) string {
+	r = strings.TrimPrefix(r, "refs/heads/")
+	if (len(r) == 40 || len(r) == 64) && strings.Trim(r, "0123456789abcdef") == "" {
+		return r[:12]
+	}
+	return r
 }

@@ -101,9 +101,16 @@ func Slug(s string) string {
 	return out
 }
 
-// DefaultBranch is the repository's default branch: origin's HEAD when it
-// is known, else main or master when one exists, else FallbackBase.
+// DefaultBranch is the run's default base: on a detached HEAD (the commit
+// a CI job checked out) that commit, else the repository's default branch:
+// origin's HEAD when it is known, else main or master when one exists,
+// else FallbackBase.
 func DefaultBranch(top string) string {
+	if _, err := gitstate.Git(top, "symbolic-ref", "-q", "HEAD"); err != nil {
+		if out, err := gitstate.Git(top, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err == nil {
+			return strings.TrimSpace(string(out))
+		}
+	}
 	if out, err := gitstate.Git(top, "symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"); err == nil {
 		if b := strings.TrimPrefix(strings.TrimSpace(string(out)), "origin/"); b != "" {
 			return b

@@ -291,7 +291,11 @@ func (h *holder) promptWithHypotheses(run *record.Run, n int) (string, error) {
 func (h *holder) startNotes(run *record.Run) {
 	set := &run.Settings
 	if set.Worktree {
-		h.emit("note", fmt.Sprintf("working in worktree %s (branch %s)", set.Dir, set.RunBranch))
+		base := set.BaseBranch
+		if len(base) >= 40 && strings.Trim(base, "0123456789abcdef") == "" {
+			base = base[:12] // a detached HEAD's commit
+		}
+		h.emit("note", fmt.Sprintf("working in worktree %s (branch %s, from %s)", set.Dir, set.RunBranch, base))
 	}
 	h.emit("note", fmt.Sprintf("run %s: %s at most, validating with: %s (store: %s)",
 		run.RunID, nextaction.Count(set.MaxIterations, "iteration"), set.Validate, h.st.Root))
