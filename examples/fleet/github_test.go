@@ -61,12 +61,7 @@ func TestWorkflowCancelReachesTheDriver(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	bin, shims, ws := filepath.Join(tmp, "bin"), filepath.Join(tmp, "shims"), filepath.Join(tmp, "ws")
-	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/loop-validate", "./cmd/loop-record", "./cmd/loop-progress",
-		"./cmd/loop-view", "./cmd/loop-clean", "./cmd/loop-step", "./cmd/loop-drive")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	buildCommands(t, root, bin)
 	mark := filepath.Join(tmp, "agent-started")
 	shimsText := map[string]string{
 		"loop": "#!/bin/sh\nexec " + filepath.Join(root, "scripts/loop") + " \"$@\"\n",

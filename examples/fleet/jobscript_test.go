@@ -41,12 +41,7 @@ func TestJobScriptRunsTheTask(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	bin, shims, taskDir, ws := filepath.Join(tmp, "bin"), filepath.Join(tmp, "shims"), filepath.Join(tmp, "tasks"), filepath.Join(tmp, "src")
-	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/loop-validate", "./cmd/loop-record", "./cmd/loop-progress",
-		"./cmd/loop-view", "./cmd/loop-clean", "./cmd/loop-step", "./cmd/loop-drive")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	buildCommands(t, root, bin)
 	for _, d := range []string{shims, taskDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -114,5 +109,16 @@ func TestJobScriptRunsTheTask(t *testing.T) {
 	}
 	if code, out := run("99"); code != 2 || !strings.Contains(out, "no task for index 99") {
 		t.Errorf("index 99: exit %d, want 2\n%s", code, out)
+	}
+}
+
+// buildCommands builds the loop-* commands of the checkout at root into bin.
+func buildCommands(t *testing.T, root, bin string) {
+	t.Helper()
+	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/loop-validate", "./cmd/loop-record", "./cmd/loop-progress",
+		"./cmd/loop-view", "./cmd/loop-clean", "./cmd/loop-step", "./cmd/loop-drive")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
 }
