@@ -1,14 +1,12 @@
 package fleet
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"sigs.k8s.io/yaml"
 )
@@ -66,7 +64,7 @@ func TestWorkflowCancelReachesTheDriver(t *testing.T) {
 	shimsText := map[string]string{
 		"loop": "#!/bin/sh\nexec " + filepath.Join(root, "scripts/loop") + " \"$@\"\n",
 		// an agent that works until it is stopped
-		"claude": "#!/bin/sh\ncat >/dev/null\necho $$ > " + mark + ".tmp && mv " + mark + ".tmp " + mark + "\nexec sleep 300\n",
+		"claude": stubbornAgent(mark),
 	}
 	for _, d := range []string{shims, filepath.Join(ws, "tasks")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -93,59 +91,10 @@ func TestWorkflowCancelReachesTheDriver(t *testing.T) {
 		"LOOP_BIN="+bin, "LOOP_STORE="+filepath.Join(ws, ".loop"), "XDG_RUNTIME_DIR="+filepath.Join(tmp, "run"),
 		"XDG_STATE_HOME="+filepath.Join(tmp, "state"), "TASK=t", "MAX_ITERATIONS=2", "MAX_COST=1",
 		"GITHUB_OUTPUT="+output, "CI=true", "GITHUB_ACTIONS=true", "NO_COLOR=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var log strings.Builder
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pgid := cmd.Process.Pid
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		if pid, err := os.ReadFile(mark); err == nil { // the agent left its group with the driver's
-			var n int
-			if _, err := fmt.Sscan(string(pid), &n); err == nil && n > 1 {
-				syscall.Kill(n, syscall.SIGKILL)
-			}
-		}
-	})
-	waitFor(t, done, &log, func() bool { _, err := os.Stat(mark); return err == nil }, "the agent to start")
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil { // the step's shell alone, as the runner does
-		t.Fatal(err)
-	}
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("the step did not end after SIGINT: the driver never heard of the cancel\n%s", log.String())
-	}
+	log := stopShell(t, cmd, mark, syscall.SIGINT) // the step's shell alone, as the runner does
 	out, _ := os.ReadFile(output)
 	if got := strings.TrimSpace(string(out)); got != "exit=143" {
-		t.Errorf("GITHUB_OUTPUT: %q, want exit=143 (the driver canceled by SIGTERM)\n%s", got, log.String())
+		t.Errorf("GITHUB_OUTPUT: %q, want exit=143 (the driver canceled by SIGTERM)\n%s", got, log)
 	}
-	runs, _ := filepath.Glob(filepath.Join(ws, ".loop", "runs", "*", "run.json"))
-	if len(runs) != 1 {
-		t.Fatalf("runs: %v", runs)
-	}
-	var run struct{ Status string }
-	if data, _ := os.ReadFile(runs[0]); yaml.Unmarshal(data, &run) != nil || run.Status != "canceled" {
-		t.Errorf("run.json: status %q, want canceled", run.Status)
-	}
-}
-
-// waitFor polls ok until it holds; the step ending first, or a minute, fails.
-func waitFor(t *testing.T, done <-chan error, log *strings.Builder, ok func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !ok() {
-		select {
-		case err := <-done:
-			t.Fatalf("the step ended (%v) before %s\n%s", err, what, log.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited a minute for %s\n%s", what, log.String())
-		}
-	}
+	wantCanceled(t, filepath.Join(ws, ".loop"))
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/exitcode"
@@ -110,6 +111,25 @@ func TestJobScriptRunsTheTask(t *testing.T) {
 	if code, out := run("99"); code != 2 || !strings.Contains(out, "no task for index 99") {
 		t.Errorf("index 99: exit %d, want 2\n%s", code, out)
 	}
+	// The kubelet stops a pod with SIGTERM to the container's first process,
+	// the script's shell alone: the driver must hear of it, stop the agent
+	// and record the run canceled (before, the driver went on until the
+	// SIGKILL after the grace period, the run left interrupted).
+	mark := filepath.Join(tmp, "agent-started")
+	if err := os.WriteFile(filepath.Join(shims, "claude"), []byte(stubbornAgent(mark)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stopped := filepath.Join(tmp, "stopped")
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "PATH="+shims+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"LOOP_BIN="+bin, "LOOP_STORE="+stopped, "VALIDATE=true", "JOB_COMPLETION_INDEX=0",
+		"XDG_RUNTIME_DIR="+filepath.Join(tmp, "run"), "NO_COLOR=1")
+	log := stopShell(t, cmd, mark, syscall.SIGTERM)
+	if code := cmd.ProcessState.ExitCode(); code != 143 {
+		t.Errorf("stopped pod: exit %d, want 143 (the driver canceled by SIGTERM)\n%s", code, log)
+	}
+	wantCanceled(t, stopped)
 }
 
 // buildCommands builds the loop-* commands of the checkout at root into bin.
