@@ -55,6 +55,16 @@ func after(b []byte, prefix string) ([]byte, bool) {
 }
 
 // skipSpace is b past the spaces \s stands for.
+// arrayLine says whether a line (trimmed) opens a JSON array of objects:
+// a bracket alone, or one before an object.
+func arrayLine(ln []byte) bool {
+	if len(ln) == 0 || ln[0] != '[' {
+		return false
+	}
+	rest := skipSpace(ln[1:])
+	return len(rest) == 0 || rest[0] == '{'
+}
+
 func skipSpace(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\f' || b[0] == '\r') {
 		b = b[1:]
@@ -186,7 +196,7 @@ func DetectBinary(r *bufio.Reader, binary string) string {
 			// --output-format json --verbose: an array of Claude messages,
 			// on one line or pretty-printed; a text line that starts with
 			// a bracket ("[x] done", "[INFO] ...") is none
-			if rest := skipSpace(ln[1:]); len(rest) == 0 || rest[0] == '{' {
+			if arrayLine(ln) {
 				return claudeLike(binary)
 			}
 			continue

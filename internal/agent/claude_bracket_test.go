@@ -1,0 +1,49 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+)
+
+// A line that starts with a bracket is no JSON array of messages unless
+// one follows ("[dotenv@17.2.1] injecting env" is on stdout of any node
+// CLI that loads dotenv): taking it for one lost every line after it,
+// the result's tokens and cost, and made the step "exit status 0 without
+// the stream's result line".
+func TestClaudeBracketLineIsNoArray(t *testing.T) {
+	for name, in := range map[string]string{
+		"before the stream": lines("[dotenv@17.2.1] injecting env (0) from .env", ccInit, ccUseA2, ccResult),
+		"inside the stream": lines(ccInit, ccUseA2, "[1,2", ccResult),
+		"an array before":   lines("["+ccUseA2+"]", ccInit, ccResult),
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := parseString(t, in, FormatClaude)
+			wantUsage(t, res.Usage, 10, 70, 3310, 160)
+			wantCost(t, res.CostUSD, 0.5)
+			if res.Unfinished != "" || !strings.Contains(res.FinalMessage, "Fixed Add.") {
+				t.Errorf("unfinished %q, final message %q", res.Unfinished, res.FinalMessage)
+			}
+		})
+	}
+}
+
+// An element of the array past MaxLineBytes is skipped as a line that long
+// is: the decoder would hold it whole (a 200 MB tool result took 466 MB).
+// The messages on the lines after it still count.
+func TestClaudeArrayLongElement(t *testing.T) {
+	big := `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"` +
+		strings.Repeat("x", MaxLineBytes+1<<20) + `"}]},"session_id":"s-1"},`
+	in := "[\n" + ccInit + ",\n" + big + "\n" + ccResult + "\n]\n"
+	var why []string
+	res, err := Parse(strings.NewReader(in), FormatClaude, func(msg any, kv ...any) {
+		why = append(why, kv[len(kv)-1].(string))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(why) == 0 || !strings.Contains(why[0], "longer than") {
+		t.Errorf("warnings %q, want the element longer than %d bytes", why, MaxLineBytes)
+	}
+	wantUsage(t, res.Usage, 10, 70, 3310, 160)
+	wantCost(t, res.CostUSD, 0.5)
+}
