@@ -45,8 +45,11 @@ type Usage struct {
 	Ignored []string
 }
 
-// Add adds u's known figures to s (an attempt's usage to a step's).
+// Add adds u's known figures to s (a call's to a session's, an attempt's
+// to a step's). A figure out of range is dropped (Range) before it could
+// take from a sum or wrap it.
 func (s *Usage) Add(u Usage) {
+	u.Range()
 	addInt(&s.InputTokens, u.InputTokens)
 	addInt(&s.OutputTokens, u.OutputTokens)
 	addInt(&s.CacheReadTokens, u.CacheReadTokens)

@@ -42,6 +42,7 @@ type claudeSession struct {
 	result     Usage // per field: the last result that reported it
 	gotResult  bool
 	cost       *float64
+	ignored    []string // what modelUsage's sum dropped
 }
 
 // Fast paths: stream_event lines (partial messages) are most of a

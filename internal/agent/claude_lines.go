@@ -15,8 +15,8 @@ type claudeMsg struct {
 	Message         *claudeMessage  `json:"message"`
 	Result          json.RawMessage `json:"result"`
 	IsError         bool            `json:"is_error"`
-	TotalCostUSD    *float64        `json:"total_cost_usd"`
-	CostUSD         *float64        `json:"cost_usd"` // CLIs before 1.0.x
+	TotalCostUSD    *usd            `json:"total_cost_usd"`
+	CostUSD         *usd            `json:"cost_usd"` // CLIs before 1.0.x
 	Usage           *claudeUsage    `json:"usage"`
 	// ModelUsage is the result's per-model count, read only when usage is
 	// empty (claude.go).
@@ -86,42 +86,41 @@ func (b *claudeBlock) result() string {
 }
 
 type claudeUsage struct {
-	InputTokens         *int64 `json:"input_tokens"`
-	OutputTokens        *int64 `json:"output_tokens"`
-	CacheReadTokens     *int64 `json:"cache_read_input_tokens"`
-	CacheCreationTokens *int64 `json:"cache_creation_input_tokens"`
+	InputTokens         *count `json:"input_tokens"`
+	OutputTokens        *count `json:"output_tokens"`
+	CacheReadTokens     *count `json:"cache_read_input_tokens"`
+	CacheCreationTokens *count `json:"cache_creation_input_tokens"`
 	// Current cursor-agent puts camelCase figures on its result line
 	// (input without the cache reads and writes, as Claude's).
-	CursorInput      *int64 `json:"inputTokens"`
-	CursorOutput     *int64 `json:"outputTokens"`
-	CursorCacheRead  *int64 `json:"cacheReadTokens"`
-	CursorCacheWrite *int64 `json:"cacheWriteTokens"`
+	CursorInput      *count `json:"inputTokens"`
+	CursorOutput     *count `json:"outputTokens"`
+	CursorCacheRead  *count `json:"cacheReadTokens"`
+	CursorCacheWrite *count `json:"cacheWriteTokens"`
 }
 
 type claudeModelUsage struct {
-	InputTokens         int64 `json:"inputTokens"`
-	OutputTokens        int64 `json:"outputTokens"`
-	CacheReadTokens     int64 `json:"cacheReadInputTokens"`
-	CacheCreationTokens int64 `json:"cacheCreationInputTokens"`
+	InputTokens         *count `json:"inputTokens"`
+	OutputTokens        *count `json:"outputTokens"`
+	CacheReadTokens     *count `json:"cacheReadInputTokens"`
+	CacheCreationTokens *count `json:"cacheCreationInputTokens"`
 }
 
-// modelUsage sums a result's modelUsage, as a claudeUsage (nil when it
-// counts nothing).
-func modelUsage(m map[string]claudeModelUsage) *claudeUsage {
-	var in, out, read, write int64
+// modelUsage sums a result's modelUsage (nil when it counts nothing).
+func modelUsage(m map[string]claudeModelUsage) *Usage {
+	var sum Usage
 	for _, u := range m {
-		in, out, read, write = in+u.InputTokens, out+u.OutputTokens, read+u.CacheReadTokens, write+u.CacheCreationTokens
+		sum.Add(Usage{InputTokens: u.InputTokens.int(), OutputTokens: u.OutputTokens.int(),
+			CacheReadTokens: u.CacheReadTokens.int(), CacheCreationTokens: u.CacheCreationTokens.int()})
 	}
-	if in == 0 && out == 0 && read == 0 && write == 0 {
+	if sum.empty() && len(sum.Ignored) == 0 {
 		return nil
 	}
-	return &claudeUsage{InputTokens: &in, OutputTokens: &out, CacheReadTokens: &read, CacheCreationTokens: &write}
+	return &sum
 }
 
 // empty says whether no token figure is above zero.
-func (u *claudeUsage) empty() bool {
-	x := u.usage()
-	for _, v := range []*int64{x.InputTokens, x.OutputTokens, x.CacheReadTokens, x.CacheCreationTokens} {
+func (u *Usage) empty() bool {
+	for _, v := range []*int64{u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens} {
 		if v != nil && *v > 0 {
 			return false
 		}
@@ -134,9 +133,9 @@ func (u *claudeUsage) usage() Usage {
 		CacheReadTokens: either(u.CacheReadTokens, u.CursorCacheRead), CacheCreationTokens: either(u.CacheCreationTokens, u.CursorCacheWrite)}
 }
 
-func either(a, b *int64) *int64 {
+func either(a, b *count) *int64 {
 	if a != nil {
-		return a
+		return a.int()
 	}
-	return b
+	return b.int()
 }

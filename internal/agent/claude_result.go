@@ -25,7 +25,11 @@ func (c *claude) result(m *claudeMsg) {
 			c.calls.list[i].Denied, c.calls.list[i].IsError = true, true
 		}
 	}
-	usage := m.Usage
+	var usage *Usage
+	if m.Usage != nil {
+		u := m.Usage.usage()
+		usage = &u
+	}
 	if usage == nil || usage.empty() {
 		// A run cut at its --max-budget-usd (2.1.330) ends with every
 		// figure of usage 0 and the calls counted in modelUsage only.
@@ -33,12 +37,12 @@ func (c *claude) result(m *claudeMsg) {
 			usage = mu
 		}
 	}
-	if usage != nil {
+	if u := usage; u != nil {
 		// A later result restates the session's totals; one lacking a
 		// field does not blank what an earlier one said. The tokens are
 		// usage's, and modelUsage's only when usage counts nothing:
 		// testdata/agent-samples/README.md.
-		u := usage.usage()
+		s.ignored = append(s.ignored, u.Ignored...)
 		setIf(&s.result.InputTokens, u.InputTokens)
 		setIf(&s.result.OutputTokens, u.OutputTokens)
 		setIf(&s.result.CacheReadTokens, u.CacheReadTokens)
@@ -46,9 +50,9 @@ func (c *claude) result(m *claudeMsg) {
 	}
 	switch {
 	case m.TotalCostUSD != nil:
-		s.cost = m.TotalCostUSD
+		s.cost = m.TotalCostUSD.float()
 	case m.CostUSD != nil:
-		s.cost = m.CostUSD
+		s.cost = m.CostUSD.float()
 	}
 	// an error_ subtype is an error even with is_error false (SDK results
 	// of a budget reached have been seen so)
@@ -116,6 +120,7 @@ func (c *claude) finish() *Result {
 		}
 		// Cost stays unknown without a result: no price list is made up here.
 		u.CostUSD = s.cost
+		u.Ignored = append(u.Ignored, s.ignored...)
 		c.res.Usage.Add(u)
 	}
 	if c.limited != nil {

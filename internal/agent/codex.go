@@ -27,11 +27,11 @@ type codexEvent struct {
 }
 
 type codexUsage struct {
-	InputTokens           *int64 `json:"input_tokens"`
-	CachedInputTokens     *int64 `json:"cached_input_tokens"`
-	CacheWriteInputTokens *int64 `json:"cache_write_input_tokens"`
-	OutputTokens          *int64 `json:"output_tokens"`
-	ReasoningOutputTokens *int64 `json:"reasoning_output_tokens"`
+	InputTokens           *count `json:"input_tokens"`
+	CachedInputTokens     *count `json:"cached_input_tokens"`
+	CacheWriteInputTokens *count `json:"cache_write_input_tokens"`
+	OutputTokens          *count `json:"output_tokens"`
+	ReasoningOutputTokens *count `json:"reasoning_output_tokens"`
 }
 
 type codexError struct {
@@ -278,18 +278,28 @@ func (c *codex) threadUsage(u Usage) {
 // reads and cache writes inside input_tokens; Claude does not, and the
 // record means Claude's figure, so both come off (never below 0).
 func (u *codexUsage) usage() Usage {
-	var in *int64
-	if u.InputTokens != nil {
-		n := *u.InputTokens
-		if u.CachedInputTokens != nil {
-			n -= *u.CachedInputTokens
-		}
-		if u.CacheWriteInputTokens != nil {
-			n -= *u.CacheWriteInputTokens
-		}
-		n = max(n, 0)
-		in = &n
+	read, write := u.CachedInputTokens.int(), u.CacheWriteInputTokens.int()
+	return Usage{InputTokens: minus(u.InputTokens.int(), read, write), OutputTokens: u.OutputTokens.int(), CacheReadTokens: read,
+		CacheCreationTokens: write, ReasoningTokens: u.ReasoningOutputTokens.int()}
+}
+
+// minus is a total less the parts counted in it, never below 0. A figure
+// out of range is left for Range to name: the total as it is, or unknown
+// when a part is the bad one (a difference with it means nothing).
+func minus(total *int64, parts ...*int64) *int64 {
+	if total == nil || !inRange(*total) {
+		return total
 	}
-	return Usage{InputTokens: in, OutputTokens: u.OutputTokens, CacheReadTokens: u.CachedInputTokens,
-		CacheCreationTokens: u.CacheWriteInputTokens, ReasoningTokens: u.ReasoningOutputTokens}
+	n := *total
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		if !inRange(*p) {
+			return nil
+		}
+		n -= *p
+	}
+	n = max(n, 0)
+	return &n
 }

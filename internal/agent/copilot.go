@@ -18,7 +18,7 @@ type copilotEvent struct {
 		MessageID    string        `json:"messageId"`
 		Model        string        `json:"model"`
 		Content      string        `json:"content"`
-		OutputTokens *int64        `json:"outputTokens"`
+		OutputTokens *count        `json:"outputTokens"`
 		ToolRequests []struct{}    `json:"toolRequests"`
 		ToolCallID   string        `json:"toolCallId"`
 		ToolName     string        `json:"toolName"`
@@ -86,7 +86,7 @@ func (c *copilot) event(ev *copilotEvent) {
 		// the output figure is its own, the others stay unknown.
 		if d.OutputTokens != nil && (d.MessageID == "" || !c.seen[d.MessageID]) {
 			c.seen[strings.Clone(d.MessageID)] = true
-			res.Usage.Add(Usage{OutputTokens: d.OutputTokens})
+			res.Usage.Add(Usage{OutputTokens: d.OutputTokens.int()})
 		}
 		if d.Content != "" {
 			res.FinalMessage = strings.Clone(d.Content)

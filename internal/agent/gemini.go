@@ -43,14 +43,14 @@ type geminiError struct {
 // geminiTokens are one model's figures: flat in stream-json's result, under
 // "tokens" in json's stats.models.
 type geminiTokens struct {
-	InputTokens  *int64 `json:"input_tokens"`
-	OutputTokens *int64 `json:"output_tokens"`
-	Cached       *int64 `json:"cached"`
-	Input        *int64 `json:"input"`
+	InputTokens  *count `json:"input_tokens"`
+	OutputTokens *count `json:"output_tokens"`
+	Cached       *count `json:"cached"`
+	Input        *count `json:"input"`
 	// json output names
-	Prompt     *int64 `json:"prompt"`
-	Candidates *int64 `json:"candidates"`
-	Thoughts   *int64 `json:"thoughts"`
+	Prompt     *count `json:"prompt"`
+	Candidates *count `json:"candidates"`
+	Thoughts   *count `json:"thoughts"`
 }
 
 type geminiStats struct {
@@ -260,25 +260,13 @@ func (s *geminiStats) usage(jsonOutput bool) Usage {
 }
 
 func (t *geminiTokens) usage() Usage {
-	in := t.Input
-	total := t.InputTokens
-	if total == nil {
-		total = t.Prompt
-	}
-	if in == nil && total != nil {
-		n := *total
-		if t.Cached != nil {
-			n = max(n-*t.Cached, 0)
-		}
-		in = &n
+	in := t.Input.int()
+	if in == nil {
+		in = minus(either(t.InputTokens, t.Prompt), t.Cached.int())
 	}
 	// output as Gemini prints it, thoughts beside it (docs/agents.md,
 	// "Decisions"): never derived from total_tokens
-	out := t.OutputTokens
-	if out == nil {
-		out = t.Candidates
-	}
-	return Usage{InputTokens: in, OutputTokens: out, CacheReadTokens: t.Cached, ReasoningTokens: t.Thoughts}
+	return Usage{InputTokens: in, OutputTokens: either(t.OutputTokens, t.Candidates), CacheReadTokens: t.Cached.int(), ReasoningTokens: t.Thoughts.int()}
 }
 
 // geminiMaxTurns is the error event of its own model.maxSessionTurns

@@ -11,18 +11,18 @@ type opencodeEvent struct {
 	Type      string `json:"type"`
 	SessionID string `json:"sessionID"`
 	Part      *struct {
-		Type   string   `json:"type"`
-		Text   string   `json:"text"`
-		CallID string   `json:"callID"`
-		Tool   string   `json:"tool"`
-		Cost   *float64 `json:"cost"`
+		Type   string `json:"type"`
+		Text   string `json:"text"`
+		CallID string `json:"callID"`
+		Tool   string `json:"tool"`
+		Cost   *usd   `json:"cost"`
 		Tokens *struct {
-			Input     *int64 `json:"input"`
-			Output    *int64 `json:"output"`
-			Reasoning *int64 `json:"reasoning"`
+			Input     *count `json:"input"`
+			Output    *count `json:"output"`
+			Reasoning *count `json:"reasoning"`
 			Cache     *struct {
-				Read  *int64 `json:"read"`
-				Write *int64 `json:"write"`
+				Read  *count `json:"read"`
+				Write *count `json:"write"`
 			} `json:"cache"`
 		} `json:"tokens"`
 		State *struct {
@@ -109,14 +109,14 @@ func (o *opencode) event(ev *opencodeEvent) {
 		// Each step reports its own tokens and cost: they add up. Output
 		// and reasoning as opencode prints them (docs/agents.md, "Decisions").
 		if t := p.Tokens; t != nil {
-			u := Usage{InputTokens: t.Input, OutputTokens: t.Output, ReasoningTokens: t.Reasoning}
+			u := Usage{InputTokens: t.Input.int(), OutputTokens: t.Output.int(), ReasoningTokens: t.Reasoning.int()}
 			if t.Cache != nil {
-				u.CacheReadTokens, u.CacheCreationTokens = t.Cache.Read, t.Cache.Write
+				u.CacheReadTokens, u.CacheCreationTokens = t.Cache.Read.int(), t.Cache.Write.int()
 			}
 			res.Usage.Add(u)
 		}
 		if p.Cost != nil {
-			res.Usage.Add(Usage{CostUSD: p.Cost})
+			res.Usage.Add(Usage{CostUSD: p.Cost.float()})
 		}
 		if s := strings.TrimSpace(o.stepText.String()); s != "" {
 			res.FinalMessage = s

@@ -25,18 +25,30 @@ func (u *Usage) Range() []string {
 	}{{"input_tokens", &u.InputTokens}, {"output_tokens", &u.OutputTokens},
 		{"cache_read_tokens", &u.CacheReadTokens}, {"cache_creation_tokens", &u.CacheCreationTokens},
 		{"reasoning_tokens", &u.ReasoningTokens}} {
-		if v := *f.v; v != nil && (*v < 0 || *v > MaxCallTokens) {
+		switch v := *f.v; {
+		case v == nil || inRange(*v):
+		case *v == unreadable:
+			bad = append(bad, fmt.Sprintf("%s is not a whole number from 0 to %d", f.name, MaxCallTokens))
+			*f.v = nil
+		default:
 			bad = append(bad, fmt.Sprintf("%s %d is out of range (0 to %d)", f.name, *v, MaxCallTokens))
 			*f.v = nil
 		}
 	}
-	if c := u.CostUSD; c != nil && !(*c >= 0 && *c <= MaxCallCostUSD) {
+	switch c := u.CostUSD; {
+	case c == nil || *c >= 0 && *c <= MaxCallCostUSD:
+	case math.IsNaN(*c):
+		bad = append(bad, fmt.Sprintf("cost_usd is not a number from 0 to %v", MaxCallCostUSD))
+		u.CostUSD = nil
+	default:
 		bad = append(bad, fmt.Sprintf("cost_usd %v is out of range (0 to %v)", *c, MaxCallCostUSD))
 		u.CostUSD = nil
 	}
 	u.Ignored = append(u.Ignored, bad...)
 	return bad
 }
+
+func inRange(n int64) bool { return n >= 0 && n <= MaxCallTokens }
 
 // SatAdd is a+b for counts that are never negative, stopping at int64's
 // end instead of wrapping below zero (a wrapped total would make a token

@@ -53,6 +53,11 @@ func Rebuild(base string, meta store.SpoolMeta, warn agent.Warner) (*record.Step
 			res.ScanStderr(tail, time.Now())
 		}
 	}
+	for _, bad := range res.Usage.Ignored { // dropped by the parser, call by call
+		if warn != nil {
+			warn("usage figure ignored", "why", bad)
+		}
+	}
 	if err := agent.ApplyUsageFile(base+".usage.json", &res.Usage); err != nil {
 		res.Usage.Ignored = append(res.Usage.Ignored, "usage file: "+err.Error())
 		if warn != nil {

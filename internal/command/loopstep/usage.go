@@ -17,6 +17,9 @@ const usageFileEnv = agent.UsageFileEnv
 // every figure is ranged: one out of range is dropped with a warning and
 // named in the record's usage_ignored.
 func (s *stepRun) applyUsageFile(path string, u *agent.Usage) {
+	for _, bad := range u.Ignored { // dropped by the parser, call by call
+		s.env.Log.Warn("usage figure ignored", "why", bad)
+	}
 	if err := agent.ApplyUsageFile(path, u); err != nil {
 		s.env.Log.Warn("usage file ignored", "file", path, "err", err)
 		u.Ignored = append(u.Ignored, "usage file: "+err.Error())
