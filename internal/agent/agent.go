@@ -159,6 +159,8 @@ type penv struct {
 	maxCalls int
 }
 
+const utf8BOM = "\ufeff"
+
 // Parse reads an agent's stdout in the given format (auto: detected from the
 // first JSON values). Only a read error fails it; bad content is skipped.
 func Parse(r io.Reader, format string, warn Warner) (*Result, error) {
@@ -168,6 +170,11 @@ func Parse(r io.Reader, format string, warn Warner) (*Result, error) {
 // ParseOptions is Parse with every option.
 func ParseOptions(r io.Reader, o Options) (*Result, error) {
 	br := bufio.NewReaderSize(r, peekBytes)
+	// a byte-order mark (a Windows wrapper's, PowerShell's) is no part of
+	// the first line: jq reads past it, and so does loopkit
+	if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
+		br.Discard(len(utf8BOM))
+	}
 	format := o.Format
 	if format == "" || format == FormatAuto {
 		format = DetectBinary(br, o.Binary)

@@ -47,3 +47,21 @@ func TestClaudeArrayLongElement(t *testing.T) {
 	wantUsage(t, res.Usage, 10, 70, 3310, 160)
 	wantCost(t, res.CostUSD, 0.5)
 }
+
+// A byte-order mark before the first line made that line "not JSON": a
+// stream whose first line was its result lost its tokens and cost, and
+// Codex's first line names the session.
+func TestStreamAfterByteOrderMark(t *testing.T) {
+	for _, format := range []string{FormatAuto, FormatClaude} {
+		res := parseString(t, "\ufeff"+lines(ccResult), format)
+		wantUsage(t, res.Usage, 10, 70, 3310, 160)
+		wantCost(t, res.CostUSD, 0.5)
+		if res.Skipped != 0 || res.Format != FormatClaude {
+			t.Errorf("%s: format %q, %d lines skipped", format, res.Format, res.Skipped)
+		}
+	}
+	res := parseString(t, "\ufeff"+lines(`{"type":"thread.started","thread_id":"t-1"}`, `{"type":"turn.completed","usage":{"input_tokens":5,"output_tokens":1}}`), FormatAuto)
+	if res.Format != FormatCodex || res.SessionID != "t-1" || res.Skipped != 0 {
+		t.Errorf("format %q session %q skipped %d", res.Format, res.SessionID, res.Skipped)
+	}
+}
