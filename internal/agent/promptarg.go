@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 )
@@ -33,4 +34,15 @@ func PromptArgProblem(argv []string, name string, size int64) (err, warn string)
 		return "", fmt.Sprintf("%s is %d bytes: with the progress block a later prompt may pass the %d bytes {prompt} can take and fail the run%s", name, size, PromptArgMax, hint)
 	}
 	return "", ""
+}
+
+// PromptArgNUL is the error for a prompt given as {prompt} that holds a
+// NUL byte, which no argument can carry (execve ends it there); "" when
+// it has none or argv has no {prompt}.
+func PromptArgNUL(argv []string, name string, prompt []byte) string {
+	i := bytes.IndexByte(prompt, 0)
+	if i < 0 || len(argv) < 2 || !slices.Contains(argv[1:], PromptArg) {
+		return ""
+	}
+	return fmt.Sprintf("%s has a NUL byte at byte %d, which {prompt} cannot carry: pass {prompt_file} instead (the path of a file holding the prompt)", name, i)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/lookpath"
 	"github.com/loopkit/loopkit/internal/runconfig"
+	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/worktree"
 )
@@ -162,7 +163,15 @@ func PromptArg(s *runconfig.Settings) (err, warn string) {
 	if s.Prompt == "" || serr != nil {
 		return "", ""
 	}
-	return agent.PromptArgProblem(s.Agent, "prompt "+s.Prompt, fi.Size())
+	err, warn = agent.PromptArgProblem(s.Agent, "prompt "+s.Prompt, fi.Size())
+	if err == "" && fi.Size() <= agent.PromptArgMax {
+		if data, rerr := safefile.ReadFile(s.Prompt, agent.PromptArgMax); rerr == nil {
+			if msg := agent.PromptArgNUL(s.Agent, "prompt "+s.Prompt, data); msg != "" {
+				return msg, ""
+			}
+		}
+	}
+	return err, warn
 }
 
 // AgentRunnable says why the agent command could not be started: not on

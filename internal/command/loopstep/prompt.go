@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/exitcode"
@@ -76,6 +77,13 @@ func agentArgs(args []string, prompt, promptPath string) (argv []string, stdin b
 			if len(prompt) > promptArgMax {
 				return nil, false, &cli.ExitError{Code: exitcode.Usage,
 					Err:  fmt.Errorf("prompt is %d bytes, too long for {prompt} (at most %d)", len(prompt), promptArgMax),
+					Hint: "pass {prompt_file} instead: the path of a file holding the prompt"}
+			}
+			// execve ends an argument at its first NUL: the agent would
+			// not start ("invalid argument", taken for not found)
+			if i := strings.IndexByte(prompt, 0); i >= 0 {
+				return nil, false, &cli.ExitError{Code: exitcode.Usage,
+					Err:  fmt.Errorf("prompt has a NUL byte at byte %d, which {prompt} cannot carry", i),
 					Hint: "pass {prompt_file} instead: the path of a file holding the prompt"}
 			}
 			a, stdin = prompt, false
