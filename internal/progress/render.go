@@ -109,7 +109,10 @@ func Render(logs []record.IterationLog, l Limits) string {
 	for i := range logs {
 		writeEntry(&b, &logs[i], l)
 	}
-	return b.String()
+	// The block goes into a prompt: a NUL that some output held would
+	// end it in a CLI reading C strings, and no {prompt} argument can
+	// carry one (every later step failed).
+	return strings.ReplaceAll(b.String(), "\x00", "\uFFFD")
 }
 
 // writeEntry writes one entry exactly as the reference implementation formats it.

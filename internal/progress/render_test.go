@@ -200,3 +200,17 @@ func TestOutputCannotForgeEntries(t *testing.T) {
 		}
 	}
 }
+
+// A NUL in what the validation or the agent printed would go into the
+// next prompt, which no {prompt} argument can carry (every later step
+// failed) and a CLI reading C strings cuts there.
+func TestNoNULInBlock(t *testing.T) {
+	it := makeLog(1, 1, "want \x00 got \x01")
+	it.Agent = &record.Agent{FinalMessage: "tried\x00that"}
+	l := DefaultLimits()
+	l.AgentSummary = true
+	text := Render([]record.IterationLog{it}, l)
+	if strings.IndexByte(text, 0) >= 0 || !strings.Contains(text, "want \uFFFD got \x01") {
+		t.Errorf("block %q", text)
+	}
+}
