@@ -61,11 +61,7 @@ func parseClaude(br *bufio.Reader, w *penv, label string) (*Result, error) {
 			// --output-format json --verbose: one array of every message,
 			// one line or pretty-printed; decoded element by element, then
 			// the lines after it as any others.
-			rest, lines := c.array(br, w, lr.n+1)
-			n := lr.n + lines
-			br = bufio.NewReaderSize(rest, peekBytes)
-			lr = newLineReader(br, MaxLineBytes)
-			lr.n = n
+			c.array(lr, w)
 			continue
 		}
 		l, err := lr.next()
@@ -118,94 +114,6 @@ func decodeLoose(b []byte, v any) error {
 		return nil
 	}
 	return err
-}
-
-// array decodes the messages of a JSON array and returns the stream after
-// it (from the element a syntax error stopped at) with the count of the
-// newlines it consumed.
-func (c *claude) array(br *bufio.Reader, w *penv, lineNo int) (io.Reader, int) {
-	ar := &arrayReader{r: br}
-	dec := json.NewDecoder(ar)
-	rest := func() (io.Reader, int) {
-		left, _ := io.ReadAll(dec.Buffered()) // at most what the decoder read ahead
-		return io.MultiReader(bytes.NewReader(left), br), ar.lines - bytes.Count(left, []byte{'\n'})
-	}
-	if _, err := dec.Token(); err != nil { // the '['
-		w.skip(lineNo, "bad JSON array")
-		return rest()
-	}
-	for dec.More() {
-		ar.elem = 0
-		var m claudeMsg
-		if err := dec.Decode(&m); err != nil {
-			var te *json.UnmarshalTypeError
-			if !errors.As(err, &te) {
-				why := fmt.Sprintf("bad JSON array element at byte %d: %v", dec.InputOffset(), err)
-				if errors.Is(err, errLongElement) {
-					why = fmt.Sprintf("JSON array element longer than %d bytes", MaxLineBytes)
-				}
-				w.skip(lineNo, why)
-				r, n := rest()
-				if errors.Is(err, errLongElement) {
-					// the element's end is past what was read: go on
-					// from the next line
-					br := bufio.NewReader(r)
-					skipped, _ := skipLine(br)
-					return br, n + skipped
-				}
-				return r, n
-			}
-		}
-		c.message(&m, nil)
-	}
-	dec.Token() // the ']'
-	return rest()
-}
-
-// arrayAhead says whether the line at the reader's position opens a JSON
-// array of messages rather than text that starts with a bracket
-// ("[dotenv@17.2.1] injecting env", "[INFO] ...").
-func arrayAhead(br *bufio.Reader) bool {
-	window, _ := br.Peek(peekBytes)
-	ln, _, _ := bytes.Cut(window, []byte{'\n'})
-	return arrayLine(bytes.TrimSpace(ln))
-}
-
-// arrayReader feeds the array's decoder: it counts the newlines read (the
-// line numbers after the array) and fails an element past MaxLineBytes,
-// which the decoder would otherwise hold whole in memory.
-type arrayReader struct {
-	r     io.Reader
-	lines int
-	elem  int // bytes read since the element began
-}
-
-var errLongElement = errors.New("JSON array element too long")
-
-func (a *arrayReader) Read(p []byte) (int, error) {
-	if a.elem > MaxLineBytes {
-		return 0, errLongElement
-	}
-	if len(p) > MaxLineBytes+1-a.elem {
-		p = p[:MaxLineBytes+1-a.elem]
-	}
-	n, err := a.r.Read(p)
-	a.lines += bytes.Count(p[:n], []byte{'\n'})
-	a.elem += n
-	return n, err
-}
-
-// skipLine reads past the next newline, reporting whether it found one.
-func skipLine(br *bufio.Reader) (int, error) {
-	for {
-		_, err := br.ReadSlice('\n')
-		if err == nil {
-			return 1, nil
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return 0, err
-		}
-	}
 }
 
 // session returns the figures of session id; a line without one belongs

@@ -84,6 +84,17 @@ func (lr *lineReader) next() (line, error) {
 	}
 }
 
+// skipRest reads past the end of the current line (one that was already
+// counted), without keeping it.
+func (lr *lineReader) skipRest() {
+	for {
+		_, err := lr.r.ReadSlice('\n')
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return
+		}
+	}
+}
+
 // peekStart skips blanks at the start of the next line and returns its first
 // byte without consuming it (0 at the end of the stream).
 func (lr *lineReader) peekStart() byte {

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -36,12 +38,12 @@ func TestClaudeArrayLongElement(t *testing.T) {
 	in := "[\n" + ccInit + ",\n" + big + "\n" + ccResult + "\n]\n"
 	var why []string
 	res, err := Parse(strings.NewReader(in), FormatClaude, func(msg any, kv ...any) {
-		why = append(why, kv[len(kv)-1].(string))
+		why = append(why, fmt.Sprint(kv[1], " ", kv[3]))
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(why) == 0 || !strings.Contains(why[0], "longer than") {
+	if len(why) == 0 || !strings.HasPrefix(why[0], "3 JSON array element longer than") {
 		t.Errorf("warnings %q, want the element longer than %d bytes", why, MaxLineBytes)
 	}
 	wantUsage(t, res.Usage, 10, 70, 3310, 160)
@@ -63,5 +65,32 @@ func TestStreamAfterByteOrderMark(t *testing.T) {
 	res := parseString(t, "\ufeff"+lines(`{"type":"thread.started","thread_id":"t-1"}`, `{"type":"turn.completed","usage":{"input_tokens":5,"output_tokens":1}}`), FormatAuto)
 	if res.Format != FormatCodex || res.SessionID != "t-1" || res.Skipped != 0 {
 		t.Errorf("format %q session %q skipped %d", res.Format, res.SessionID, res.Skipped)
+	}
+}
+
+// Arrays one after another (a wrapper running `claude -p --output-format
+// json --verbose` per task) each cost what their bytes do: no reader per
+// array, no layers of them.
+func TestClaudeManyArrays(t *testing.T) {
+	var b strings.Builder
+	for range 2000 {
+		b.WriteString(`[{"type":"system","subtype":"status"}]` + "\n")
+	}
+	b.WriteString("[\n" + ccInit + ",\n" + ccResult + "\n] trailing words\nnot json\n")
+	var skipped []any
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, err := Parse(strings.NewReader(b.String()), FormatClaude, func(msg any, kv ...any) { skipped = append(skipped, kv[1]) })
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantUsage(t, res.Usage, 10, 70, 3310, 160)
+	// the words after the array are line 2004, the next line 2005
+	if fmt.Sprint(skipped) != "[2004 2005]" {
+		t.Errorf("lines skipped %v, want [2004 2005]", skipped)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("%d MiB allocated for 2000 short arrays", got>>20)
 	}
 }
