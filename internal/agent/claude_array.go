@@ -26,7 +26,7 @@ func arrayAhead(br *bufio.Reader) bool {
 // read as a line.
 func (c *claude) array(lr *lineReader, w *penv) {
 	lineNo := lr.n + 1
-	ar := &arrayReader{br: lr.r}
+	ar := &valueReader{br: lr.r}
 	dec := json.NewDecoder(ar)
 	if _, err := dec.Token(); err != nil { // the '['
 		w.skip(lineNo, "bad JSON array")
@@ -40,7 +40,7 @@ func (c *claude) array(lr *lineReader, w *penv) {
 				c.message(&m, nil)
 				continue
 			}
-			if errors.Is(err, errLongElement) {
+			if errors.Is(err, errLongValue) {
 				lr.n += ar.lines
 				if !ar.lineStart { // the rest of the line: no resynchronising inside it
 					lr.skipRest()
@@ -80,37 +80,4 @@ func readAllBuffered(dec *json.Decoder) []byte {
 	var b bytes.Buffer
 	b.ReadFrom(dec.Buffered()) // at most the rest of one line
 	return b.Bytes()
-}
-
-// arrayReader feeds the array's decoder from br, never past the end of a
-// line: the decoder's read-ahead is then the rest of one line, and the
-// stream goes on from br. It counts the newlines it passed and fails an
-// element past MaxLineBytes, which the decoder would hold whole in memory.
-type arrayReader struct {
-	br        *bufio.Reader
-	lines     int
-	lineStart bool // the last byte read ended a line
-	elem      int  // bytes read since the element began
-}
-
-var errLongElement = errors.New("JSON array element too long")
-
-func (a *arrayReader) Read(p []byte) (int, error) {
-	if a.elem > MaxLineBytes {
-		return 0, errLongElement
-	}
-	if _, err := a.br.Peek(1); err != nil {
-		return 0, err
-	}
-	n := min(len(p), a.br.Buffered(), MaxLineBytes+1-a.elem)
-	data, _ := a.br.Peek(n)
-	if i := bytes.IndexByte(data, '\n'); i >= 0 {
-		data = data[:i+1]
-		a.lines++
-	}
-	n = copy(p, data)
-	a.br.Discard(n)
-	a.lineStart = n > 0 && data[n-1] == '\n'
-	a.elem += n
-	return n, nil
 }

@@ -98,13 +98,18 @@ func parseGemini(br *bufio.Reader, w *penv) (*Result, error) {
 		g.event(&ev)
 		return nil
 	}, func(br *bufio.Reader, lineNo int) {
-		dec := json.NewDecoder(br)
+		vr := &valueReader{br: br}
+		dec := json.NewDecoder(vr)
 		for {
 			var ev geminiEvent
+			vr.elem = 0
 			err := dec.Decode(&ev)
 			var te *json.UnmarshalTypeError
 			if err != nil && !errors.As(err, &te) {
-				if err.Error() != "EOF" {
+				switch {
+				case errors.Is(err, errLongValue):
+					w.skip(lineNo, fmt.Sprintf("JSON object longer than %d bytes", MaxLineBytes))
+				case err.Error() != "EOF":
 					w.skip(lineNo, fmt.Sprintf("bad JSON object: %v", err))
 				}
 				return

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -59,3 +60,37 @@ func (t *tailText) add(s string) {
 
 func (t *tailText) reset()         { t.b = t.b[:0] }
 func (t *tailText) String() string { return string(t.b) }
+
+// valueReader feeds a json.Decoder from br, never past the end of a line:
+// the decoder's read-ahead is then the rest of one line, and the stream
+// goes on from br. It counts the newlines it passed and fails a value
+// (an array's element, a pretty-printed object) past MaxLineBytes, which
+// the decoder would hold whole in memory.
+type valueReader struct {
+	br        *bufio.Reader
+	lines     int
+	lineStart bool // the last byte read ended a line
+	elem      int  // bytes read since the value began
+}
+
+var errLongValue = errors.New("JSON value too long")
+
+func (a *valueReader) Read(p []byte) (int, error) {
+	if a.elem > MaxLineBytes {
+		return 0, errLongValue
+	}
+	if _, err := a.br.Peek(1); err != nil {
+		return 0, err
+	}
+	n := min(len(p), a.br.Buffered(), MaxLineBytes+1-a.elem)
+	data, _ := a.br.Peek(n)
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		data = data[:i+1]
+		a.lines++
+	}
+	n = copy(p, data)
+	a.br.Discard(n)
+	a.lineStart = n > 0 && data[n-1] == '\n'
+	a.elem += n
+	return n, nil
+}

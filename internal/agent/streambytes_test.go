@@ -94,3 +94,17 @@ func TestClaudeManyArrays(t *testing.T) {
 		t.Errorf("%d MiB allocated for 2000 short arrays", got>>20)
 	}
 }
+
+// Gemini's --output-format json is one pretty-printed object, which the
+// decoder held whole: a 200 MB response took 857 MB. One past
+// MaxLineBytes is skipped as a line that long is.
+func TestGeminiPrettyObjectBounded(t *testing.T) {
+	in := "{\n  \"response\": \"" + strings.Repeat("x", MaxLineBytes+1<<20) + "\",\n  \"stats\": {}\n}\n"
+	var why []string
+	if _, err := Parse(strings.NewReader(in), FormatGemini, func(msg any, kv ...any) { why = append(why, fmt.Sprint(kv[3])) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(why) != 1 || !strings.HasPrefix(why[0], "JSON object longer than") {
+		t.Errorf("warnings %q", why)
+	}
+}
