@@ -3,7 +3,6 @@
 package plan
 
 import (
-	"bufio"
 	"bytes"
 	"strings"
 
@@ -24,10 +23,13 @@ type Tasks struct {
 func Count(data []byte) Tasks {
 	var t Tasks
 	fence := ""
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimLeft(sc.Text(), " \t>")
+	// lines of any length (a bufio.Scanner stopped counting at its limit),
+	// after an editor's byte-order mark
+	rest := bytes.TrimPrefix(data, []byte("\ufeff"))
+	for len(rest) > 0 {
+		var ln []byte
+		ln, rest, _ = bytes.Cut(rest, []byte{'\n'})
+		line := strings.TrimLeft(string(bytes.TrimSuffix(ln, []byte{'\r'})), " \t>")
 		if f := fenceOf(line); f != "" {
 			switch {
 			case fence == "":

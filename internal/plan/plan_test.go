@@ -1,6 +1,9 @@
 package plan
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCount(t *testing.T) {
 	for _, c := range []struct {
@@ -17,6 +20,11 @@ func TestCount(t *testing.T) {
 		{"longer fence", "````\n```\n- [ ] in\n```\n````\n- [ ] out\n", 0, 1},
 		{"not boxes", "- [x]link\n- [y] odd\n-[ ] no space\n[ ] bare\n- [ ]\n", 0, 1},
 		{"crlf", "- [x] a\r\n- [ ] b\r\n", 1, 2},
+		// an editor's byte-order mark hid the first box
+		{"bom", "\ufeff- [ ] a\n- [x] b\n", 1, 2},
+		// a line past bufio.Scanner's limit ended the count there
+		{"long line", "- [x] a\n" + strings.Repeat("x", 2<<20) + "\n- [ ] b\n", 1, 2},
+		{"no final newline", "- [x] a\n- [ ] b", 1, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := Count([]byte(c.text))
