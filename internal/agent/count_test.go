@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -81,5 +84,28 @@ func TestUsageFiguresWholeFloats(t *testing.T) {
 	}
 	if len(res.Ignored) != 0 {
 		t.Errorf("ignored %q", res.Ignored)
+	}
+}
+
+// The usage file's figures are read as the parsers read theirs, past a
+// byte-order mark: it was refused whole ("invalid character 'ï'"), 1e3
+// was "not a JSON object of token counts" and a cost of -0 was recorded
+// as -0.
+func TestUsageFileFigures(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "usage.json")
+	if err := os.WriteFile(path, []byte("\ufeff"+`{"input_tokens":1e3,"output_tokens":1e400,"cost_usd":-0}`+"\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var u Usage
+	if err := ApplyUsageFile(path, &u); err != nil {
+		t.Fatal(err)
+	}
+	u.Range()
+	wantUsage(t, u, 1000, -1, -1, -1)
+	if c := u.CostUSD; c == nil || *c != 0 || math.Signbit(*c) {
+		t.Errorf("cost %v, want 0", c)
+	}
+	if len(u.Ignored) != 1 {
+		t.Errorf("ignored %q, want output_tokens", u.Ignored)
 	}
 }

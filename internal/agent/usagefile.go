@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,11 +18,11 @@ const UsageFileEnv = "LOOP_USAGE_FILE"
 // usageFile is what an agent writes to $LOOP_USAGE_FILE; absent figures
 // stay what the parser found.
 type usageFile struct {
-	InputTokens         *int64   `json:"input_tokens"`
-	OutputTokens        *int64   `json:"output_tokens"`
-	CacheReadTokens     *int64   `json:"cache_read_tokens"`
-	CacheCreationTokens *int64   `json:"cache_creation_tokens"`
-	CostUSD             *float64 `json:"cost_usd"`
+	InputTokens         *count `json:"input_tokens"`
+	OutputTokens        *count `json:"output_tokens"`
+	CacheReadTokens     *count `json:"cache_read_tokens"`
+	CacheCreationTokens *count `json:"cache_creation_tokens"`
+	CostUSD             *usd   `json:"cost_usd"`
 }
 
 // usageFileMax caps what is read of the usage file: a few numbers.
@@ -43,17 +44,21 @@ func ApplyUsageFile(path string, u *Usage) error {
 		return nil
 	}
 	var f usageFile
-	if err := json.Unmarshal(data, &f); err != nil {
+	// as jq does, past a byte-order mark (PowerShell's Out-File writes one)
+	if err := json.Unmarshal(bytes.TrimPrefix(data, []byte(utf8BOM)), &f); err != nil {
 		return fmt.Errorf("not a JSON object of token counts: %w", err)
 	}
-	for _, p := range [][2]**int64{{&u.InputTokens, &f.InputTokens}, {&u.OutputTokens, &f.OutputTokens},
-		{&u.CacheReadTokens, &f.CacheReadTokens}, {&u.CacheCreationTokens, &f.CacheCreationTokens}} {
-		if *p[1] != nil {
-			*p[0] = *p[1]
+	for _, p := range []struct {
+		dst **int64
+		v   *count
+	}{{&u.InputTokens, f.InputTokens}, {&u.OutputTokens, f.OutputTokens},
+		{&u.CacheReadTokens, f.CacheReadTokens}, {&u.CacheCreationTokens, f.CacheCreationTokens}} {
+		if p.v != nil {
+			*p.dst = p.v.int()
 		}
 	}
 	if f.CostUSD != nil {
-		u.CostUSD = f.CostUSD
+		u.CostUSD = f.CostUSD.float()
 	}
 	return nil
 }
