@@ -19,11 +19,11 @@ func Describe(line []byte, width int) []string {
 		Item    json.RawMessage `json:"item"`
 		Error   json.RawMessage `json:"error"`
 		// result lines (Claude, Cursor)
-		Result  string   `json:"result"`
-		IsError bool     `json:"is_error"`
-		Turns   int      `json:"num_turns"`
-		Cost    *float64 `json:"total_cost_usd"`
-		Model   string   `json:"model"`
+		Result  string `json:"result"`
+		IsError bool   `json:"is_error"`
+		Turns   int    `json:"num_turns"`
+		Cost    *usd   `json:"total_cost_usd"`
+		Model   string `json:"model"`
 		// Gemini CLI's stream
 		Role     string          `json:"role"`
 		Content  json.RawMessage `json:"content"`
@@ -78,8 +78,8 @@ func Describe(line []byte, width int) []string {
 		if ev.Turns > 0 {
 			s += fmt.Sprintf(", %d turns", ev.Turns)
 		}
-		if ev.Cost != nil {
-			s += fmt.Sprintf(", $%.2f", *ev.Cost)
+		if c := ev.Cost.float(); c != nil && *c >= 0 && *c <= MaxCallCostUSD { // 1e400 is no $0.00
+			s += fmt.Sprintf(", $%.2f", *c)
 		}
 		add(s)
 	case "item.started", "item.completed":

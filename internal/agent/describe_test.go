@@ -25,6 +25,8 @@ func TestDescribe(t *testing.T) {
 		{`{"type":"message","role":"assistant","content":"partial","delta":true}`, ""},
 		{`{"type":"tool_use","tool_name":"read_file","parameters":{"path":"x.go"}}`, "→ read_file: x.go"},
 		{`not json`, ""},
+		// a cost json cannot store is no "$0.00"
+		{`{"type":"result","subtype":"success","total_cost_usd":1e400,"result":"done"}`, "result: success"},
 	} {
 		got := strings.Join(Describe([]byte(tt.line), 80), "\n")
 		if got != tt.want {
