@@ -10,7 +10,7 @@ declare -A A=()           # the current action's key=value fields
 CHILD=""                  # the background child being waited for
 SIGNALED="" SIGCODE=0     # the signal that ended the run, and the exit status it gives
 FINISHING="" DECIDED=""   # the run is ending; A already holds the next action
-HREQ="" HREP="" ASKING="" HOLDING="" # the pipes to the holder; a request in flight; it takes the run (hold)
+HREQ="" HREP="" HKEY="" ASKING="" HOLDING="" # the pipes to the holder, its key (never exported); a request in flight; it takes the run (hold)
 TMP="" REC=""             # the driver's temporary folder; what slurp read
 
 # on_signal NAME CODE: INT, TERM, HUP and PIPE end the run as canceled.
@@ -81,7 +81,7 @@ checked() {
 # records (or the help to print, or the status to exit with); then
 # answers next_action over the same pipes.
 hold() {
-  local rec k="" v hpid DRIVE_PROTOCOL=2 # what the holder's first record must say (loop-drive's Protocol)
+  local rec k="" v hpid DRIVE_PROTOCOL=3 # what the holder's first record must say (loop-drive's Protocol)
   coproc HOLDER { LOOPKIT_DRIVE_REQUESTS=$$ exec "$LK_DRIVE" "$@"; }
   HOLDING=1 HREP=${HOLDER[0]} HREQ=${HOLDER[1]} hpid=$HOLDER_PID
   LC_ALL=C IFS= read -r -d '' rec <&"$HREP" || [ -n "$rec$SIGNALED" ] || { wait "$hpid" 2>/dev/null; die 70 "$LK_DRIVE ended (exit $?) before it held the run: its error is above$(v=$(ulimit -v); [ "$v" = unlimited ] || echo "; the virtual memory limit (ulimit -v $v KiB) may be too small for a Go program: raise it (ulimit -v unlimited)")"; } # no Go runtime under a small ulimit -v
@@ -98,7 +98,7 @@ hold() {
       out) printf '%s' "$v" 2>/dev/null ;;
       run) RUN=$v; echo "$RUN" 2>/dev/null ;; # a closed stdout (>&-) is no error
       set.*) S[${k#set.}]=$v ;;
-      agent) AGENT+=("$v") ;;
+      agent) AGENT+=("$v") ;; key) HKEY=$v ;; # the key starts every request and answer
       status) echo "$v" 2>/dev/null; log "run ${RUN:-} already $v" ;;
       warning) log "warning: $v" ;;
       note) log "$v" ;;
@@ -116,16 +116,16 @@ hold() {
 # next_action [MODE ARGS...]: fills A from `loop-drive next`, or from
 # MODE (record, attempt: REC is their input), which decides the next
 # action after its own work; DECIDED tells drive not to ask again. The
-# holder answers (no Go process per call): what it printed, a NUL and its
-# exit status. A signal waits for the answer (ASKING), or a record is cut
-# short. No answer: the holder died; its pipe's SIGPIPE is no signal.
+# holder answers (no Go process per call): its key, a NUL, what it printed, a NUL and its
+# exit status; one without the key another process (the agent: /proc/PID/fd) wrote. A signal
+# waits for the answer (ASKING), or a record is cut short. No answer: the holder died; its pipe's SIGPIPE is no signal.
 next_action() {
-  local rest="" rc="" in=""; A=()
+  local key="" rest="" rc="" in=""; A=()
   [ $# -eq 0 ] || in=$REC; ASKING=1
-  { printf '%s\0' "${LOOPKIT_ERROR_FILE:-}" "${@:-next}" --run "$RUN" "" "$in" >&"$HREQ" &&
-    LC_ALL=C IFS= read -r -d '' rest <&"$HREP" && IFS= read -r rc <&"$HREP"; } 2>/dev/null
-  ASKING=""
+  { printf '%s\0' "$HKEY" "${LOOPKIT_ERROR_FILE:-}" "${@:-next}" --run "$RUN" "" "$in" >&"$HREQ" &&
+    LC_ALL=C IFS= read -r -d '' key <&"$HREP" && LC_ALL=C IFS= read -r -d '' rest <&"$HREP" && IFS= read -r rc <&"$HREP"; } 2>/dev/null; ASKING=""
   [ -n "$rc" ] || { [ "$SIGNALED" != PIPE ] || SIGNALED=""; die 70 "the holder of run $RUN (loop-drive) is gone; '$LOOP_PROG resume $RUN' goes on"; }
+  [ "$key" = "$HKEY" ] || die 70 "an answer on the pipe from the holder of run $RUN came without its key: another process wrote to the driver's pipes (the agent, through /proc/PID/fd)"
   checked loop-drive "$rc"
   LC_ALL=C fields
   [ -n "${A[action]:-}" ] || die 70 "could not decide the next action of run $RUN"

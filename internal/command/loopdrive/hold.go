@@ -156,13 +156,16 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 		h.startNotes(run)
 	}
 	var reqs chan request
+	var srv *server
 	if opts.Serve {
 		asChild(st.Root, h.parent)
+		srv = newServer()
+		h.emit("key", srv.key)
 		reqs = make(chan request)
 		go readRequests(env.Stdin, reqs)
 	}
 	h.emit("ready", "1")
-	h.wait(id, reqs)
+	h.wait(id, srv, reqs)
 	return nil
 }
 
@@ -203,7 +206,7 @@ const stuckGit = 5 * time.Second
 // driver's requests (reqs, nil when not asked; one at a time, so that a
 // record and a checkpoint never overlap) and checkpoints the drivers'
 // working time, for --max-duration.
-func (h *holder) wait(id string, reqs chan request) {
+func (h *holder) wait(id string, srv *server, reqs chan request) {
 	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGPIPE, syscall.SIGQUIT)
 	release := make(chan os.Signal, 1)
 	signal.Notify(release, syscall.SIGUSR1)
@@ -228,7 +231,7 @@ func (h *holder) wait(id string, reqs chan request) {
 				reqs = nil // the driver sends no more; its exit ends the wait
 				continue
 			}
-			if err := answer(h.env, id, req); err != nil {
+			if err := srv.answer(h.env, id, req); err != nil {
 				h.env.Log.Warn("the driver's request was not answered", "err", err)
 			}
 		case now := <-tick.C:

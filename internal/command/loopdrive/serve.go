@@ -3,6 +3,9 @@ package loopdrive
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -28,15 +31,16 @@ const RequestsEnv = "LOOPKIT_DRIVE_REQUESTS"
 // cache of old commands, a driver installed apart from them) are refused
 // with one line, not left waiting on each other. Raise it with any change
 // of those.
-const Protocol = 2
+const Protocol = 3
 
 // served are the modes a holder answers, for the run it holds only.
 var served = []string{"next", "record", "attempt"}
 
-// request is one call: NUL-terminated fields, the error file (as
-// LOOPKIT_ERROR_FILE would name it, or empty), the arguments up to an
-// empty field, then what the call reads on stdin.
+// request is one call: NUL-terminated fields, the key (server), the error
+// file (as LOOPKIT_ERROR_FILE would name it, or empty), the arguments up
+// to an empty field, then what the call reads on stdin.
 type request struct {
+	key       string
 	errorFile string
 	args      []string
 	stdin     []byte
@@ -54,11 +58,15 @@ func readRequests(r io.Reader, out chan<- request) {
 		return b[:len(b)-1], true
 	}
 	for {
+		k, ok := field()
+		if !ok {
+			return
+		}
 		f, ok := field()
 		if !ok {
 			return
 		}
-		req := request{errorFile: string(f)}
+		req := request{key: string(k), errorFile: string(f)}
 		for {
 			if f, ok = field(); !ok {
 				return
@@ -75,23 +83,63 @@ func readRequests(r io.Reader, out chan<- request) {
 	}
 }
 
-// answer runs req as `loop-drive ARGS` would, for run id, and writes what
-// it printed, a NUL, and its exit status on a line. NUL bytes in what it
-// printed are dropped, as the shell's $(...) drops them.
-func answer(env *cli.Env, id string, req request) error {
+// server answers the requests of the driver that holds its key, which
+// the holder gives it alone (the key= record) before any agent runs.
+// Pipes are no secret from a process of the same user: the agent can open
+// the driver's and the holder's through /proc/PID/fd and write a request
+// (a record of a forged pass) or an answer (stop completed) of its own.
+// So the key starts every request and every answer, and a request without
+// it is not answered: the driver, finding an answer without the key,
+// fails the run (TestHolderRefusesUnkeyed, loop_holder_pipe_forged).
+type server struct {
+	key string
+	// tampered: a request came without the key; the stream may be out of
+	// step, so every later request fails the run too
+	tampered bool
+}
+
+// newServer makes a server with a fresh random key.
+func newServer() *server {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return &server{key: hex.EncodeToString(b)}
+}
+
+// answer runs req as `loop-drive ARGS` would, for run id, and writes the
+// key, a NUL, what it printed, a NUL, and its exit status on a line. NUL
+// bytes in what it printed are dropped, as the shell's $(...) drops them.
+// A request without the key gets an answer without it and does nothing:
+// not even its error file is written.
+func (s *server) answer(env *cli.Env, id string, req request) error {
+	if subtle.ConstantTimeCompare([]byte(req.key), []byte(s.key)) != 1 {
+		s.tampered = true
+		fmt.Fprintf(env.Stderr, "loop-drive: a request without the driver's key came on the pipe to the holder of run %s: "+
+			"another process wrote there (the agent, through /proc/PID/fd); not answered\n", id)
+		return write(env, []byte("\x00\x0070\n"))
+	}
 	holding = id
 	var out bytes.Buffer
 	renv := &cli.Env{Name: env.Name, Args: req.args, Stdin: bytes.NewReader(req.stdin),
 		Stdout: bufio.NewWriter(&out), Stderr: env.Stderr, Log: env.Log, ErrorFile: req.errorFile}
 	var code int
-	if !forRun(req.args, id) {
+	switch {
+	case s.tampered:
+		code = renv.Finish(cli.Failf("a request without the driver's key came on the pipe to the holder of run %s: "+
+			"another process wrote there (the agent, through /proc/PID/fd), so the run fails", id))
+	case !forRun(req.args, id):
 		code = renv.Finish(cli.Usagef("the holder of run %s answers only %v for that run", id, served))
-	} else {
+	default:
 		code = renv.Finish(cli.Done(run(renv)))
 	}
-	reply := append(bytes.ReplaceAll(out.Bytes(), []byte{0}, nil), 0)
+	reply := append([]byte(s.key), 0)
+	reply = append(append(reply, bytes.ReplaceAll(out.Bytes(), []byte{0}, nil)...), 0)
 	reply = strconv.AppendInt(reply, int64(code), 10)
-	if _, err := env.Stdout.Write(append(reply, '\n')); err != nil {
+	return write(env, append(reply, '\n'))
+}
+
+// write sends one answer to the driver.
+func write(env *cli.Env, b []byte) error {
+	if _, err := env.Stdout.Write(b); err != nil {
 		return err
 	}
 	return env.Stdout.Flush()

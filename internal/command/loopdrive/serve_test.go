@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,9 +28,17 @@ func runningRun(t *testing.T, max int) *store.Store {
 	return st
 }
 
-// send is the driver's side of a request (scripts/loop.d/drive.sh, ask).
+// testKey is the key of the holders these tests talk to.
+const testKey = "k3y"
+
+// send is the driver's side of a request (scripts/loop.d/drive.sh, next_action).
 func send(errorFile string, args []string, stdin string) string {
-	fields := append(append([]string{errorFile}, args...), "", stdin)
+	return sendKey(testKey, errorFile, args, stdin)
+}
+
+// sendKey is send with another key.
+func sendKey(key, errorFile string, args []string, stdin string) string {
+	fields := append(append([]string{key, errorFile}, args...), "", stdin)
 	return strings.Join(fields, "\x00") + "\x00"
 }
 
@@ -67,18 +76,22 @@ func TestHolderAnswers(t *testing.T) {
 	}
 	var before int
 	got := 0
+	srv := &server{key: testKey}
 	for req := range reqs {
 		if got == 1 {
 			runtime.GC()
 			before = fds()
 		}
 		out.Reset()
-		if err := answer(env, "r", req); err != nil {
+		if err := srv.answer(env, "r", req); err != nil {
 			t.Fatal(err)
 		}
 		got++
-		text, code, ok := strings.Cut(out.String(), "\x00")
+		key, text, _ := strings.Cut(out.String(), "\x00")
+		text, code, ok := strings.Cut(text, "\x00")
 		switch {
+		case key != testKey:
+			t.Fatalf("answer %d starts with %q, not the key", got, key)
 		case !ok:
 			t.Fatalf("answer %d has no NUL: %q", got, out.String())
 		case got <= n+1 && (code != "0\n" || !strings.Contains(text, "action=iterate")):
@@ -100,6 +113,56 @@ func TestHolderAnswers(t *testing.T) {
 	}
 	if b, err := os.ReadFile(errFile); err != nil || !strings.Contains(string(b), "answers only") {
 		t.Errorf("error file: %q (%v)", b, err)
+	}
+}
+
+// The agent can write to the holder's pipes (/proc/PID/fd). A request
+// without the key (a record of a forged pass, whose error file is a file
+// of the person's) is not answered: nothing is recorded, no file written,
+// and its answer has no key, which the driver takes for the run's failure;
+// the driver's own requests after it fail too, since the stream may be out
+// of step. Before, the pass was recorded and the file truncated.
+func TestHolderRefusesUnkeyed(t *testing.T) {
+	st := runningRun(t, 10)
+	t.Setenv("LOOP_STORE", st.Root)
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pass := `{"type":"validation","command":"true","exit_code":0}` + "\n"
+	var in bytes.Buffer
+	in.WriteString(sendKey("guess", victim, []string{"record", "--iteration", "1", "--run", "r"}, pass))
+	in.WriteString(sendKey("", victim, []string{"merge", "--run", "r"}, ""))
+	errFile := filepath.Join(t.TempDir(), "error")
+	in.WriteString(send(errFile, []string{"next", "--run", "r"}, ""))
+	reqs := make(chan request)
+	go readRequests(&in, reqs)
+	var out, stderr bytes.Buffer
+	env := cli.NewEnv("loop-drive", nil, strings.NewReader(""), &out, &stderr)
+	srv := &server{key: testKey}
+	var answers []string
+	for req := range reqs {
+		out.Reset()
+		if err := srv.answer(env, "r", req); err != nil {
+			t.Fatal(err)
+		}
+		answers = append(answers, out.String())
+	}
+	want := []string{"\x00\x0070\n", "\x00\x0070\n", testKey + "\x00\x001\n"}
+	if !slices.Equal(answers, want) {
+		t.Errorf("answers %q, want %q", answers, want)
+	}
+	if last, _, err := st.LastIteration("r"); err != nil || last != nil {
+		t.Errorf("iteration %+v recorded (%v), want none", last, err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("the file a request named was written: %q", b)
+	}
+	if b, _ := os.ReadFile(errFile); !strings.Contains(string(b), "without the driver's key") {
+		t.Errorf("the driver's error file: %q", b)
+	}
+	if !strings.Contains(stderr.String(), "without the driver's key") {
+		t.Errorf("stderr: %q", stderr.String())
 	}
 }
 
