@@ -141,6 +141,7 @@ func (r *Recorder) catchUp(run *record.Run) error {
 		return err
 	}
 	r.Log.Warn("derived files lag behind the log; bringing them up to date", "run", id, "recorded", run.Iteration)
+	spent := spentOf(run)
 	resetTotals(run)
 	var last *record.IterationLog
 	// an iteration's events come after its attempts' (its review's, which
@@ -199,6 +200,7 @@ func (r *Recorder) catchUp(run *record.Run) error {
 			return err
 		}
 	}
+	spent.atLeast(run)
 	if last != nil {
 		if err := r.writeManifest(run, last); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"sort"
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/safefile"
@@ -22,9 +23,13 @@ func statePath(runDir string) (string, error) {
 	return strings.TrimSuffix(path, ".json") + ".state.json", err
 }
 
-// stateJSON is s's state fields as one JSON object, zero values included.
-func stateJSON(s *Settings) []byte {
+// stateJSON is s's state fields as one JSON object, zero values included,
+// with extra's keys (a JSON object; nil: none).
+func stateJSON(s *Settings, extra map[string]json.RawMessage) []byte {
 	m := map[string]any{}
+	for k, v := range extra {
+		m[k] = v
+	}
 	v := reflect.ValueOf(s).Elem()
 	fields := Fields()
 	for i := range fields {
@@ -39,8 +44,15 @@ func stateJSON(s *Settings) []byte {
 // KeepState keeps s's running state for the run at runDir, when its
 // settings are kept (a driver's run); nothing is written when the kept
 // state says the same. A state that cannot be kept is removed, so that
-// readers take run.json's rather than an older one.
-func KeepState(runDir string, s *Settings) error {
+// readers take run.json's rather than an older one. The values kept with
+// it (KeepTotals) stay as they were.
+func KeepState(runDir string, s *Settings) error { return KeepTotals(runDir, s, nil) }
+
+// KeepTotals is KeepState, keeping with the state totals, a JSON object
+// of run.json's own values that loopkit alone writes (the totals a budget
+// reads: an agent that zeroed total_cost_usd in run.json escaped
+// --max-cost); nil keeps those kept before. EnforceTotals reads them back.
+func KeepTotals(runDir string, s *Settings, totals []byte) error {
 	if !IsKept(runDir) {
 		return nil
 	}
@@ -48,8 +60,17 @@ func KeepState(runDir string, s *Settings) error {
 	if err != nil {
 		return err
 	}
-	data := stateJSON(s)
 	old, _ := safefile.ReadFile(path, 1<<16)
+	extra := map[string]json.RawMessage{}
+	if totals != nil {
+		err = json.Unmarshal(totals, &extra)
+	} else if own, _, ok := splitPrev(old); ok {
+		err = json.Unmarshal(own, &extra)
+	}
+	if err != nil {
+		return err
+	}
+	data := stateJSON(s, extra)
 	if own, _, ok := splitPrev(old); ok && bytes.Equal(own, data) {
 		return nil
 	}
@@ -60,6 +81,47 @@ func KeepState(runDir string, s *Settings) error {
 		}
 	}
 	return nil
+}
+
+// EnforceTotals sets the fields of v (a pointer to a struct of run.json's
+// totals, as KeepTotals was given them) to the values kept outside the
+// workspace, where there are; a field run.json held another value for
+// is one of s.Changed(), unless the kept file replaced that value (a
+// writer cut between the two writes). Call it after Enforce.
+func EnforceTotals(runDir string, s *Settings, v any) {
+	path, err := statePath(runDir)
+	if err != nil {
+		return
+	}
+	data, err := safefile.ReadFile(path, 1<<16)
+	if err != nil {
+		return
+	}
+	own, prev, ok := splitPrev(data)
+	var kept, have map[string]json.RawMessage
+	if !ok || json.Unmarshal(own, &kept) != nil {
+		return
+	}
+	if cur, err := json.Marshal(v); err != nil || json.Unmarshal(cur, &have) != nil {
+		return
+	}
+	take := map[string]json.RawMessage{}
+	for k, was := range have {
+		want, ok := kept[k]
+		if !ok {
+			continue // kept before totals were
+		}
+		take[k] = want
+		// both as json.Marshal writes them: equal values, equal bytes
+		if bytes.Equal(was, want) || bytes.Equal(prev[k], was) || contains(s.changed, k) {
+			continue
+		}
+		s.changed = append(s.changed, k)
+		sort.Strings(s.changed)
+	}
+	if b, err := json.Marshal(take); err == nil {
+		json.Unmarshal(b, v)
+	}
 }
 
 // enforceState replaces s's state with the state kept for the run at

@@ -136,8 +136,12 @@ func (s *Store) ReadRunAsIs(id string) (*record.Run, error) {
 	if err := s.readRunJSON(id, r); err != nil {
 		return nil, err
 	}
-	// the settings fixed at start, whatever run.json says now
+	// the settings fixed at start, whatever run.json says now, and the
+	// totals as loopkit last wrote them
 	runconfig.Enforce(s.RunDir(id), &r.Settings)
+	t := totalsOf(r)
+	runconfig.EnforceTotals(s.RunDir(id), &r.Settings, &t)
+	t.setOn(r)
 	return r, nil
 }
 
@@ -219,9 +223,13 @@ func (s *Store) WriteRun(r *record.Run) error {
 	if err != nil {
 		return err
 	}
-	// the driver's running state, where the agent cannot write it (first:
-	// a write cut between the two leaves the newer state kept)
-	if err := runconfig.KeepState(s.RunDir(r.RunID), &r.Settings); err != nil {
+	// the driver's running state and the totals, where the agent cannot
+	// write them (first: a write cut between the two leaves the newer kept)
+	kept, err := json.Marshal(totalsOf(r))
+	if err != nil {
+		return err
+	}
+	if err := runconfig.KeepTotals(s.RunDir(r.RunID), &r.Settings, kept); err != nil {
 		return err
 	}
 	return WriteFileAtomic(s.RunPath(r.RunID, RunFile), data, FileMode)
