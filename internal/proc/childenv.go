@@ -11,8 +11,9 @@ import (
 const UnsetEnv = "LOOPKIT_UNSET"
 
 // driverOnly are the variables the driver sets for loopkit's own commands
-// alone: its pid, the store's id, the run's config copy, its error file.
-var driverOnly = []string{DriverEnv, UnsetEnv, "LOOP_PROG", "LOOPKIT_STORE_ID", "LOOPKIT_RUN_CONFIG",
+// alone: its pid, the store's and workspace's ids, the run's config copy,
+// its error file.
+var driverOnly = []string{DriverEnv, UnsetEnv, "LOOP_PROG", "LOOPKIT_STORE_ID", "LOOPKIT_DIR_ID", "LOOPKIT_RUN_CONFIG",
 	"LOOPKIT_ERROR_FILE", "LOOPKIT_DRIVE_REQUESTS"}
 
 // ChildEnv is this process's environment for what it runs on the person's

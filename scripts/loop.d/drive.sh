@@ -90,7 +90,7 @@ hold() {
     k=${rec%%=*} v=${rec#*=}
     case $k in
       store) export LOOP_STORE=$v ;;
-      storeid) export LOOPKIT_STORE_ID=$v ;; # the children refuse another folder at LOOP_STORE
+      storeid) export LOOPKIT_STORE_ID=$v ;; dirid) export LOOPKIT_DIR_ID=$v ;; # the children refuse another folder there
       unset) export LOOPKIT_UNSET=$v ;; # set here for loopkit's commands, not for the agent's
       config) export LOOP_CONFIG=$v ;; # run --config FILE: the children read it too
       runconfig) export LOOPKIT_RUN_CONFIG=$v; trap 'rm -rf "$LOOPKIT_RUN_CONFIG" ${TMP:+"$TMP"}' EXIT ;; # the config as the run started; gone with a driver canceled before it drives

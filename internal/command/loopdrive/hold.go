@@ -194,6 +194,9 @@ func (h *holder) emitSettings(run *record.Run) {
 	for _, a := range run.Settings.Agent {
 		h.emit("agent", a)
 	}
+	if id, err := store.ID(run.Settings.Dir); err == nil {
+		h.emit("dirid", id) // the driver's children refuse another folder there
+	}
 }
 
 // stuckGit is how long a request the driver was signalled during may

@@ -239,5 +239,8 @@ func workDir(env *cli.Env, flag string) (string, error) {
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return "", env.UsageError("--dir %s: not a directory", flag)
 	}
+	if err := store.SameWorkspace(abs); err != nil {
+		return "", cli.Failf("%w", err)
+	}
 	return abs, nil
 }

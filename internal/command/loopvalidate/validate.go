@@ -90,6 +90,9 @@ func run(env *cli.Env) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return env.UsageError("--dir %s: not a directory", opts.Dir)
 	}
+	if err := store.SameWorkspace(dir); err != nil {
+		return cli.Failf("%w", err)
+	}
 	st, _, err := settings.Open(env, p, &opts.Common, opts)
 	if err != nil {
 		return err

@@ -1,0 +1,26 @@
+package store
+
+import (
+	"fmt"
+	"os"
+)
+
+// DirIDEnv names the workspace the driver's run started in, for the
+// commands it starts: "DEV:INODE" of the run's dir then (see ID).
+const DirIDEnv = "LOOPKIT_DIR_ID"
+
+// SameWorkspace refuses dir, the workspace a driver's command was given,
+// when it no longer names the folder the run started in ($LOOPKIT_DIR_ID):
+// the agent moved the workspace aside and put a link to a folder of its
+// own in its place, where the validation would pass on the agent's files
+// and the person's repository would never be checked.
+func SameWorkspace(dir string) error {
+	want := os.Getenv(DirIDEnv)
+	if want == "" {
+		return nil // not started by a driver: the person's own call
+	}
+	if id, err := ID(dir); err != nil || id != want {
+		return fmt.Errorf("workspace %s is not the folder the run started in (moved during the run, or a link put in its place): nothing is run there", dir)
+	}
+	return nil
+}
