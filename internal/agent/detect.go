@@ -246,10 +246,44 @@ func detectPretty(r *bufio.Reader, binary string) string {
 	if err := dec.Decode(&h); err != nil {
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) {
+			if geminiJSONHead(window[i:]) {
+				return FormatGemini
+			}
 			return ""
 		}
 	}
 	return classifyHead(&h, binary)
+}
+
+// geminiJSONHead says whether b opens Gemini CLI's --output-format json
+// object, whose response can run past the window and hide the stats after
+// it: an optional session_id, then a response string, as the CLI orders them.
+func geminiJSONHead(b []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for {
+		k, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch k {
+		case "session_id":
+			if v, err := dec.Token(); err != nil {
+				return false
+			} else if _, ok := v.(string); !ok {
+				return false
+			}
+		case "response":
+			// the key's colon is still unread: Token takes it with the value
+			rest, ok := after(skipSpace(b[dec.InputOffset():]), ":")
+			rest = skipSpace(rest)
+			return ok && len(rest) > 0 && rest[0] == '"'
+		default:
+			return false
+		}
+	}
 }
 
 // lazyRegexp compiles a pattern on its first use: loop-drive and

@@ -72,3 +72,32 @@ func TestDetectFormats(t *testing.T) {
 		}
 	}
 }
+
+// Gemini CLI's --output-format json prints session_id, then response,
+// then stats: a response longer than detection's window hid the stats,
+// and the whole answer was read as text, its tokens lost.
+func TestDetectGeminiJSONLongResponse(t *testing.T) {
+	long := strings.Repeat("word ", peekBytes/4)
+	stats := `{"models": {"gemini-2.5-pro": {"tokens": {"prompt": 120, "candidates": 30, "cached": 20}}}}`
+	for _, head := range []string{"{\n  \"session_id\": \"g\",\n  \"response\": ", "{\n  \"response\": "} {
+		in := head + `"` + long + `",` + "\n  \"stats\": " + stats + "\n}\n"
+		res, err := ParseOptions(strings.NewReader(in), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Format != FormatGemini || res.FinalMessage != strings.TrimSpace(long) {
+			t.Errorf("%.40q: format %s, final message of %d bytes", head, res.Format, len(res.FinalMessage))
+		}
+		if res.Usage.InputTokens == nil || *res.Usage.InputTokens != 100 {
+			t.Errorf("%.40q: input tokens %v, want 100", head, res.Usage.InputTokens)
+		}
+	}
+	// a text answer that is a JSON object of another shape stays text
+	res, err := ParseOptions(strings.NewReader("{\n  \"answer\": \""+long+"\"\n}\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Format != FormatText {
+		t.Errorf("an object of other keys: %s, want text", res.Format)
+	}
+}
