@@ -130,39 +130,10 @@ func addUsage(run *record.Run, in, out, cacheRead, cacheCreation *int64, cost *f
 	}
 }
 
-// spent is what a run's budgets read (--max-cost, --max-tokens), as
-// loopkit last kept it (store.ReadRun): a recount from the logs never
-// lowers it, since the agent can rewrite a committed line's figures.
-type spent struct {
-	in, out, cacheRead, cacheCreation *int64
-	cost                              *float64
-}
-
-func spentOf(run *record.Run) spent {
-	return spent{run.TotalInputTokens, run.TotalOutputTokens, run.TotalCacheReadTokens, run.TotalCacheCreationTokens, run.TotalCostUSD}
-}
-
-// atLeast raises run's totals to s's where they fell below.
-func (s spent) atLeast(run *record.Run) {
-	up := func(dst **int64, v *int64) {
-		if v != nil && (*dst == nil || **dst < *v) {
-			*dst = v
-		}
-	}
-	up(&run.TotalInputTokens, s.in)
-	up(&run.TotalOutputTokens, s.out)
-	up(&run.TotalCacheReadTokens, s.cacheRead)
-	up(&run.TotalCacheCreationTokens, s.cacheCreation)
-	if s.cost != nil && (run.TotalCostUSD == nil || *run.TotalCostUSD < *s.cost) {
-		run.TotalCostUSD = s.cost
-	}
-}
-
 func resetTotals(run *record.Run) {
 	run.Iteration, run.Attempts, run.Passed, run.Failed = 0, 0, 0, 0
-	run.TotalInputTokens, run.TotalOutputTokens = nil, nil
-	run.TotalCacheReadTokens, run.TotalCacheCreationTokens = nil, nil
-	run.TotalDurationMs, run.TotalCostUSD, run.LastError = 0, nil, nil
+	run.SetTotals(record.Totals{})
+	run.LastError = nil
 }
 
 func (r *Recorder) appendReport(id string, fields []string) error {

@@ -141,7 +141,8 @@ func (r *Recorder) catchUp(run *record.Run) error {
 		return err
 	}
 	r.Log.Warn("derived files lag behind the log; bringing them up to date", "run", id, "recorded", run.Iteration)
-	spent := spentOf(run)
+	// what the budgets read, as loopkit last kept it (store.ReadRun)
+	spent := run.Totals()
 	resetTotals(run)
 	var last *record.IterationLog
 	// an iteration's events come after its attempts' (its review's, which
@@ -200,7 +201,7 @@ func (r *Recorder) catchUp(run *record.Run) error {
 			return err
 		}
 	}
-	spent.atLeast(run)
+	run.RaiseTotals(spent)
 	if last != nil {
 		if err := r.writeManifest(run, last); err != nil {
 			return err

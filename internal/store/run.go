@@ -139,9 +139,9 @@ func (s *Store) ReadRunAsIs(id string) (*record.Run, error) {
 	// the settings fixed at start, whatever run.json says now, and the
 	// totals as loopkit last wrote them
 	runconfig.Enforce(s.RunDir(id), &r.Settings)
-	t := totalsOf(r)
+	t := r.Totals()
 	runconfig.EnforceTotals(s.RunDir(id), &r.Settings, &t)
-	t.setOn(r)
+	r.SetTotals(t)
 	return r, nil
 }
 
@@ -225,7 +225,7 @@ func (s *Store) WriteRun(r *record.Run) error {
 	}
 	// the driver's running state and the totals, where the agent cannot
 	// write them (first: a write cut between the two leaves the newer kept)
-	kept, err := json.Marshal(totalsOf(r))
+	kept, err := json.Marshal(r.Totals())
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,45 @@
+package record
+
+// Totals are a run's sums, the figures --max-cost and --max-tokens read.
+// The agent can write run.json, so loopkit keeps them outside the
+// workspace too (runconfig.KeepTotals, under these JSON keys, which are
+// run.json's own: kept files from before stay readable).
+type Totals struct {
+	InputTokens         *int64   `json:"total_input_tokens"`
+	OutputTokens        *int64   `json:"total_output_tokens"`
+	CacheReadTokens     *int64   `json:"total_cache_read_tokens"`
+	CacheCreationTokens *int64   `json:"total_cache_creation_tokens"`
+	DurationMs          int64    `json:"total_duration_ms"`
+	CostUSD             *float64 `json:"total_cost_usd"`
+}
+
+// Totals returns r's totals.
+func (r *Run) Totals() Totals {
+	return Totals{r.TotalInputTokens, r.TotalOutputTokens, r.TotalCacheReadTokens,
+		r.TotalCacheCreationTokens, r.TotalDurationMs, r.TotalCostUSD}
+}
+
+// SetTotals replaces r's totals with t.
+func (r *Run) SetTotals(t Totals) {
+	r.TotalInputTokens, r.TotalOutputTokens, r.TotalCacheReadTokens = t.InputTokens, t.OutputTokens, t.CacheReadTokens
+	r.TotalCacheCreationTokens, r.TotalDurationMs, r.TotalCostUSD = t.CacheCreationTokens, t.DurationMs, t.CostUSD
+}
+
+// RaiseTotals raises r's token counts and cost to floor's where they are
+// lower or unknown: a recount from the logs must not lower what a budget
+// reads, since the agent can rewrite a committed line's figures. The
+// duration, which no budget reads, stays as counted.
+func (r *Run) RaiseTotals(floor Totals) {
+	up := func(dst **int64, v *int64) {
+		if v != nil && (*dst == nil || **dst < *v) {
+			*dst = v
+		}
+	}
+	up(&r.TotalInputTokens, floor.InputTokens)
+	up(&r.TotalOutputTokens, floor.OutputTokens)
+	up(&r.TotalCacheReadTokens, floor.CacheReadTokens)
+	up(&r.TotalCacheCreationTokens, floor.CacheCreationTokens)
+	if c := floor.CostUSD; c != nil && (r.TotalCostUSD == nil || *r.TotalCostUSD < *c) {
+		r.TotalCostUSD = c
+	}
+}
