@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"sync"
 	"syscall"
 
@@ -107,24 +106,34 @@ func Forget(runDir string) {
 // nothing is changed for a run with none kept (made by loop-record, or
 // before settings were kept).
 func Enforce(runDir string, s *Settings) []string {
+	d, ok := enforceFixed(runDir, s)
+	if !ok {
+		return nil
+	}
+	return s.enforceState(readState(runDir), d)
+}
+
+// enforceFixed replaces s's settings with those kept for the run at
+// runDir, returning how they differed; ok is false for a run with none
+// kept, whose settings and state are then run.json's.
+func enforceFixed(runDir string, s *Settings) (d differences, ok bool) {
 	path, err := keptPath(runDir)
 	if err != nil {
-		return nil
+		return d, false
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil
+		return d, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return nil
+		return d, false
 	}
 	kept, prev, ok := decodeKept(f, path, fi)
 	if !ok {
-		return nil
+		return d, false
 	}
-	var d differences
 	sv, kv := reflect.ValueOf(s).Elem(), reflect.ValueOf(kept).Elem()
 	fields := Fields()
 	for i := range fields {
@@ -144,16 +153,7 @@ func Enforce(runDir string, s *Settings) []string {
 		}
 		a.Set(b)
 	}
-	enforceState(runDir, s, &d)
-	changed := append([]string(nil), s.bad...) // unreadable: the default was taken
-	for _, k := range d.keys {
-		if d.changed && !contains(changed, k) {
-			changed = append(changed, k)
-		}
-	}
-	sort.Strings(changed)
-	s.changed = changed
-	return changed
+	return d, true
 }
 
 // Changed are the settings run.json held other values for than those

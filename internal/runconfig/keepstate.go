@@ -51,7 +51,7 @@ func KeepState(runDir string, s *Settings) error { return KeepTotals(runDir, s, 
 // KeepTotals is KeepState, keeping with the state totals, a JSON object
 // of run.json's own values that loopkit alone writes (the totals a budget
 // reads: an agent that zeroed total_cost_usd in run.json escaped
-// --max-cost); nil keeps those kept before. EnforceTotals reads them back.
+// --max-cost); nil keeps those kept before. EnforceWithTotals reads them back.
 func KeepTotals(runDir string, s *Settings, totals []byte) error {
 	if !IsKept(runDir) {
 		return nil
@@ -61,17 +61,18 @@ func KeepTotals(runDir string, s *Settings, totals []byte) error {
 		return err
 	}
 	old, _ := safefile.ReadFile(path, 1<<16)
+	oldOwn, _, oldOK := splitPrev(old)
 	extra := map[string]json.RawMessage{}
 	if totals != nil {
 		err = json.Unmarshal(totals, &extra)
-	} else if own, _, ok := splitPrev(old); ok {
-		err = json.Unmarshal(own, &extra)
+	} else if oldOK {
+		err = json.Unmarshal(oldOwn, &extra)
 	}
 	if err != nil {
 		return err
 	}
 	data := stateJSON(s, extra)
-	if own, _, ok := splitPrev(old); ok && bytes.Equal(own, data) {
+	if oldOK && bytes.Equal(oldOwn, data) {
 		return nil
 	}
 	data = withPrev(data, old)
@@ -83,37 +84,62 @@ func KeepTotals(runDir string, s *Settings, totals []byte) error {
 	return nil
 }
 
-// EnforceTotals sets the fields of v (a pointer to a struct of run.json's
-// totals, as KeepTotals was given them) to the values kept outside the
-// workspace, where there are; a field run.json held another value for
-// is one of s.Changed(), unless the kept file replaced that value (a
-// writer cut between the two writes). Call it after Enforce.
-func EnforceTotals(runDir string, s *Settings, v any) {
+// EnforceWithTotals is Enforce, then sets the fields of totals (a pointer
+// to a struct of run.json's totals, as KeepTotals was given them) to the
+// values kept outside the workspace, where there are; a field run.json
+// held another value for is one of s.Changed(), unless the kept file
+// replaced that value (a writer cut between the two writes). The kept
+// state is read once for both.
+func EnforceWithTotals(runDir string, s *Settings, totals any) {
+	d, ok := enforceFixed(runDir, s)
+	st := readState(runDir)
+	if ok {
+		s.enforceState(st, d)
+	}
+	st.enforceTotals(s, totals)
+}
+
+// keptState is a run's kept state file, decoded: its own values and those
+// they replaced (prev.go); nil when none is kept or it is unreadable.
+type keptState struct {
+	own, prev map[string]json.RawMessage
+}
+
+func readState(runDir string) *keptState {
 	path, err := statePath(runDir)
 	if err != nil {
-		return
+		return nil
 	}
 	data, err := safefile.ReadFile(path, 1<<16)
 	if err != nil {
-		return
+		return nil
 	}
 	own, prev, ok := splitPrev(data)
-	var kept, have map[string]json.RawMessage
-	if !ok || json.Unmarshal(own, &kept) != nil {
+	st := &keptState{prev: prev}
+	if !ok || json.Unmarshal(own, &st.own) != nil {
+		return nil
+	}
+	return st
+}
+
+// enforceTotals is EnforceWithTotals' part after Enforce's.
+func (st *keptState) enforceTotals(s *Settings, v any) {
+	if st == nil {
 		return
 	}
+	var have map[string]json.RawMessage
 	if cur, err := json.Marshal(v); err != nil || json.Unmarshal(cur, &have) != nil {
 		return
 	}
 	take := map[string]json.RawMessage{}
 	for k, was := range have {
-		want, ok := kept[k]
+		want, ok := st.own[k]
 		if !ok {
 			continue // kept before totals were
 		}
 		take[k] = want
 		// both as json.Marshal writes them: equal values, equal bytes
-		if bytes.Equal(was, want) || bytes.Equal(prev[k], was) || contains(s.changed, k) {
+		if bytes.Equal(was, want) || bytes.Equal(st.prev[k], was) || contains(s.changed, k) {
 			continue
 		}
 		s.changed = append(s.changed, k)
@@ -124,37 +150,36 @@ func EnforceTotals(runDir string, s *Settings, v any) {
 	}
 }
 
-// enforceState replaces s's state with the state kept for the run at
-// runDir, adding the keys run.json held other values for to d; a run
-// with none kept keeps run.json's.
-func enforceState(runDir string, s *Settings, d *differences) {
-	path, err := statePath(runDir)
-	if err != nil {
-		return
-	}
-	data, err := safefile.ReadFile(path, 1<<16)
-	var kept, prev map[string]json.RawMessage
-	if err != nil || json.Unmarshal(data, &kept) != nil {
-		return
-	}
-	if raw, ok := kept[prevKey]; ok {
-		json.Unmarshal(raw, &prev)
-	}
-	v := reflect.ValueOf(s).Elem()
-	fields := Fields()
-	for i := range fields {
-		f := &fields[i]
-		raw, ok := kept[f.Key]
-		if !f.State || !ok {
-			continue
-		}
-		p := reflect.New(f.kind)
-		if json.Unmarshal(raw, p.Interface()) != nil {
-			continue
-		}
-		if !reflect.DeepEqual(v.Field(f.index).Interface(), p.Elem().Interface()) {
-			d.add(f.Key, wasReplaced(prev, f.Key, v.Field(f.index)))
-			v.Field(f.index).Set(p.Elem())
+// enforceState replaces s's state with st's (none kept: run.json's stays),
+// adding the keys run.json held other values for to d, and sets (and
+// returns) s.Changed() from d.
+func (s *Settings) enforceState(st *keptState, d differences) []string {
+	if st != nil {
+		v := reflect.ValueOf(s).Elem()
+		fields := Fields()
+		for i := range fields {
+			f := &fields[i]
+			raw, ok := st.own[f.Key]
+			if !f.State || !ok {
+				continue
+			}
+			p := reflect.New(f.kind)
+			if json.Unmarshal(raw, p.Interface()) != nil {
+				continue
+			}
+			if !reflect.DeepEqual(v.Field(f.index).Interface(), p.Elem().Interface()) {
+				d.add(f.Key, wasReplaced(st.prev, f.Key, v.Field(f.index)))
+				v.Field(f.index).Set(p.Elem())
+			}
 		}
 	}
+	changed := append([]string(nil), s.bad...) // unreadable: the default was taken
+	for _, k := range d.keys {
+		if d.changed && !contains(changed, k) {
+			changed = append(changed, k)
+		}
+	}
+	sort.Strings(changed)
+	s.changed = changed
+	return changed
 }

@@ -138,9 +138,8 @@ func (s *Store) ReadRunAsIs(id string) (*record.Run, error) {
 	}
 	// the settings fixed at start, whatever run.json says now, and the
 	// totals as loopkit last wrote them
-	runconfig.Enforce(s.RunDir(id), &r.Settings)
 	t := r.Totals()
-	runconfig.EnforceTotals(s.RunDir(id), &r.Settings, &t)
+	runconfig.EnforceWithTotals(s.RunDir(id), &r.Settings, &t)
 	r.SetTotals(t)
 	return r, nil
 }
