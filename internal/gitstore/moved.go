@@ -12,32 +12,39 @@ import (
 	"github.com/loopkit/loopkit/internal/safefile"
 )
 
+// runAlternates is the lines of the alternates file of the run at
+// runDir's git directory, read as safefile reads (never a link, a fifo or
+// more than maxAlternates); nil when there is none or it is refused.
+func runAlternates(runDir string) []string {
+	data, err := safefile.ReadFile(filepath.Join(runDir, Dir, "objects", "info", "alternates"), maxAlternates)
+	if err != nil {
+		return nil
+	}
+	return splitLines(data)
+}
+
 // recorded is the run's first alternate, the objects of the repository
 // its trees were recorded in, and whether that directory is gone ("" and
 // false when there is none: a plain folder's run, or no trees yet).
 func recorded(runDir string) (objects string, gone bool) {
-	data, err := safefile.ReadFile(filepath.Join(runDir, Dir, "objects", "info", "alternates"), maxAlternates)
-	if err != nil {
-		return "", false
-	}
-	alts := splitLines(data)
+	alts := runAlternates(runDir)
 	if len(alts) == 0 || !filepath.IsAbs(alts[0]) {
 		return "", false
 	}
-	_, err = os.Stat(alts[0])
+	_, err := os.Stat(alts[0])
 	return alts[0], errors.Is(err, fs.ErrNotExist)
 }
 
 // movedTo is the objects of the repository the run's store is in now,
-// when the run's recorded repository is gone with the whole folder that
-// held it, and the folder holding the store is the top of a work tree:
-// the workspace was copied or moved with its store (a CI cache restored
-// into another checkout). "" otherwise: a .git the agent removed leaves
-// its folder, and git a repository further up.
-func movedTo(runDir string) string {
-	objects, gone := recorded(runDir)
+// when objects, the run's recorded repository's (recorded, gone), is gone
+// with the whole folder that held it, and the folder holding the store is
+// the top of a work tree: the workspace was copied or moved with its store
+// (a CI cache restored into another checkout). "" otherwise: a .git the
+// agent removed leaves its folder, and git a repository further up. The
+// caller passes what recorded read, so the alternates are read once.
+func movedTo(runDir, objects string) string {
 	old := strings.TrimSuffix(objects, string(filepath.Separator)+filepath.Join(".git", "objects"))
-	if !gone || old == objects {
+	if old == objects {
 		return ""
 	}
 	if _, err := os.Lstat(old); !errors.Is(err, fs.ErrNotExist) {
@@ -63,10 +70,11 @@ func movedTo(runDir string) string {
 func (r *Repo) borrowed() []string {
 	r.movedOnce.Do(func() {
 		run := filepath.Dir(r.GitDir)
-		if _, gone := recorded(run); !gone {
+		objects, gone := recorded(run)
+		if !gone {
 			return
 		}
-		if m := movedTo(run); m != "" {
+		if m := movedTo(run, objects); m != "" {
 			r.moved = append(r.moved, m)
 		}
 		if w, err := Locate("."); err == nil && !slices.Contains(r.moved, w.Objects) {

@@ -2,13 +2,9 @@ package gitstore
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/loopkit/loopkit/internal/safefile"
 )
 
 // Where is what git says of the work tree around a directory.
@@ -140,11 +136,7 @@ func splitLines(b []byte) []string {
 // empty. ok is false when that is not certain (no git directory yet,
 // several alternates, a missing one): then ask Locate.
 func Known(runDir, dir string) (w *Where, ok bool) {
-	data, err := safefile.ReadFile(filepath.Join(runDir, Dir, "objects", "info", "alternates"), maxAlternates)
-	if err != nil {
-		return nil, false
-	}
-	alts := splitLines(data)
+	alts := runAlternates(runDir)
 	if len(alts) != 1 || !filepath.IsAbs(alts[0]) {
 		return nil, false
 	}
@@ -177,17 +169,10 @@ func Gone(runDir string) error {
 	if runDir == "" {
 		return nil
 	}
-	data, err := safefile.ReadFile(filepath.Join(runDir, Dir, "objects", "info", "alternates"), maxAlternates)
-	if err != nil {
-		return nil
-	}
-	alts := splitLines(data)
-	if len(alts) == 0 || !filepath.IsAbs(alts[0]) {
-		return nil
-	}
-	if _, err := os.Stat(alts[0]); !errors.Is(err, fs.ErrNotExist) || movedTo(runDir) != "" {
+	objects, gone := recorded(runDir)
+	if !gone || movedTo(runDir, objects) != "" {
 		return nil
 	}
 	return fmt.Errorf("the repository the run started in is gone (%s no longer exists: was its .git removed?); "+
-		"no repository further up is recorded in its place", alts[0])
+		"no repository further up is recorded in its place", objects)
 }
