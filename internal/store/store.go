@@ -168,19 +168,31 @@ func ID(root string) (string, error) {
 	return fmt.Sprintf("%d:%d", st.Dev, st.Ino), nil
 }
 
+// sameID says whether path is still the folder whose ID the driver put in
+// the environment variable env; true when env is unset (not started by a
+// driver: the person's own call). An unreadable path is not the same.
+func sameID(path, env string) bool {
+	want := os.Getenv(env)
+	if want == "" {
+		return true
+	}
+	id, err := ID(path)
+	return err == nil && id == want
+}
+
 // sameAsDriver refuses root, when it is the driver's $LOOP_STORE, if it
 // no longer names the folder the driver started with ($LOOPKIT_STORE_ID):
 // the agent moved the store away and put a link to another folder in its
 // place, and the command would make a store there.
 func sameAsDriver(root string) error {
-	want, top := os.Getenv(IDEnv), os.Getenv("LOOP_STORE")
-	if want == "" || top == "" {
+	top := os.Getenv("LOOP_STORE")
+	if top == "" {
 		return nil
 	}
 	if abs, err := filepath.Abs(root); err != nil || filepath.Clean(abs) != filepath.Clean(top) {
 		return nil // another store: a nested run's
 	}
-	if id, err := ID(root); err != nil || id != want {
+	if !sameID(root, IDEnv) {
 		return fmt.Errorf("store %s is not the folder the driver started with (moved during the run, or a link put in its place): nothing is written there", root)
 	}
 	return nil
