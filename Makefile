@@ -22,7 +22,7 @@ STATICCHECK ?= v0.8.2
 GORELEASER_VERSION ?= v2.15.1
 GORELEASER ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/loopkit/goreleaser-$(GORELEASER_VERSION)/goreleaser
 
-.PHONY: all build tui export export-grpc test test-agents test-load test-long install vet lint demo bench fuzz crash clean dist
+.PHONY: all build tui export export-grpc test test-agents test-load test-long install uninstall vet lint demo bench fuzz crash clean dist
 
 all: build
 
@@ -90,6 +90,11 @@ test-long: build
 # in PREFIX (absolute); DESTDIR=DIR stages them in DIR/PREFIX for a package.
 install: build tui export
 	BIN=$(call q,$(BIN)) PREFIX=$(call q,$(PREFIX)) DESTDIR=$(call q,$(DESTDIR)) bash scripts/install $(CMDS) loop-tui loop-export
+
+# What install put under the same PREFIX and DESTDIR (nothing else: a
+# file of yours beside them stays).
+uninstall:
+	PREFIX=$(call q,$(PREFIX)) DESTDIR=$(call q,$(DESTDIR)) bash scripts/install --uninstall $(CMDS) loop-tui loop-export
 
 # The real agent CLIs (Claude Code, Codex, Gemini CLI, opencode: pinned
 # versions installed from npm into a cache by .ci/agent-clis) under the

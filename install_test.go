@@ -165,3 +165,45 @@ func TestMakeInstallQuotes(t *testing.T) {
 		}
 	}
 }
+
+// make uninstall removes what make install put under the same PREFIX and
+// DESTDIR, and nothing else: a file of the person's beside them stays.
+func TestUninstall(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	bin := stubCommands(t, filepath.Join(tmp, "build"), "installed")
+	stage, prefix := filepath.Join(tmp, "stage"), "/opt/my loopkit"
+	root := stage + prefix
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	theirs := filepath.Join(root, "bin/their-tool")
+	if err := os.WriteFile(theirs, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := install(t, tmp, bin, "PREFIX="+prefix, "DESTDIR="+stage); err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(root, "share/fish/vendor_completions.d/loop.fish")); err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	cmd := exec.Command("make", "-s", "uninstall", "PREFIX="+prefix, "DESTDIR="+stage)
+	cmd.Dir = wd
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "removed from "+root) {
+		t.Fatalf("make uninstall: %v\n%s", err, out)
+	}
+	var left []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			left = append(left, strings.TrimPrefix(p, root+"/"))
+		}
+		return nil
+	})
+	if len(left) != 1 || left[0] != "bin/their-tool" {
+		t.Errorf("after uninstall: %q, want only bin/their-tool", left)
+	}
+	if _, err := os.Stat(filepath.Join(root, "share/loopkit")); err == nil {
+		t.Error("share/loopkit is still there")
+	}
+}
