@@ -88,7 +88,9 @@ test-long: build
 
 # The commands, the driver as `loop`, man pages and bash/zsh/fish completions,
 # in PREFIX (absolute); DESTDIR=DIR stages them in DIR/PREFIX for a package.
-install: build tui export
+# `make && sudo make install`: under sudo it installs what you built, for
+# root's PATH often has no go, and a build as root would own bin/.
+install: $(if $(and $(SUDO_USER),$(filter 0,$(shell id -u))),,build tui export)
 	BIN=$(call q,$(BIN)) PREFIX=$(call q,$(PREFIX)) DESTDIR=$(call q,$(DESTDIR)) bash scripts/install $(CMDS) loop-tui loop-export
 
 # What install put under the same PREFIX and DESTDIR (nothing else: a

@@ -207,3 +207,39 @@ func TestUninstall(t *testing.T) {
 		t.Error("share/loopkit is still there")
 	}
 }
+
+// `make && sudo make install`: root's PATH (sudo's secure_path) has no go,
+// and make install built again, as root: it failed, or left bin/ root's.
+// Under sudo it installs what was built, and says in one line when
+// nothing was.
+func TestSudoInstallNoBuild(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root: make install under sudo")
+	}
+	t.Parallel()
+	tmp := t.TempDir()
+	bin := stubCommands(t, filepath.Join(tmp, "build"), "installed")
+	makePath, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("no make")
+	}
+	wd, _ := os.Getwd()
+	run := func(bin string) (string, error) {
+		cmd := exec.Command(makePath, "-s", "install", "BIN="+bin, "PREFIX="+filepath.Join(tmp, "prefix"))
+		cmd.Dir = wd
+		// sudo's environment: its own user, a PATH without go
+		cmd.Env = append(os.Environ(), "SUDO_USER=someone", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "DESTDIR=")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run(bin); err != nil || !strings.Contains(out, "installed into") {
+		t.Fatalf("sudo make install: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "prefix/bin/loop-drive")); err != nil {
+		t.Error(err)
+	}
+	out, err := run(filepath.Join(tmp, "empty"))
+	if err == nil || !strings.Contains(out, "is not built: run 'make build tui export'") {
+		t.Errorf("nothing built: %v\n%s", err, out)
+	}
+}
