@@ -24,7 +24,8 @@ GORELEASER ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/loopkit/goreleaser-$(GORELE
 
 .PHONY: all build tui export export-grpc test test-agents test-load test-long install uninstall vet lint demo bench fuzz crash clean dist
 
-all: build
+# `make` builds all that make install installs: `make && sudo make install`.
+all: build tui export
 
 # Static (no cgo, as the release builds): each command starts about a
 # millisecond sooner without the dynamic loader, and the driver runs three
