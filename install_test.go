@@ -239,7 +239,7 @@ func TestSudoInstallNoBuild(t *testing.T) {
 		t.Error(err)
 	}
 	out, err := run(filepath.Join(tmp, "empty"))
-	if err == nil || !strings.Contains(out, "is not built: run 'make build tui export'") {
+	if err == nil || !strings.Contains(out, "is not built: run make as yourself first") {
 		t.Errorf("nothing built: %v\n%s", err, out)
 	}
 }
