@@ -101,6 +101,9 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 	// The snapshot is the cleanliness test too: a work tree whose tree is
 	// HEAD's is clean (git status would scan the same files once more).
 	if w.Head != "" && tree == w.HeadTree {
+		if !known {
+			keepIndex(index, runDir)
+		}
 		os.RemoveAll(odb) // nothing HEAD does not hold
 		return w.Head, false, true, nil
 	}
@@ -109,6 +112,31 @@ func Base(dir, odb, runDir string, staged func()) (base string, usedODB, ok bool
 		return "", true, true, err
 	}
 	return id, true, true, nil
+}
+
+// keepIndex makes the sealed index of a clean base the index of the run
+// at runDir, which has none yet: the run's first snapshot after the step
+// starts from it, as from a dirty base's (baseIndex), not from HEAD's
+// tree. Its stat cache spares hashing every file again, and its
+// skip-worktree marks (a sparse checkout's files left out) tell git add
+// which absent files are not deleted. Best effort: without it the
+// snapshot reads every file.
+func keepIndex(index, runDir string) {
+	if runDir == "" {
+		return
+	}
+	d := filepath.Join(runDir, Dir)
+	if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+		return
+	}
+	own := filepath.Join(d, "index")
+	if _, err := os.Lstat(own); !errors.Is(err, os.ErrNotExist) || !sealed(index) {
+		return
+	}
+	// the seal first: an index without its seal is never used
+	if os.Rename(index+macSuffix, own+macSuffix) == nil {
+		_ = os.Rename(index, own)
+	}
 }
 
 // knowObjects makes the run's git directory at runDir, when the run has

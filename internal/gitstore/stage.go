@@ -23,8 +23,13 @@ import (
 //   - An entry marked assume-unchanged, or skip-worktree while its file is
 //     there, is skipped by git add whatever the file holds; the agent can
 //     mark its own repository's index, a snapshot's seed. The marks go.
+//
+// In a sparse checkout git add refuses the files outside the
+// sparse-checkout definition (exit 1): a file the agent writes there
+// would fail every snapshot of the run. They are staged as git add
+// --sparse stages them (see sparseArgs).
 func stage(w gitCmd, add []string, index string) error {
-	links, marked, err := entriesToClear(w, index)
+	links, marked, sparse, err := entriesToClear(w, index)
 	if err != nil {
 		return err
 	}
@@ -48,11 +53,47 @@ func stage(w gitCmd, add []string, index string) error {
 			return err
 		}
 	}
+	if sparse {
+		// the index says which absent files the checkout left out
+		// (skip-worktree): --sparse keeps them and takes the rest as git
+		// add takes them outside a sparse checkout; git before 2.34 has no
+		// --sparse, and no refusal either
+		_, err = w.run(sparseArgs(add, "-A")...)
+		if err == nil || !strings.Contains(err.Error(), "unknown option `sparse'") {
+			return stageFailed(w, sparseArgs(add, "-A"), err)
+		}
+	}
 	_, err = w.run(add...)
+	if err != nil && !gitrun.Aborted() && strings.Contains(err.Error(), "outside of your sparse-checkout definition") {
+		// an index with no skip-worktree mark (started from a tree):
+		// --sparse would take every file the checkout left out for
+		// deleted, so it only adds, and git add -A then takes the rest
+		if _, err = w.run(sparseArgs(add, "--ignore-removal")...); err == nil {
+			_, err = w.run(add...)
+		}
+	}
+	return stageFailed(w, add, err)
+}
+
+// stageFailed is stage's end once git add ran: err, or git add again by
+// stageRaw when working-tree-encoding files are to blame.
+func stageFailed(w gitCmd, add []string, err error) error {
 	if err == nil || gitrun.Aborted() {
 		return err
 	}
 	return stageRaw(w, add, err)
+}
+
+// sparseArgs is the git add args add (["add", "-A", ...]) with --sparse
+// and mode (-A, or --ignore-removal) in place of -A.
+func sparseArgs(add []string, mode string) []string {
+	out := []string{add[0], "--sparse", mode}
+	for _, a := range add[1:] {
+		if a != "-A" {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // stageRaw is git add again, after it failed, when files whose
@@ -124,19 +165,20 @@ func stageRaw(w gitCmd, add []string, addErr error) error {
 
 // entriesToClear reads the index at index: its gitlinks, and the paths
 // git add would not look at (assume-unchanged; skip-worktree with the file
-// in the work tree at top). An index the Go reader leaves to git is
+// in the work tree at top); sparse when a skip-worktree entry's file is
+// absent (a sparse checkout's). An index the Go reader leaves to git is
 // asked of git ls-files.
-func entriesToClear(w gitCmd, index string) (links []string, marked [2][]string, err error) {
+func entriesToClear(w gitCmd, index string) (links []string, marked [2][]string, sparse bool, err error) {
 	present := func(path string) bool {
 		_, err := os.Lstat(filepath.Join(w.dir, filepath.FromSlash(path)))
 		return err == nil
 	}
 	data, err := safefile.ReadFile(index, maxIndex)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, marked, nil
+		return nil, marked, false, nil
 	}
 	if err != nil {
-		return nil, marked, err
+		return nil, marked, false, err
 	}
 	if n := indexHashLen(data); n > 0 {
 		if ents, _, err := parseIndex(data, n); err == nil {
@@ -148,16 +190,20 @@ func entriesToClear(w gitCmd, index string) (links []string, marked [2][]string,
 				if e.assumed {
 					marked[0] = append(marked[0], e.path)
 				}
-				if e.skipped && present(e.path) {
-					marked[1] = append(marked[1], e.path)
+				if e.skipped {
+					if present(e.path) {
+						marked[1] = append(marked[1], e.path)
+					} else {
+						sparse = true
+					}
 				}
 			}
-			return links, marked, nil
+			return links, marked, sparse, nil
 		}
 	}
 	out, err := w.run("ls-files", "--stage", "-v", "-z")
 	if err != nil {
-		return nil, marked, err
+		return nil, marked, false, err
 	}
 	for _, ent := range bytes.Split(out, []byte{0}) {
 		meta, path, ok := bytes.Cut(ent, []byte{'\t'})
@@ -172,9 +218,13 @@ func entriesToClear(w gitCmd, index string) (links []string, marked [2][]string,
 		if tag >= 'a' && tag <= 'z' { // lower case: assume-unchanged
 			marked[0] = append(marked[0], string(path))
 		}
-		if tag|0x20 == 's' && present(string(path)) {
-			marked[1] = append(marked[1], string(path))
+		if tag|0x20 == 's' {
+			if present(string(path)) {
+				marked[1] = append(marked[1], string(path))
+			} else {
+				sparse = true
+			}
 		}
 	}
-	return links, marked, nil
+	return links, marked, sparse, nil
 }

@@ -238,17 +238,63 @@ func commitWork(wt, branch, msg string) (string, error) {
 	if cur != branch {
 		return "", fmt.Errorf("the run's worktree %s is on %s, not on its branch %s", wt, cur, branch)
 	}
+	sparse, err := unskipPresent(wt)
+	if err != nil {
+		return "", err
+	}
 	out, err := git(wt, "status", "--porcelain", "--untracked-files=all")
 	if err != nil || len(bytes.TrimSpace(out)) == 0 {
 		return "", err
 	}
-	if _, err := git(wt, "add", "-A"); err != nil {
+	// A sparse checkout (git worktree add copies it) has git add pass over
+	// the files outside its definition, or refuse them: the agent's work
+	// there would be left out. The worktree's own index marks the files
+	// the checkout left out, so --sparse takes no absence for a deletion;
+	// git before 2.34 has no --sparse, and no refusal either.
+	if sparse {
+		_, err = git(wt, "add", "-A", "--sparse")
+	}
+	if !sparse || (err != nil && strings.Contains(err.Error(), "unknown option `sparse'")) {
+		_, err = git(wt, "add", "-A")
+		if err != nil && strings.Contains(err.Error(), "outside of your sparse-checkout definition") {
+			_, err = git(wt, "add", "-A", "--sparse")
+		}
+	}
+	if err != nil {
 		return "", err
 	}
 	if _, err := git(wt, "commit", "-q", "--no-edit", "-m", msg); err != nil {
 		return "", fmt.Errorf("commit the run's work in %s: %w", wt, err)
 	}
 	return rev(wt, "HEAD")
+}
+
+// unskipPresent clears the skip-worktree mark of the files in the run's
+// worktree wt that are there: a sparse checkout (git worktree add copies
+// it) marks the files it leaves out, and git status and git add pass over
+// a marked file whatever it holds, so an agent's edit to one would be
+// left out of the run's branch. sparse: marked files are left, absent.
+func unskipPresent(wt string) (sparse bool, err error) {
+	out, err := git(wt, "ls-files", "-t", "-z")
+	if err != nil {
+		return false, err
+	}
+	var paths []string
+	for _, ent := range bytes.Split(out, []byte{0}) {
+		if len(ent) > 2 && ent[0] == 'S' {
+			if _, err := os.Lstat(filepath.Join(wt, filepath.FromSlash(string(ent[2:])))); err == nil {
+				paths = append(paths, string(ent[2:]))
+			} else {
+				sparse = true
+			}
+		}
+	}
+	if len(paths) == 0 {
+		return sparse, nil
+	}
+	_, err = gitrun.Cmd{Dir: wt, Stdin: strings.NewReader(strings.Join(paths, "\x00") + "\x00"), Group: true}.
+		Run("update-index", "--no-skip-worktree", "-z", "--stdin")
+	return sparse, err
 }
 
 // clean refuses a primary worktree with changes to tracked files (which a
