@@ -35,6 +35,10 @@ var safety = []string{
 	// commits loopkit writes do (writeLoose): one flush per git call
 	"core.fsync=loose-object",
 	"core.fsyncMethod=batch",
+	// the store's indexes keep their checksum (feature.manyFiles drops
+	// it, git 2.40): an index without one is never sealed (indexMAC), and
+	// every snapshot would read every file
+	"index.skipHash=false",
 }
 
 // gitCmd is one git invocation: in dir (when set), with extra environment.

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -61,36 +60,46 @@ var sealKey = sync.OnceValues(func() ([]byte, error) {
 })
 
 // indexMAC is the HMAC of the index's size and its last 32 bytes (its
-// checksum, whatever the hash), read without following a link.
+// checksum, whatever the hash), read without following a link. The
+// checksum must be the hash of the rest: git reads an index without
+// checking it (only fsck does), so an index rewritten in place, same
+// size, same tail, would match a seal of a checksum nobody checks; and an
+// index without one (index.skipHash, as feature.manyFiles sets it) is
+// never sealed (errNoChecksum).
 func indexMAC(index string) ([]byte, error) {
 	key, err := sealKey()
 	if err != nil {
 		return nil, err
 	}
-	f, err := safefile.Open(index)
+	data, err := safefile.ReadFile(index, maxIndex)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	tail := make([]byte, min(fi.Size(), 32))
-	if _, err := f.ReadAt(tail, fi.Size()-int64(len(tail))); err != nil && err != io.EOF {
-		return nil, err
+	if indexHashLen(data) == 0 {
+		return nil, errNoChecksum
 	}
 	m := hmac.New(sha256.New, key)
-	binary.Write(m, binary.BigEndian, fi.Size())
-	m.Write(tail)
+	binary.Write(m, binary.BigEndian, int64(len(data)))
+	m.Write(data[len(data)-min(len(data), 32):])
 	return m.Sum(nil), nil
 }
+
+// errNoChecksum is an index whose trailing checksum is not its hash.
+var errNoChecksum = errors.New("index without a valid checksum")
 
 // seal writes the index's seal (a new file renamed over the name). No
 // key (no state directory) leaves the index unsealed: the next snapshot
 // reads every file again, nothing worse.
 func seal(index string) error {
 	mac, err := indexMAC(index)
+	if errors.Is(err, errNoChecksum) {
+		// not sealable: the next snapshot reads every file; no seal of an
+		// earlier index may stay beside it
+		if err := os.Remove(index + macSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
 	if err != nil {
 		if _, kerr := sealKey(); kerr != nil {
 			return nil

@@ -1,12 +1,16 @@
 package gitstore
 
 import (
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The store's indexes (a run's git/index, a step base's in the spool) sit
@@ -147,5 +151,87 @@ func markedSeed(t *testing.T, askGit bool) {
 	}
 	if got := run(t, repo, "git", "ls-files", "-v"); !strings.Contains(got, "h a.txt") || !strings.Contains(got, "S b.txt") {
 		t.Errorf("the user's index lost its marks: %q", got)
+	}
+}
+
+// git reads an index without checking its trailing checksum (only fsck
+// does), and with index.skipHash (feature.manyFiles, git 2.40) there is
+// none: an index the agent rewrites in place, same size, same last bytes,
+// still matched a seal of its size and tail. The step base's index in the
+// spool, given a.txt's new stat data over its old blob that way, hid the
+// step's edit from the snapshot.
+func TestIndexForgedInPlaceHidesNothing(t *testing.T) {
+	repo := committedRepo(t, "a\n")
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	where, err := Locate(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	odb := filepath.Join(t.TempDir(), "odb")
+	write(t, repo, "b.txt", "dirty\n", 0o644) // a dirty base keeps its index
+	if _, used, _, err := Base(repo, odb, "", nil); err != nil || !used {
+		t.Fatalf("base: used %v, %v", used, err)
+	}
+	index := filepath.Join(odb, "index")
+	write(t, repo, "a.txt", "B\n", 0o644) // the step's edit, same size
+	forgeInPlace(t, index, repo, "a.txt")
+	r, tree, err := AfterStep(filepath.Join(t.TempDir(), "r"), where, odb, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, repo, "git", "--git-dir", r.GitDir, "cat-file", "blob", tree+":a.txt"); got != "B\n" {
+		t.Errorf("a.txt recorded as %q, on disk \"B\\n\"", got)
+	}
+	// a store index without a checksum (skipHash) is never sealed
+	data, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear(data[len(data)-20:])
+	if err := os.WriteFile(index, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := seal(index); err != nil || sealed(index) {
+		t.Errorf("an index with a null checksum: sealed %v (%v)", sealed(index), err)
+	}
+}
+
+// forgeInPlace gives name's entry of the (version 2) index the stat data
+// of the file in repo, in place: the index keeps its size, extensions and
+// checksum, now wrong.
+func forgeInPlace(t *testing.T, index, repo, name string) {
+	t.Helper()
+	data, err := os.ReadFile(index)
+	if err != nil || string(data[:4]) != "DIRC" || binary.BigEndian.Uint32(data[4:8]) != 2 {
+		t.Fatalf("index: %v", err)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(filepath.Join(repo, name), &st); err != nil {
+		t.Fatal(err)
+	}
+	tail := slices.Clone(data[len(data)-32:])
+	off, found := 12, false
+	for range int(binary.BigEndian.Uint32(data[8:12])) {
+		nl := int(binary.BigEndian.Uint16(data[off+60:]) & 0xfff)
+		if string(data[off+62:off+62+nl]) == name {
+			for i, v := range []int64{st.Ctim.Sec, st.Ctim.Nsec, st.Mtim.Sec, st.Mtim.Nsec, int64(st.Dev), int64(st.Ino), 0o100644, int64(st.Uid), int64(st.Gid), st.Size} {
+				binary.BigEndian.PutUint32(data[off+4*i:], uint32(v))
+			}
+			found = true
+		}
+		off += (62 + nl + 8) &^ 7
+	}
+	if !found || !slices.Equal(tail, data[len(data)-32:]) {
+		t.Fatalf("%s: entry %s found %v, tail kept %v", index, name, found, slices.Equal(tail, data[len(data)-32:]))
+	}
+	if err := os.WriteFile(index, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	future := time.Now().Add(time.Hour) // not racily clean
+	os.Chtimes(index, future, future)
+	cmd := exec.Command("git", "diff", "--name-only")
+	cmd.Dir, cmd.Env = repo, append(os.Environ(), "GIT_INDEX_FILE="+index)
+	if out, err := cmd.Output(); err != nil || strings.Contains(string(out), name) {
+		t.Fatalf("the forgery does not hold (git sees %q, %v): the test proves nothing", out, err)
 	}
 }
