@@ -75,6 +75,9 @@ func Check(s *runconfig.Settings) error {
 			if err := targetRelated(top, s); err != nil {
 				return fmt.Errorf("merge_target_branch %q: %w", s.MergeTarget, err)
 			}
+			if err := targetElsewhere(top, s); err != nil {
+				return fmt.Errorf("merge_target_branch %q: %w", s.MergeTarget, err)
+			}
 		}
 	}
 	if err := AgentRunnable(s.Agent[0], s.Dir); err != nil {
