@@ -17,20 +17,53 @@ import (
 // signalled or resumed on its word.
 func OlderDrivers(runDir string) map[int]uint64 {
 	out := map[int]uint64{}
-	d := userdir.OlderRuntime()
+	d := olderProcs()
 	if d == "" {
-		return out
-	}
-	d = filepath.Join(d, "procs")
-	fi, err := os.Lstat(d)
-	if err != nil || !fi.IsDir() {
-		return out // most users never ran an older loopkit
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
 		return out
 	}
 	for pid, start := range recordedIn(d, Driver, runDir, procid.Alive) {
 		out[pid] = start
 	}
 	return out
+}
+
+// OlderDriverRuns are the run directories of every live driver an older
+// loopkit recorded (OlderDrivers), with a pid of each: a version from
+// before the work tree locks holds none, so a new run finds its loop in
+// the tree only here.
+func OlderDriverRuns() map[string]int {
+	out := map[string]int{}
+	d := olderProcs()
+	if d == "" {
+		return out
+	}
+	ents, _ := os.ReadDir(d)
+	for _, e := range ents {
+		pid, start, ok := parse(e.Name())
+		if !ok || !procid.Alive(pid, start) {
+			continue
+		}
+		if k, r, ok := read(filepath.Join(d, e.Name())); ok && k == Driver && recordable(pid, k) {
+			out[r] = pid
+		}
+	}
+	return out
+}
+
+// olderProcs is the older runtime directory's procs, "" when there is
+// none of this user's.
+func olderProcs() string {
+	d := userdir.OlderRuntime()
+	if d == "" {
+		return ""
+	}
+	d = filepath.Join(d, "procs")
+	fi, err := os.Lstat(d)
+	if err != nil || !fi.IsDir() {
+		return "" // most users never ran an older loopkit
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+		return ""
+	}
+	return d
 }

@@ -36,6 +36,9 @@ func TestOlderDrivers(t *testing.T) {
 	if got := OlderDrivers("/other"); len(got) != 0 {
 		t.Errorf("OlderDrivers(/other) = %v", got)
 	}
+	if got := OlderDriverRuns(); got["/r"] != pid || len(got) != 1 {
+		t.Errorf("OlderDriverRuns() = %v, want /r: %d", got, pid)
+	}
 	if got := Drivers("/r"); len(got) != 0 {
 		t.Errorf("Drivers(/r) = %v: the older record is no record of this version's", got)
 	}

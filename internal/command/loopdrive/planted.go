@@ -22,6 +22,11 @@ func notPlanted(st *store.Store, id string) error {
 	if runconfig.IsKept(st.RunDir(id)) {
 		return nil
 	}
+	// a loop started before an upgrade, still running: not a run to
+	// start anew beside it
+	if err := olderDriver(st, id); err != nil {
+		return err
+	}
 	run, err := st.ReadRun(id)
 	if err != nil {
 		run = &record.Run{}

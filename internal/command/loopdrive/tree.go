@@ -40,6 +40,12 @@ func (h *holder) lockTree(dir, id string) error {
 			}
 			return &treelock.Note{}, nil
 		}
+		if err == nil {
+			if in := olderInTree(h.st, dir, id); in != nil {
+				l.Unlock()
+				return in, nil
+			}
+		}
 		return nil, err
 	}
 	// A run that has just ended keeps its lock until its holder sees the
@@ -64,6 +70,35 @@ func (h *holder) lockTree(dir, id string) error {
 		h.locks = h.locks[:len(h.locks)-1]
 		l.Unlock()
 		return err
+	}
+	return nil
+}
+
+// olderInTree is the run of st that a live driver of an older loopkit
+// drives in dir's work tree: a version from before the work tree locks
+// takes none, and a loop here would mix its changes with that one's.
+func olderInTree(st *store.Store, dir, self string) *treelock.Note {
+	runs := procrec.OlderDriverRuns()
+	if len(runs) == 0 {
+		return nil // most users never ran an older loopkit
+	}
+	tree := treelock.Of(dir)
+	for runDir := range runs {
+		id := filepath.Base(runDir)
+		if id == self || store.ValidRunID(id) != nil || runDir != st.RunDir(id) {
+			continue
+		}
+		run, err := st.ReadRun(id)
+		if err != nil {
+			continue
+		}
+		d := run.Settings.Dir
+		if d == "" {
+			d = run.WorkspaceRoot
+		}
+		if filepath.IsAbs(d) && treelock.Of(d) == tree {
+			return &treelock.Note{ID: id}
+		}
 	}
 	return nil
 }
