@@ -204,16 +204,25 @@ const maxRunJSON = 16 << 20
 // newer loopkit's, which this one reads but never rewrites.
 var ErrNewerRun = errors.New("a newer loopkit's")
 
+// NewerRun is ErrNewerRun, naming the fix, when r is a newer loopkit's
+// run.json: one this version must not rewrite.
+func NewerRun(r *record.Run) error {
+	if r.SchemaVersion > record.RunSchema {
+		return fmt.Errorf("run %s: run.json is schema_version %d, %w: this one writes %d and does not rewrite it "+
+			"(it would drop what it does not know); use that loopkit on this run",
+			r.RunID, r.SchemaVersion, ErrNewerRun, record.RunSchema)
+	}
+	return nil
+}
+
 // WriteRun rewrites run.json atomically, in the run's existing directory
 // (never creating one).
 func (s *Store) WriteRun(r *record.Run) error {
 	if err := ValidRunID(r.RunID); err != nil {
 		return err
 	}
-	if r.SchemaVersion > record.RunSchema {
-		return fmt.Errorf("run %s: run.json is schema_version %d, %w: this one writes %d and does not rewrite it "+
-			"(it would drop what it does not know); use that loopkit on this run",
-			r.RunID, r.SchemaVersion, ErrNewerRun, record.RunSchema)
+	if err := NewerRun(r); err != nil {
+		return err
 	}
 	if err := s.checkRunDir(r.RunID); err != nil {
 		return err

@@ -52,9 +52,26 @@ func workTreeThere(id string, run *record.Run) error {
 	return nil
 }
 
+// notNewer refuses, before anything is locked or mended, a run a newer
+// loopkit wrote: this one never rewrites its run.json, so its resume
+// could only fail once started (exit 70, an internal error's status).
+func notNewer(st *store.Store, id string) error {
+	run, err := st.ReadRunAsIs(id)
+	if err != nil {
+		return nil // said by what reads it next
+	}
+	if err := store.NewerRun(run); err != nil {
+		return &cli.ExitError{Code: exitcode.Usage, Err: err}
+	}
+	return nil
+}
+
 func (h *holder) resume(opts *holdOptions) (string, error) {
 	id := opts.Run
 	if err := findRun(h.st, id); err != nil {
+		return "", err
+	}
+	if err := notNewer(h.st, id); err != nil {
 		return "", err
 	}
 	if err := notPlanted(h.st, id); err != nil {
