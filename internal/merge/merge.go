@@ -176,9 +176,11 @@ func Run(s Spec) (*Result, error) {
 func merge(p string, s Spec) *Error {
 	// --no-overwrite-ignore: git's own refusal, should a file appear
 	// between the check in untracked and the merge
+	// --no-ff and --ff over the person's merge.ff, which is for their own
+	// merges: git refuses --squash under merge.ff=false
 	args := []string{"merge", "--no-overwrite-ignore", "--no-ff", "--no-edit", "-m", s.Message, s.RunBranch}
 	if s.Strategy == Squash {
-		args = []string{"merge", "--no-overwrite-ignore", "--squash", s.RunBranch}
+		args = []string{"merge", "--no-overwrite-ignore", "--ff", "--squash", s.RunBranch}
 	}
 	if _, err := git(p, args...); err != nil {
 		if paths := conflicts(p); len(paths) > 0 {

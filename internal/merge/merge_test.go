@@ -302,3 +302,27 @@ func TestMergeUnrelatedTarget(t *testing.T) {
 		t.Errorf("the primary moved:\n%s\nwant\n%s", after, before)
 	}
 }
+
+// A person's merge.ff (false: always a merge commit; only: never one) is
+// for their own merges: git merge --squash refuses merge.ff=false ("options
+// '--squash' and '--no-ff.' cannot be used together"), which failed the
+// run after every paid iteration. Both strategies merge whatever it says.
+func TestMergeWhateverMergeFF(t *testing.T) {
+	for _, ff := range []string{"false", "only"} {
+		for _, strategy := range []string{Squash, Merge} {
+			t.Run(ff+"/"+strategy, func(t *testing.T) {
+				r := newRepo(t)
+				r.git(r.primary, "config", "merge.ff", ff)
+				res, err := Run(r.spec(strategy))
+				if err != nil {
+					t.Fatal(err)
+				}
+				parents := 1
+				if strategy == Merge {
+					parents = 2
+				}
+				r.checkMerged(res, parents)
+			})
+		}
+	}
+}
