@@ -35,6 +35,11 @@ const (
 	ExcerptFailures = "failures"
 )
 
+// MaxFilesListed is how many changed files an entry names: an iteration
+// that touched thousands (a formatter, an unignored node_modules) would
+// fill the next prompts with their names. The rest are counted.
+const MaxFilesListed = 50
+
 // AgentChars is how much of the agent's final message the **Agent:** line keeps.
 const AgentChars = 200
 
@@ -126,9 +131,13 @@ func writeEntry(b *strings.Builder, it *record.IterationLog, l Limits) {
 	}
 	files := "none"
 	if len(it.FilesChanged) > 0 {
-		names := make([]string, len(it.FilesChanged))
-		for i, f := range it.FilesChanged {
+		shown := it.FilesChanged[:min(len(it.FilesChanged), MaxFilesListed)]
+		names := make([]string, len(shown), len(shown)+1)
+		for i, f := range shown {
 			names[i] = quote.Line(f)
+		}
+		if n := len(it.FilesChanged) - len(shown); n > 0 {
+			names = append(names, "and "+strconv.Itoa(n)+" more")
 		}
 		files = strings.Join(names, ", ")
 	}

@@ -98,6 +98,28 @@ func TestFilesJoined(t *testing.T) {
 	}
 }
 
+// An iteration that touched 50,000 files (a formatter, an unignored
+// node_modules) put every name in the next five prompts: 900 KB each, paid
+// for as tokens, and too long for an agent given {prompt}. The list stops
+// at 50 names.
+func TestFilesCapped(t *testing.T) {
+	it := makeLog(1, 1, "x")
+	it.FilesChanged = nil
+	for i := range 50000 {
+		it.FilesChanged = append(it.FilesChanged, fmt.Sprintf("src/d%d/f%d.txt", i/200, i%200))
+	}
+	text := Render([]record.IterationLog{it}, DefaultLimits())
+	want := "src/d0/f49.txt, and 49950 more\n"
+	if !strings.Contains(text, "**Files changed:** src/d0/f0.txt, src/d0/f1.txt, ") || !strings.Contains(text, want) ||
+		strings.Contains(text, "src/d0/f50.txt") || len(text) > 4000 {
+		t.Errorf("want the first %d names and %q, in a short block; got %d bytes:\n%.1000s", MaxFilesListed, want, len(text), text)
+	}
+	it.FilesChanged = it.FilesChanged[:MaxFilesListed] // as many as listed: no tail
+	if text := Render([]record.IterationLog{it}, DefaultLimits()); !strings.Contains(text, ", src/d0/f49.txt\n") {
+		t.Errorf("exactly %d files: want every name and no tail:\n%s", MaxFilesListed, text)
+	}
+}
+
 func TestFilesNone(t *testing.T) {
 	for _, files := range [][]string{nil, {}} {
 		it := makeLog(1, 1, "x")
