@@ -96,6 +96,11 @@ type server struct {
 	// tampered: a request came without the key; the stream may be out of
 	// step, so every later request fails the run too
 	tampered bool
+	// keyed: a request with the key came; the driver asks before any
+	// agent runs, so a first one without it is most likely a driver of
+	// another loopkit version's (one from before the key, or the protocol
+	// check), which the person fixes by installing the two together
+	keyed bool
 }
 
 // newServer makes a server with a fresh random key.
@@ -113,10 +118,16 @@ func newServer() *server {
 func (s *server) answer(env *cli.Env, id string, req request) error {
 	if subtle.ConstantTimeCompare([]byte(req.key), []byte(s.key)) != 1 {
 		s.tampered = true
+		who := "another process wrote there (the agent, through /proc/PID/fd)"
+		if !s.keyed {
+			who = "the driver is another loopkit version's than this loop-drive (install the driver and the commands " +
+				"from one version together: make install, or make build in a checkout), or another process wrote there"
+		}
 		fmt.Fprintf(env.Stderr, "loop-drive: a request without the driver's key came on the pipe to the holder of run %s: "+
-			"another process wrote there (the agent, through /proc/PID/fd); not answered\n", id)
+			"%s; not answered\n", id, who)
 		return write(env, []byte("\x00\x0070\n"))
 	}
+	s.keyed = true
 	holding = id
 	var out bytes.Buffer
 	renv := &cli.Env{Name: env.Name, Args: req.args, Stdin: bytes.NewReader(req.stdin),

@@ -186,3 +186,36 @@ func TestDriverSpeaksProtocol(t *testing.T) {
 		t.Errorf("scripts/loop.d/drive.sh does not set %q (loop-drive's Protocol)", strings.TrimSpace(want))
 	}
 }
+
+// A driver of another loopkit version (one from before the key, or from
+// before the protocol check) sends its first request without this
+// holder's key: the line said the agent had written to the pipes, where
+// installing the driver and the commands together is the fix. A request
+// without the key after the driver's own is still said to be another
+// process's.
+func TestHolderNamesAnotherVersion(t *testing.T) {
+	st := runningRun(t, 10)
+	t.Setenv("LOOP_STORE", st.Root)
+	ask := func(reqs ...string) string {
+		in := strings.NewReader(strings.Join(reqs, ""))
+		ch := make(chan request)
+		go readRequests(in, ch)
+		var out, stderr bytes.Buffer
+		env := cli.NewEnv("loop-drive", nil, strings.NewReader(""), &out, &stderr)
+		srv := &server{key: testKey}
+		for req := range ch {
+			if err := srv.answer(env, "r", req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return stderr.String()
+	}
+	older := ask(sendKey("", "", []string{"next", "--run", "r"}, ""))
+	if !strings.Contains(older, "another loopkit version's") || !strings.Contains(older, "make install") {
+		t.Errorf("a first request without the key: %q, want the driver of another version named", older)
+	}
+	later := ask(send("", []string{"next", "--run", "r"}, ""), sendKey("guess", "", []string{"next", "--run", "r"}, ""))
+	if !strings.Contains(later, "the agent, through /proc/PID/fd") || strings.Contains(later, "another loopkit version") {
+		t.Errorf("a request without the key after the driver's: %q", later)
+	}
+}
