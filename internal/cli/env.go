@@ -127,7 +127,9 @@ func Main(name string, run func(*Env) error) int {
 
 // Finish flushes stdout, reports err on stderr and returns the exit status.
 func (e *Env) Finish(err error) int {
-	if ferr := e.Stdout.Flush(); ferr != nil && err == nil {
+	if ferr := e.Stdout.Flush(); ferr != nil && (err == nil || silent(err) && !IsBrokenPipe(ferr)) {
+		// a child's status (loop-validate's, loop-step's) must not hide a
+		// record that never reached stdout: `> /dev/full` is 1 and a line
 		err = ferr
 	}
 	if err == nil {
@@ -158,6 +160,12 @@ func (e *Env) Finish(err error) int {
 		fmt.Fprintf(e.Stderr, "hint: %s\n", ee.Hint)
 	}
 	return Code(err)
+}
+
+// silent reports an exit status that says nothing of its own (Silent).
+func silent(err error) bool {
+	var ee *ExitError
+	return errors.As(err, &ee) && ee.Err == nil
 }
 
 // unpiped returns a close-on-exec copy of stdout or stderr. Go kills a

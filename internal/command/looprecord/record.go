@@ -50,7 +50,8 @@ warning: the next writer repairs it); 1 not recorded: an I/O failure or an
 --iteration conflict; 2 usage; 65 bad input on stdin. With --exit-status,
 the recorded validation's exit code (124 when it timed out, 128+n when
 signal n killed it, 1 when it could not run): whatever it is, the record
-was stored.`
+was stored. A stored record whose IterationLog stdout refused (a full
+disk) is 1 and one line naming stdout: do not record it again.`
 
 // Options are loop-record's flags.
 type Options struct {

@@ -32,7 +32,7 @@ completion marker, errors and rate limits. Prints one "step" record.
 
 Exit status: the agent's own (its last attempt's; 0 with --exit-zero); 124
 timeout, 127 not found, 126 not executable, 128+n killed by signal n; 1
-failure, or an agent stopped at a refused key or a rate limit; 2 usage.`
+failure, a refused key or rate limit, a record stdout refused; 2 usage.`
 
 // Options are loop-step's flags.
 type Options struct {

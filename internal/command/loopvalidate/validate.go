@@ -32,7 +32,8 @@ byte-exact in the store's spool/, and prints one "validation" record
 
 Exit status: the command's own; 124 on timeout, 127 not found, 126 not
 executable, 128+n killed by signal n; 2 usage. --exit-zero makes every
-outcome 0.`
+outcome 0. A record that stdout refused (a full disk) is 1 and one line,
+whatever the command did; a closed pipe (| head) keeps the command's.`
 
 // Options are loop-validate's flags.
 type Options struct {
