@@ -30,6 +30,31 @@ func State() (string, error) {
 	return dir, nil
 }
 
+// StatePath is where State is, without making it: "" when there is no
+// home to put it in. For checks that must run before anything is made.
+func StatePath() string {
+	base := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(base) {
+		home, err := Home()
+		if err != nil {
+			return ""
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(base, "loopkit")
+}
+
+// RuntimePath is where Runtime is, without making it ("" as StatePath).
+func RuntimePath() string {
+	if base := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(base) {
+		return filepath.Join(base, "loopkit")
+	}
+	if s := StatePath(); s != "" {
+		return filepath.Join(s, "runtime")
+	}
+	return ""
+}
+
 // Home is $HOME when it is an absolute path. A relative one (HOME=. in a
 // container, HOME='~' quoted) names a folder of wherever each process
 // is, the workspace most often: loopkit's state there was the agent's to

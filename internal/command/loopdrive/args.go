@@ -167,6 +167,11 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 	if msg := runconfig.Unkept(st.Root); msg != "" {
 		return exitRecord(env, cli.Usagef("store %q: %s: move it, or set LOOP_STORE to another folder", st.Root, msg))
 	}
+	if opts.New {
+		if err := checkPlaces(st, opts.Settings.Dir); err != nil {
+			return exitRecord(env, err)
+		}
+	}
 	// Where a run's settings, process record and slots are kept: without
 	// them no run goes far, so none is started (a container's user with no
 	// home of its own: HOME=/).
