@@ -282,6 +282,8 @@ func (r *Repo) Diff(w io.Writer, from, to string, args ...string) error {
 // Checkout writes the files of tree (modes, symlinks and all) into dir,
 // which must not exist yet or be empty; nothing else is written.
 func (r *Repo) Checkout(tree, dir string) error {
+	_, statErr := os.Lstat(dir)
+	made := errors.Is(statErr, fs.ErrNotExist)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -314,7 +316,18 @@ func (r *Repo) Checkout(tree, dir string) error {
 	if _, err := g.run("read-tree", tree); err != nil {
 		return r.missing(err)
 	}
-	_, err = g.run("checkout-index", "-a", "-f")
+	if _, err = g.run("checkout-index", "-a", "-f"); err != nil {
+		// a tree cut short (a full disk) must not pass for the iteration's,
+		// nor keep the retry out: DIR was empty, so all in it is git's
+		if ents, rerr := os.ReadDir(abs); rerr == nil {
+			for _, e := range ents {
+				os.RemoveAll(filepath.Join(abs, e.Name()))
+			}
+		}
+		if made {
+			os.Remove(abs)
+		}
+	}
 	return r.missing(err)
 }
 

@@ -13,7 +13,8 @@ Examples:
 Writes the work tree as it was after iteration ITER into DIR (new, or an
 empty folder of yours): every file with its mode, symlinks as symlinks,
 from the run's private git directory. Nothing else is written: not the
-store, not your repository.`
+store, not your repository; a checkout cut short (a full disk) leaves DIR
+as it was, for the retry.`
 
 type checkoutCmd struct {
 	To string `long:"to" value-name:"DIR" required:"true" description:"directory to write the files into (new, or an empty one of yours)" unquote:"false"`
