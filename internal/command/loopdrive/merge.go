@@ -147,7 +147,21 @@ func checkMerge(set *runconfig.Settings) error {
 		return cli.Usagef("--merge-target %s: git cannot sign the merge commit (commit.gpgsign is true): %v: make signing "+
 			"work without a terminal, or git config commit.gpgsign false in this repository", target, err)
 	}
+	// merge.verifySignatures has git refuse a branch whose tip is not
+	// signed: without commit.gpgsign neither loopkit's commit of the run's
+	// work nor the agent's are, and the merge would fail after every
+	// paid iteration
+	if isTrue(set.Dir, "merge.verifySignatures") && !isTrue(set.Dir, "commit.gpgsign") {
+		return cli.Usagef("--merge-target %s: git would refuse to merge the run's unsigned commits (merge.verifySignatures is true): "+
+			"git config commit.gpgsign true so that they are signed, or git config merge.verifySignatures false in this repository", target)
+	}
 	return nil
+}
+
+// isTrue tells whether git's config in dir sets key true.
+func isTrue(dir, key string) bool {
+	out, _ := gitstate.Git(dir, "config", "--bool", key)
+	return strings.TrimSpace(string(out)) == "true"
 }
 
 // signCheck signs a probe commit when commit.gpgsign is on, as the merge
