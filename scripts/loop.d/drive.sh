@@ -81,10 +81,10 @@ checked() {
 # records (or the help to print, or the status to exit with); then
 # answers next_action over the same pipes.
 hold() {
-  local rec k="" v hpid DRIVE_PROTOCOL=3 # what the holder's first record must say (loop-drive's Protocol)
+  local rec k="" v hpid rc DRIVE_PROTOCOL=3 # what the holder's first record must say (loop-drive's Protocol)
   coproc HOLDER { LOOPKIT_DRIVE_REQUESTS=$$ exec "$LK_DRIVE" "$@"; }
   HOLDING=1 HREP=${HOLDER[0]} HREQ=${HOLDER[1]} hpid=$HOLDER_PID
-  LC_ALL=C IFS= read -r -d '' rec <&"$HREP" || [ -n "$rec$SIGNALED" ] || { wait "$hpid" 2>/dev/null; die 70 "$LK_DRIVE ended (exit $?) before it held the run: its error is above$(v=$(ulimit -v); [ "$v" = unlimited ] || echo "; the virtual memory limit (ulimit -v $v KiB) may be too small for a Go program: raise it (ulimit -v unlimited)")"; } # no Go runtime under a small ulimit -v
+  LC_ALL=C IFS= read -r -d '' rec <&"$HREP" || [ -n "$rec$SIGNALED" ] || { wait "$hpid" 2>/dev/null; rc=$?; die 70 "$LK_DRIVE ended (exit $rc) before it held the run: its error is above$(v=$(ulimit -v); if [ "$v" != unlimited ]; then echo "; the virtual memory limit (ulimit -v $v KiB) may be too small for a Go program: raise it (ulimit -v unlimited)"; elif [ "$rc" = 2 ]; then echo "; an unknown flag or command there is a loop-drive of another loopkit version's: install the driver and the commands from one version together (make install, or make build in a checkout)"; fi)"; } # no Go runtime under a small ulimit -v; an older loop-drive stops at the flags before any record
   [ "$rec" = "protocol=$DRIVE_PROTOCOL" ] || [ -n "$SIGNALED" ] || die 70 "$LK_DRIVE does not speak this driver's protocol $DRIVE_PROTOCOL (it is another version's): install the driver and the commands from one version together (make install, or make build in a checkout)"
   while LC_ALL=C IFS= read -r -d '' rec <&"$HREP"; do # by bytes (fields)
     k=${rec%%=*} v=${rec#*=}
