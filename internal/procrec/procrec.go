@@ -27,6 +27,24 @@ const (
 // dir is the record's directory, 0700, made on demand.
 func dir() (string, error) { return userdir.RuntimeSub("procs") }
 
+// dirs are dir and the records of this user's other runtime directories
+// (userdir.OtherRuntimes), read only: a driver started where
+// XDG_RUNTIME_DIR differs from the reader's is still proven by its record.
+// Before, cancel from cron named a live driver "no driver loopkit started".
+func dirs() []string {
+	var out []string
+	if d, err := dir(); err == nil {
+		out = append(out, d)
+	}
+	for _, r := range userdir.OtherRuntimes() {
+		d := filepath.Join(r, "procs")
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() && fi.Mode().Perm()&0o077 == 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 func name(pid int, start uint64) string {
 	return strconv.Itoa(pid) + "-" + strconv.FormatUint(start, 10)
 }
@@ -67,12 +85,13 @@ func Has(pid int, start uint64, kind, runDir string) bool {
 	if !recordable(pid, kind) || start == 0 {
 		return false
 	}
-	d, err := dir()
-	if err != nil {
-		return false
+	for _, d := range dirs() {
+		k, r, ok := read(filepath.Join(d, name(pid, start)))
+		if ok && k == kind && (runDir == "" || r == runDir) {
+			return true
+		}
 	}
-	k, r, ok := read(filepath.Join(d, name(pid, start)))
-	return ok && k == kind && (runDir == "" || r == runDir)
+	return false
 }
 
 // Drivers are the live drivers recorded for the run at runDir: pid and
@@ -109,11 +128,19 @@ func groupAsRecorded(pgid int, start uint64) bool {
 // recorded yields the records of kind for the run at runDir whose pid and
 // start time pass live.
 func recorded(kind, runDir string, live func(pid int, start uint64) bool) iter.Seq2[int, uint64] {
-	d, err := dir()
-	if err != nil {
-		return func(func(int, uint64) bool) {}
+	return func(yield func(int, uint64) bool) {
+		seen := map[int]bool{}
+		for _, d := range dirs() {
+			for pid, start := range recordedIn(d, kind, runDir, live) {
+				if !seen[pid] {
+					seen[pid] = true
+					if !yield(pid, start) {
+						return
+					}
+				}
+			}
+		}
 	}
-	return recordedIn(d, kind, runDir, live)
 }
 
 // recordedIn is recorded of the records in directory d.

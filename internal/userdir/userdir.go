@@ -55,6 +55,33 @@ func RuntimePath() string {
 	return ""
 }
 
+// OtherRuntimes are the runtime directories a process of this user's
+// started elsewhere would have used, other than Runtime: logind's
+// /run/user/UID/loopkit and State's runtime folder. A driver started in a
+// login session (XDG_RUNTIME_DIR set) is cancelled from cron, sudo or an
+// ssh without a session (unset), and the other way round. Only private
+// directories of this user's, never made here.
+func OtherRuntimes() []string {
+	cands := []string{filepath.Join("/run/user", strconv.Itoa(UID()), "loopkit")}
+	if s := StatePath(); s != "" {
+		cands = append(cands, filepath.Join(s, "runtime"))
+	}
+	var out []string
+	for _, d := range cands {
+		if d == RuntimePath() {
+			continue
+		}
+		fi, err := os.Lstat(d)
+		if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
+			continue
+		}
+		if owner, ok := Owner(fi); ok && owner == UID() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // Home is $HOME when it is an absolute path. A relative one (HOME=. in a
 // container, HOME='~' quoted) names a folder of wherever each process
 // is, the workspace most often: loopkit's state there was the agent's to
