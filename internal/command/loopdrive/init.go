@@ -14,6 +14,7 @@ import (
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/trust"
+	"github.com/loopkit/loopkit/internal/userdir"
 )
 
 const initHelp = `usage: %[1]s init [--force]
@@ -54,6 +55,14 @@ func initProject(env *cli.Env, args []string) error {
 	st, err := store.Resolve(os.Getenv("LOOP_STORE"), cwd)
 	if err != nil {
 		return cli.Failf("%w", err)
+	}
+	// where the config's acceptance is kept, before the config is written:
+	// without it init wrote a config that no run would obey
+	if err := checkPlaces(st, cwd); err != nil {
+		return err
+	}
+	if _, err := userdir.State(); err != nil {
+		return cli.Failf("init: %w", err)
 	}
 	r, err := initproject.Init(st, o, exec.LookPath)
 	var ex *initproject.ErrExists
