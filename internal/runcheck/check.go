@@ -86,6 +86,9 @@ func Check(s *runconfig.Settings) error {
 	if msg, _ := PromptArg(s); msg != "" { // a SPEC's is checked once found
 		return errors.New(msg)
 	}
+	if err := PromptEmpty(s.Prompt); err != nil {
+		return err
+	}
 	if err := ValidationRunnable(s.Validate, s.Dir); err != nil {
 		return err
 	}
@@ -175,6 +178,22 @@ func PromptArg(s *runconfig.Settings) (err, warn string) {
 		}
 	}
 	return err, warn
+}
+
+// PromptEmpty says when the prompt file holds no text (none, or only
+// blank lines): the agent would get no task, and every paid call of the
+// run would be spent on nothing.
+func PromptEmpty(path string) error {
+	const head = 4096
+	fi, err := os.Stat(path)
+	if path == "" || err != nil || !fi.Mode().IsRegular() || fi.Size() > head {
+		return nil
+	}
+	data, err := safefile.ReadFile(path, head)
+	if err != nil || len(bytes.TrimSpace(data)) > 0 {
+		return nil
+	}
+	return fmt.Errorf("prompt %s is empty: write the agent's task in it", path)
 }
 
 // AgentRunnable says why the agent command could not be started: not on
