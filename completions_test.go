@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -40,5 +41,43 @@ func TestBashCompletionRunsNothing(t *testing.T) {
 		if got := strings.TrimSpace(string(out)); got != "20261127-1-a\n20261127-2-b" {
 			t.Errorf("%s: completed %q", words, got)
 		}
+	}
+}
+
+// TestCompletionOffersWhatHelpLists: after a subcommand, completion offers
+// the options that subcommand's --help lists, and no other: loop-record
+// status offered --iteration, --spec and a dozen more that it refuses.
+func TestCompletionOffersWhatHelpLists(t *testing.T) {
+	t.Parallel()
+	checked := 0
+	for _, cmd := range []string{"loop-view", "loop-record", "loop-drive"} {
+		out, _ := exec.Command(cmd, "--help").Output()
+		_, subs, _ := strings.Cut(string(out), "\nCommands:\n")
+		subs, _, _ = strings.Cut(subs, "\n\n")
+		for _, l := range strings.Split(subs, "\n") {
+			f := strings.Fields(l)
+			if len(f) == 0 || !strings.HasPrefix(l, "  ") || l[2] == ' ' {
+				continue
+			}
+			help, _ := exec.Command(cmd, f[0], "--help").Output()
+			c := exec.Command(cmd, f[0], "--")
+			c.Env = append(os.Environ(), "GO_FLAGS_COMPLETION=1")
+			cands, err := c.Output()
+			if err != nil && cmd == "loop-drive" {
+				continue // new, resume, ...: the driver's own flags, not completed
+			}
+			if err != nil || len(cands) == 0 {
+				t.Fatalf("%s %s --: completion failed: %v\n%s", cmd, f[0], err, cands)
+			}
+			for _, flag := range strings.Fields(string(cands)) {
+				if !regexp.MustCompile(`(^|[ ,])` + regexp.QuoteMeta(flag) + `( |=|\n)`).Match(help) {
+					t.Errorf("%s %s completes %s, which its --help does not list", cmd, f[0], flag)
+				}
+			}
+			checked++
+		}
+	}
+	if checked < 15 {
+		t.Fatalf("checked only %d subcommands", checked)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -116,6 +117,16 @@ func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, 
 	// Shell completion (GO_FLAGS_COMPLETION set by the completion scripts):
 	// go-flags lists the candidates for the last word; we print them.
 	completing := false
+	if os.Getenv("GO_FLAGS_COMPLETION") != "" {
+		// a subcommand completes only the options its help lists: the
+		// others are refused after it (loop-record status --iteration)
+		for _, a := range args {
+			if c := p.Find(a); c != nil && !strings.HasPrefix(a, "-") {
+				hideFor(env, p, c.Name)
+				break
+			}
+		}
+	}
 	p.CompletionHandler = func(items []flags.Completion) {
 		completing = true
 		for _, it := range items {
@@ -135,12 +146,8 @@ func Parse(env *Env, p *flags.Parser, common *Common, args []string) ([]string, 
 	}
 	if err != nil {
 		if errors.As(err, &fe) && fe.Type == flags.ErrHelp {
-			if p.Active != nil && env.HelpHides != nil {
-				for _, name := range env.HelpHides(p.Active.Name) {
-					if o := p.FindOptionByLongName(name); o != nil {
-						o.Hidden = true
-					}
-				}
+			if p.Active != nil {
+				hideFor(env, p, p.Active.Name)
 			}
 			fmt.Fprint(env.Stdout, WriteHelp(p))
 			return nil, ErrHelpShown
@@ -203,4 +210,17 @@ func Done(err error) error {
 		return nil
 	}
 	return err
+}
+
+// hideFor hides the options env.HelpHides names for the subcommand, from
+// its help and its completion alike.
+func hideFor(env *Env, p *flags.Parser, subcommand string) {
+	if env.HelpHides == nil {
+		return
+	}
+	for _, name := range env.HelpHides(subcommand) {
+		if o := p.FindOptionByLongName(name); o != nil {
+			o.Hidden = true
+		}
+	}
 }
