@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,5 +80,49 @@ func TestCompletionOffersWhatHelpLists(t *testing.T) {
 	}
 	if checked < 15 {
 		t.Fatalf("checked only %d subcommands", checked)
+	}
+}
+
+// TestBashCompletesDriverFlags: `loop resume -<Tab>` and `loop init
+// -<Tab>` offer every flag the driver's usage lines give them; resume
+// lacked --store, --all-stores and --print-unit, init its --force.
+func TestBashCompletesDriverFlags(t *testing.T) {
+	t.Parallel()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	view, err := exec.LookPath("loop-view")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(bash, "scripts/loop", "--help")
+	c.Env = append(os.Environ(), "LOOP_BIN="+filepath.Dir(view), "LOOP_STORE="+t.TempDir())
+	help, err := c.Output()
+	if err != nil {
+		t.Fatalf("scripts/loop --help: %v", err)
+	}
+	abs, _ := filepath.Abs("completions/loopkit.bash")
+	for _, sub := range []string{"resume", "init"} {
+		var want []string
+		for _, l := range strings.Split(string(help), "\n") {
+			if strings.Contains(l, "loop "+sub+" ") || (sub == "resume" && strings.HasPrefix(strings.TrimSpace(l), "[--max")) {
+				want = append(want, regexp.MustCompile(`--[a-z][a-z-]*`).FindAllString(l, -1)...)
+			}
+		}
+		if len(want) == 0 {
+			t.Fatalf("the driver's usage names no flags of %s:\n%s", sub, help)
+		}
+		script := "source " + abs + "; COMP_WORDS=(loop " + sub + " -); COMP_CWORD=2; _loopkit_loop; printf '%s\\n' \"${COMPREPLY[@]}\""
+		out, err := exec.Command(bash, "--norc", "-c", script).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", sub, err, out)
+		}
+		got := strings.Fields(string(out))
+		for _, f := range want {
+			if !slices.Contains(got, f) {
+				t.Errorf("loop %s -<Tab> does not offer %s (offers %v)", sub, f, got)
+			}
+		}
 	}
 }

@@ -49,7 +49,10 @@ _loopkit_loop() {
       COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" run --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" -- "$cur")) ;;
     resume:-*)
       # shellcheck disable=SC2207
-      COMPREPLY=($(compgen -W "--max-iterations --max-duration --max-cost --max-tokens --interrupted" -- "$cur")) ;;
+      COMPREPLY=($(compgen -W "--max-iterations --max-duration --max-cost --max-tokens --interrupted --store --all-stores --print-unit" -- "$cur")) ;;
+    init:-*)
+      # shellcheck disable=SC2207
+      COMPREPLY=($(compgen -W "--force" -- "$cur")) ;;
     resume:*|cancel:*|pause:*)
       _loopkit_complete_runs "$cur" ;;
     *)
