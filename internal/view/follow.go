@@ -3,6 +3,7 @@ package view
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -32,11 +33,12 @@ type Follow struct {
 func (f *Follow) Run(ctx context.Context, off int64, lineNo int) error {
 	path := f.St.RunPath(f.RunID, store.IterationsFile)
 	var last os.FileInfo
+	w := &RunWatch{St: f.St, ID: f.RunID}
 	for {
 		var done bool
 		var undriven error
 		if f.UntilDone {
-			_, done, undriven = Watch(f.St, f.RunID, false)
+			_, done, undriven = w.Poll()
 		}
 		fi, err := os.Stat(path)
 		switch {
@@ -110,4 +112,35 @@ func Watch(st *store.Store, id string, keepUndriven bool) (ri *RunInfo, done boo
 		return &r, true, u
 	}
 	return &r, false, nil
+}
+
+// RunWatch is Watch across a follower's polls. A run it has seen that is
+// gone at a later poll was deleted (loop-clean, by hand) and will not come
+// back: done, with *Deleted, where Watch alone would wait for ever, as for
+// a run not there yet.
+type RunWatch struct {
+	St           *store.Store
+	ID           string
+	KeepUndriven bool
+	seen         bool
+}
+
+// Poll is Watch, once the run was seen ending with *Deleted when it is gone.
+func (w *RunWatch) Poll() (ri *RunInfo, done bool, err error) {
+	ri, done, err = Watch(w.St, w.ID, w.KeepUndriven)
+	if ri != nil || done || !errors.Is(w.St.FindRun(w.ID), store.ErrNoSuchRun) {
+		w.seen = true
+		return ri, done, err
+	}
+	if w.seen {
+		return nil, true, &Deleted{ID: w.ID, Store: w.St.Root}
+	}
+	return nil, false, nil
+}
+
+// Deleted ends a follower whose run was deleted while it followed it.
+type Deleted struct{ ID, Store string }
+
+func (e *Deleted) Error() string {
+	return fmt.Sprintf("run %s was deleted from store %s while followed (loop-clean, or by hand): nothing more comes", e.ID, e.Store)
 }

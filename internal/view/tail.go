@@ -100,10 +100,11 @@ func (t *Tail) Run(ctx context.Context) error {
 		t.shown = ri.Run.Iteration
 	}
 	defer t.closeAll()
+	w := &RunWatch{St: t.St, ID: t.RunID, KeepUndriven: t.KeepUndriven}
 	for {
 		// Read the status first: what was spooled before the run ended is
 		// then surely seen by the poll below.
-		ri, done, end := Watch(t.St, t.RunID, t.KeepUndriven)
+		ri, done, end := w.Poll()
 		if err := t.poll(ri); err != nil {
 			return err
 		}

@@ -24,8 +24,8 @@ Examples:
 One line per event of events.jsonl: time, type, then the event's fields as
 key=value. --follow prints new events as they are appended and stops once
 the run has ended (a run not there yet is waited for, as tail -F does), or
-with exit 1 once no driver drives it (paused, or interrupted);
-with --json it is the run's live event stream.`
+with exit 1 once no driver drives it (paused, or interrupted) or it
+was deleted; with --json it is the run's live event stream.`
 
 type eventsCmd struct {
 	runOpt
@@ -97,9 +97,10 @@ func (o *eventsCmd) run(c *ctx, args []string) error {
 		case <-time.After(o.Interval.D()):
 		}
 	}
+	w := &view.RunWatch{St: c.st, ID: id}
 	for {
 		// the status first: every event appended before the end is read below
-		_, done, end := view.Watch(c.st, id, false)
+		_, done, end := w.Poll()
 		if err := read(); err != nil {
 			return err
 		}

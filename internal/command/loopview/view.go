@@ -34,9 +34,9 @@ prints strings raw, so scripts read values without jq. 'loop-view COMMAND
 
 Exit status: 0 success; 1 no such run or iteration, I/O failure, a jq
 error on some record (each named on stderr), or a followed run no driver
-drives any more (paused or interrupted); 2 usage, including a jq
-expression that does not compile; 130 when --follow is interrupted (Ctrl-C),
-143 when it is terminated (SIGTERM).`
+drives any more (paused or interrupted) or that was deleted; 2 usage,
+including a jq expression that does not compile; 130 when --follow is
+interrupted (Ctrl-C), 143 when it is terminated (SIGTERM).`
 
 // Options are the options every subcommand takes.
 type Options struct {
