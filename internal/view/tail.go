@@ -49,6 +49,10 @@ type Tail struct {
 	// before its end, at a line's start: a view that keeps the last
 	// screens (the TUI) need not read an agent's 200 MB first.
 	Backlog int64
+	// Ended, when set, hears of a run that had ended before the tail
+	// began: no step of it will run, and a silent exit 0 reads as a tail
+	// of nothing.
+	Ended func(ri *RunInfo) error
 
 	entries map[string]*tailEntry
 	// opened are the spool files read so far that no recorded file has
@@ -101,7 +105,7 @@ func (t *Tail) Run(ctx context.Context) error {
 	}
 	defer t.closeAll()
 	w := &RunWatch{St: t.St, ID: t.RunID, KeepUndriven: t.KeepUndriven}
-	for {
+	for first := true; ; first = false {
 		// Read the status first: what was spooled before the run ended is
 		// then surely seen by the poll below.
 		ri, done, end := w.Poll()
@@ -110,6 +114,9 @@ func (t *Tail) Run(ctx context.Context) error {
 		}
 		if err := t.Flush(); err != nil {
 			return err
+		}
+		if done && end == nil && first && t.Ended != nil {
+			return t.Ended(ri)
 		}
 		if done {
 			return end

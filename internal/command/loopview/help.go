@@ -65,7 +65,8 @@ Examples:
   $ loop-view tail RUN --json --quiet
 
 The agent's output, then the validation's, as they are written, iteration
-after iteration; exits 0 once the run has ended, 1 with a line saying so once no driver drives it
+after iteration; exits 0 once the run has ended (a line says so if it had
+before tail began), 1 with a line saying so once no driver drives it
 (paused, or interrupted: its driver was killed) or it was deleted.
 An agent's JSON stream is told for people: its text and tool calls one
 line each, failed tools, retry notices, the result. --json prints the raw

@@ -91,6 +91,13 @@ func (o *tailCmd) run(c *ctx, args []string) error {
 			return t.Event(view.TailEvent{Source: "agent", Stream: "notice", Text: &text})
 		}
 	}
+	t.Ended = func(ri *view.RunInfo) error {
+		if err := c.env.Stdout.Flush(); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(c.env.Stderr, "%s: %s\n", c.env.Name, view.Escape(endedLine(ri), false))
+		return err
+	}
 	// Agent stderr goes to stderr as it comes; stdout is flushed each poll.
 	sigCtx, stop := c.env.Following()
 	defer stop()
@@ -99,4 +106,15 @@ func (o *tailCmd) run(c *ctx, args []string) error {
 		return cli.Stopped(sigCtx)
 	}
 	return failure(err)
+}
+
+// endedLine says that the run tail was asked for had ended before it began,
+// and where its steps' output is.
+func endedLine(ri *view.RunInfo) string {
+	id := ri.Run.RunID
+	s := fmt.Sprintf("run %s had ended (%s) before tail began: no step of it runs", id, ri.Run.Status)
+	if n := ri.Run.Iteration; n > 0 {
+		s += fmt.Sprintf("; 'loop-view logs %s' lists its %d iterations, 'loop-view show %s %d --executor' the last one's agent output", id, n, id, n)
+	}
+	return s
 }
