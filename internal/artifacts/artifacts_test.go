@@ -2,11 +2,13 @@ package artifacts
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/record"
@@ -289,5 +291,26 @@ func TestRemoveFollowsStore(t *testing.T) {
 	}
 	if _, err := os.Lstat(other); err != nil {
 		t.Errorf("%s removed: %v", other, err)
+	}
+}
+
+// Two copies that cannot be written are one error of one line (the
+// recorder's warning printed errors.Join's newline as a literal \n), each
+// still found by errors.Is.
+func TestCopyErrorsOneLine(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, run := fixture(t, 1, map[string]string{KeyLogDir: filepath.Join(file, "logs"), KeyArtifactDir: filepath.Join(file, "art")})
+	err := Write(st, run)
+	if err == nil {
+		t.Fatal("copies under a regular file written")
+	}
+	if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "log_dir") || !strings.Contains(msg, "artifact_dir") {
+		t.Errorf("error %q: want one line naming both copies", msg)
+	}
+	if !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("error %v: errors.Is(ENOTDIR) is false", err)
 	}
 }
