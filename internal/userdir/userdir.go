@@ -15,15 +15,10 @@ import (
 // State is $XDG_STATE_HOME/loopkit (default ~/.local/state/loopkit),
 // created 0700 when missing.
 func State() (string, error) {
-	base := os.Getenv("XDG_STATE_HOME")
-	if !filepath.IsAbs(base) { // the spec ignores a relative value
-		home, err := Home()
-		if err != nil {
-			return "", fmt.Errorf("no state directory: %v; set XDG_STATE_HOME to a folder of yours outside the workspace", err)
-		}
-		base = filepath.Join(home, ".local", "state")
+	dir, err := statePath()
+	if err == nil {
+		dir, err = private(dir, true)
 	}
-	dir, err := private(filepath.Join(base, "loopkit"), true)
 	if err != nil {
 		return "", fmt.Errorf("no state directory: %v; set XDG_STATE_HOME to a folder of yours outside the workspace", err)
 	}
@@ -33,21 +28,36 @@ func State() (string, error) {
 // StatePath is where State is, without making it: "" when there is no
 // home to put it in. For checks that must run before anything is made.
 func StatePath() string {
+	dir, _ := statePath()
+	return dir
+}
+
+// statePath is where State is, or why there is none.
+func statePath() (string, error) {
 	base := os.Getenv("XDG_STATE_HOME")
-	if !filepath.IsAbs(base) {
+	if !filepath.IsAbs(base) { // the spec ignores a relative value
 		home, err := Home()
 		if err != nil {
-			return ""
+			return "", err
 		}
 		base = filepath.Join(home, ".local", "state")
 	}
-	return filepath.Join(base, "loopkit")
+	return filepath.Join(base, "loopkit"), nil
+}
+
+// runtimeEnv is $XDG_RUNTIME_DIR/loopkit; "" when XDG_RUNTIME_DIR is not
+// an absolute path (the spec ignores a relative value).
+func runtimeEnv() string {
+	if base := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(base) {
+		return filepath.Join(base, "loopkit")
+	}
+	return ""
 }
 
 // RuntimePath is where Runtime is, without making it ("" as StatePath).
 func RuntimePath() string {
-	if base := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(base) {
-		return filepath.Join(base, "loopkit")
+	if dir := runtimeEnv(); dir != "" {
+		return dir
 	}
 	if s := StatePath(); s != "" {
 		return filepath.Join(s, "runtime")
@@ -104,8 +114,8 @@ func StateSub(name string) (string, error) { return sub(State, name) }
 // run's config copy, the process record and the driver's records in
 // flight would be its to rewrite.
 func Runtime() (string, error) {
-	if base := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(base) {
-		dir, err := private(filepath.Join(base, "loopkit"), true)
+	if dir := runtimeEnv(); dir != "" {
+		dir, err := private(dir, true)
 		if err != nil {
 			return "", fmt.Errorf("no runtime directory: %v; set XDG_RUNTIME_DIR to a folder of yours outside the workspace", err)
 		}
@@ -118,7 +128,7 @@ func Runtime() (string, error) {
 // XDG_RUNTIME_DIR before it moved under State: $TMPDIR/loopkit-UID; ""
 // when XDG_RUNTIME_DIR is set (both then use it). Nothing is made there.
 func OlderRuntime() string {
-	if filepath.IsAbs(os.Getenv("XDG_RUNTIME_DIR")) {
+	if runtimeEnv() != "" {
 		return ""
 	}
 	return filepath.Join(os.TempDir(), "loopkit-"+strconv.Itoa(os.Getuid()))

@@ -133,3 +133,26 @@ func TestStateRelativeHome(t *testing.T) {
 		}
 	}
 }
+
+// StatePath and RuntimePath, the checks made before anything exists, name
+// the folders State and Runtime then make, with XDG_RUNTIME_DIR or without.
+func TestPathsAreTheDirs(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	for _, rt := range []string{t.TempDir(), "", "relative"} {
+		t.Setenv("XDG_STATE_HOME", "")
+		t.Setenv("XDG_RUNTIME_DIR", rt)
+		state, err := State()
+		if err != nil || state != StatePath() {
+			t.Errorf("XDG_RUNTIME_DIR=%q: State %q (%v), StatePath %q", rt, state, err, StatePath())
+		}
+		run, err := Runtime()
+		if err != nil || run != RuntimePath() {
+			t.Errorf("XDG_RUNTIME_DIR=%q: Runtime %q (%v), RuntimePath %q", rt, run, err, RuntimePath())
+		}
+	}
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_STATE_HOME", "")
+	if _, err := State(); err == nil || StatePath() != "" {
+		t.Errorf("no home: State error %v, StatePath %q", err, StatePath())
+	}
+}
