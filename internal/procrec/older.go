@@ -37,15 +37,8 @@ func OlderDriverRuns() map[string]int {
 	if d == "" {
 		return out
 	}
-	ents, _ := os.ReadDir(d)
-	for _, e := range ents {
-		pid, start, ok := parse(e.Name())
-		if !ok || !procid.Alive(pid, start) {
-			continue
-		}
-		if k, r, ok := read(filepath.Join(d, e.Name())); ok && k == Driver && recordable(pid, k) {
-			out[r] = pid
-		}
+	for pid, rec := range recordsIn(d, Driver, procid.Alive) {
+		out[rec.runDir] = pid
 	}
 	return out
 }

@@ -146,13 +146,31 @@ func recorded(kind, runDir string, live func(pid int, start uint64) bool) iter.S
 // recordedIn is recorded of the records in directory d.
 func recordedIn(d, kind, runDir string, live func(pid int, start uint64) bool) iter.Seq2[int, uint64] {
 	return func(yield func(int, uint64) bool) {
+		for pid, rec := range recordsIn(d, kind, live) {
+			if rec.runDir == runDir && !yield(pid, rec.start) {
+				return
+			}
+		}
+	}
+}
+
+// record is what a process record says of its process, beside its pid.
+type record struct {
+	start  uint64
+	runDir string
+}
+
+// recordsIn yields the records of kind in directory d, of any run, whose
+// pid and start time pass live.
+func recordsIn(d, kind string, live func(pid int, start uint64) bool) iter.Seq2[int, record] {
+	return func(yield func(int, record) bool) {
 		ents, _ := os.ReadDir(d)
 		for _, e := range ents {
 			pid, start, ok := parse(e.Name())
 			if !ok || !live(pid, start) {
 				continue
 			}
-			if k, r, ok := read(filepath.Join(d, e.Name())); ok && k == kind && recordable(pid, k) && r == runDir && !yield(pid, start) {
+			if k, r, ok := read(filepath.Join(d, e.Name())); ok && k == kind && recordable(pid, k) && !yield(pid, record{start, r}) {
 				return
 			}
 		}

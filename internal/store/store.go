@@ -206,14 +206,24 @@ func resolveRoot(root string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if r, ok := ResolvePrefix(abs); ok {
+		return RealCase(r), nil
+	}
+	return abs, nil
+}
+
+// ResolvePrefix is path with the symlinks of its longest existing prefix
+// resolved (the rest does not exist yet, so holds none); false, and path
+// cleaned, when no prefix resolves.
+func ResolvePrefix(path string) (string, bool) {
 	rest := ""
-	for p := abs; ; {
+	for p := filepath.Clean(path); ; {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return RealCase(filepath.Join(r, rest)), nil
+			return filepath.Join(r, rest), true
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
-			return abs, nil
+			return filepath.Join(p, rest), false
 		}
 		rest = filepath.Join(filepath.Base(p), rest)
 		p = parent

@@ -44,16 +44,6 @@ func within(path, dir string) bool {
 // resolved is path with the links of its longest existing part resolved: the
 // folders compared may not exist yet.
 func resolved(path string) string {
-	path = filepath.Clean(path)
-	for rest := ""; ; {
-		if r, err := filepath.EvalSymlinks(path); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(path)
-		if parent == path {
-			return filepath.Join(path, rest)
-		}
-		rest = filepath.Join(filepath.Base(path), rest)
-		path = parent
-	}
+	r, _ := store.ResolvePrefix(path)
+	return r
 }
