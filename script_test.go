@@ -8,6 +8,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/command"
 	"github.com/loopkit/loopkit/internal/command/loopclean"
 	"github.com/loopkit/loopkit/internal/command/loopdrive"
@@ -17,6 +18,7 @@ import (
 	"github.com/loopkit/loopkit/internal/command/loopstep"
 	"github.com/loopkit/loopkit/internal/command/loopvalidate"
 	"github.com/loopkit/loopkit/internal/command/loopview"
+	"github.com/loopkit/loopkit/internal/gitrun"
 )
 
 // commands are the loop-* binaries the scripts run, built into the test
@@ -28,7 +30,7 @@ var commands = map[string]func(){
 	"loop-view":     func() { os.Exit(command.Main("loop-view", loopview.Main)) },
 	"loop-clean":    func() { os.Exit(command.Main("loop-clean", loopclean.Main)) },
 	"loop-step":     func() { os.Exit(command.Main("loop-step", loopstep.Main)) },
-	"loop-export":   func() { os.Exit(command.Main("loop-export", loopexport.Main)) },
+	"loop-export":   func() { gitrun.Unlocate(); os.Exit(cli.Main("loop-export", loopexport.Main)) },
 	"loop-drive":    func() { os.Exit(command.Main(loopdrive.Name(), loopdrive.Main)) },
 }
 

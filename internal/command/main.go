@@ -1,6 +1,7 @@
-// Package command starts a loopkit command: every binary's main (and the
-// tests that run a command as a child) goes through Main, so the process
-// watcher and the shared conventions of package cli start the same way.
+// Package command starts a loopkit command: every binary's main that starts
+// a child (and the tests that run a command as a child) goes through Main,
+// so the process watcher and the shared conventions of package cli start
+// the same way. loop-export starts none and links no watcher.
 package command
 
 import (

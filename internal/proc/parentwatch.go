@@ -44,7 +44,7 @@ func underWatcher(cmd *exec.Cmd) error {
 }
 
 // MaybeWatch runs the watcher and exits when WatchEnv is set; otherwise it
-// returns at once. Every command calls it first.
+// returns at once. Every command that starts a child calls it first.
 func MaybeWatch() {
 	v := os.Getenv(WatchEnv)
 	if v == "" {
