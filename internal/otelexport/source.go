@@ -115,7 +115,14 @@ func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m Ru
 	if err != nil {
 		return m, inFile(store.AttemptsFile, err)
 	}
-	if ended := record.Terminal(meta.Status); (ended || final) && m.Root != meta.Status {
+	// the root as sent, interrupted apart: sent again once its driver is
+	// found gone, or the run goes on
+	root := meta.Status
+	ended := record.Terminal(meta.Status)
+	if !ended && final && st.Interrupted(meta) {
+		root = rootInterrupted
+	}
+	if (ended || final) && m.Root != root {
 		err = scanRecords(st.RunPath(id, store.EventsFile), func(line []byte) error {
 			var e record.Event
 			if err := json.Unmarshal(line, &e); err != nil {
@@ -127,13 +134,17 @@ func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m Ru
 		if err != nil {
 			return m, fmt.Errorf("%s: %w", store.EventsFile, err)
 		}
+		r.Interrupted = root == rootInterrupted
 		s.out.begin()
 		s.Mapper.RunSpan(r, last)
-		m.Root = meta.Status
+		m.Root = root
 		s.out.reached(m)
 	}
 	return m, nil
 }
+
+// rootInterrupted is RunMarks.Root for a root span sent as interrupted.
+const rootInterrupted = "interrupted"
 
 // scanRecords calls fn for each committed line of an NDJSON file of the
 // run; a missing file has none.
@@ -185,7 +196,7 @@ type probe struct {
 func (st *Stream) Add(line []byte) error {
 	var p probe
 	if err := json.Unmarshal(line, &p); err != nil {
-		return err
+		return recordError(err)
 	}
 	if p.RunID == "" {
 		return fmt.Errorf("no run_id: not an IterationLog, attempt or event")
@@ -195,14 +206,14 @@ func (st *Stream) Add(line []byte) error {
 	case p.Attempt != nil:
 		var at record.Attempt
 		if err := json.Unmarshal(line, &at); err != nil {
-			return err
+			return recordError(err)
 		}
 		st.s.Mapper.AttemptSpan(*r, &at)
 	case p.Validation != nil && p.Iteration != nil && p.ExitCode != nil:
 		// run.json (loop-view runs --json) has the first two but no exit code.
 		var it record.IterationLog
 		if err := json.Unmarshal(line, &it); err != nil {
-			return err
+			return recordError(err)
 		}
 		if r.CreatedAt == 0 {
 			r.CreatedAt = it.RunCreatedAt
@@ -212,7 +223,7 @@ func (st *Stream) Add(line []byte) error {
 	case p.Type != nil && p.TS != nil:
 		var e record.Event
 		if err := json.Unmarshal(line, &e); err != nil {
-			return err
+			return recordError(err)
 		}
 		if e.Type == record.EventRunCreated && r.CreatedAt == 0 {
 			r.CreatedAt = e.TS
@@ -223,6 +234,16 @@ func (st *Stream) Add(line []byte) error {
 		return fmt.Errorf("not an IterationLog, attempt or event")
 	}
 	return nil
+}
+
+// recordError is a record's decoding error in JSON's terms, without the
+// Go types it was read into.
+func recordError(err error) error {
+	field, msg := record.JSONProblem(err)
+	if field != "" {
+		return fmt.Errorf("field %q: %s", field, msg)
+	}
+	return errors.New(msg)
 }
 
 func (st *Stream) run(id string) *Run {

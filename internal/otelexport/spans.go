@@ -23,6 +23,9 @@ type Run struct {
 	ID        string
 	CreatedAt int64
 	Meta      *record.Run // nil for records read from stdin
+	// Interrupted: Meta says running or queued, but its driver is gone
+	// (store.Interrupted), as the views show it.
+	Interrupted bool
 	// Events are the newest of the run's events read (AddEvent keeps at
 	// most 2*maxEvents: the span carries only the newest maxEvents, so a
 	// run with half a million events is never held whole); Dropped counts
@@ -119,6 +122,9 @@ func (m *Mapper) RunSpan(r Run, lastTS int64) {
 				attrs = append(attrs, num(t.key, *t.v))
 			}
 		}
+		if r.Interrupted {
+			attrs = append(attrs, boolean("loopkit.run.interrupted", true))
+		}
 		if meta.Name != "" {
 			attrs = append(attrs, str("loopkit.run.name", meta.Name))
 		}
@@ -160,10 +166,12 @@ func (m *Mapper) RunSpan(r Run, lastTS int64) {
 	for _, e := range events {
 		m.addEvent(span, e)
 	}
-	switch status {
-	case record.RunFailed, record.RunStuck:
+	switch {
+	case r.Interrupted:
+		setError(span, "run interrupted")
+	case status == record.RunFailed, status == record.RunStuck:
 		setError(span, "run "+status)
-	case record.RunCompleted:
+	case status == record.RunCompleted:
 		span.Status().SetCode(ptrace.StatusCodeOk)
 	}
 	span.SetEndTimestamp(ts(end))

@@ -26,3 +26,25 @@ func TestStreamRefusesRunRecord(t *testing.T) {
 		t.Fatalf("an IterationLog: %v", err)
 	}
 }
+
+// TestStreamErrorsInJSONTerms: a record of the wrong shape is said in
+// JSON's terms; the errors named Go types ("Go struct field
+// probe.iteration of type int", "otelexport.probe").
+func TestStreamErrorsInJSONTerms(t *testing.T) {
+	s, err := NewSession(&JSONExporter{W: &bytes.Buffer{}}, defaultRedactor(), false, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := s.NewStream()
+	for line, want := range map[string]string{
+		`{"iteration":"x"}`: `field "iteration": wrong type: got JSON string, want int`,
+		`[1]`:               `not a JSON object (got JSON array)`,
+		`{"run_id":"r","iteration":1,"validation_command":"t","exit_code":"0"}`: `field "exit_code": wrong type: got JSON string`,
+		`{"run_id":"r","type":"x","ts":1,"message":5}`:                          `field "message": wrong type: got JSON number`,
+	} {
+		err := st.Add([]byte(line))
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "otelexport.") {
+			t.Errorf("%s: err = %v, want %q without Go types", line, err, want)
+		}
+	}
+}

@@ -168,16 +168,24 @@ func (in *Input) add(lineNo int, line []byte) error {
 }
 
 func jsonError(lineNo int, err error) error {
+	field, msg := JSONProblem(err)
+	return &InputError{Line: lineNo, Field: field, Msg: msg}
+}
+
+// JSONProblem says what decoding a record found wrong in JSON's terms (a
+// field of the wrong type, not a JSON object) rather than the Go types it
+// was read into.
+func JSONProblem(err error) (field, msg string) {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field == "" {
-		return &InputError{Line: lineNo, Msg: fmt.Sprintf("not a JSON object (got JSON %s)", te.Value)}
+		return "", fmt.Sprintf("not a JSON object (got JSON %s)", te.Value)
 	}
 	if errors.As(err, &te) {
-		return &InputError{Line: lineNo, Field: te.Field, Msg: fmt.Sprintf("wrong type: got JSON %s, want %s", te.Value, te.Type)}
+		return te.Field, fmt.Sprintf("wrong type: got JSON %s, want %s", te.Value, te.Type)
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &InputError{Line: lineNo, Msg: fmt.Sprintf("not JSON: %v (at byte %d)", se, se.Offset)}
+		return "", fmt.Sprintf("not JSON: %v (at byte %d)", se, se.Offset)
 	}
-	return &InputError{Line: lineNo, Msg: fmt.Sprintf("not a JSON object: %v", err)}
+	return "", fmt.Sprintf("not a JSON object: %v", err)
 }
