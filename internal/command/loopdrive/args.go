@@ -167,8 +167,8 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 	if msg := runconfig.Unkept(st.Root); msg != "" {
 		return exitRecord(env, cli.Usagef("store %q: %s: move it, or set LOOP_STORE to another folder", st.Root, msg))
 	}
-	if opts.New {
-		if err := checkPlaces(st, opts.Settings.Dir); err != nil {
+	if dir := placesDir(st, opts); dir != "" {
+		if err := checkPlaces(st, dir); err != nil {
 			return exitRecord(env, err)
 		}
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/loopkit/loopkit/internal/userdir"
 )
 
-// checkPlaces refuses, before anything is made, a new run whose workspace
-// and loopkit's own folders overlap: a workspace in the store (a loop run
+// checkPlaces refuses, before anything is made, a new or resumed run whose
+// workspace and loopkit's own folders overlap: a workspace in the store (a loop run
 // from inside .loop validated there and "completed"), or the state or
 // runtime directory in the workspace (HOME=/app in a container, a dotfiles
 // repository at $HOME), where the agent can rewrite what loopkit trusts
@@ -33,6 +33,20 @@ func checkPlaces(st *store.Store, dir string) error {
 		}
 	}
 	return nil
+}
+
+// placesDir is the workspace checkPlaces checks: a new run's, or the one a
+// resumed run keeps ("" when the run cannot be read: resume says why).
+// A resume is checked too: XDG_RUNTIME_DIR, or HOME, may differ from the
+// run's start (cron, another login, a container).
+func placesDir(st *store.Store, opts *holdOptions) string {
+	if opts.New {
+		return opts.Settings.Dir
+	}
+	if r, err := st.ReadRun(opts.Run); err == nil {
+		return r.Settings.Dir
+	}
+	return ""
 }
 
 // within reports whether path is dir or below it.
