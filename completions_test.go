@@ -85,7 +85,8 @@ func TestCompletionOffersWhatHelpLists(t *testing.T) {
 
 // TestBashCompletesDriverFlags: `loop resume -<Tab>` and `loop init
 // -<Tab>` offer every flag the driver's usage lines give them; resume
-// lacked --store, --all-stores and --print-unit, init its --force.
+// lacked --store, --all-stores and --print-unit, init its --force. zsh's
+// and fish's scripts offered none of them (.ci/run installs both shells).
 func TestBashCompletesDriverFlags(t *testing.T) {
 	t.Parallel()
 	bash, err := exec.LookPath("bash")
@@ -122,6 +123,39 @@ func TestBashCompletesDriverFlags(t *testing.T) {
 		for _, f := range want {
 			if !slices.Contains(got, f) {
 				t.Errorf("loop %s -<Tab> does not offer %s (offers %v)", sub, f, got)
+			}
+		}
+		for shell, script := range map[string]string{
+			// compadd and _files stand in for zsh's completion system:
+			// they print what would be offered
+			"zsh":  "compadd() { print -l -- \"$@\"; }; _files() { print FILES; }; service=loop; words=(loop " + sub + " -); CURRENT=3; PREFIX=-; source " + filepath.Join(filepath.Dir(abs), "_loopkit"),
+			"fish": "source " + filepath.Join(filepath.Dir(abs), "loopkit.fish") + "; complete -C 'loop " + sub + " -'",
+		} {
+			path, err := exec.LookPath(shell)
+			if err != nil {
+				t.Logf("no %s: its script is only read", shell)
+				continue
+			}
+			out, err := exec.Command(path, "-c", script).CombinedOutput()
+			if err != nil {
+				t.Fatalf("%s, %s: %v\n%s", shell, sub, err, out)
+			}
+			got := strings.Fields(string(out))
+			for _, f := range want {
+				if !slices.Contains(got, f) {
+					t.Errorf("%s: loop %s -<Tab> does not offer %s (offers %v)", shell, sub, f, got)
+				}
+			}
+		}
+		for _, file := range []string{"completions/_loopkit", "completions/loopkit.fish"} {
+			text, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range want {
+				if !regexp.MustCompile(`[ '\t]` + f + `[ '\n]`).Match(text) {
+					t.Errorf("%s does not offer loop %s %s", file, sub, f)
+				}
 			}
 		}
 	}

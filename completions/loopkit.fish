@@ -23,3 +23,5 @@ complete -c loop-view -f -n __loopkit_view_run -a '(loop-view runs --jq .run_id 
 complete -c loop -f -n __fish_use_subcommand -a 'init run resume pause cancel list trust help'
 complete -c loop -f -n '__fish_seen_subcommand_from run' -a '(loop run --help 2>/dev/null | string match -r -- "--[a-z][a-z-]*" | sort -u)'
 complete -c loop -f -n '__fish_seen_subcommand_from resume cancel pause' -a '(loop-view runs --jq .run_id -r 2>/dev/null)'
+complete -c loop -f -n '__fish_seen_subcommand_from resume' -a '--max-iterations --max-duration --max-cost --max-tokens --interrupted --store --all-stores --print-unit'
+complete -c loop -f -n '__fish_seen_subcommand_from init' -a '--force'
