@@ -148,7 +148,11 @@ func Check(s Spec) error {
 		s.Base = DefaultBranch(s.Top)
 	}
 	branch := s.Prefix + "run"
-	if _, err := Path(s.Template, s.Top, branch); err != nil {
+	path, err := Path(s.Template, s.Top, branch)
+	if err != nil {
+		return err
+	}
+	if err := placeable(s.Template, path); err != nil {
 		return err
 	}
 	if err := CheckBranch(s.Top, branch); err != nil {
@@ -206,6 +210,9 @@ func Create(s Spec) (*Created, error) {
 			continue
 		}
 		if _, err := gitstate.Git(s.Top, "worktree", "add", "-q", "-b", branch, path, s.Base); err != nil {
+			// git made the branch before it failed to make the folder:
+			// each retry would leave another run/<slug>-N behind
+			gitstate.Git(s.Top, "branch", "-D", "-q", branch)
 			return nil, err
 		}
 		return &Created{Path: path, Branch: branch, Base: s.Base, Warning: submodules(s.Top, path)}, nil

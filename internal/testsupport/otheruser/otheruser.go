@@ -4,7 +4,10 @@ package otheruser
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/userdir"
@@ -16,7 +19,7 @@ import (
 func Owns(t *testing.T, path string) {
 	t.Helper()
 	if os.Getuid() == 0 {
-		if err := os.Lchown(path, 4242, 4242); err != nil {
+		if err := os.Lchown(path, ID, ID); err != nil {
 			t.Skip("cannot chown:", err)
 		}
 		return
@@ -49,4 +52,51 @@ func Planted(t *testing.T, path string, link bool) string {
 		t.Fatal(err)
 	}
 	return real
+}
+
+// ID is the other user's uid (and gid), as Owns gives files to.
+const ID = 4242
+
+// Reachable is a new folder every user may enter (the test's own
+// temporary folders are 0700): a place the other user's part of a test
+// (Rerun) can reach.
+func Reachable(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// Rerun runs the calling test again as uid ID, its environment with env
+// ("KEY=VALUE") added, and returns what it printed: the test, finding its
+// KEY set, does the other user's part. A check of what a user may not
+// read or write only fails as someone other than root, and a test cannot
+// drop root for itself alone. Skipped unless root with setpriv.
+func Rerun(t *testing.T, env ...string) string {
+	t.Helper()
+	setpriv, err := exec.LookPath("setpriv")
+	if os.Geteuid() != 0 || err != nil {
+		t.Skip("needs root and setpriv to run as another user")
+	}
+	bin := filepath.Join(Reachable(t), filepath.Base(os.Args[0]))
+	data, err := os.ReadFile(os.Args[0])
+	if err == nil {
+		err = os.WriteFile(bin, data, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strconv.Itoa(ID)
+	cmd := exec.Command(setpriv, "--reuid="+id, "--regid="+id, "--clear-groups",
+		bin, "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("as uid %s: %v: %s", id, err, out)
+	}
+	return string(out)
 }
