@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/loopkit/loopkit/internal/userdir"
 )
 
@@ -32,8 +34,18 @@ func foreignParent(root string) error {
 		fi, err := os.Stat(p)
 		if err == nil {
 			id, ok := userdir.Owner(fi)
-			if !ok || id == userdir.UID() || id == 0 {
+			if !ok || id == userdir.UID() {
 				return nil
+			}
+			if id == 0 {
+				// root's, open to all (/tmp), or not: a repository of
+				// root's, where mkdir said only "permission denied" and
+				// the hint was to chmod a folder that is not theirs
+				if unix.Access(p, unix.W_OK|unix.X_OK) == nil {
+					return nil
+				}
+				return fmt.Errorf("store %s would be made in %s, which belongs to %s and may not be written by %s: set LOOP_STORE to a folder of yours",
+					root, p, userdir.Who(id), userdir.Who(userdir.UID()))
 			}
 			return fmt.Errorf("store %s would be made in %s, which belongs to %s, not to %s: run as its owner, or set LOOP_STORE to a folder of yours",
 				root, p, userdir.Who(id), userdir.Who(userdir.UID()))
@@ -42,4 +54,34 @@ func foreignParent(root string) error {
 			return nil
 		}
 	}
+}
+
+// barrier explains a store this user cannot reach: the first folder on
+// its path that another user owns and does not let them into (a home of
+// 0750). "lstat …/runs: permission denied" named neither, and the hint was
+// to chmod it. nil when no such folder, or when it is their own: their
+// modes, which the disk hint says how to give back.
+func barrier(root string) error {
+	var up []string // root's folders, the top first
+	for p := filepath.Dir(root); ; p = filepath.Dir(p) {
+		up = append([]string{p}, up...)
+		if p == filepath.Dir(p) {
+			break
+		}
+	}
+	for _, p := range up {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil
+		}
+		if unix.Access(p, unix.X_OK) == nil {
+			continue
+		}
+		if id, ok := userdir.Owner(fi); ok && id != userdir.UID() {
+			return fmt.Errorf("store %s cannot be reached: %s belongs to %s and does not let %s in: run as its owner, or set LOOP_STORE to a folder of yours",
+				root, p, userdir.Who(id), userdir.Who(userdir.UID()))
+		}
+		return nil
+	}
+	return nil
 }

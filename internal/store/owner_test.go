@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,5 +62,66 @@ func TestStoreInAnotherUsersFolder(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(ws, ".loop")); !os.IsNotExist(err) {
 		t.Errorf(".loop made in another user's folder (%v)", err)
+	}
+}
+
+// storeChild, set, makes a test below the other user's part of itself
+// (otheruser.Rerun): it opens, or makes, the store the variable names.
+const storeChild = "LOOPKIT_STORE_CHILD"
+
+// asOther runs the test's other-user part on root and returns the line
+// it printed: the error of opening (and, with init, making) the store.
+func asOther(t *testing.T, root string, init bool) string {
+	if r := os.Getenv(storeChild); r != "" {
+		st, err := Open(r)
+		if err == nil && init {
+			err = st.Init()
+		}
+		fmt.Printf("store: %v\n", err)
+		return ""
+	}
+	out := otheruser.Rerun(t, storeChild+"="+root)
+	_, line, ok := strings.Cut(out, "store: ")
+	if !ok {
+		t.Fatalf("as uid 4242: no store line in %s", out)
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	return line
+}
+
+// A user in a repository of root's they may not write (a clone made with
+// sudo, /srv/app): mkdir said "permission denied", and the hint was to
+// chmod root's folder. Now the line says whose it is and what to set.
+func TestStoreInRootsFolder(t *testing.T) {
+	ws := filepath.Join(otheruser.Reachable(t), "app") // root's, 0755
+	if err := os.Mkdir(ws, 0o755); err != nil && os.Getenv(storeChild) == "" {
+		t.Fatal(err)
+	}
+	got := asOther(t, filepath.Join(ws, ".loop"), true)
+	if os.Getenv(storeChild) != "" {
+		return
+	}
+	want := "store " + ws + "/.loop would be made in " + ws + ", which belongs to root (uid 0) and may not be written by uid 4242: set LOOP_STORE to a folder of yours"
+	if got != want {
+		t.Errorf("as uid 4242: %s\nwant %s", got, want)
+	}
+}
+
+// Another user's store behind their home (0750): "lstat …/runs:
+// permission denied", naming neither the folder in the way nor its owner,
+// and `loop resume` hinted to chmod it. Now every command says whose
+// folder keeps them out.
+func TestStoreBehindAnotherUsersFolder(t *testing.T) {
+	home := filepath.Join(otheruser.Reachable(t), "home") // root's, 0700
+	if err := os.MkdirAll(filepath.Join(home, "app", ".loop", "runs"), 0o700); err != nil && os.Getenv(storeChild) == "" {
+		t.Fatal(err)
+	}
+	got := asOther(t, filepath.Join(home, "app", ".loop"), false)
+	if os.Getenv(storeChild) != "" {
+		return
+	}
+	want := "store " + home + "/app/.loop cannot be reached: " + home + " belongs to root (uid 0) and does not let uid 4242 in: run as its owner, or set LOOP_STORE to a folder of yours"
+	if got != want {
+		t.Errorf("as uid 4242: %s\nwant %s", got, want)
 	}
 }

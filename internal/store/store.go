@@ -132,7 +132,11 @@ func Open(root string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+	if fi, err := os.Stat(abs); errors.Is(err, os.ErrPermission) {
+		if err := barrier(abs); err != nil {
+			return nil, err
+		}
+	} else if err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("store %s is not a directory", abs)
 	} else if err == nil {
 		if err := notOurs(abs, fi); err != nil {
