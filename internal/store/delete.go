@@ -16,6 +16,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/procid"
+	"github.com/loopkit/loopkit/internal/userdir"
 )
 
 // TombPrefix starts the name a run directory is renamed to before removal.
@@ -136,9 +137,56 @@ func (d *Deleter) finish(tomb string) (int64, error) {
 		}
 	}
 	if err := d.removeAll(tomb); err != nil {
-		return n, fmt.Errorf("remove tombstone %s: %w", tomb, err)
+		if !errors.Is(err, fs.ErrPermission) {
+			return n, fmt.Errorf("remove tombstone %s: %w", tomb, err)
+		}
+		// a folder in it the agent or the person narrowed (chmod a-w,
+		// 000): the run is this user's to delete all the same
+		if stuck := openUp(d.root, d.dir, tomb); stuck != nil {
+			return n, stuck
+		}
+		if err := d.removeAll(tomb); err != nil {
+			return n, fmt.Errorf("remove tombstone %s: %w", tomb, err)
+		}
 	}
 	return n, nil
+}
+
+// openUp gives this user back the right to list and empty every folder
+// of theirs below name in root (at dir), 0700, the store's mode, never
+// following a link. It returns why a folder could not be, naming it:
+// another user's (a run an older loopkit wrote to under sudo), which only
+// they can remove.
+func openUp(root *os.Root, dir, name string) error {
+	fi, err := root.Lstat(name)
+	if err != nil || !fi.IsDir() {
+		return nil
+	}
+	path := filepath.Join(dir, name)
+	if id, ok := userdir.Owner(fi); ok && id != userdir.UID() {
+		fix := "rm -rf " + path + " as " + userdir.Who(id)
+		if id == 0 {
+			fix = "sudo rm -rf " + path
+		}
+		return fmt.Errorf("cannot remove %s: it belongs to %s, not to %s: %s", path, userdir.Who(id), userdir.Who(userdir.UID()), fix)
+	}
+	if fi.Mode().Perm()&0o700 != 0o700 {
+		if err := root.Chmod(name, DirMode); err != nil {
+			return fmt.Errorf("cannot remove %s: %w", path, err)
+		}
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		return nil
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, n := range names {
+		if err := openUp(root, dir, filepath.Join(name, n)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // unmarked reports a run directory that has lost its run.json.
@@ -227,21 +275,24 @@ func (d *Deleter) Tombstones() ([]string, error) {
 }
 
 // FinishTombstones removes the tombstones a killed clean left behind and
-// returns how many and the bytes freed.
+// returns how many and the bytes freed, and what kept the others: one
+// that cannot go (another user's folder in it) is no reason to leave the
+// rest, nor to stop the clean.
 func (d *Deleter) FinishTombstones() (int, int64, error) {
 	tombs, err := d.Tombstones()
 	if err != nil {
 		return 0, 0, err
 	}
 	var freed int64
-	for i, t := range tombs {
+	var errs []error
+	for _, t := range tombs {
 		n, err := d.finish(t)
 		freed += n
 		if err != nil {
-			return i, freed, err
+			errs = append(errs, err)
 		}
 	}
-	return len(tombs), freed, nil
+	return len(tombs) - len(errs), freed, errors.Join(errs...)
 }
 
 // forget removes what the state directory keeps of the run a tombstone

@@ -128,7 +128,14 @@ func CleanSpool(st *Store, o SpoolSweep) (SpoolResult, error) {
 			if objects {
 				remove = root.RemoveAll
 			}
-			if err := remove(de.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			err := remove(de.Name())
+			if objects && errors.Is(err, fs.ErrPermission) {
+				// a folder of objects the agent narrowed (chmod 000)
+				if err = openUp(root, st.SpoolDir(), de.Name()); err == nil {
+					err = remove(de.Name())
+				}
+			}
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return res, err
 			}
 		}
