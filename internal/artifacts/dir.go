@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/loopkit/loopkit/internal/userdir"
 )
 
 // noFollow opens never through a final link, never waiting on a FIFO.
@@ -86,6 +88,12 @@ func subdir(r *os.Root, name, path string) (*os.Root, error) {
 	}
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory (%s); move it away", path, fi.Mode().Type())
+	}
+	// another user's (one who made runs/ or run-<id> first in a folder a
+	// group shares, or swapped the run's for theirs) could read what is
+	// appended there (combined.log) and swap the rest: root's is trusted
+	if id, ok := userdir.Owner(fi); ok && id != userdir.UID() && id != 0 {
+		return nil, fmt.Errorf("%s belongs to %s, not to %s: the run's copies are not written there; move it away, or name a folder of yours", path, userdir.Who(id), userdir.Who(userdir.UID()))
 	}
 	return r.OpenRoot(name)
 }
