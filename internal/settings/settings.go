@@ -4,8 +4,6 @@
 package settings
 
 import (
-	"os"
-
 	flags "github.com/jessevdk/go-flags"
 
 	"github.com/loopkit/loopkit/internal/cli"
@@ -28,9 +26,9 @@ type Check func(env *cli.Env, p *flags.Parser, cfg cli.Config, read map[string][
 
 // OpenChecked is Open with check run on the config first (trust.Retention).
 func OpenChecked(env *cli.Env, p *flags.Parser, common *cli.Common, opts any, check Check) (*store.Store, string, error) {
-	cwd, err := os.Getwd()
+	cwd, err := cli.Getwd()
 	if err != nil {
-		return nil, "", cli.Failf("current directory: %w", err)
+		return nil, "", err
 	}
 	st, err := store.Resolve(common.Store, cwd)
 	if err != nil {

@@ -110,9 +110,9 @@ func driverLine(env *cli.Env, mode string, args []string) error {
 // holdLine is driverLine; serve driver (its pid, 0: none) as RequestsEnv
 // asks.
 func holdLine(env *cli.Env, mode string, args []string, driver int) error {
-	cwd, err := os.Getwd()
+	cwd, err := cli.Getwd()
 	if err != nil {
-		return exitRecord(env, cli.Failf("current directory: %w", err))
+		return exitRecord(env, err)
 	}
 	st, err := store.Resolve(os.Getenv("LOOP_STORE"), cwd)
 	if errors.Is(err, store.ErrTilde) { // a bad setting, as a newline there is

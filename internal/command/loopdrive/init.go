@@ -47,9 +47,9 @@ func initProject(env *cli.Env, args []string) error {
 			return cli.Silent(exitcode.Usage)
 		}
 	}
-	cwd, err := os.Getwd()
+	cwd, err := cli.Getwd()
 	if err != nil {
-		return cli.Failf("current directory: %w", err)
+		return err
 	}
 	o.Dir = cwd
 	st, err := store.Resolve(os.Getenv("LOOP_STORE"), cwd)

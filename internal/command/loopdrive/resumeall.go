@@ -145,9 +145,9 @@ func resumeStores(a *resumeArgs) ([]string, error) {
 		roots = append(roots, rs...)
 	}
 	if len(roots) == 0 {
-		cwd, err := os.Getwd()
+		cwd, err := cli.Getwd()
 		if err != nil {
-			return nil, cli.Failf("current directory: %w", err)
+			return nil, err
 		}
 		st, err := store.Resolve(os.Getenv("LOOP_STORE"), cwd)
 		if err != nil {

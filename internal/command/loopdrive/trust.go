@@ -122,9 +122,9 @@ func acceptConfig(env *cli.Env, args []string) error {
 	}
 	files := slices.Clone(args)
 	if len(files) == 0 {
-		cwd, err := os.Getwd()
+		cwd, err := cli.Getwd()
 		if err != nil {
-			return cli.Failf("current directory: %w", err)
+			return err
 		}
 		st, err := store.Resolve(os.Getenv("LOOP_STORE"), cwd)
 		if err != nil {
