@@ -17,7 +17,7 @@ import (
 func Keep(st *store.Store, l lazylog.Logger, id, base string, m store.SpoolMeta) bool {
 	step, err := Rebuild(base, m, l.Warn)
 	if err != nil {
-		l.Warn(fmt.Sprintf("run %s: the output of a killed step was not read: %v", id, err))
+		l.Warn(fmt.Sprintf("run %s: the output of a step left unrecorded was not read: %v", id, err))
 		return false
 	}
 	if step == nil {
@@ -25,7 +25,7 @@ func Keep(st *store.Store, l lazylog.Logger, id, base string, m store.SpoolMeta)
 	}
 	line, err := record.Marshal(step)
 	if err != nil {
-		l.Warn(fmt.Sprintf("run %s: the output of a killed step was not recorded: %v", id, err))
+		l.Warn(fmt.Sprintf("run %s: the output of a step left unrecorded was not recorded: %v", id, err))
 		return false
 	}
 	// the line is the attempt's digest: the same entry is never recorded twice
@@ -33,13 +33,13 @@ func Keep(st *store.Store, l lazylog.Logger, id, base string, m store.SpoolMeta)
 	r := runstate.Plain(st, l).Rec
 	res, err := r.RecordAttempt(id, in, record.AttemptInterrupted)
 	if err != nil {
-		l.Warn(fmt.Sprintf("run %s: the output of a killed step was not recorded: %v", id, err))
+		l.Warn(fmt.Sprintf("run %s: the output of a step left unrecorded was not recorded: %v", id, err))
 		return false
 	}
 	if res.InIteration > 0 {
-		l.Info(fmt.Sprintf("run %s: a step killed with its driver is already iteration %d's", id, res.InIteration))
+		l.Info(fmt.Sprintf("run %s: a step left unrecorded is already iteration %d's", id, res.InIteration))
 		return true
 	}
-	l.Info(fmt.Sprintf("run %s: a step killed with its driver is attempt %d, its output kept", id, res.Attempt.Attempt))
+	l.Info(fmt.Sprintf("run %s: a step left unrecorded (its driver killed, or its record cut short by a full disk) is attempt %d, its output kept", id, res.Attempt.Attempt))
 	return true
 }
