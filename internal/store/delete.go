@@ -88,7 +88,6 @@ func (d *Deleter) Delete(id string, updatedAt int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	runconfig.Forget(d.st.RunDir(id)) // its settings, kept outside the store
 	return d.finish(tomb)
 }
 
@@ -296,11 +295,13 @@ func (d *Deleter) FinishTombstones() (int, int64, error) {
 }
 
 // forget removes what the state directory keeps of the run a tombstone
-// held (its git config hash): a deleted run leaves nothing behind. A
-// failure leaves one small file named by a hash, so it is not an error.
+// held (its git config hash, its settings): a deleted run leaves nothing
+// behind, a clean killed after its rename included. A failure leaves a
+// few small files named by a hash, so it is not an error.
 func (d *Deleter) forget(tomb string) {
 	if id := tombRun(tomb); id != "" {
 		_ = gitrun.Forget(d.st.RunDir(id))
+		runconfig.Forget(d.st.RunDir(id))
 	}
 }
 
