@@ -184,3 +184,30 @@ func TestCleanSpoolPlantedFIFO(t *testing.T) {
 		t.Error("the dead writer's stream was left")
 	}
 }
+
+// A dead step's base objects (<entry>.step.git) are counted by the bytes
+// of their files, as a run's are: the directory's own 4 KiB was reported
+// freed for the megabytes of objects a dry run said would go, and went.
+func TestCleanSpoolCountsObjectBytes(t *testing.T) {
+	st := newStore(t)
+	ms := time.Now().Add(-48 * time.Hour).UnixMilli()
+	objects := filepath.Join(st.SpoolDir(), fmt.Sprintf("%d-%d-ab.step.git", ms, deadPID(t)))
+	blob := filepath.Join(objects, "objects", "ab", strings.Repeat("c", 38))
+	if err := os.MkdirAll(filepath.Dir(blob), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(blob, make([]byte, 100_000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	os.Chtimes(objects, old, old)
+	for _, dry := range []bool{true, false} {
+		res, err := store.CleanSpool(st, store.SpoolSweep{Now: time.Now(), DryRun: dry})
+		if err != nil || res.Files != 1 || res.Bytes != 100_000 {
+			t.Errorf("dry run %v: %+v %v, want 1 entry of 100000 bytes", dry, res, err)
+		}
+	}
+	if _, err := os.Lstat(objects); err == nil {
+		t.Errorf("%s not removed", objects)
+	}
+}

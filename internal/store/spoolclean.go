@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/safefile"
 )
@@ -123,6 +125,10 @@ func CleanSpool(st *Store, o SpoolSweep) (SpoolResult, error) {
 		if !v.remove {
 			continue
 		}
+		size := info.Size()
+		if objects {
+			size = spoolTreeBytes(st, de.Name())
+		}
 		if !o.DryRun {
 			remove := root.Remove
 			if objects {
@@ -140,9 +146,19 @@ func CleanSpool(st *Store, o SpoolSweep) (SpoolResult, error) {
 			}
 		}
 		res.Files++
-		res.Bytes += info.Size()
+		res.Bytes += size
 	}
 	return res, nil
+}
+
+// spoolTreeBytes is the size of the files in a step's objects directory:
+// its own size (4 KiB) was reported as freed for megabytes of objects.
+func spoolTreeBytes(st *Store, name string) int64 {
+	fd, err := unix.Open(filepath.Join(st.SpoolDir(), name), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0
+	}
+	return treeBytes(fd)
 }
 
 // decide reports whether entry e's files go.
