@@ -94,8 +94,13 @@ func cleanRuns(st *store.Store, o Options, emit func(Decision) error, rep *Repor
 	defer del.Close()
 	del.SetNow(func() time.Time { return o.Now })
 	if o.DryRun {
+		// counted as the clean counts them, so would_free is what it frees
 		if tombs, err := del.Tombstones(); err == nil && len(tombs) > 0 {
-			o.Log.Info("tombstones of a killed clean would be finished", "count", len(tombs))
+			rep.Tombstones = len(tombs)
+			for _, t := range tombs {
+				rep.Freed += del.TombBytes(t)
+			}
+			o.Log.Info("tombstones of a killed clean would be finished", "count", len(tombs), "bytes", rep.Freed)
 		}
 	} else {
 		n, freed, err := del.FinishTombstones()

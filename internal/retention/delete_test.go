@@ -88,7 +88,13 @@ func TestCleanFinishesTombstonesAndIsIdempotent(t *testing.T) {
 	}
 	os.RemoveAll(filepath.Join(tomb, store.IterationsDir))
 
+	// the dry run frees on paper what the clean then frees: the
+	// tombstone's bytes were left out of its would_free
+	dry, _ := clean(t, st, Options{Policy: defaults, DryRun: true})
 	rep, got := clean(t, st, Options{Policy: defaults})
+	if dry.Freed != rep.Freed || dry.Tombstones != rep.Tombstones {
+		t.Errorf("dry run would free %d bytes of %d tombstones, the clean freed %d of %d", dry.Freed, dry.Tombstones, rep.Freed, rep.Tombstones)
+	}
 	if rep.Tombstones != 1 || rep.Deleted != 1 || got["a"].Action != Delete || got["b"].Action != Keep {
 		t.Fatalf("first clean: %+v %+v", rep, got)
 	}

@@ -128,9 +128,8 @@ func (d *Deleter) markDeleting(id string) (string, error) {
 // run; it returns the bytes freed.
 func (d *Deleter) finish(tomb string) (int64, error) {
 	d.forget(tomb)
-	n := d.Bytes(tomb)
+	n := d.TombBytes(tomb)
 	if id := tombRun(tomb); id != "" && d.unmarked(id) {
-		n += d.Bytes(id)
 		if err := d.removeAll(id); err != nil {
 			return n, fmt.Errorf("remove run %s: %w", id, err)
 		}
@@ -186,6 +185,16 @@ func openUp(root *os.Root, dir, name string) error {
 		}
 	}
 	return nil
+}
+
+// TombBytes is what finishing a tombstone frees: its files, and those of
+// the run it marks (see markDeleting).
+func (d *Deleter) TombBytes(tomb string) int64 {
+	n := d.Bytes(tomb)
+	if id := tombRun(tomb); id != "" && d.unmarked(id) {
+		n += d.Bytes(id)
+	}
+	return n
 }
 
 // unmarked reports a run directory that has lost its run.json.
