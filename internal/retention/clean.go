@@ -11,6 +11,7 @@ import (
 	"github.com/loopkit/loopkit/internal/artifacts"
 	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/treelock"
 )
 
 // CleanLock is the store-wide lock file that keeps two cleans from deleting
@@ -39,6 +40,7 @@ type Report struct {
 	Kept, Deleted, Exempt, Failed int
 	Freed                         int64 // bytes of deleted runs and tombstones
 	Tombstones                    int   // left by a killed clean, finished now
+	TreeLocks                     int   // trees/ locks of runs that are gone
 	Spool                         store.SpoolResult
 	// Skipped is set when another clean held the lock and Wait was false.
 	Skipped bool
@@ -77,6 +79,13 @@ func Clean(st *store.Store, o Options, emit func(Decision) error) (Report, error
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return rep, err
+	}
+	if !o.DryRun {
+		// after the runs: the locks of the trees of the runs just removed go too
+		rep.TreeLocks = treelock.SweepStore(st)
+		if rep.TreeLocks > 0 {
+			o.Log.Debug("removed the work tree locks of runs that are gone", "count", rep.TreeLocks)
+		}
 	}
 	sp, err := store.CleanSpool(st, store.SpoolSweep{Now: o.Now, DryRun: o.DryRun, Keep: o.KeepStep})
 	rep.Spool = sp
