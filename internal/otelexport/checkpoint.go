@@ -106,9 +106,26 @@ func (c *Checkpoint) Save() error {
 	if err := checkpointDir(dir); err != nil { // made a link meanwhile
 		return err
 	}
+	c.forgetGone(filepath.Dir(dir))
 	data, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
 	return store.WriteFileAtomic(c.path, data, 0o600)
+}
+
+// forgetGone drops the marks of runs the store at root no longer has: the
+// checkpoint of a --follow on a long-lived runner kept one for every run
+// it ever sent, long after loop-clean had removed them, and rewrote them
+// all at each save. A run made again under its id starts over anyway.
+func (c *Checkpoint) forgetGone(root string) {
+	for id := range c.Runs {
+		if store.ValidRunID(id) != nil {
+			delete(c.Runs, id)
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join((&store.Store{Root: root}).RunsDir(), id)); errors.Is(err, os.ErrNotExist) {
+			delete(c.Runs, id)
+		}
+	}
 }

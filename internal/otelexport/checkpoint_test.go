@@ -50,3 +50,36 @@ func TestCheckpointPlanted(t *testing.T) {
 		t.Fatal("still waiting on a FIFO checkpoint after 20 s")
 	}
 }
+
+// A checkpoint keeps marks only for the runs its store still has: a
+// --follow on a long-lived runner kept one for every run it ever sent,
+// long after loop-clean had removed them.
+func TestCheckpointForgetsRunsGone(t *testing.T) {
+	root := t.TempDir()
+	kept, gone := "20261128-091204-470-task-3688", "20261128-091205-967-task-de2f"
+	for _, id := range []string{kept, gone} {
+		if err := os.MkdirAll(filepath.Join(root, "runs", id), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cp, err := LoadCheckpoint(root, "http://collector")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp.Marks(kept, 1).Iteration = 2
+	cp.Marks(gone, 1).Iteration = 3
+	if err := cp.Save(); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(root, "runs", gone)) // loop-clean
+	if err := cp.Save(); err != nil {
+		t.Fatal(err)
+	}
+	cp, err = LoadCheckpoint(root, "http://collector")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cp.Runs[gone]; ok || len(cp.Runs) != 1 || cp.Runs[kept].Iteration != 2 {
+		t.Errorf("checkpoint runs %v, want only %s at iteration 2", cp.Runs, kept)
+	}
+}
