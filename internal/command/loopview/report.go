@@ -99,7 +99,8 @@ func (o *reportCmd) all(c *ctx, opts htmlreport.Options) error {
 
 // writeFile writes a page through a temporary file, so a reader never sees
 // half of one. Its mode is 0644 less the umask, as a shell's `>` makes it:
-// a person with umask 077 keeps the outputs it shows to themselves.
+// a person with umask 077 keeps the outputs it shows to themselves; never
+// wider than the page it replaces.
 func writeFile(path string, fill func(*os.File) error) error {
 	var tmp *os.File
 	var err error
@@ -119,6 +120,16 @@ func writeFile(path string, fill func(*os.File) error) error {
 	if err := fill(tmp); err != nil {
 		tmp.Close()
 		return err
+	}
+	// a page the person narrowed (chmod 600: it shows the agent's
+	// output) stays so when written again, as a shell's `>` keeps it
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+		if mine, err := tmp.Stat(); err == nil && mine.Mode().Perm()&^fi.Mode().Perm() != 0 {
+			if err := tmp.Chmod(mine.Mode().Perm() & fi.Mode().Perm()); err != nil {
+				tmp.Close()
+				return err
+			}
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err

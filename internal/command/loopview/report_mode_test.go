@@ -56,3 +56,26 @@ func TestReportDirOfAnotherUser(t *testing.T) {
 		t.Errorf("wrote %v", names)
 	}
 }
+
+// A page the person made private (chmod 600: it shows the agent's output
+// and prompts) was made 0644 again by the next report --all --dir, where
+// a shell's `>` keeps the mode of the file it writes over. A page written
+// again is never wider than the one it replaces.
+func TestReportPageKeepsItsNarrowerMode(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	path := filepath.Join(t.TempDir(), "r1.html")
+	page := func(f *os.File) error { _, err := f.WriteString("<p>secret</p>"); return err }
+	if err := writeFile(path, page); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(path, page); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("page written again: %v %v, want mode 0600", fi.Mode(), err)
+	}
+}
