@@ -57,19 +57,20 @@ func foreignParent(root string) error {
 }
 
 // barrier explains a store this user cannot reach: the first folder on
-// its path that another user owns and does not let them into (a home of
-// 0750). "lstat …/runs: permission denied" named neither, and the hint was
-// to chmod it. nil when no such folder, or when it is their own: their
-// modes, which the disk hint says how to give back.
-func barrier(root string) error {
-	var up []string // root's folders, the top first
-	for p := filepath.Dir(root); ; p = filepath.Dir(p) {
+// path, in the store at root or on the way to it, that does not let them
+// in. Another user's (a home of 0750) is
+// named with its owner; "lstat …/runs: permission denied" named neither,
+// and the hint was to chmod it. One of their own (chmod 000, by the agent
+// or a script) is named with the chmod that lets them in again.
+func barrier(root, path string) error {
+	var up []string // path's folders, the top first
+	for p := filepath.Dir(path); ; p = filepath.Dir(p) {
 		up = append([]string{p}, up...)
 		if p == filepath.Dir(p) {
 			break
 		}
 	}
-	for _, p := range up {
+	for _, p := range append(up, path) {
 		fi, err := os.Stat(p)
 		if err != nil {
 			return nil
@@ -81,7 +82,8 @@ func barrier(root string) error {
 			return fmt.Errorf("store %s cannot be reached: %s belongs to %s and does not let %s in: run as its owner, or set LOOP_STORE to a folder of yours",
 				root, p, userdir.Who(id), userdir.Who(userdir.UID()))
 		}
-		return nil
+		return fmt.Errorf("store %s cannot be reached: %s (mode %04o) does not let %s in: chmod u+rwx %s",
+			root, p, fi.Mode().Perm(), userdir.Who(userdir.UID()), p)
 	}
 	return nil
 }

@@ -125,3 +125,35 @@ func TestStoreBehindAnotherUsersFolder(t *testing.T) {
 		t.Errorf("as uid 4242: %s\nwant %s", got, want)
 	}
 }
+
+// A store behind a folder of the user's own that lets nobody in (chmod
+// 000 by the agent or a script): "lstat …/runs: permission denied", and
+// `loop resume --interrupted` skipped it as "no store here". Now the line
+// names the folder and the chmod that lets the user in again.
+func TestStoreBehindOwnClosedFolder(t *testing.T) {
+	ws := filepath.Join(otheruser.Reachable(t), "app")
+	if os.Getenv(storeChild) == "" {
+		if err := os.MkdirAll(filepath.Join(ws, ".loop", "runs"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if os.Geteuid() == 0 {
+			if err := os.Lchown(ws, otheruser.ID, otheruser.ID); err != nil {
+				t.Skip("cannot chown:", err)
+			}
+			os.Lchown(filepath.Join(ws, ".loop"), otheruser.ID, otheruser.ID)
+			os.Lchown(filepath.Join(ws, ".loop", "runs"), otheruser.ID, otheruser.ID)
+		}
+		if err := os.Chmod(ws, 0); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(ws, 0o700) })
+	}
+	got := asOther(t, filepath.Join(ws, ".loop"), false)
+	if os.Getenv(storeChild) != "" {
+		return
+	}
+	want := "store " + ws + "/.loop cannot be reached: " + ws + " (mode 0000) does not let uid 4242 in: chmod u+rwx " + ws
+	if got != want {
+		t.Errorf("as uid 4242: %s\nwant %s", got, want)
+	}
+}

@@ -133,7 +133,7 @@ func Open(root string) (*Store, error) {
 		return nil, err
 	}
 	if fi, err := os.Stat(abs); errors.Is(err, os.ErrPermission) {
-		if err := barrier(abs); err != nil {
+		if err := barrier(abs, abs); err != nil {
 			return nil, err
 		}
 	} else if err == nil && !fi.IsDir() {
@@ -145,7 +145,12 @@ func Open(root string) (*Store, error) {
 	}
 	s := &Store{Root: abs}
 	for _, d := range []string{s.RunsDir(), s.SpoolDir()} {
-		if err := realDir(d); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := realDir(d); errors.Is(err, os.ErrPermission) {
+			if err := barrier(abs, d); err != nil {
+				return nil, err
+			}
+			return nil, err
+		} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
 	}

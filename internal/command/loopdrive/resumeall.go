@@ -172,10 +172,18 @@ type resumeJob struct{ root, run string }
 // driven by a driver, and no driver holding them now. A store that is gone
 // has none.
 func interruptedRuns(root string) ([]resumeJob, error) {
-	if fi, err := os.Stat(filepath.Join(root, "runs")); err != nil || !fi.IsDir() {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
+	fi, err := os.Stat(filepath.Join(root, "runs"))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		// not "no store here": one that cannot be reached may hold
+		// interrupted runs; Open says what keeps it out
+		if _, oerr := store.Open(root); oerr != nil {
+			return nil, oerr
 		}
+		return nil, err
+	case !fi.IsDir():
 		return nil, fmt.Errorf("no store here")
 	}
 	st, err := store.Open(root)

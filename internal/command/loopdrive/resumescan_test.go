@@ -2,11 +2,16 @@ package loopdrive
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/testsupport/otheruser"
 	"github.com/loopkit/loopkit/internal/testsupport/storetest"
 )
 
@@ -48,5 +53,39 @@ func TestInterruptedRunsReadsHeadsOnly(t *testing.T) {
 	allocs := testing.AllocsPerRun(3, func() { interruptedRuns(st.Root) })
 	if perRun := allocs / n; perRun > 100 {
 		t.Errorf("interruptedRuns allocates %.0f times per run, want at most 100 (run.json decoded whole?)", perRun)
+	}
+}
+
+// resumeChild, set, makes TestInterruptedRunsUnreachableStore the other
+// user's part of itself: it scans the store the variable names.
+const resumeChild = "LOOPKIT_RESUME_CHILD"
+
+// A remembered store behind a folder the user closed (chmod 000) was
+// skipped as "no store here" by loop resume --interrupted --all-stores:
+// its interrupted runs were never resumed, and nothing said why. Now the
+// warning names the folder and the chmod.
+func TestInterruptedRunsUnreachableStore(t *testing.T) {
+	if root := os.Getenv(resumeChild); root != "" {
+		_, err := interruptedRuns(root)
+		fmt.Printf("scan: %v\n", err)
+		return
+	}
+	ws := filepath.Join(otheruser.Reachable(t), "app")
+	if err := os.MkdirAll(filepath.Join(ws, ".loop", "runs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		if err := exec.Command("chown", "-R", "4242:4242", ws).Run(); err != nil {
+			t.Skip("cannot chown:", err)
+		}
+	}
+	if err := os.Chmod(ws, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(ws, 0o700) })
+	out := otheruser.Rerun(t, resumeChild+"="+filepath.Join(ws, ".loop"))
+	want := "scan: store " + ws + "/.loop cannot be reached: " + ws + " (mode 0000) does not let uid 4242 in: chmod u+rwx " + ws + "\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("as uid 4242:\n%s\nwant %q", out, want)
 	}
 }
