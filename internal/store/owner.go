@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -86,4 +88,22 @@ func barrier(root, path string) error {
 			root, p, fi.Mode().Perm(), userdir.Who(userdir.UID()), p)
 	}
 	return nil
+}
+
+// closedRun says why run id's folder cannot be read, and how it is read
+// again: another user's (a run an older loopkit resumed under sudo) is
+// given back with chown, one the user closed with chmod.
+func (s *Store) closedRun(id string, err error) error {
+	dir := s.RunDir(id)
+	if fi, lerr := os.Lstat(dir); lerr == nil {
+		if owner, ok := userdir.Owner(fi); ok && owner != userdir.UID() {
+			me := strconv.Itoa(userdir.UID())
+			if u, err := user.LookupId(me); err == nil && u.Username != "" {
+				me = u.Username
+			}
+			return fmt.Errorf("run %s cannot be read: %s belongs to %s, not to %s: give it back (sudo chown -R %s %s)",
+				id, dir, userdir.Who(owner), userdir.Who(userdir.UID()), me, dir)
+		}
+	}
+	return fmt.Errorf("run %s cannot be read: %w: chmod -R u+rwX %s", id, err, dir)
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -155,5 +156,42 @@ func TestStoreBehindOwnClosedFolder(t *testing.T) {
 	want := "store " + ws + "/.loop cannot be reached: " + ws + " (mode 0000) does not let uid 4242 in: chmod u+rwx " + ws
 	if got != want {
 		t.Errorf("as uid 4242: %s\nwant %s", got, want)
+	}
+}
+
+// runChild, set, makes TestRunOfRoot the other user's part of itself.
+const runChild = "LOOPKIT_RUN_CHILD"
+
+// A run of the user's store that root owns (resumed under sudo by an
+// older loopkit): "stat …/run.json: permission denied", naming neither
+// whose it is nor how to have it back. The line now says both, and a run
+// the user closed (chmod 000) is named with the chmod.
+func TestRunOfRoot(t *testing.T) {
+	if root := os.Getenv(runChild); root != "" {
+		st := &Store{Root: root}
+		fmt.Printf("root's: %v\nclosed: %v\n", st.FindRun("r"), st.FindRun("c"))
+		return
+	}
+	st := &Store{Root: filepath.Join(otheruser.Reachable(t), ".loop")}
+	for _, id := range []string{"r", "c"} {
+		if err := st.CreateRun(NewRun(id, id, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if os.Geteuid() == 0 {
+		if err := exec.Command("chown", "-R", "4242:4242", st.Root).Run(); err != nil {
+			t.Skip("cannot chown:", err)
+		}
+		os.Lchown(st.RunDir("r"), 0, 0)
+	}
+	os.Chmod(st.RunDir("c"), 0)
+	out := otheruser.Rerun(t, runChild+"="+st.Root)
+	for _, want := range []string{
+		"root's: run r cannot be read: " + st.RunDir("r") + " belongs to root (uid 0), not to uid 4242: give it back (sudo chown -R 4242 " + st.RunDir("r") + ")\n",
+		"closed: run c cannot be read: stat " + st.RunPath("c", RunFile) + ": permission denied: chmod -R u+rwX " + st.RunDir("c") + "\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("as uid 4242:\n%s\nwant %q", out, want)
+		}
 	}
 }

@@ -182,6 +182,9 @@ func (s *Store) readRunJSON(id string, v any) error {
 	if errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("%w: %s", ErrNoSuchRun, id)
 	}
+	if errors.Is(err, os.ErrPermission) {
+		return s.closedRun(id, fmt.Errorf("read %s: %w", path, err))
+	}
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}

@@ -345,6 +345,8 @@ func (s *Store) FindRun(id string) error {
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("%w: %s (store %s)", ErrNoSuchRun, id, s.Root)
+	case errors.Is(err, os.ErrPermission):
+		return s.closedRun(id, err)
 	case err != nil:
 		return fmt.Errorf("run %s cannot be read: %w", id, err)
 	case !fi.Mode().IsRegular():
