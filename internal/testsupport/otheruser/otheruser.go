@@ -3,6 +3,7 @@
 package otheruser
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,7 +60,9 @@ const ID = 4242
 
 // Reachable is a new folder every user may enter (the test's own
 // temporary folders are 0700): a place the other user's part of a test
-// (Rerun) can reach.
+// (Rerun) can reach. Folders a test narrowed in it (chmod 0) are opened
+// again before it is removed: without root (Rerun skipped) the removal
+// failed on them, and so did the test.
 func Reachable(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -68,6 +71,14 @@ func Reachable(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
+	t.Cleanup(func() { // before TempDir's removal, registered first
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if d != nil && d.IsDir() && d.Type()&fs.ModeSymlink == 0 {
+				os.Chmod(path, 0o700) // before WalkDir reads it
+			}
+			return nil
+		})
+	})
 	return dir
 }
 
