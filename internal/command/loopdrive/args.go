@@ -19,6 +19,7 @@ import (
 	"github.com/loopkit/loopkit/internal/procid"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/trust"
 	"github.com/loopkit/loopkit/internal/userdir"
 )
 
@@ -131,7 +132,7 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 	}
 	// a new run obeys the commands of a config file only when the person
 	// accepted it as it is (--trust-config accepts it now)
-	cfg, err := loadConfig(env, st, mode == "--new", mode == "--new" && driverFlag(args, "--trust-config", false) != "")
+	cfg, read, err := loadConfig(env, st, mode == "--new", mode == "--new" && driverFlag(args, "--trust-config", false) != "")
 	if err != nil {
 		return exitRecord(env, err)
 	}
@@ -143,6 +144,13 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 		fmt.Fprintf(env.Stderr, "loop: %v\n", err)
 		emit(env, "exit", fmt.Sprint(exitcode.Usage))
 		return cli.Silent(exitcode.Usage)
+	}
+	// a new run refused such a file above; a resume, which asks for no
+	// acceptance, keeps the clean at its end from deleting by it
+	if mode != "--new" {
+		if err := trust.Resumed(env, cfg, read); err != nil {
+			return exitRecord(env, err)
+		}
 	}
 	opts, err := readLine(mode, args, src)
 	var ue *driverargs.UsageError

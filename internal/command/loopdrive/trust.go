@@ -28,29 +28,31 @@ func configFiles(st *store.Store) [][2]string {
 // loadConfig reads the driver's config files once each, and with check
 // refuses one that names commands to run whose content the person never
 // accepted (exit 2, the commands shown); accept records them instead.
-func loadConfig(env *cli.Env, st *store.Store, check, accept bool) (cli.Config, error) {
-	cfg := cli.Config{}
+// It also gives each file's content by name (trust.Resumed).
+func loadConfig(env *cli.Env, st *store.Store, check, accept bool) (cli.Config, map[string][]byte, error) {
+	cfg, read := cli.Config{}, map[string][]byte{}
 	for _, f := range configFiles(st) {
 		data, err := trust.Read(f[0])
 		if errors.Is(err, fs.ErrNotExist) && f[1] == "" {
 			continue
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, cli.Usagef("config %s (--config or LOOP_CONFIG): no such file", f[0])
+			return nil, nil, cli.Usagef("config %s (--config or LOOP_CONFIG): no such file", f[0])
 		}
 		if err != nil {
-			return nil, cli.WithCode(exitcode.Usage, err) // trust.Read's, naming the config
+			return nil, nil, cli.WithCode(exitcode.Usage, err) // trust.Read's, naming the config
 		}
 		if err := cli.ParseConfig(f[0], data, cfg); err != nil {
-			return nil, cli.WithCode(exitcode.Usage, err)
+			return nil, nil, cli.WithCode(exitcode.Usage, err)
 		}
+		read[f[0]] = data
 		if check {
 			if err := trusted(env, f[0], data, accept); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
-	return cfg, nil
+	return cfg, read, nil
 }
 
 // trusted lets a config file's commands run only when its content was
