@@ -348,6 +348,9 @@ func (c Config) apply(p *flags.Parser, v reflect.Value) error {
 		if err == nil {
 			err = inChoices(f, p, fv)
 		}
+		if err == nil && f.Tag.Get("nonblank") != "" && strings.TrimSpace(fv.String()) == "" {
+			err = errors.New("must not be empty")
+		}
 		if err != nil {
 			return &ExitError{Code: exitcode.Usage, Err: &ConfigError{File: s.File, Line: s.Line, Key: key, Msg: err.Error()}}
 		}

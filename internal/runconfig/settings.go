@@ -105,19 +105,21 @@ type Settings struct {
 // and TestEveryConfigTagKnown checks both lists agree, ranges included,
 // and that `for` (who reads the key, for docs/cli.md) names each flag.
 // They are here so that the known keys are read from one place, and the
-// driver checks them when a run starts (cli.Config.Tools).
+// driver checks them when a run starts (cli.Config.Tools) as the command
+// would: range, choice (agent_format's are agent.Formats) and nonblank
+// tags say what the command checks in its own code.
 type Tools struct {
 	IdleTimeout        Duration `config:"idle_timeout" for:"loop-step --idle-timeout"`
 	AfterResultGrace   Duration `config:"after_result_grace" for:"loop-step --after-result-grace"`
-	AgentFormat        string   `config:"agent_format" for:"loop-step --format"`
+	AgentFormat        string   `config:"agent_format" choice:"auto|claude|codex|gemini|opencode|cursor|amp|copilot|text" for:"loop-step --format"`
 	MaxToolCalls       int      `config:"max_tool_calls" range:"1," for:"loop-step --max-tool-calls"`
 	Prices             string   `config:"prices" for:"loop-step --prices"`
-	CompletionMarker   string   `config:"completion_marker" for:"loop-step --completion-marker"`
+	CompletionMarker   string   `config:"completion_marker" nonblank:"1" for:"loop-step --completion-marker"`
 	ProgressMaxEntries int      `config:"progress_max_entries" range:"0,100000" for:"loop-step and loop-progress --max-entries"`
 	ProgressMaxChars   int      `config:"progress_max_chars" range:"0,10000000" for:"loop-step and loop-progress --max-chars"`
 	ProgressExcerpt    string   `config:"progress_excerpt" choice:"tail|failures" for:"loop-step and loop-progress --excerpt"`
 	InlineCapBytes     int      `config:"inline_cap_bytes" range:"0,67108864" for:"loop-validate, loop-record and loop-drive --inline-cap"`
-	MaxPatchBytes      int64    `config:"max_patch_bytes" for:"loop-record and loop-drive --max-patch-bytes"`
+	MaxPatchBytes      int64    `config:"max_patch_bytes" range:"1," for:"loop-record and loop-drive --max-patch-bytes"`
 	AutoClean          bool     `config:"auto_clean" for:"the clean as a run ends, by keep_last and keep_days (true, the default, or false)"`
 	KeepLast           int      `config:"keep_last" range:"0,1000000" for:"loop-clean --keep-last, and the clean as a run ends"`
 	KeepDays           int      `config:"keep_days" range:"0,36500" for:"loop-clean --keep-days, and the clean as a run ends"`

@@ -28,7 +28,7 @@ import (
 type Writing struct {
 	// InlineCap caps inline text; MaxPatchBytes caps changes.patch.
 	InlineCap     int   `long:"inline-cap" value-name:"BYTES" default:"1048576" range:"0,67108864" config:"inline_cap_bytes" description:"bytes of inline stdout/stderr kept in the record (the end)"`
-	MaxPatchBytes int64 `long:"max-patch-bytes" value-name:"BYTES" default:"10485760" config:"max_patch_bytes" description:"largest changes.patch kept; past it, a --stat summary"`
+	MaxPatchBytes int64 `long:"max-patch-bytes" value-name:"BYTES" default:"10485760" range:"1," config:"max_patch_bytes" description:"largest changes.patch kept; past it, a --stat summary"`
 	// Retention when a run ends, from config files only (loop-clean has
 	// the flags); Defaults sets them before the files are read.
 	AutoClean bool `config:"auto_clean"`
