@@ -24,7 +24,10 @@ type Settings struct {
 	Validate string   `json:"validate,omitempty" flag:"validate" arg:"'CMD'" env:"LOOP_VALIDATE" config:"verify_cmds" help:"validation, run with sh -c (config: verify_cmds)"`
 	Agent    []string `json:"agent,omitempty"`
 	Dir      string   `json:"dir,omitempty" flag:"dir" arg:"DIR" default:"." check:"dir" help:"workspace (default: the current directory)"`
-	Model    string   `json:"model,omitempty" flag:"model" arg:"M" env:"LOOP_MODEL" config:"model" nodash:"1" help:"model for the agent: claude/gemini/codex/opencode get their model flag (config model)"`
+	// ConfigFile is the --config/LOOP_CONFIG file the run started with:
+	// its resume reads it again, not the store's config alone.
+	ConfigFile string `json:"config_file,omitempty"`
+	Model      string `json:"model,omitempty" flag:"model" arg:"M" env:"LOOP_MODEL" config:"model" nodash:"1" help:"model for the agent: claude/gemini/codex/opencode get their model flag (config model)"`
 
 	// Bounds.
 	MaxIterations    int      `json:"max_iterations,omitempty" flag:"max-iterations" arg:"N" env:"LOOP_ITERATIONS" config:"iterations" alias:"max_iterations" default:"10" range:"1,1000000" help:"iterations before the run is stuck (default 10; config: iterations)"`

@@ -33,6 +33,9 @@ type holdOptions struct {
 	MaxDuration    runconfig.Duration
 	HasMaxDuration bool
 	Caps           map[string]string // --resume's new max_cost, max_tokens
+	// ConfigFile is the --config/LOOP_CONFIG file read ("" for none):
+	// a resume naming another one than its run's keeps it for the next.
+	ConfigFile string
 	// Settings are the run's, resolved and checked (--resume: from the
 	// environment and config, for the queue).
 	Settings runconfig.Settings
@@ -130,6 +133,18 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 		os.Setenv("LOOP_CONFIG", named)
 		args = withoutConfig(args)
 	}
+	if mode == "--resume" && named == "" && os.Getenv("LOOP_CONFIG") == "" {
+		// the run's settings came from that file: without it, the keys
+		// its commands read (inline_cap_bytes, keep_last, ...) would change
+		f, err := startedConfig(st, args)
+		if err != nil {
+			return exitRecord(env, err)
+		}
+		if f != "" {
+			named = f
+			os.Setenv("LOOP_CONFIG", named)
+		}
+	}
 	// a new run obeys the commands of a config file only when the person
 	// accepted it as it is (--trust-config accepts it now)
 	cfg, read, err := loadConfig(env, st, mode == "--new", mode == "--new" && driverFlag(args, "--trust-config", false) != "")
@@ -172,6 +187,12 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 		emit(env, "exit", "0")
 		return nil
 	}
+	if c := os.Getenv("LOOP_CONFIG"); c != "" {
+		opts.ConfigFile, _ = filepath.Abs(c) // kept for a resume
+		if opts.New {
+			opts.Settings.ConfigFile = opts.ConfigFile
+		}
+	}
 	if msg := runconfig.Unkept(st.Root); msg != "" {
 		return exitRecord(env, cli.Usagef("store %q: %s: move it, or set LOOP_STORE to another folder", st.Root, msg))
 	}
@@ -207,6 +228,26 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 	defer dropMade()
 	opts.Serve, opts.Driver = driver != 0, driver
 	return hold(env, st, opts)
+}
+
+// startedConfig is the --config/LOOP_CONFIG file the run a resume line
+// names started with ("" for none, or for a line or run said wrong later),
+// or an error when it is gone.
+func startedConfig(st *store.Store, args []string) (string, error) {
+	r, err := driverargs.ParseResume(args, driverargs.Sources{})
+	if err != nil || r.Run == "" || store.ValidRunID(r.Run) != nil {
+		return "", nil
+	}
+	run, err := st.ReadRun(r.Run)
+	if err != nil || run.Settings.ConfigFile == "" {
+		return "", nil
+	}
+	f := run.Settings.ConfigFile
+	if _, err := os.Lstat(f); errors.Is(err, os.ErrNotExist) {
+		return "", &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s started with config %s, which is gone", r.Run, f),
+			Hint: fmt.Sprintf("put it back, or name the config to read with '%s resume %s --config FILE'", driverargs.Prog(), r.Run)}
+	}
+	return f, nil
 }
 
 // madeForDriver is what this holder made for its driver (the config copy,

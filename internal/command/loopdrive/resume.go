@@ -134,6 +134,11 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 			}
 			msg += ", " + k + " " + opts.Caps[k]
 		}
+		config := opts.ConfigFile != "" && opts.ConfigFile != run.Settings.ConfigFile
+		if config {
+			run.Settings.ConfigFile = opts.ConfigFile
+			msg += ", config " + opts.ConfigFile
+		}
 		run.Settings.ResumedAfter = n
 		if run.Merge != nil && run.Merge.Status == record.MergeFailed { // its event stays
 			run.Merge = nil
@@ -151,9 +156,9 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 		h.endCatch()
 		return "", cli.Failf("%w", err)
 	}
-	if opts.MaxIterations > 0 || opts.HasMaxDuration || len(opts.Caps) > 0 { // the person's new bounds
+	if opts.MaxIterations > 0 || opts.HasMaxDuration || len(opts.Caps) > 0 || resumed.Settings.ConfigFile != run.Settings.ConfigFile { // the person's new bounds, or config
 		if err := runconfig.Keep(h.st.RunDir(id), &resumed.Settings); err != nil {
-			h.env.Log.Warn("the run's new bounds are not kept outside the workspace", "err", err)
+			h.env.Log.Warn("the run's new bounds or config are not kept outside the workspace", "err", err)
 		}
 	}
 	h.emit("note", fmt.Sprintf("resuming run %s after iteration %d", id, n)) // said by the driver, as its own lines
