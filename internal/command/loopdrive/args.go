@@ -47,21 +47,42 @@ type holdOptions struct {
 }
 
 // driverFlag is the value of one of the driver's own flags (before the
-// agent's argv): "1" for a switch that is there, "" when absent.
-func driverFlag(args []string, name string, takesValue bool) string {
-	for i, a := range args {
+// agent's argv), the last one given, as for every flag: "1" for a switch
+// that is there; given says whether it is there at all.
+func driverFlag(args []string, name string, takesValue bool) (val string, given bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		switch {
 		case a == "--":
-			return ""
+			return val, given
 		case !takesValue && a == name:
-			return "1"
-		case takesValue && a == name && i+1 < len(args):
-			return args[i+1]
+			val, given = "1", true
+		case takesValue && a == name:
+			val, given = "", true
+			if i+1 < len(args) {
+				i++
+				val = args[i]
+			}
 		case takesValue && strings.HasPrefix(a, name+"="):
-			return a[len(name)+1:]
+			val, given = a[len(name)+1:], true
 		}
 	}
-	return ""
+	return val, given
+}
+
+// trustFlag says whether the driver's own flags hold --trust-config.
+func trustFlag(args []string) bool {
+	_, given := driverFlag(args, "--trust-config", false)
+	return given
+}
+
+// usageLine says a command line the driver cannot read in one line (the
+// help would hide the message that matters), then has it exit 2.
+func usageLine(env *cli.Env, mode string, err error) error {
+	sub := map[string]string{"--new": "run", "--resume": "resume"}[mode]
+	fmt.Fprintf(env.Stderr, "loop: %v (see %s %s --help)\n", err, driverargs.Prog(), sub)
+	emit(env, "exit", fmt.Sprint(exitcode.Usage))
+	return cli.Silent(exitcode.Usage)
 }
 
 // withoutConfig drops --config FILE from the driver's own flags: it names
@@ -127,7 +148,10 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 	unset := callerUnset()
 	// --config FILE (seed 003) is the named config file, over LOOP_CONFIG;
 	// the driver's children read it too
-	named := driverFlag(args, "--config", true)
+	named, given := driverFlag(args, "--config", true)
+	if given && named == "" {
+		return usageLine(env, mode, errors.New("--config needs a value"))
+	}
 	if named != "" {
 		named, _ = filepath.Abs(named)
 		os.Setenv("LOOP_CONFIG", named)
@@ -147,7 +171,7 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 	}
 	// a new run obeys the commands of a config file only when the person
 	// accepted it as it is (--trust-config accepts it now)
-	cfg, read, err := loadConfig(env, st, mode == "--new", mode == "--new" && driverFlag(args, "--trust-config", false) != "")
+	cfg, read, err := loadConfig(env, st, mode == "--new", mode == "--new" && trustFlag(args))
 	if err != nil {
 		return exitRecord(env, err)
 	}
@@ -172,11 +196,7 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 	var se *runconfig.SettingError
 	switch {
 	case errors.As(err, &ue) || errors.As(err, &se):
-		// one line: the help would hide the message that matters
-		sub := map[string]string{"--new": "run", "--resume": "resume"}[mode]
-		fmt.Fprintf(env.Stderr, "loop: %v (see %s %s --help)\n", err, driverargs.Prog(), sub)
-		emit(env, "exit", fmt.Sprint(exitcode.Usage))
-		return cli.Silent(exitcode.Usage)
+		return usageLine(env, mode, err)
 	case err != nil:
 		return exitRecord(env, err)
 	case opts == nil && !driverargs.Driven(): // help, asked of loop-drive by a person

@@ -66,14 +66,21 @@ func TestReadLine(t *testing.T) {
 // settings are read; the agent's argv is left alone.
 func TestDriverFlags(t *testing.T) {
 	args := []string{"--config", "c.cfg", "--trust-config", "--", "agent", "--config", "x"}
-	if driverFlag(args, "--config", true) != "c.cfg" || driverFlag(args, "--trust-config", false) != "1" {
+	if v, _ := driverFlag(args, "--config", true); v != "c.cfg" || !trustFlag(args) {
 		t.Errorf("driverFlag misread %q", args)
 	}
 	if got := strings.Join(withoutConfig(args), " "); got != "--trust-config -- agent --config x" {
 		t.Errorf("withoutConfig = %q", got)
 	}
-	if driverFlag([]string{"--config=a", "--"}, "--config", true) != "a" || driverFlag([]string{"--", "--trust-config"}, "--trust-config", false) != "" {
+	if v, _ := driverFlag([]string{"--config=a", "--"}, "--config", true); v != "a" || trustFlag([]string{"--", "--trust-config"}) {
 		t.Errorf("driverFlag misread --config=a or the agent's flag")
+	}
+	// the last one wins, as for every flag; one without a value is given
+	if v, _ := driverFlag([]string{"--config", "a", "--config=b", "--config", "c"}, "--config", true); v != "c" {
+		t.Errorf("driverFlag took %q of three --config, want the last", v)
+	}
+	if v, given := driverFlag([]string{"--prompt", "p", "--config"}, "--config", true); v != "" || !given {
+		t.Errorf("driverFlag of a --config without a value: %q, %v", v, given)
 	}
 }
 
