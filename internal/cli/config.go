@@ -84,7 +84,7 @@ func ParseConfig(name string, data []byte, into Config) error {
 		if strings.HasPrefix(val, `"`) {
 			uq, err := strconv.Unquote(val)
 			if err != nil {
-				return &ConfigError{File: name, Line: n, Key: key, Msg: "bad quoted value"}
+				return &ConfigError{File: name, Line: n, Key: key, Msg: `bad quoted value: want "TEXT" in Go syntax (\" and \\ escaped), nothing after its closing quote`}
 			}
 			val = uq
 		}

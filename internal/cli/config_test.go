@@ -37,6 +37,15 @@ func TestParseConfig(t *testing.T) {
 			t.Fatalf("%q: err = %v", bad, err)
 		}
 	}
+	// a bad quote says what a quoted value is, with the fix
+	if err := ParseConfig("f.conf", []byte(`model="opus" # best`), Config{}); err == nil || !strings.Contains(err.Error(), `want "TEXT" in Go syntax`) {
+		t.Fatalf("a comment after a quoted value: %v", err)
+	}
+	// as docs/cli.md says: the last of a key given twice, a # after a value kept
+	twice := Config{}
+	if err := ParseConfig("f", []byte("model=a\nmodel=b # c\n"), twice); err != nil || twice["model"].Value != "b # c" || twice["model"].Line != 2 {
+		t.Fatalf("a key given twice: %v %+v", err, twice)
+	}
 }
 
 // --config/LOOP_CONFIG's file is over the store's config, whichever name
