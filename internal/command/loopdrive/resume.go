@@ -117,6 +117,7 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 	if err := h.lockLive(id); err != nil {
 		return "", err
 	}
+	unapplied(h.env, run, opts)
 	msg := fmt.Sprintf("resumed after iteration %d (was %s)", n, run.Status)
 	h.catchSignals() // it is running from here: the driver must hear of it
 	resumed, err := h.door.Resume(id, func(run *record.Run) (string, error) {
@@ -163,6 +164,37 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 	}
 	h.emit("note", fmt.Sprintf("resuming run %s after iteration %d", id, n)) // said by the driver, as its own lines
 	return id, h.announce(id)
+}
+
+// queueKeys are the settings a resume reads from the environment and
+// config as a new run does (the queue it waits in is now's); it keeps
+// every other setting its run started with.
+var queueKeys = []string{"max_concurrency", "max_runs_per_workspace", "queue_policy"}
+
+// unapplied warns about each LOOP_* variable of a run's setting that
+// says otherwise than the resumed run keeps: the resume does not apply
+// it, and a person who set it for this resume must hear so.
+func unapplied(env *cli.Env, run *record.Run, opts *holdOptions) {
+	given := map[string]bool{"max_iterations": opts.MaxIterations > 0, "max_duration": opts.HasMaxDuration}
+	for k := range opts.Caps {
+		given[k] = true
+	}
+	for _, f := range runconfig.Fields() {
+		v := os.Getenv(f.Env)
+		if f.Env == "" || v == "" || given[f.Key] || slices.Contains(queueKeys, f.Key) {
+			continue
+		}
+		var now runconfig.Settings
+		if now.Set(f.Key, v) != nil || now.Get(f.Key) == run.Settings.Get(f.Key) {
+			continue
+		}
+		fix := "start a new run to change it"
+		if slices.Contains([]string{"max_iterations", "max_duration", "max_cost", "max_tokens"}, f.Key) {
+			fix = "give " + f.Name() + " to the resume to change it"
+		}
+		env.Log.Warn(fmt.Sprintf("%s=%q not applied: the resumed run keeps the %s it started with (%q); %s",
+			f.Env, v, f.Key, run.Settings.Get(f.Key), fix))
+	}
 }
 
 // lockDriver takes the run's driver lock without waiting. A lock held by a
