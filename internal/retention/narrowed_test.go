@@ -39,6 +39,7 @@ func TestCleanNarrowedAndForeignFolders(t *testing.T) {
 		fmt.Printf("clean: %s\n", out)
 		return
 	}
+	otheruser.Rerunnable(t)
 	st := &store.Store{Root: filepath.Join(otheruser.Reachable(t), ".loop")}
 	if err := st.Init(); err != nil {
 		t.Fatal(err)

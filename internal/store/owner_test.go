@@ -172,6 +172,7 @@ func TestRunOfRoot(t *testing.T) {
 		fmt.Printf("root's: %v\nclosed: %v\n", st.FindRun("r"), st.FindRun("c"))
 		return
 	}
+	otheruser.Rerunnable(t)
 	st := &Store{Root: filepath.Join(otheruser.Reachable(t), ".loop")}
 	for _, id := range []string{"r", "c"} {
 		if err := st.CreateRun(NewRun(id, id, 1)); err != nil {

@@ -89,10 +89,7 @@ func Reachable(t *testing.T) string {
 // drop root for itself alone. Skipped unless root with setpriv.
 func Rerun(t *testing.T, env ...string) string {
 	t.Helper()
-	setpriv, err := exec.LookPath("setpriv")
-	if os.Geteuid() != 0 || err != nil {
-		t.Skip("needs root and setpriv to run as another user")
-	}
+	setpriv := Rerunnable(t)
 	bin := filepath.Join(Reachable(t), filepath.Base(os.Args[0]))
 	data, err := os.ReadFile(os.Args[0])
 	if err == nil {
@@ -110,4 +107,16 @@ func Rerun(t *testing.T, env ...string) string {
 		t.Fatalf("as uid %s: %v: %s", id, err, out)
 	}
 	return string(out)
+}
+
+// Rerunnable skips the test unless Rerun can run it as another user
+// (root, with setpriv): before a test narrows folders that the test's
+// own clean-up could not remove without root. It returns setpriv's path.
+func Rerunnable(t *testing.T) string {
+	t.Helper()
+	setpriv, err := exec.LookPath("setpriv")
+	if os.Geteuid() != 0 || err != nil {
+		t.Skip("needs root and setpriv to run as another user")
+	}
+	return setpriv
 }
