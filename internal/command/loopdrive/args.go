@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/driverargs"
 	"github.com/loopkit/loopkit/internal/exitcode"
@@ -121,7 +122,14 @@ func holdLine(env *cli.Env, mode string, args []string, driver int) error {
 	// said once per run, here: the commands under the driver say nothing
 	cfg.WarnUnknown(env)
 	// the keys the commands read for themselves are checked now too
-	if _, err := cfg.Tools(); err != nil {
+	t, err := cfg.Tools()
+	if s := cfg["prices"]; err == nil && t.Prices != "" {
+		// read as loop-step reads it at each step (from this directory)
+		if _, perr := agent.LoadPrices(t.Prices); perr != nil {
+			err = &cli.ConfigError{File: s.File, Line: s.Line, Key: "prices", Msg: perr.Error()}
+		}
+	}
+	if err != nil {
 		fmt.Fprintf(env.Stderr, "loop: %v\n", err)
 		emit(env, "exit", fmt.Sprint(exitcode.Usage))
 		return cli.Silent(exitcode.Usage)

@@ -43,7 +43,7 @@ type stepRun struct {
 	// the work tree (the agent may start), based when it is done.
 	staged, based chan struct{}
 	// prices is --prices' table, nil without it.
-	prices map[string]price
+	prices agent.Prices
 	// planPath is --plan made absolute; tasksBefore its boxes before the step.
 	planPath    string
 	tasksBefore plan.Tasks

@@ -60,7 +60,7 @@ func (s *stepRun) record(out *outcome) *record.Step {
 	if rec.CostUSD != nil {
 		src = costReported
 	} else if s.prices != nil {
-		if c, ok := estimate(s.prices, p.Model, out.usage); ok {
+		if c, ok := s.prices.Estimate(p.Model, out.usage); ok {
 			rec.CostUSD, src = &c, costEstimated
 		}
 	}

@@ -122,7 +122,7 @@ func run(env *cli.Env) error {
 		s.transcriptsFlag = o.IsSet() && !o.IsSetDefault()
 	}
 	if opts.Prices != "" {
-		if s.prices, err = loadPrices(opts.Prices); err != nil {
+		if s.prices, err = agent.LoadPrices(opts.Prices); err != nil {
 			return env.UsageError("--prices %v", err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/record"
 )
 
@@ -142,17 +143,17 @@ func TestPricesFileHostile(t *testing.T) {
 	os.Symlink(good, link)
 	for _, p := range []string{fifo, link, "/dev/zero"} {
 		done := make(chan error, 1)
-		go func() { _, err := loadPrices(p); done <- err }()
+		go func() { _, err := agent.LoadPrices(p); done <- err }()
 		select {
 		case err := <-done:
 			if err == nil || !strings.Contains(err.Error(), p) {
-				t.Errorf("loadPrices(%s) = %v, want a refusal naming it", p, err)
+				t.Errorf("agent.LoadPrices(%s) = %v, want a refusal naming it", p, err)
 			}
 		case <-time.After(10 * time.Second):
-			t.Fatalf("loadPrices(%s) still reading", p)
+			t.Fatalf("agent.LoadPrices(%s) still reading", p)
 		}
 	}
-	if _, err := loadPrices(good); err != nil {
+	if _, err := agent.LoadPrices(good); err != nil {
 		t.Errorf("a plain table: %v", err)
 	}
 }
