@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
+	"github.com/loopkit/loopkit/internal/quote"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/safefile"
@@ -158,7 +158,7 @@ func Remove(id string, ds []string) error {
 		}
 		root.Close()
 	}
-	return joinErrs(errs)
+	return quote.Errors(errs)
 }
 
 // Write brings every copy the run's settings ask for up to date with the
@@ -195,26 +195,5 @@ func write(st *store.Store, run *record.Run, full bool) error {
 		try("global_log_dir", cmp.Or(set.GlobalLogDir, DefaultGlobalLogDir()), writeLogDir)
 	}
 	try("artifact_dir", set.ArtifactDir, writeArtifactDir)
-	return joinErrs(errs)
+	return quote.Errors(errs)
 }
-
-// joinErrs is errors.Join said in one line: the recorder's warning of a
-// copy not up to date printed errors.Join's newlines as a literal \n.
-func joinErrs(errs []error) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return joined(errs)
-}
-
-type joined []error
-
-func (j joined) Error() string {
-	msgs := make([]string, len(j))
-	for i, err := range j {
-		msgs[i] = err.Error()
-	}
-	return strings.Join(msgs, "; ")
-}
-
-func (j joined) Unwrap() []error { return j }

@@ -6,7 +6,6 @@ package merge
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/gitrun"
+	"github.com/loopkit/loopkit/internal/quote"
 )
 
 // Strategies.
@@ -224,7 +224,7 @@ func undo(p, prev, target string, created bool, cause error) error {
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%w (and undoing it failed: %v)", cause, errors.Join(errs...))
+		return fmt.Errorf("%w (and undoing it failed: %v)", cause, quote.Errors(errs))
 	}
 	return cause
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/loopkit/loopkit/internal/quote"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/store"
 )
@@ -36,7 +37,7 @@ func (s *Session) deliver(ctx context.Context, m RunMarks, sent func(RunMarks) e
 	if err != nil {
 		if reached != nil {
 			if serr := sent(*reached); serr != nil {
-				return errors.Join(err, serr)
+				return quote.Errors([]error{err, serr})
 			}
 		}
 		return err

@@ -112,11 +112,11 @@ func cleanRuns(st *store.Store, o Options, emit func(Decision) error, rep *Repor
 			o.Log.Info("tombstones of a killed clean would be finished", "count", len(tombs), "bytes", rep.Freed)
 		}
 	} else {
-		n, freed, err := del.FinishTombstones()
+		n, failed, freed, err := del.FinishTombstones()
 		rep.Tombstones, rep.Freed = n, rep.Freed+freed
 		if err != nil {
 			// left for the next clean; the policy still applies to the rest
-			rep.Failed++
+			rep.Failed += failed
 			o.Log.Error("a deleted run's tombstone was not removed", "err", err)
 		}
 		if n > 0 {

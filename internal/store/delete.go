@@ -16,6 +16,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/procid"
+	"github.com/loopkit/loopkit/internal/quote"
 	"github.com/loopkit/loopkit/internal/userdir"
 )
 
@@ -283,15 +284,14 @@ func (d *Deleter) Tombstones() ([]string, error) {
 }
 
 // FinishTombstones removes the tombstones a killed clean left behind and
-// returns how many and the bytes freed, and what kept the others: one
-// that cannot go (another user's folder in it) is no reason to leave the
-// rest, nor to stop the clean.
-func (d *Deleter) FinishTombstones() (int, int64, error) {
+// returns how many went and how many did not, the bytes freed, and what
+// kept the others, on one line: one that cannot go (another user's
+// folder in it) is no reason to leave the rest, nor to stop the clean.
+func (d *Deleter) FinishTombstones() (done, failed int, freed int64, err error) {
 	tombs, err := d.Tombstones()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	var freed int64
 	var errs []error
 	for _, t := range tombs {
 		n, err := d.finish(t)
@@ -300,7 +300,7 @@ func (d *Deleter) FinishTombstones() (int, int64, error) {
 			errs = append(errs, err)
 		}
 	}
-	return len(tombs) - len(errs), freed, errors.Join(errs...)
+	return len(tombs) - len(errs), len(errs), freed, quote.Errors(errs)
 }
 
 // forget removes what the state directory keeps of the run a tombstone

@@ -87,7 +87,7 @@ func TestDeleteWhereTheRunCannotMove(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(s.RunsDir(), TombPrefix+"new-1"), DirMode); err != nil {
 		t.Fatal(err)
 	}
-	if n, _, err := d.FinishTombstones(); err != nil || n != 2 {
+	if n, _, _, err := d.FinishTombstones(); err != nil || n != 2 {
 		t.Fatalf("finish: %d, %v", n, err)
 	}
 	names, _ := os.ReadDir(s.RunsDir())
