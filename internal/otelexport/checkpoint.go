@@ -119,12 +119,13 @@ func (c *Checkpoint) Save() error {
 // it ever sent, long after loop-clean had removed them, and rewrote them
 // all at each save. A run made again under its id starts over anyway.
 func (c *Checkpoint) forgetGone(root string) {
+	runs := (&store.Store{Root: root}).RunsDir()
 	for id := range c.Runs {
 		if store.ValidRunID(id) != nil {
 			delete(c.Runs, id)
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join((&store.Store{Root: root}).RunsDir(), id)); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Lstat(filepath.Join(runs, id)); errors.Is(err, os.ErrNotExist) {
 			delete(c.Runs, id)
 		}
 	}

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/user"
 	"path/filepath"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -97,12 +95,8 @@ func (s *Store) closedRun(id string, err error) error {
 	dir := s.RunDir(id)
 	if fi, lerr := os.Lstat(dir); lerr == nil {
 		if owner, ok := userdir.Owner(fi); ok && owner != userdir.UID() {
-			me := strconv.Itoa(userdir.UID())
-			if u, err := user.LookupId(me); err == nil && u.Username != "" {
-				me = u.Username
-			}
 			return fmt.Errorf("run %s cannot be read: %s belongs to %s, not to %s: give it back (sudo chown -R %s %s)",
-				id, dir, userdir.Who(owner), userdir.Who(userdir.UID()), me, dir)
+				id, dir, userdir.Who(owner), userdir.Who(userdir.UID()), userdir.Name(userdir.UID()), dir)
 		}
 	}
 	return fmt.Errorf("run %s cannot be read: %w: chmod -R u+rwX %s", id, err, dir)

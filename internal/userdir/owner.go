@@ -51,10 +51,19 @@ func theirs(path string, owner int) error {
 
 // Who is "NAME (uid N)", or "uid N" when no name is known.
 func Who(id int) string {
-	if u, err := user.LookupId(strconv.Itoa(id)); err == nil && u.Username != "" {
-		return u.Username + " (uid " + strconv.Itoa(id) + ")"
+	if name := Name(id); name != strconv.Itoa(id) {
+		return name + " (uid " + strconv.Itoa(id) + ")"
 	}
 	return "uid " + strconv.Itoa(id)
+}
+
+// Name is user id's login name, or the number when none is known (a uid
+// with no passwd entry, in a container): what chown and sudo -u take.
+func Name(id int) string {
+	if u, err := user.LookupId(strconv.Itoa(id)); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return strconv.Itoa(id)
 }
 
 // ownAncestor checks that the nearest existing folder above dir is this
