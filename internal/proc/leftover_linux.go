@@ -28,6 +28,9 @@ func KillLeftovers(grace time.Duration, group int) int {
 	if grace <= 0 {
 		grace = time.Second
 	}
+	if !hasChildren() {
+		return 0
+	}
 	for deadline := time.Now().Add(grace); time.Now().Before(deadline); {
 		kids := children()
 		if len(kids) == 0 {
@@ -54,6 +57,21 @@ func KillLeftovers(grace time.Duration, group int) int {
 		}
 	}
 	return n
+}
+
+// hasChildren tells whether this process has a child, running or not yet
+// reaped (waitid with WNOWAIT reaps none), without reading /proc: the
+// /proc/self/task entries children reads cost its parent about 1 ms of
+// CPU when it reaps this process (the kernel walks them), every step.
+func hasChildren() bool {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		return err != unix.ECHILD
+	}
 }
 
 // children are this process's children, from every thread's list.

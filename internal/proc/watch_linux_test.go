@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("PROC_STOP_HELPER"); dir != "" {
 		stopHelper(dir)
 	}
+	if os.Getenv("PROC_LEFTOVER_HELPER") != "" {
+		leftoverHelper()
+	}
 	if os.Getenv("PROC_CPU_HELPER") != "" {
 		cpuHelper()
 	}
