@@ -82,7 +82,7 @@ func DiskHint(err error) string {
 	msg := strings.ToLower(err.Error())
 	switch {
 	case errors.Is(err, syscall.ENOSPC) || strings.Contains(msg, "no space left on device"):
-		return "the disk is full: free space on it"
+		return noSpaceHint(err)
 	case errors.Is(err, syscall.EDQUOT) || strings.Contains(msg, "disk quota exceeded"):
 		return "the disk quota is used up: free space or raise the quota"
 	case errors.Is(err, syscall.EROFS) || strings.Contains(msg, "read-only file system"):

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loopkit/loopkit/internal/exitcode"
+	"golang.org/x/sys/unix"
 )
 
 // An inner code survives a wrapper: Failf with %w keeps a usage error a
@@ -154,6 +155,37 @@ func TestDiskHint(t *testing.T) {
 		got := DiskHint(c.err)
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("DiskHint(%v) = %q, want one saying %q", c.err, got, c.want)
+		}
+	}
+}
+
+// A file system out of inodes refuses a write with ENOSPC while df shows
+// it half empty: the hint names inodes and df -i, for the error's path or
+// the one git's message names, and the disk only when bytes ran out.
+func TestDiskHintInodes(t *testing.T) {
+	dir := t.TempDir()
+	top := mountOf(dir) // what df -i lists
+	var counts unix.Statfs_t
+	var asked string
+	old := statfs
+	statfs = func(path string, st *unix.Statfs_t) error { asked, *st = path, counts; return nil }
+	t.Cleanup(func() { statfs = old })
+	inodes := unix.Statfs_t{Files: 64, Ffree: 3, Blocks: 512, Bfree: 480, Bavail: 480}
+	bytes := unix.Statfs_t{Files: 1 << 20, Ffree: 1 << 19, Blocks: 512, Bfree: 0, Bavail: 0}
+	for _, c := range []struct {
+		err    error
+		counts unix.Statfs_t
+		want   string
+	}{
+		{&os.PathError{Op: "open", Path: dir + "/runs/r/iterations/002/agent.stderr", Err: syscall.ENOSPC}, inodes, "the file system of " + top + " has no free inodes left (df -i " + top + ")"},
+		{fmt.Errorf("git add -A -- .: exit status 128: fatal: Unable to create '%s/x.git/index.lock': No space left on device", dir), inodes, "no free inodes left (df -i " + top + ")"},
+		{errors.New("mkdir " + dir + "/git/objects/f6: no space left on device"), inodes, "no free inodes"},
+		{&os.PathError{Op: "write", Path: dir + "/run.json", Err: syscall.ENOSPC}, bytes, "the disk is full: free space on it"},
+		{&os.PathError{Op: "write", Path: "run.json", Err: syscall.ENOSPC}, inodes, "the disk is full: free space on it"},
+	} {
+		counts, asked = c.counts, ""
+		if got := DiskHint(c.err); !strings.Contains(got, c.want) {
+			t.Errorf("DiskHint(%v) = %q (statfs of %q), want one saying %q", c.err, got, asked, c.want)
 		}
 	}
 }

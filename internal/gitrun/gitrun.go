@@ -165,9 +165,27 @@ func (c Cmd) Run(args ...string) ([]byte, error) {
 		if len(bytes.TrimSpace(msg)) == 0 {
 			msg = stdout.Bytes()
 		}
-		return stdout.Bytes(), Error(args, err, msg)
+		err = Error(args, err, msg)
+		if de, ok := err.(*diskError); ok {
+			de.where = c.writes()
+		}
+		return stdout.Bytes(), err
 	}
 	return stdout.Bytes(), nil
+}
+
+// writes is where git writes: the objects or git directory the
+// environment names, else the work tree. git's "unable to create
+// temporary file" names no path, and the fix depends on that file system.
+func (c Cmd) writes() string {
+	for _, k := range []string{"GIT_OBJECT_DIRECTORY=", "GIT_DIR=", "GIT_INDEX_FILE="} {
+		for _, kv := range c.Env {
+			if v, ok := strings.CutPrefix(kv, k); ok && v != "" {
+				return v
+			}
+		}
+	}
+	return c.Dir
 }
 
 // Error is git's failure as one line. When git says the disk refused a
@@ -196,7 +214,12 @@ func Error(args []string, err error, stderr []byte) error {
 type diskError struct {
 	err   error
 	errno syscall.Errno
+	where string // Cmd.writes, when known
 }
 
 func (e *diskError) Error() string { return e.err.Error() }
+
+// Where is the folder git was writing in ("" when unknown): its file
+// system is the one that refused (cli's hint statfs's it).
+func (e *diskError) Where() string { return e.where }
 func (e *diskError) Unwrap() error { return e.errno }

@@ -418,3 +418,20 @@ func TestErrorFileSizeSignal(t *testing.T) {
 		t.Fatalf("%v: want EFBIG wrapped", err)
 	}
 }
+
+// git's "unable to create temporary file" names no path: the refused
+// write says where git was writing, so the hint can look at that file
+// system (out of inodes, or of bytes).
+func TestDiskRefusedSaysWhere(t *testing.T) {
+	bin, gitDir := t.TempDir(), t.TempDir()
+	fake := "#!/bin/sh\necho 'error: unable to create temporary file: No space left on device' >&2\nexit 128\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	_, err := Cmd{Env: []string{"GIT_DIR=" + gitDir}}.Run("write-tree")
+	var where interface{ Where() string }
+	if !errors.Is(err, syscall.ENOSPC) || !errors.As(err, &where) || where.Where() != gitDir {
+		t.Fatalf("%v: want ENOSPC and where git wrote (%s)", err, gitDir)
+	}
+}
