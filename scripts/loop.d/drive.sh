@@ -102,7 +102,7 @@ hold() {
       status) echo "$v" 2>/dev/null; log "run ${RUN:-} already $v" ;;
       warning) log "warning: $v" ;;
       note) log "$v" ;;
-      exit) exit "$v" ;;
+      exit) trap - EXIT; exit "$v" ;; # the holder removed tmp and runconfig: rm would fork beside its threads (pids.max: 15 s, exit 254)
       signal) [ -n "$SIGNALED" ] || { SIGNALED=$v; SIGCODE=$((128 + $(kill -l "$v"))); }; break ;; # caught as it made the run
       ready) break ;;
     esac
