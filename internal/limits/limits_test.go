@@ -62,3 +62,40 @@ func TestOOMKillsOfCgroup(t *testing.T) {
 		t.Errorf("memory.events: %d, want the cgroup's 2", n)
 	}
 }
+
+// A command forking to a container's pids.max is told as that limit: the
+// pids.events max count of the process's cgroup (v2) or of its v1 pids
+// hierarchy, or of a parent holding the limit, grew while it ran.
+func TestForksRefused(t *testing.T) {
+	dir := t.TempDir()
+	defer func(p, c string) { procCgroup, cgroupRoot = p, c }(procCgroup, cgroupRoot)
+	procCgroup, cgroupRoot = filepath.Join(dir, "cgroup"), filepath.Join(dir, "fs")
+	for _, c := range []struct{ cgroup, limited string }{
+		{"0::/box/agent\n", "box/agent"},
+		{"0::/box/agent\n", "box"},
+		{"9:name=systemd:/\n8:pids:/box\n0::/\n", "pids/box"},
+		{"8:cpu,pids:/box/in\n0::/\n", "cpu,pids/box"},
+	} {
+		os.RemoveAll(cgroupRoot)
+		os.WriteFile(procCgroup, []byte(c.cgroup), 0o600)
+		limited := filepath.Join(cgroupRoot, c.limited)
+		os.MkdirAll(filepath.Join(cgroupRoot, "box", "agent"), 0o700)
+		os.MkdirAll(filepath.Join(cgroupRoot, "pids", "box"), 0o700)
+		os.MkdirAll(filepath.Join(cgroupRoot, "cpu,pids", "box", "in"), 0o700)
+		os.WriteFile(filepath.Join(limited, "pids.max"), []byte("40\n"), 0o600)
+		os.WriteFile(filepath.Join(limited, "pids.events"), []byte("max 2\n"), 0o600)
+		forks := CountForks()
+		if got := forks.Refused(); got != "" {
+			t.Errorf("%q: %q before any fork was refused", c.cgroup, got)
+		}
+		os.WriteFile(filepath.Join(limited, "pids.events"), []byte("max 5\n"), 0o600)
+		want := "the process limit (pids.max 40 in " + limited + ") refused its forks: end what it leaves running, or raise it"
+		if got := forks.Refused(); got != want {
+			t.Errorf("%q: %q, want %q", c.cgroup, got, want)
+		}
+	}
+	os.WriteFile(procCgroup, []byte("0::/\n"), 0o600)
+	if f := CountForks(); f.Refused() != "" {
+		t.Errorf("no pids cgroup: %v", f)
+	}
+}

@@ -82,7 +82,10 @@ type Result struct {
 	// StrayWriter is set when a process that left the group (a setsid
 	// daemon) may still write a spool file after the child ended: keep
 	// exactly StdoutBytes and StderrBytes of it, never the file as it grows.
-	StrayWriter    bool
+	StrayWriter bool
+	// ForksRefused, when set, says the process limit refused forks while
+	// the command ran, with the fix: its exit status (bash's 254) does not.
+	ForksRefused   string
 	Started, Ended time.Time
 	PID            int
 }
@@ -170,6 +173,7 @@ func Run(spec Spec) (*Result, error) {
 	started := make(chan error, 1)
 	done := make(chan waited, 1)
 	ooms := limits.OOMKills() // an increase by its end may name a SIGKILL
+	forks := limits.CountForks()
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
@@ -263,6 +267,7 @@ loop:
 	errs.wait(spec.Grace)
 
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	res.ForksRefused = forks.Refused()
 	switch {
 	case res.IdleTimedOut:
 		res.ExitCode, res.StatusCode = -1, 124

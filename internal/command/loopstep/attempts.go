@@ -322,6 +322,9 @@ func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
 	if err == nil && res.CutByFileSize() != "" {
 		s.env.Log.Warn("the agent: " + res.CutByFileSize())
 	}
+	if err == nil && res.ForksRefused != "" {
+		s.env.Log.Warn("the agent: " + res.ForksRefused)
+	}
 	pw.Close()
 	p := <-done
 	if err != nil {

@@ -186,6 +186,9 @@ func run(env *cli.Env) error {
 	if cut := res.CutByFileSize(); cut != "" {
 		env.Log.Warn("the validation: " + cut)
 	}
+	if res.ForksRefused != "" {
+		env.Log.Warn("the validation: " + res.ForksRefused)
+	}
 	rec := toRecord(res, command, dir, outPath, errPath)
 	if !res.TimedOut && res.Signal == "" {
 		rec.CannotRun = cannotRun(res.ExitCode, rec.Stderr, dir)
