@@ -193,7 +193,11 @@ func (c Cmd) writes() string {
 // errno, so a caller tells a full disk from a repository git cannot read.
 func Error(args []string, err error, stderr []byte) error {
 	msg := strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(stderr)), "\n", " ; ")), " ")
-	e := fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, msg) // a start's errno (EMFILE, EAGAIN) stays
+	e := fmt.Errorf("git %s: %w", strings.Join(args, " "), err) // a start's errno (EMFILE, EAGAIN) stays
+	// a git that never started said nothing: no dangling ": "
+	if msg != "" {
+		e = fmt.Errorf("%w: %s", e, msg)
+	}
 	// killed writing past ulimit -f, before it could say so
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

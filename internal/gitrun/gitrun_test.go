@@ -406,6 +406,9 @@ func TestErrorStartFailure(t *testing.T) {
 		if !errors.Is(err, start.(interface{ Unwrap() error }).Unwrap()) {
 			t.Errorf("%v: %v, want its errno wrapped", start, err)
 		}
+		if strings.HasSuffix(err.Error(), ": ") {
+			t.Errorf("%v: %q ends on a dangling colon: git said nothing", start, err)
+		}
 	}
 }
 
