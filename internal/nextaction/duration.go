@@ -91,11 +91,7 @@ func StartBounds(set *runconfig.Settings) string {
 // FoldDriven checkpoints the working time in a run's settings: driven_ms
 // becomes the count up to now, and driven_at now. The decision that stops
 // the run calls it, last.
-func FoldDriven(set *runconfig.Settings, now time.Time) {
-	in := &Input{Run: &record.Run{Settings: *set}, Now: now}
-	set.DrivenMS = in.Driven().Milliseconds()
-	set.DrivenAt = now.UnixMilli()
-}
+func FoldDriven(set *runconfig.Settings, now time.Time) { set.Fold(now) }
 
 // FoldWorked is the holder's checkpoint: it adds what it measured on the
 // monotonic clock since its last one (worked), so a jump of the wall clock

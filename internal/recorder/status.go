@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/loopkit/loopkit/internal/artifacts"
 	"github.com/loopkit/loopkit/internal/record"
@@ -111,6 +112,7 @@ func (r *Recorder) SetStatusIf(id, status, message, rule string, allowed func(ru
 			}
 		}
 		now := r.nowMs()
+		r.foldDriven(run, status, now)
 		run.Status = status
 		switch status {
 		case record.RunStuck:
@@ -150,6 +152,18 @@ func (r *Recorder) SetStatusIf(id, status, message, rule string, allowed func(ru
 		return same, err
 	}
 	return run, err
+}
+
+// foldDriven saves the working time of the driver that holds a run being
+// stopped (paused, canceled, ended): its holder saves it only every 10 s
+// and dies with the driver, so a driver stopped sooner counted nothing
+// towards --max-duration (loop_duration_short_drives).
+func (r *Recorder) foldDriven(run *record.Run, status string, now int64) {
+	if (run.Status != record.RunRunning && run.Status != record.RunPaused) ||
+		status == record.RunRunning || status == record.RunQueued || !r.St.Held(run.RunID) {
+		return
+	}
+	run.Settings.Fold(time.UnixMilli(now))
 }
 
 // CompletionMode is what decided a run's completion (RUN_COMPLETED's

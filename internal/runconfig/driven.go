@@ -18,6 +18,17 @@ func (s *Settings) Driven(now time.Time) time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
+// Fold checkpoints the working time: driven_ms becomes the count up to
+// now, and driven_at now. A run no driver works on (driven_at unset) gains
+// nothing.
+func (s *Settings) Fold(now time.Time) {
+	if s.DrivenAt == 0 || now.IsZero() {
+		return
+	}
+	s.DrivenMS = s.Driven(now).Milliseconds()
+	s.DrivenAt = now.UnixMilli()
+}
+
 // Deadline is when a step and its validation must end under
 // --max-duration: what is left of it plus the grace, from now; false
 // without a cap.

@@ -192,6 +192,9 @@ func (d *Door) change(id string, ev func(run *record.Run) (record.Event, error))
 			return err
 		}
 		run.Status = record.RunRunning
+		// counted from when the holder starts working (driven_at), not from
+		// a checkpoint a killed driver left
+		run.Settings.DrivenAt = 0
 		e.TS, e.RunID, e.Status, reason = time.Now().UnixMilli(), id, record.RunRunning, e.Message
 		return d.Rec.AppendEvent(e)
 	})

@@ -229,8 +229,9 @@ func decideAfter(env *cli.Env, st *store.Store, id string, attempt *record.Agent
 	if a.Rule == nextaction.RuleInternalError {
 		env.Log.Error("could not decide the next action", "err", strings.TrimPrefix(a.Reason, "internal error: "))
 	}
-	if a.Kind == nextaction.Stop && in.Run.Status == record.RunRunning {
-		// the run's last working time, exact: the holder saves it only now and then
+	if a.Kind == nextaction.Stop && (in.Run.Status == record.RunRunning || in.Driver) {
+		// the run's last working time, exact: the holder saves it only now
+		// and then (a paused run's driver works until this stop too)
 		r := runstate.Plain(st, env.Log).Rec
 		if _, err := r.Update(id, func(run *record.Run) error {
 			nextaction.FoldDriven(&run.Settings, in.Now)
