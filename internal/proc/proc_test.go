@@ -2,8 +2,10 @@ package proc
 
 import (
 	"bytes"
+	"errors"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -218,6 +220,13 @@ func TestStartFailureUnderLimit(t *testing.T) {
 	want := "cannot start claude: resource temporarily unavailable: no process could be started: the process limit (ulimit -u"
 	if res.Err == nil || !strings.HasPrefix(res.Err.Error(), want) {
 		t.Fatalf("err %v, want %q...", res.Err, want)
+	}
+	// the machine's limit, which a resume gets past: not "not found"
+	if !res.StartLimited() || !errors.Is(res.Err, syscall.EAGAIN) {
+		t.Errorf("%v: not a start the limit refused, with its errno", res.Err)
+	}
+	if gone := startFailure(&Result{}, Spec{Args: []string{"claude"}}, exec.ErrNotFound); gone.StartLimited() {
+		t.Errorf("%v: a command not found is no limit", gone.Err)
 	}
 }
 

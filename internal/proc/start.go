@@ -47,7 +47,7 @@ func startFailure(res *Result, spec Spec, err error) *Result {
 	} else {
 		res.Err = fmt.Errorf("command not found: %s", spec.Args[0])
 		if hint := limits.Hint(err); hint != "" { // fork's EAGAIN: the process limit, say
-			res.Err = fmt.Errorf("cannot start %s: %v: %s", spec.Args[0], unwrapPath(err), hint)
+			res.Err = &startError{fmt.Sprintf("cannot start %s: %v: %s", spec.Args[0], unwrapPath(err), hint), err}
 		} else if !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, fs.ErrNotExist) {
 			res.Err = fmt.Errorf("cannot start %s: %v", spec.Args[0], unwrapPath(err))
 		}
@@ -61,6 +61,24 @@ func startFailure(res *Result, spec Spec, err error) *Result {
 		}
 	}
 	return res
+}
+
+// startError is a start a limit refused; it wraps the start's error, so
+// the hint (cli.DiskHint) names the limit again for the driver.
+type startError struct {
+	msg string
+	err error
+}
+
+func (e *startError) Error() string { return e.msg }
+func (e *startError) Unwrap() error { return e.err }
+
+// StartLimited says the command could not start for want of a file or a
+// process (ulimit -n, ulimit -u, pids.max): the machine's limit, which a
+// resume gets past, not a command that is not there (127) and never will.
+func (r *Result) StartLimited() bool {
+	var se *startError
+	return r.PID == 0 && errors.As(r.Err, &se)
 }
 
 func unwrapPath(err error) error {

@@ -216,6 +216,10 @@ func (s *stepRun) attempts() (*outcome, error) {
 		if err != nil {
 			return nil, err
 		}
+		if res.StartLimited() {
+			// no record: a step marked not found would fail the run for good
+			return nil, res.Err
+		}
 		out.attempts++
 		if out.first.IsZero() {
 			out.first = res.Started

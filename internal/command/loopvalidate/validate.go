@@ -180,6 +180,9 @@ func run(env *cli.Env) error {
 	if n := proc.KillLeftovers(spec.Grace, res.Group()); n > 0 { // what left the group (setsid)
 		env.Log.Warn("the validation left processes running outside its group: killed", "count", n)
 	}
+	if err == nil && res.StartLimited() {
+		err = res.Err // the machine's limit: no record of a validation that cannot run (127)
+	}
 	if err != nil {
 		return cli.Failf("%w", err)
 	}
