@@ -141,6 +141,11 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 			msg += ", config " + opts.ConfigFile
 		}
 		run.Settings.ResumedAfter = n
+		if run.Status == record.RunStuck && run.Watchdog != nil {
+			// the person chose to go on: the watchdog judges the new
+			// iterations, as after a rewrite, not the ones it stopped on
+			run.Watchdog.Since = max(run.Watchdog.Since, n)
+		}
 		if run.Merge != nil && run.Merge.Status == record.MergeFailed { // its event stays
 			run.Merge = nil
 			msg += ", the merge to be tried again"
