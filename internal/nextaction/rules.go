@@ -268,7 +268,8 @@ var deniedHints = map[string]string{
 
 // validationCannotRun: the last validation could not start its command
 // (126/127, and the shell said so: loop-validate's cannot_run, in any
-// language, or an older record's "not found" or "permission denied"): every
+// language, or an older record's "not found" or "permission denied"; or
+// it never started, with no sh to say so): every
 // further agent call would be paid for nothing, and a rewritten prompt
 // cannot help. A resume gives a person's fix its chance.
 func validationCannotRun(in *Input) (Action, bool) {
@@ -277,6 +278,9 @@ func validationCannotRun(in *Input) (Action, bool) {
 		return Action{}, false
 	}
 	it := since[len(since)-1]
+	if it.ExitCode == -1 && it.ValidationCannotRun && it.Error != nil { // it never started: no sh to run it, say
+		return stop(record.RunFailed, "validation cannot run: "+headChars(*it.Error, WhyChars)), true
+	}
 	if it.ExitCode != 126 && it.ExitCode != 127 {
 		return Action{}, false
 	}

@@ -88,6 +88,9 @@ type Result struct {
 	ForksRefused   string
 	Started, Ended time.Time
 	PID            int
+	// NotFound: the program could not start because it is missing or
+	// may not be executed (not a limit of processes or files, which pass).
+	NotFound bool
 }
 
 // Group is the child's process group (its pid: Run starts it in a session

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/lookpath"
 )
 
 // RunShell runs line as `sh -c line` would, for spec's Args left unset. A
@@ -14,15 +16,27 @@ import (
 // process fewer (the validation runs every iteration); if it cannot start,
 // sh runs the line after all and says why, as it always did.
 func RunShell(spec Spec, line string) (*Result, error) {
-	if words, ok := PlainWords(line); ok && (strings.Contains(words[0], "/") || pathAbsolute(spec.Env)) {
-		spec.Args = words
+	if !NeedsShell(line, spec.Env) {
+		spec.Args, _ = PlainWords(line)
 		res, err := Run(spec)
 		if err != nil || res.PID != 0 {
 			return res, err
 		}
+		if _, err := lookpath.Find("sh"); err != nil {
+			return res, nil // no sh to say it: this names the program, not sh
+		}
 	}
 	spec.Args = []string{"sh", "-c", line}
 	return Run(spec)
+}
+
+// NeedsShell: RunShell runs line through sh, for a child with env (nil:
+// this process's): it is more than plain words, or PATH is sh's to search.
+// Without an sh on PATH (a distroless image, PATH=/opt/tool/bin) such a
+// line cannot run at all.
+func NeedsShell(line string, env []string) bool {
+	words, ok := PlainWords(line)
+	return !ok || (!strings.Contains(words[0], "/") && !pathAbsolute(env))
 }
 
 // pathAbsolute: every entry of PATH is an absolute folder. exec.LookPath

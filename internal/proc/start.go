@@ -44,12 +44,15 @@ func startFailure(res *Result, spec Spec, err error) *Result {
 	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOEXEC) {
 		res.StatusCode = 126
 		res.Err = fmt.Errorf("cannot execute %s: %v", spec.Args[0], unwrapPath(err))
+		res.NotFound = true
 	} else {
 		res.Err = fmt.Errorf("command not found: %s", spec.Args[0])
 		if hint := limits.Hint(err); hint != "" { // fork's EAGAIN: the process limit, say
 			res.Err = &startError{fmt.Sprintf("cannot start %s: %v: %s", spec.Args[0], unwrapPath(err), hint), err}
 		} else if !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, fs.ErrNotExist) {
 			res.Err = fmt.Errorf("cannot start %s: %v", spec.Args[0], unwrapPath(err))
+		} else {
+			res.NotFound = true
 		}
 	}
 	// The spool files still exist (empty) so a record that names them is true.

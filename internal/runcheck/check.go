@@ -22,6 +22,7 @@ import (
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/lookpath"
+	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
@@ -234,6 +235,12 @@ func ValidationRunnable(cmd, dir string) error { return ShellRunnable("--validat
 // ShellRunnable is ValidationRunnable for the setting flag names (its
 // errors start with it): any command loopkit runs with sh -c in dir.
 func ShellRunnable(flag, cmd, dir string) error {
+	if proc.NeedsShell(cmd, nil) {
+		if _, err := lookpath.Find("sh"); err != nil { // else every iteration's validation fails unstarted, after a paid step
+			return fmt.Errorf("%s: it runs as sh -c, and no sh is in PATH's folders (PATH=%s): add the folder holding sh (/bin) to PATH",
+				flag, os.Getenv("PATH"))
+		}
+	}
 	// sh itself judges the syntax (sh -n reads, runs nothing): a string it
 	// rejects fails every iteration with exit 2, each after a paid step
 	if err := shellReads(flag, cmd, dir); err != nil {

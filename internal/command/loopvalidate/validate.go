@@ -194,7 +194,8 @@ func run(env *cli.Env) error {
 	}
 	rec := toRecord(res, command, dir, outPath, errPath)
 	if !res.TimedOut && res.Signal == "" {
-		rec.CannotRun = cannotRun(res.ExitCode, rec.Stderr, dir)
+		// a command that never started (no sh to run it, say) has no sh's words
+		rec.CannotRun = res.NotFound || cannotRun(res.ExitCode, rec.Stderr, dir)
 	}
 	if cutByDeadline && res.TimedOut {
 		msg := fmt.Sprintf("stopped at the run's --max-duration (after %s)", res.Duration().Round(time.Millisecond))
