@@ -84,9 +84,9 @@ hold() {
   local rec k="" v hpid rc DRIVE_PROTOCOL=3 # what the holder's first record must say (loop-drive's Protocol)
   coproc HOLDER { LOOPKIT_DRIVE_REQUESTS=$$ exec "$LK_DRIVE" "$@"; }
   HOLDING=1 HREP=${HOLDER[0]} HREQ=${HOLDER[1]} hpid=$HOLDER_PID
-  LC_ALL=C IFS= read -r -d '' rec <&"$HREP" || [ -n "$rec$SIGNALED" ] || { wait "$hpid" 2>/dev/null; rc=$?; die 70 "$LK_DRIVE ended (exit $rc) before it held the run: its error is above$(v=$(ulimit -v); if [ "$v" != unlimited ]; then echo "; the virtual memory limit (ulimit -v $v KiB) may be too small for a Go program: raise it (ulimit -v unlimited)"; elif [ "$rc" = 2 ]; then echo "; an unknown flag or command there is a loop-drive of another loopkit version's: install the driver and the commands from one version together (make install, or make build in a checkout)"; fi)"; } # no Go runtime under a small ulimit -v; an older loop-drive stops at the flags before any record
+  LC_ALL=C IFS= read -r -d '' rec <&"$HREP" 2>/dev/null || [ -n "$rec$SIGNALED" ] || { wait "$hpid" 2>/dev/null; rc=$?; die 70 "$LK_DRIVE ended (exit $rc) before it held the run: its error is above$(v=$(ulimit -v); if [ "$v" != unlimited ]; then echo "; the virtual memory limit (ulimit -v $v KiB) may be too small for a Go program: raise it (ulimit -v unlimited)"; elif [ "$rc" = 2 ]; then echo "; an unknown flag or command there is a loop-drive of another loopkit version's: install the driver and the commands from one version together (make install, or make build in a checkout)"; fi)"; } # no Go runtime under a small ulimit -v; an older loop-drive stops at the flags before any record
   [ "$rec" = "protocol=$DRIVE_PROTOCOL" ] || [ -n "$SIGNALED" ] || die 70 "$LK_DRIVE does not speak this driver's protocol $DRIVE_PROTOCOL (it is another version's): install the driver and the commands from one version together (make install, or make build in a checkout)"
-  while LC_ALL=C IFS= read -r -d '' rec <&"$HREP"; do # by bytes (fields)
+  while LC_ALL=C IFS= read -r -d '' rec <&"$HREP" 2>/dev/null; do # by bytes (fields); 2>/dev/null: LOCALE_QUIET
     k=${rec%%=*} v=${rec#*=}
     case $k in
       store) export LOOP_STORE=$v ;;
@@ -127,14 +127,14 @@ next_action() {
   [ -n "$rc" ] || { [ "$SIGNALED" != PIPE ] || SIGNALED=""; die 70 "the holder of run $RUN (loop-drive) is gone; '$LOOP_PROG resume $RUN' goes on"; }
   [ "$key" = "$HKEY" ] || die 70 "an answer on the pipe from the holder of run $RUN came without its key: another process wrote to the driver's pipes (the agent, through /proc/PID/fd)"
   checked loop-drive "$rc"
-  LC_ALL=C fields
+  LC_ALL=C fields 2>/dev/null
   [ -n "${A[action]:-}" ] || die 70 "could not decide the next action of run $RUN"
   [ -z "${A[warning]:-}" ] || log "warning: ${A[warning]}"
   [ $# -eq 0 ] || DECIDED=1
 }
 
-# fields: A from rest's KEY=VALUE lines (a here-string costs a pipe and a read per byte). Run as LC_ALL=C fields, as records
-# are read: by bytes, for a GBK, Big5 or Shift_JIS locale's lead byte took the NUL or newline after it (two records were one).
+# fields: A from rest's KEY=VALUE lines (a here-string costs a pipe and a read per byte). Run as LC_ALL=C fields, as records are read: by bytes, for a GBK, Big5 or Shift_JIS locale's lead byte took the NUL or newline after it (two records were one).
+# LOCALE_QUIET: 2>/dev/null after each LC_ALL=C, as bash warns setting back an LC_ALL the system lacks (20 lines an iteration).
 fields() { local line; while [ -n "$rest" ]; do line=${rest%%$'\n'*} rest=${rest:${#line}+1}; [[ $line != *=* ]] || A[${line%%=*}]=${line#*=}; done; }
 
 # drive: runs actions until one stops the driver.
