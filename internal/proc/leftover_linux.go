@@ -1,9 +1,11 @@
 package proc
 
 import (
+	"bytes"
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -14,7 +16,56 @@ import (
 // daemon the agent started (setsid, a double fork) leaves the group Run
 // kills, and would outlive the step to act after it (edit the work tree
 // once the validation passed, hold a lock of the run's).
-func AdoptLeftovers() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
+func AdoptLeftovers() {
+	if unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == nil {
+		adopted.Store(true)
+	}
+}
+
+var adopted atomic.Bool
+
+func adopting() bool { return adopted.Load() }
+
+// reapOrphans reaps the adopted leftovers that have exited, while the
+// command (pid keep, which its Wait reaps) runs: each stayed a zombie
+// until the step ended, and an agent whose commands leave background
+// children (cmd &, a shell that exits first) used up a container's
+// pids.max with them. Only a child of another session is one: what this
+// process starts itself, but the command, stays in its own.
+func reapOrphans(keep int) {
+	var info unix.Siginfo // no child has exited: /proc is not read (hasChildren says why)
+	if err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err != nil || info.Signo == 0 {
+		return
+	}
+	sid, err := unix.Getsid(0)
+	if err != nil {
+		return
+	}
+	for _, pid := range children() {
+		if pid == keep {
+			continue
+		}
+		if state, session, ok := procState(pid); ok && state == 'Z' && session != sid {
+			var ws unix.WaitStatus
+			unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		}
+	}
+}
+
+// procState is a process's state letter and session, from /proc.
+func procState(pid int) (state byte, session int, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	i := bytes.LastIndexByte(b, ')') // the name may hold anything
+	if err != nil || i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b[i+1:])) // state ppid pgrp session ...
+	if len(f) < 4 || len(f[0]) != 1 {
+		return 0, 0, false
+	}
+	session, err = strconv.Atoi(f[3])
+	return f[0][0], session, err == nil
+}
 
 // KillLeftovers kills (SIGKILL, with their groups) the children of this
 // process, until none is left or grace has passed: after AdoptLeftovers,

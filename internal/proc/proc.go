@@ -214,6 +214,12 @@ func Run(spec Spec) (*Result, error) {
 		defer t.Stop()
 		tick = t.C
 	}
+	var reap <-chan time.Time // adopted leftovers that exited: no zombies piling up
+	if adopting() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		reap = t.C
+	}
 	var kill <-chan time.Time
 	var forwarded os.Signal
 	var w waited
@@ -260,6 +266,8 @@ loop:
 		case <-kill:
 			syscall.Kill(-pgid, syscall.SIGKILL)
 			kill = nil
+		case <-reap:
+			reapOrphans(pgid)
 		}
 	}
 	// Nothing of the group outlives the command: background children would
