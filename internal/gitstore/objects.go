@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/wfile"
@@ -96,32 +98,72 @@ func copyFile(src, dst string) error {
 // that died on a write the disk refused left in the run's private git
 // directory: git removes them only when it lives, and nothing runs git gc
 // there. Through an os.Root on objects/, so a link planted there leads
-// nowhere else.
+// nowhere else. A fan-out directory unchanged since this process found
+// none in it (swept) is not listed again.
 func SweepTemp(runDir string) {
-	root, err := os.OpenRoot(filepath.Join(runDir, Dir, "objects"))
+	objects := filepath.Join(runDir, Dir, "objects")
+	root, err := os.OpenRoot(objects)
 	if err != nil {
 		return
 	}
 	defer root.Close()
-	for _, sub := range names(root, ".") {
+	swept.Lock()
+	defer swept.Unlock()
+	known, clean := swept.dirs[objects], map[string]time.Time{}
+	settled := time.Now().Add(-racyMargin)
+	subs, _ := names(root, ".")
+	for _, sub := range subs {
 		if len(sub) != 2 {
 			continue
 		}
-		for _, n := range names(root, sub) {
+		fi, err := root.Lstat(sub)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		m := fi.ModTime()
+		if t, ok := known[sub]; ok && t.Equal(m) {
+			clean[sub] = m
+			continue
+		}
+		list, listed := names(root, sub)
+		for _, n := range list {
 			if strings.HasPrefix(n, "tmp_obj_") {
 				root.Remove(sub + "/" + n)
 			}
 		}
+		// a file made after the listing changes m, unless in m's own
+		// clock tick: only a time well past is kept
+		if listed && m.Before(settled) {
+			clean[sub] = m
+		}
 	}
+	if swept.dirs == nil {
+		swept.dirs = map[string]map[string]time.Time{}
+	}
+	swept.dirs[objects] = clean
 }
 
-// names lists directory dir of root ("" when it cannot).
-func names(root *os.Root, dir string) []string {
+// swept holds, for each objects directory SweepTemp went through, the
+// modification time of each fan-out directory it left with no temporary
+// object: a file made there since changes it. Listing all 256 of a long
+// run's every record cost 3 ms of CPU; the holder now lists those its
+// last iteration wrote.
+var swept struct {
+	sync.Mutex
+	dirs map[string]map[string]time.Time
+}
+
+// racyMargin is how old a directory's modification time must be to be
+// kept in swept: more than a file system clock's tick.
+const racyMargin = 2 * time.Second
+
+// names lists directory dir of root; ok is false when it cannot.
+func names(root *os.Root, dir string) (n []string, ok bool) {
 	d, err := root.Open(dir)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	defer d.Close()
-	n, _ := d.Readdirnames(-1)
-	return n
+	n, err = d.Readdirnames(-1)
+	return n, err == nil
 }
