@@ -303,13 +303,14 @@ func shellReads(flag, cmd, dir string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c := exec.CommandContext(ctx, lookpath.Command("sh"), "-n", "-c", cmd)
+	c.Args[0] = "sh" // sh names itself by it: "sh: 1: Syntax error", not "/usr/bin/sh: 1: ..."
 	c.Dir = dir
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
 	err := c.Run()
 	var ee *exec.ExitError
 	if err == nil || !errors.As(err, &ee) || ctx.Err() != nil {
-		return nil // no sh to ask, or it could not answer: the run will tell
+		return nil // no sh to ask (ShellRunnable said so), or it could not answer: the run will tell
 	}
 	msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
 	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "sh: "), "-c: ")

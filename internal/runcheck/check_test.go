@@ -74,6 +74,8 @@ func TestValidationRunnable(t *testing.T) {
 			t.Errorf("%q: unexpected error: %v", tc.cmd, err)
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%q: error %v, want %q", tc.cmd, err, tc.want)
+		case err != nil && strings.Contains(err.Error(), "/sh:"): // as docs/driver.md shows it
+			t.Errorf("%q: error %v names sh by its path", tc.cmd, err)
 		}
 	}
 	ok := runconfig.Settings{Dir: dir, Validate: "gotest ./...", Agent: []string{"sh"}}
