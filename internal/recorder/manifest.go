@@ -55,7 +55,8 @@ func (r *Recorder) readManifest(id string) manifest {
 
 // saveManifest writes m as the run's manifest.json.
 func (r *Recorder) saveManifest(id string, m manifest) error {
-	data, err := record.MarshalIndent(m)
+	prev, enc := written.encoded()
+	data, enc, err := encodeManifest(m, prev, enc)
 	if err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func (r *Recorder) saveManifest(id string, m manifest) error {
 	if err := store.WriteFileAtomic(path, data, store.FileMode); err != nil {
 		return err
 	}
-	written.put(path, m)
+	written.put(path, m, enc)
 	return nil
 }
 
@@ -79,6 +80,16 @@ type manifestMemo struct {
 	path string
 	v    safefile.Version
 	m    manifest
+	// enc are m's verifications as encoded, compared by value before use
+	enc [][]byte
+}
+
+// encoded is the last manifest written's verifications and their encoding,
+// whatever file it went to: an entry is reused only when equal.
+func (w *manifestMemo) encoded() ([]verification, [][]byte) {
+	w.Lock()
+	defer w.Unlock()
+	return w.m.Verifications, w.enc
 }
 
 func versionOf(path string) (safefile.Version, bool) {
@@ -103,13 +114,14 @@ func (w *manifestMemo) get(path string) (manifest, bool) {
 	return m, true
 }
 
-func (w *manifestMemo) put(path string, m manifest) {
+func (w *manifestMemo) put(path string, m manifest, enc [][]byte) {
 	w.Lock()
 	defer w.Unlock()
 	w.path = ""
+	m.Verifications = slices.Clone(m.Verifications)
+	w.m, w.enc = m, enc
 	if v, ok := versionOf(path); ok {
-		m.Verifications = slices.Clone(m.Verifications)
-		w.path, w.v, w.m = path, v, m
+		w.path, w.v = path, v
 	}
 }
 
