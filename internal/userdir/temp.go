@@ -33,9 +33,20 @@ func Temp() (string, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return "", fmt.Errorf("temporary directory %s: %v; set TMPDIR to a folder you can write, or unset it", dir, err)
+		return "", tempErr(dir, err, os.Getenv("TMPDIR") != "")
 	}
 	return dir, nil
+}
+
+// tempErr names the temporary directory that cannot be written and the
+// fix: "or unset it" only for a TMPDIR that is set (a read-only /tmp in a
+// container has none to unset).
+func tempErr(dir string, err error, set bool) error {
+	fix := "set TMPDIR to a folder you can write"
+	if set {
+		fix += ", or unset it"
+	}
+	return fmt.Errorf("temporary directory %s: %v; %s", dir, err, fix)
 }
 
 // MkdirTemp is os.MkdirTemp in Temp.
