@@ -94,8 +94,9 @@ func copyFile(src, dst string) error {
 // Snapshot writes the work tree at w.Top (untracked files included, ignored
 // ones not) into the repo as a tree, through the repo's own index (its
 
-// SweepTemp removes the temporary objects (objects/xx/tmp_obj_*) a git
-// that died on a write the disk refused left in the run's private git
+// SweepTemp removes the temporary objects (objects/xx/tmp_obj_*, and a
+// batch-fsync add's objects/tmp_objdir-*/) a git that died (killed, or
+// on a write the disk refused) left in the run's private git
 // directory: git removes them only when it lives, and nothing runs git gc
 // there. Through an os.Root on objects/, so a link planted there leads
 // nowhere else. A fan-out directory unchanged since this process found
@@ -113,6 +114,12 @@ func SweepTemp(runDir string) {
 	settled := time.Now().Add(-racyMargin)
 	subs, _ := names(root, ".")
 	for _, sub := range subs {
+		if strings.HasPrefix(sub, "tmp_objdir-") {
+			// a batch-fsync git add killed before it moved its objects
+			// in (core.fsyncMethod=batch): the whole folder is garbage
+			root.RemoveAll(sub)
+			continue
+		}
 		if len(sub) != 2 {
 			continue
 		}

@@ -50,3 +50,32 @@ func TestSweepTempListsChangedDirs(t *testing.T) {
 		t.Errorf("a temporary object stayed once its directory's time moved: %s", cd)
 	}
 }
+
+// A git add killed mid-batch (core.fsyncMethod=batch) leaves its objects in
+// objects/tmp_objdir-bulk-fsync-*/, never moved in and never removed: the
+// run's git directory grew by them for good. The sweep removes the folder;
+// a link planted under that name goes as a link, its target stays.
+func TestSweepTempRemovesBulkFsyncFolders(t *testing.T) {
+	run := t.TempDir()
+	objects := filepath.Join(run, Dir, "objects")
+	bulk := filepath.Join(objects, "tmp_objdir-bulk-fsync-Ab12Cd")
+	if err := os.MkdirAll(filepath.Join(bulk, "ab"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(bulk, "ab", "cdef0123"), []byte("an object never moved in"), 0o444)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "keep"), []byte("x"), 0o600)
+	link := filepath.Join(objects, "tmp_objdir-bulk-fsync-Link00")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	SweepTemp(run)
+	for _, p := range []string{bulk, link} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s stayed (%v)", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, "keep")); err != nil {
+		t.Errorf("the link's target was touched: %v", err)
+	}
+}
