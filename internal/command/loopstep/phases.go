@@ -53,13 +53,14 @@ func (s *stepRun) verdict(rec *record.Step) {
 		return // a review-phase step of something else (a stuck report)
 	}
 	v := review.Parse(rec.FinalMessage, s.opts.ReviewMarker)
-	if v.Kind == review.None { // say why, not just "no verdict"
-		switch {
-		case rec.Error != nil && *rec.Error != "":
-			v.Notes = "the reviewer's call failed: " + *rec.Error
-		case rec.ExitCode != nil && *rec.ExitCode != 0:
-			v.Notes = fmt.Sprintf("the reviewer's call failed: exit status %d", *rec.ExitCode)
-		}
+	// A call that failed (crashed, cut at its timeout, stream unfinished)
+	// gives no verdict whatever its text holds: a reviewer quoting the
+	// instructions, or the agent's diff, before it died did not approve.
+	switch {
+	case rec.Error != nil && *rec.Error != "":
+		v = review.Verdict{Kind: review.None, Notes: "the reviewer's call failed: " + *rec.Error}
+	case rec.ExitCode != nil && *rec.ExitCode != 0 && !rec.KilledAfterResult:
+		v = review.Verdict{Kind: review.None, Notes: fmt.Sprintf("the reviewer's call failed: exit status %d", *rec.ExitCode)}
 	}
 	rec.ReviewVerdict = &v.Kind
 	if v.Notes != "" {
