@@ -83,6 +83,7 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 	if err := h.makeWorktree(set, run.Name); err != nil {
 		return "", err
 	}
+	h.planInWorktree(set, run)
 	if set.Worktree {
 		if err := h.lockTree(set.Dir, id); err != nil {
 			return "", err

@@ -158,6 +158,37 @@ func (h *holder) makeWorktree(set *runconfig.Settings, name string) error {
 	return nil
 }
 
+// planInWorktree points a worktree run at its worktree's copy of a plan
+// kept in the primary: the agent ticks the boxes in the tree it works in,
+// and loop-step counts them there, not in the person's checkout. A plan
+// the worktree lacks (not committed) or kept elsewhere stays as given.
+func (h *holder) planInWorktree(set *runconfig.Settings, run *record.Run) {
+	if !set.Worktree || set.Plan == "" {
+		return
+	}
+	top, plan := store.GitTop(run.WorkspaceRoot), set.Plan
+	if t, err := filepath.EvalSymlinks(top); err == nil {
+		top = t
+	}
+	if p, err := filepath.EvalSymlinks(plan); err == nil {
+		plan = p
+	}
+	rel, err := filepath.Rel(top, plan)
+	if top == "" || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return
+	}
+	in := filepath.Join(set.Dir, rel)
+	if fi, err := os.Lstat(in); err != nil || !fi.Mode().IsRegular() {
+		h.emit("warning", fmt.Sprintf("plan %s is not in the run's worktree (is it committed?): the agent is pointed at the primary's copy", set.Plan))
+		return
+	}
+	orig := set.Plan
+	set.Plan, run.PlanPath = in, &in
+	if run.ArtifactPath != nil && *run.ArtifactPath == orig {
+		run.ArtifactPath = &in
+	}
+}
+
 // queueSlot waits for the run's turn and a slot; the run shows as queued
 // meanwhile.
 func (h *holder) queueSlot(set *runconfig.Settings, id string) error {
