@@ -47,6 +47,7 @@ type stepRun struct {
 	// planPath is --plan made absolute; tasksBefore its boxes before the step.
 	planPath    string
 	tasksBefore plan.Tasks
+	tasksKnown  bool // tasksBefore was counted: the plan was readable
 	// stepID is the step's id in the run's events, "" without a run.
 	stepID string
 	// transcriptsFlag: --transcripts was given on the command line.

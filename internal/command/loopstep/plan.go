@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/plan"
+	"github.com/loopkit/loopkit/internal/quote"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/safefile"
 )
@@ -16,19 +17,30 @@ import (
 // mark progress in it, and its text as the step begins.
 const planSection = "\n\n## Plan\n\nThe plan is %s. Work on the first task not ticked; when it is done and checked, tick its box (`- [x]`) in that file. Do not tick a task the checks do not pass.\n\n%s"
 
+// planMissing replaces planSection when the plan could not be read as a
+// run's step began: the agent (or a person) removed or replaced it.
+const planMissing = "\n\n## Plan\n\nThe plan is %s, but it could not be read as this step began (%s). Restore it (it may have been deleted, moved or replaced), then work on its first task not ticked and tick its box (`- [x]`) once that task is done and checked.\n"
+
 // planBefore counts the plan's boxes before the step and appends the plan
-// to the prompt; a plan that cannot be read is a usage error.
-func planBefore(env *cli.Env, path, prompt string) (string, plan.Tasks, string, error) {
+// to the prompt. A plan that cannot be read is a usage error, but in a
+// run's step (inRun) it is what the agent left: the count before is
+// unknown (known false) and the step goes on, so deleting the plan cannot
+// end the run as loopkit's own failure.
+func planBefore(env *cli.Env, path, prompt string, inRun bool) (string, plan.Tasks, string, bool, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", plan.Tasks{}, "", err
+		return "", plan.Tasks{}, "", false, err
 	}
 	tasks, err := plan.CountFile(abs)
+	if err != nil && inRun {
+		env.Log.Warn("plan not readable before the step", "err", pathError(err))
+		return prompt + fmt.Sprintf(planMissing, abs, quote.Line(pathError(err).Error())), plan.Tasks{}, abs, false, nil
+	}
 	if err != nil {
-		return "", plan.Tasks{}, "", env.UsageError("--plan: %v", pathError(err))
+		return "", plan.Tasks{}, "", false, env.UsageError("--plan: %v", pathError(err))
 	}
 	text, _ := readHead(abs)
-	return prompt + fmt.Sprintf(planSection, abs, strings.TrimRight(text, "\n")+"\n"), tasks, abs, nil
+	return prompt + fmt.Sprintf(planSection, abs, strings.TrimRight(text, "\n")+"\n"), tasks, abs, true, nil
 }
 
 // planAfter fills the step record's task counts from the plan as the agent
@@ -37,8 +49,10 @@ func (s *stepRun) planAfter(rec *record.Step) {
 	if s.planPath == "" {
 		return
 	}
-	before := s.tasksBefore.Done
-	rec.TasksDoneBefore = &before
+	if s.tasksKnown {
+		before := s.tasksBefore.Done
+		rec.TasksDoneBefore = &before
+	}
 	after, err := plan.CountFile(s.planPath)
 	if err != nil {
 		s.env.Log.Warn("plan not readable after the step", "err", pathError(err))

@@ -127,7 +127,7 @@ func run(env *cli.Env) error {
 		}
 	}
 	if opts.Plan != "" {
-		if s.prompt, s.tasksBefore, s.planPath, err = planBefore(env, opts.Plan, s.prompt); err != nil {
+		if s.prompt, s.tasksBefore, s.planPath, s.tasksKnown, err = planBefore(env, opts.Plan, s.prompt, opts.Run != ""); err != nil {
 			return err
 		}
 	}
