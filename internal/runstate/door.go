@@ -161,12 +161,18 @@ func (d *Door) Queue(id, why string) (*record.Run, error) {
 	return d.SetStatus(id, record.RunQueued, why)
 }
 
+// ErrPausedWaiting: the run was paused while its driver waited for a slot.
+var ErrPausedWaiting = errors.New("paused while it waited for a slot")
+
 // Start marks run id running once a driver holds it (new, resumed or out
 // of the queue), with RUN_STARTED naming the driver's worker id.
 func (d *Door) Start(id, worker string) (*record.Run, error) {
 	return d.change(id, func(run *record.Run) (record.Event, error) {
 		if record.Terminal(run.Status) { // ended while its driver waited for a slot
 			return record.Event{}, fmt.Errorf("run %s was %s while it waited: not started", id, run.Status)
+		}
+		if run.Status == record.RunPaused { // paused as its driver got the slot
+			return record.Event{}, ErrPausedWaiting
 		}
 		return record.Event{Type: record.EventRunStarted, WorkerID: &worker}, nil
 	})
@@ -205,12 +211,12 @@ func (d *Door) change(id string, ev func(run *record.Run) (record.Event, error))
 	return run, nil
 }
 
-// Pause marks a running run paused: its driver stops after its step. The
-// status is checked under the run's lock, since the driver may end the
-// run between the caller's look and this write.
+// Pause marks a running run paused: its driver stops after its step (a
+// queued one before any). The status is checked under the run's lock,
+// since the driver may end the run between the caller's look and this write.
 func (d *Door) Pause(id, by string) (*record.Run, error) {
 	return d.setIf(id, record.RunPaused, "paused by "+by, func(run *record.Run) error {
-		if run.Status != record.RunRunning {
+		if run.Status != record.RunRunning && run.Status != record.RunQueued {
 			return fmt.Errorf("run %s is not running (%s): nothing to pause", id, run.Status)
 		}
 		return nil

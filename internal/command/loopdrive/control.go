@@ -122,17 +122,22 @@ func pause(env *cli.Env, door *runstate.Door, id string) error {
 	if err != nil {
 		return cli.Failf("%w", err)
 	}
-	if run.Status != record.RunRunning || !held {
+	// a queued run's driver waits for a slot: paused, it leaves the queue
+	if (run.Status != record.RunRunning && run.Status != record.RunQueued) || !held {
 		state := run.Status
-		if run.Status == record.RunRunning {
-			state = "running without a driver"
+		if run.Status == record.RunRunning || run.Status == record.RunQueued {
+			state += " without a driver"
 		}
 		return cli.Failf("run %s is not running (%s): nothing to pause", id, state)
 	}
 	if _, err := door.Pause(id, driverargs.Prog()+" pause"); err != nil {
 		return cli.Failf("%w", err)
 	}
-	env.Log.Info(fmt.Sprintf("run %[1]s: the driver stops after its current step (at once if it waits for a rate limit); '%[2]s resume %[1]s' continues", id, driverargs.Prog()))
+	when := "after its current step (at once if it waits for a rate limit)"
+	if run.Status == record.RunQueued {
+		when = "within a second, before any step: it waits for a slot"
+	}
+	env.Log.Info(fmt.Sprintf("run %[1]s: the driver stops %[3]s; '%[2]s resume %[1]s' continues", id, driverargs.Prog(), when))
 	_, err = fmt.Fprintln(env.Stdout, record.RunPaused)
 	return err
 }

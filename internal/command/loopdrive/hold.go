@@ -142,10 +142,10 @@ func hold(env *cli.Env, st *store.Store, opts *holdOptions) error {
 		return fail(cli.Failf("%w", err))
 	}
 	if err := h.queueSlot(&opts.Settings, id); err != nil {
-		return fail(err)
+		return h.pausedOr(id, err, fail)
 	}
 	if err := h.started(id); err != nil {
-		return fail(err)
+		return h.pausedOr(id, err, fail)
 	}
 	run, err := h.startDriving(id)
 	if err != nil {

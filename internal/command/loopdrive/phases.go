@@ -16,6 +16,7 @@ import (
 	"github.com/loopkit/loopkit/internal/runcheck"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/runname"
+	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/slots"
 	"github.com/loopkit/loopkit/internal/store"
@@ -204,14 +205,18 @@ func (h *holder) queueSlot(set *runconfig.Settings, id string) error {
 	if err != nil {
 		return cli.Failf("concurrency slots: %w", err)
 	}
-	// a driver gone while this one waits: stop waiting
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	// a driver gone, or the run paused, while this one waits: stop waiting
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	go func() {
 		for ctx.Err() == nil && os.Getppid() == h.parent {
 			time.Sleep(time.Second)
+			if r, err := h.st.ReadRun(id); err == nil && r.Status == record.RunPaused {
+				cancel(runstate.ErrPausedWaiting)
+				return
+			}
 		}
-		cancel()
+		cancel(nil)
 	}()
 	queued := false
 	qc := queue.Config{
@@ -234,6 +239,11 @@ func (h *holder) queueSlot(set *runconfig.Settings, id string) error {
 	}
 	held, err := queue.Acquire(ctx, qc)
 	switch {
+	case errors.Is(context.Cause(ctx), runstate.ErrPausedWaiting):
+		if held != nil {
+			held.Release()
+		}
+		return runstate.ErrPausedWaiting
 	case errors.Is(err, context.Canceled):
 		return cli.Failf("the driver is gone")
 	case err != nil: // the runtime directory's, not a setting's

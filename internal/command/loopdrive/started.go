@@ -1,11 +1,15 @@
 package loopdrive
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/driverargs"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/progress"
+	"github.com/loopkit/loopkit/internal/runstate"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -18,6 +22,17 @@ func (h *holder) started(id string) error {
 		return cli.Failf("%w", err)
 	}
 	return nil
+}
+
+// pausedOr ends the driver of a run paused while it waited for a slot as
+// a pause does (exit 75, the run left paused for a resume, no step run);
+// any other error goes to fail, which marks the run failed.
+func (h *holder) pausedOr(id string, err error, fail func(error) error) error {
+	if !errors.Is(err, runstate.ErrPausedWaiting) {
+		return fail(err)
+	}
+	h.emit("out", "paused\n")
+	return h.fail(cli.WithCode(exitcode.Busy, fmt.Errorf("run %[1]s was paused while it waited for a slot: no step ran; '%[2]s resume %[1]s' goes on", id, driverargs.Prog())))
 }
 
 // WorkerID names a driver: LOOP_WORKER_ID (a fleet worker's id) when set,
