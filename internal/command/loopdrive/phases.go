@@ -1,6 +1,7 @@
 package loopdrive
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -182,6 +183,12 @@ func (h *holder) planInWorktree(set *runconfig.Settings, run *record.Run) {
 	if fi, err := os.Lstat(in); err != nil || !fi.Mode().IsRegular() {
 		h.emit("warning", fmt.Sprintf("plan %s is not in the run's worktree (is it committed?): the agent is pointed at the primary's copy", set.Plan))
 		return
+	}
+	// the worktree holds the committed plan: edits not committed are not in it
+	if a, err := safefile.ReadFile(plan, safefile.DocMax); err == nil {
+		if b, err := safefile.ReadFile(in, safefile.DocMax); err == nil && !bytes.Equal(a, b) {
+			h.emit("warning", fmt.Sprintf("plan %s has changes not committed: the run works on the committed copy in its worktree, %s", set.Plan, in))
+		}
 	}
 	orig := set.Plan
 	set.Plan, run.PlanPath = in, &in
