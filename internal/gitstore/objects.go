@@ -91,9 +91,6 @@ func copyFile(src, dst string) error {
 	return err
 }
 
-// Snapshot writes the work tree at w.Top (untracked files included, ignored
-// ones not) into the repo as a tree, through the repo's own index (its
-
 // SweepTemp removes the temporary objects (objects/xx/tmp_obj_*, and a
 // batch-fsync add's objects/tmp_objdir-*/) a git that died (killed, or
 // on a write the disk refused) left in the run's private git

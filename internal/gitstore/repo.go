@@ -161,6 +161,8 @@ const (
 
 func iterRef(n int) string { return "refs/iterations/" + strconv.Itoa(n) }
 
+// Snapshot writes the work tree at w.Top (untracked files included, ignored
+// ones not) into the repo as a tree, through the repo's own index (its
 // stat cache makes the next snapshot hash only what changed).
 func (r *Repo) Snapshot(w *Where) (string, error) { return r.snapshotFrom(w, w.Index, w.HeadTree) }
 
