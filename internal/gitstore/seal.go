@@ -87,10 +87,14 @@ func indexMAC(index string) ([]byte, error) {
 // errNoChecksum is an index whose trailing checksum is not its hash.
 var errNoChecksum = errors.New("index without a valid checksum")
 
-// seal writes the index's seal (a new file renamed over the name). No
+// seal writes the index's seal (a new file renamed over the name), once
+// smudgeIndex has marked the entries whose stat data is not trusted yet. No
 // key (no state directory) leaves the index unsealed: the next snapshot
 // reads every file again, nothing worse.
 func seal(index string) error {
+	if err := smudgeIndex(index); err != nil {
+		return err
+	}
 	mac, err := indexMAC(index)
 	if errors.Is(err, errNoChecksum) {
 		// not sealable: the next snapshot reads every file; no seal of an

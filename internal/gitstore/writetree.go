@@ -33,6 +33,7 @@ type indexEntry struct {
 	// git add leaves these alone, whatever the file holds: assume-unchanged
 	// (CE_VALID) and skip-worktree
 	assumed, skipped bool
+	at               int // the entry's offset in the index (its stat data)
 }
 
 // cacheTree is the index's TREE extension: the tree id of each directory
@@ -159,7 +160,7 @@ func parseIndex(data []byte, idLen int) ([]indexEntry, cacheTree, error) {
 		if mode&0o170000 == 0o040000 { // a sparse directory entry
 			return nil, nil, fmt.Errorf("%w: sparse index", errIndexUnsupported)
 		}
-		ents = append(ents, indexEntry{path: path, mode: mode, id: id, assumed: flags&0x8000 != 0, skipped: skipped})
+		ents = append(ents, indexEntry{path: path, mode: mode, id: id, assumed: flags&0x8000 != 0, skipped: skipped, at: start})
 	}
 	ct := cacheTree{}
 	for pos+8 <= end {
