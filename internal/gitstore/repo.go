@@ -125,7 +125,11 @@ func (r *Repo) git() gitCmd {
 	if objs := r.borrowed(); len(objs) > 0 {
 		env = append(env, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+alternates(objs))
 	}
-	return gitCmd{env: env, check: r.checkConfig}
+	// run in the git directory, its work tree: in the caller's folder (the
+	// workspace) git diff read each path's .gitattributes there, the
+	// files of today for any iteration's patch, and waited forever on one
+	// the agent made a FIFO
+	return gitCmd{dir: r.GitDir, env: env, check: r.checkConfig}
 }
 
 // headRef is HEAD as loopkit writes it: no branch is ever made.

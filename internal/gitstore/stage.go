@@ -53,6 +53,11 @@ func stage(w gitCmd, add []string, index string) error {
 			return err
 		}
 	}
+	if w.dir != "" { // git add reads .gitignore files: no FIFO may hold it
+		stop := make(chan struct{})
+		defer close(stop)
+		go unblockIgnores(w.dir, stop)
+	}
 	if sparse {
 		// the index says which absent files the checkout left out
 		// (skip-worktree): --sparse keeps them and takes the rest as git
