@@ -1,7 +1,6 @@
 package proc
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 	"strings"
@@ -9,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loopkit/loopkit/internal/procid"
 )
 
 // AdoptLeftovers makes this process the one every process its commands
@@ -45,26 +46,11 @@ func reapOrphans(keep int) {
 		if pid == keep {
 			continue
 		}
-		if state, session, ok := procState(pid); ok && state == 'Z' && session != sid {
+		if state, session, ok := procid.State(pid); ok && state == 'Z' && session != sid {
 			var ws unix.WaitStatus
 			unix.Wait4(pid, &ws, unix.WNOHANG, nil)
 		}
 	}
-}
-
-// procState is a process's state letter and session, from /proc.
-func procState(pid int) (state byte, session int, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	i := bytes.LastIndexByte(b, ')') // the name may hold anything
-	if err != nil || i < 0 {
-		return 0, 0, false
-	}
-	f := strings.Fields(string(b[i+1:])) // state ppid pgrp session ...
-	if len(f) < 4 || len(f[0]) != 1 {
-		return 0, 0, false
-	}
-	session, err = strconv.Atoi(f[3])
-	return f[0][0], session, err == nil
 }
 
 // KillLeftovers kills (SIGKILL, with their groups) the children of this

@@ -1,7 +1,6 @@
 package procid
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 )
@@ -16,15 +15,11 @@ func Ancestor(pid int) bool {
 		if p == 1 {
 			return false
 		}
-		data, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
-		i := bytes.LastIndexByte(data, ')')
-		if err != nil || i < 0 {
+		fields, ok := statFields(p)
+		if !ok || len(fields) < 2 {
 			return false
 		}
-		fields := bytes.Fields(data[i+1:])
-		if len(fields) < 2 {
-			return false
-		}
+		var err error
 		if p, err = strconv.Atoi(string(fields[1])); err != nil {
 			return false
 		}

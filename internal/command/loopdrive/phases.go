@@ -175,10 +175,10 @@ func (h *holder) planInWorktree(set *runconfig.Settings, run *record.Run) {
 	if p, err := filepath.EvalSymlinks(plan); err == nil {
 		plan = p
 	}
-	rel, err := filepath.Rel(top, plan)
-	if top == "" || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if top == "" || !within(plan, top) {
 		return
 	}
+	rel, _ := filepath.Rel(top, plan)
 	in := filepath.Join(set.Dir, rel)
 	if fi, err := os.Lstat(in); err != nil || !fi.Mode().IsRegular() {
 		h.emit("warning", fmt.Sprintf("plan %s is not in the run's worktree (is it committed?): the agent is pointed at the primary's copy", set.Plan))
