@@ -16,16 +16,8 @@ import (
 // the loop with them. Both now end, the FIFOs recorded as git records
 // them (not at all), the step's file recorded.
 func TestFIFOInWorkTreeHoldsNothing(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "gitconfig"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	write(t, dir, "a.txt", "a\n", 0o644)
-	runDir := filepath.Join(dir, StoreName, "runs", "r")
-	odb := filepath.Join(dir, StoreName, "spool", "s.git")
-	if err := os.MkdirAll(runDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	dir, runDir, spool := plainFolder(t, "a\n")
+	odb := filepath.Join(spool, "s.git")
 	base, _, _, err := Base(dir, odb, runDir, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -14,17 +14,7 @@ import (
 // work as in a repository, the store left out. (Issue 24: every iteration
 // said "0 files".)
 func TestPlainFolder(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "gitconfig"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	write(t, dir, "a.txt", "one\n", 0o644)
-	runDir := filepath.Join(dir, StoreName, "runs", "r")
-	spool := filepath.Join(dir, StoreName, "spool")
-	if err := os.MkdirAll(runDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(spool, 0o700)
+	dir, runDir, spool := plainFolder(t, "one\n")
 	write(t, filepath.Join(dir, StoreName), "secret", "never in a tree\n", 0o600)
 
 	step := func(n int, edit func()) []string {
@@ -175,4 +165,24 @@ func TestPlainFirstIterationHashesOnce(t *testing.T) {
 	if again, err := fresh.Snapshot(where); err != nil || again != tree {
 		t.Errorf("a fresh snapshot is %s (%v), the seeded one %s", again, err, tree)
 	}
+}
+
+// plainFolder is a folder outside git holding a.txt (text), git's config
+// kept from the machine's, and the store's run "r" and spool folders in
+// it: where the snapshot tests of a folder without git start.
+func plainFolder(t *testing.T, text string) (dir, runDir, spool string) {
+	t.Helper()
+	dir = t.TempDir()
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "gitconfig"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	write(t, dir, "a.txt", text, 0o644)
+	runDir = filepath.Join(dir, StoreName, "runs", "r")
+	spool = filepath.Join(dir, StoreName, "spool")
+	for _, d := range []string{runDir, spool} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, runDir, spool
 }

@@ -13,17 +13,7 @@ import (
 // stat data in its ctime alone, which git compares to the second: the
 // iteration recorded it unchanged, and checkout gave back the old bytes.
 func TestSameSizeSameMtimeEdit(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "gitconfig"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	write(t, dir, "a.txt", "a\n", 0o644)
-	runDir := filepath.Join(dir, StoreName, "runs", "r")
-	spool := filepath.Join(dir, StoreName, "spool")
-	if err := os.MkdirAll(runDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(spool, 0o700)
+	dir, runDir, spool := plainFolder(t, "a\n")
 	old := time.Unix(1_000_000_000, 0)
 	edit := func(s string) {
 		write(t, dir, "a.txt", s, 0o644)
