@@ -67,9 +67,10 @@ func Parse(text, marker string) Verdict {
 // change is shown as a summary (see loop-step --review).
 const MaxDiffBytes = 200 << 10
 
-// Prompt is the reviewer's prompt: the task, the diff of the step that
+// Prompt is the reviewer's prompt: the task, the run's plan as the step
+// left it (plan, already its section, or ""), the diff of the step that
 // will be iteration n (cut at MaxDiffBytes) and how to answer.
-func Prompt(task, diff, marker string, n int) string {
+func Prompt(task, plan, diff, marker string, n int) string {
 	if marker == "" {
 		marker = DefaultMarker
 	}
@@ -77,6 +78,7 @@ func Prompt(task, diff, marker string, n int) string {
 	fmt.Fprintf(&b, "You are reviewing the changes an agent just made in iteration %d of a loop working on the task below; the checks have not run yet. Do not edit any file.\n\n", n)
 	b.WriteString("## Task\n\n")
 	b.WriteString(strings.TrimSpace(task))
+	b.WriteString(plan)
 	b.WriteString("\n\n## Changes\n\n")
 	switch {
 	case strings.TrimSpace(diff) == "":

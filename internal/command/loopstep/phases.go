@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/review"
 	"github.com/loopkit/loopkit/internal/runnotes"
@@ -28,7 +29,10 @@ func phasePrompt(env *cli.Env, st *store.Store, opts *Options, readRun func() (*
 		if err != nil {
 			return "", nil, err
 		}
-		return review.Prompt(prompt, diff, opts.ReviewMarker, n), s, nil
+		// the task is the run's template: its progress markers are for
+		// the implementation steps, and no marker reaches the reviewer raw
+		task, _ := progress.Fill(prompt, "", nil, false)
+		return review.Prompt(task, reviewPlan(env, opts.Plan), diff, opts.ReviewMarker, n), s, nil
 	}
 	if opts.Phase != "implementation" || opts.Run == "" || !st.RunExists(opts.Run) {
 		return prompt, nil, nil

@@ -21,6 +21,29 @@ const planSection = "\n\n## Plan\n\nThe plan is %s. Work on the first task not t
 // run's step began: the agent (or a person) removed or replaced it.
 const planMissing = "\n\n## Plan\n\nThe plan is %s, but it could not be read as this step began (%s). Restore it (it may have been deleted, moved or replaced), then work on its first task not ticked and tick its box (`- [x]`) once that task is done and checked.\n"
 
+// reviewPlanSection shows a reviewer the plan as the step left it; the
+// plan is the agent's to edit, so it is fenced, as the diff is.
+const reviewPlanSection = "\n\n## Plan\n\nThe agent works through the plan %s, ticking a task's box once it is done and checked. The plan as the step left it:\n\n%smarkdown\n%s\n%s"
+
+// reviewPlan is the reviewer's plan section for --plan (none without
+// one); a plan that cannot be read is said so, and the review goes on.
+func reviewPlan(env *cli.Env, path string) string {
+	if path == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(path)
+	if err == nil {
+		var text string
+		if text, err = readHead(abs); err == nil {
+			text = strings.TrimRight(text, "\n")
+			fence := record.Fence(text)
+			return fmt.Sprintf(reviewPlanSection, abs, fence, text, fence)
+		}
+	}
+	env.Log.Warn("plan not readable for the review", "err", pathError(err))
+	return fmt.Sprintf("\n\n## Plan\n\nThe plan %s could not be read (%s).", path, quote.Line(pathError(err).Error()))
+}
+
 // planBefore counts the plan's boxes before the step and appends the plan
 // to the prompt. A plan that cannot be read is a usage error, but in a
 // run's step (inRun) it is what the agent left: the count before is

@@ -46,7 +46,7 @@ type Options struct {
 	MaxChars        int          `long:"max-chars" value-name:"N" default:"500" range:"0,10000000" config:"progress_max_chars" description:"characters of output per block entry"`
 	Review          string       `long:"review" value-name:"STEP" description:"review the step whose record is in file STEP" unquote:"false"`
 	ReviewMarker    string       `long:"review-marker" value-name:"TAG" default:"review" config:"review_marker" description:"tag around a review's verdict" unquote:"false"`
-	Plan            string       `long:"plan" value-name:"FILE" description:"task list: quoted, its boxes counted" unquote:"false"`
+	Plan            string       `long:"plan" value-name:"FILE" description:"task list: quoted; boxes counted unless --review" unquote:"false"`
 	Excerpt         string       `long:"excerpt" value-name:"MODE" default:"tail" config:"progress_excerpt" description:"block's output: tail or failures" unquote:"false"`
 	AgentSummary    bool         `long:"agent-summary" description:"block adds what the agent said it did"`
 	Dir             string       `long:"dir" value-name:"DIR" description:"run the agent there (default: here)" unquote:"false"`
@@ -126,7 +126,7 @@ func run(env *cli.Env) error {
 			return env.UsageError("--prices %v", err)
 		}
 	}
-	if opts.Plan != "" {
+	if opts.Plan != "" && opts.Review == "" { // a review quotes it (phasePrompt), counts nothing
 		if s.prompt, s.tasksBefore, s.planPath, s.tasksKnown, err = planBefore(env, opts.Plan, s.prompt, opts.Run != ""); err != nil {
 			return err
 		}
