@@ -58,7 +58,7 @@ func (s *Usage) Add(u Usage) {
 	if u.CostUSD != nil {
 		c := *u.CostUSD
 		if s.CostUSD != nil {
-			c += *s.CostUSD
+			c = record.AddCost(c, *s.CostUSD)
 		}
 		s.CostUSD = &c
 	}

@@ -109,3 +109,15 @@ func TestUsageFileFigures(t *testing.T) {
 		t.Errorf("ignored %q, want output_tokens", u.Ignored)
 	}
 }
+
+// opencode prints each step's cost and the step's cost is their sum: in
+// float64 $0.1 + $0.2 made $0.30000000000000004 in the step record and the
+// views; a sum is to the nano-dollar, as the run's total is.
+func TestStepCostKeepsNoFloatNoise(t *testing.T) {
+	res := parseString(t, lines(
+		`{"type":"step_finish","part":{"type":"step-finish","cost":0.1,"tokens":{"input":1,"output":1}}}`,
+		`{"type":"step_finish","part":{"type":"step-finish","cost":0.2,"tokens":{"input":1,"output":1}}}`), FormatOpencode)
+	if c := res.Usage.CostUSD; c == nil || *c != 0.3 {
+		t.Fatalf("0.1 + 0.2 = %v, want 0.3", *c)
+	}
+}

@@ -1,5 +1,7 @@
 package record
 
+import "math"
+
 // Totals are a run's sums, the figures --max-cost and --max-tokens read.
 // The agent can write run.json, so loopkit keeps them outside the
 // workspace too (runconfig.KeepTotals, under these JSON keys, which are
@@ -42,4 +44,16 @@ func (r *Run) RaiseTotals(floor Totals) {
 	if c := floor.CostUSD; c != nil && (r.TotalCostUSD == nil || *r.TotalCostUSD < *c) {
 		r.TotalCostUSD = c
 	}
+}
+
+// AddCost is a+b to the nano-dollar, the one sum of costs (a step's calls,
+// a run's steps): in float64 many small costs drift (50 × 0.001 made
+// 0.05000000000000004, past a --max-cost of 0.05 a call early). Sums too
+// large to scale are left as they are.
+func AddCost(a, b float64) float64 {
+	s := a + b
+	if s >= 1e6 {
+		return s
+	}
+	return math.Round(s*1e9) / 1e9
 }

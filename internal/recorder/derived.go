@@ -124,21 +124,10 @@ func addUsage(run *record.Run, in, out, cacheRead, cacheCreation *int64, cost *f
 	if cost != nil && *cost >= 0 && !math.IsInf(*cost, 1) {
 		c := *cost
 		if run.TotalCostUSD != nil {
-			c = addCost(c, *run.TotalCostUSD)
+			c = record.AddCost(c, *run.TotalCostUSD)
 		}
 		run.TotalCostUSD = &c
 	}
-}
-
-// addCost is a+b to the nano-dollar: a float64 sum of many small costs
-// drifts (50 × 0.001 made 0.05000000000000004, past a --max-cost of 0.05
-// a call early). Sums too large to scale are left as they are.
-func addCost(a, b float64) float64 {
-	s := a + b
-	if s >= 1e6 {
-		return s
-	}
-	return math.Round(s*1e9) / 1e9
 }
 
 func resetTotals(run *record.Run) {

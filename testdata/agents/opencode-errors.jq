@@ -1,5 +1,5 @@
 # opencode run --format json: every step_finish reports its own tokens and
-# cost, so they add up; tool calls are the distinct tool_use callIDs; the
+# cost, so they add up (costs to the nano-dollar); tool calls are the distinct tool_use callIDs; the
 # final message is the text of the last step that had any. The error kind
 # is that of the last error event's HTTP statusCode.
 def steps(f): [.[] | select(.type == "step_finish") | .part | f | select(. != null)] | if length == 0 then null else add end;
@@ -9,7 +9,7 @@ def kind(s): if s == null then null elif s == 401 then "authentication" elif s =
 {format: "opencode",
  input: steps(.tokens.input), output: steps(.tokens.output),
  cache_read: steps(.tokens.cache.read), cache_creation: steps(.tokens.cache.write),
- cost: steps(.cost),
+ cost: (steps(.cost) | if . == null then null else (. * 1e9 | round) / 1e9 end), # summed to the nano-dollar, as loopkit sums costs
  tool_calls: ([.[] | select(.type == "tool_use") | .part.callID] | unique | length),
  final_message: (reduce .[] as $e ({cur: "", last: ""};
    if $e.type == "step_start" then .cur = ""
