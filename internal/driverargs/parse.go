@@ -120,6 +120,11 @@ func (r *Run) complete() error {
 		return usagef("--dir %s: no such directory", s.Dir)
 	}
 	s.Dir, _ = filepath.Abs(s.Dir)
+	// kept as its real path, as the store's root is: a shell that cd'd
+	// through a link names the link, which a resume refuses as a swap
+	if real, err := filepath.EvalSymlinks(s.Dir); err == nil {
+		s.Dir = real
+	}
 	for _, p := range []struct{ what, path, fix string }{
 		{"--dir", s.Dir, "rename the folder"}, {"--prompt", s.Prompt, "rename the file"},
 		{"SPEC", r.Spec, "rename the file"}, {"PLAN", r.Plan, "rename the file"},
