@@ -4,10 +4,12 @@ package loopdrive
 // holds it.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -50,6 +52,27 @@ func workTreeThere(id string, run *record.Run) error {
 		return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s works in %s, which is not a directory now; move it away", id, dir)}
 	}
 	return nil
+}
+
+// promptGone drops a rewritten or resumed prompt the run no longer has
+// (its settings, kept outside the store, outlive a store restored from a
+// backup taken before the rewrite): every step would fail to read it. It
+// names the file dropped, "" when none was.
+func promptGone(run *record.Run) string {
+	gone := ""
+	if p := run.Settings.PromptCurrent; p != "" && missing(p) {
+		run.Settings.PromptCurrent, gone = "", p
+	}
+	if w := run.Watchdog; w != nil && w.Prompt != "" && missing(w.Prompt) {
+		gone = cmp.Or(gone, w.Prompt)
+		w.Prompt = ""
+	}
+	return gone
+}
+
+func missing(path string) bool {
+	_, err := os.Lstat(path)
+	return errors.Is(err, os.ErrNotExist)
 }
 
 // notNewer refuses, before anything is locked or mended, a run a newer
@@ -149,6 +172,10 @@ func (h *holder) resume(opts *holdOptions) (string, error) {
 		if run.Merge != nil && run.Merge.Status == record.MergeFailed { // its event stays
 			run.Merge = nil
 			msg += ", the merge to be tried again"
+		}
+		if gone := promptGone(run); gone != "" {
+			h.env.Log.Warn(fmt.Sprintf("run %s: its prompt %s is gone (a store restored from a backup, or removed by hand): it goes on with %s", id, gone, run.Settings.Prompt))
+			msg += ", the run's own prompt (" + filepath.Base(gone) + " gone)"
 		}
 		if p, err := h.promptWithHypotheses(run, n); err != nil {
 			return "", err
