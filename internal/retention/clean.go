@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/artifacts"
 	"github.com/loopkit/loopkit/internal/lazylog"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/treelock"
 )
@@ -133,10 +134,16 @@ func cleanRuns(st *store.Store, o Options, emit func(Decision) error, rep *Repor
 	}
 	var emitErr error
 	for i := range ds {
-		var copies []string
+		var copies, others []string
 		if ds[i].Action == Delete && !o.DryRun {
 			if run, err := st.ReadRun(ds[i].RunID); err == nil {
 				copies = artifacts.Locations(st, run) // before it goes: where its copies are
+				if runconfig.Planted(st.RunDir(ds[i].RunID), &run.Settings) {
+					// a driver's run with no settings kept for this store:
+					// copied from another (whose copies these are) or
+					// planted; loopkit wrote none of them from here
+					copies, others = nil, copies
+				}
 			}
 		}
 		carryOut(del, o, &ds[i], rep)
@@ -145,11 +152,25 @@ func cleanRuns(st *store.Store, o Options, emit func(Decision) error, rep *Repor
 				o.Log.Warn("the deleted run's copies were not all removed", "run", ds[i].RunID, "err", err)
 			}
 		}
+		leftCopies(o, ds[i], others)
 		if emitErr == nil && emit != nil {
 			emitErr = emit(ds[i])
 		}
 	}
 	return emitErr
+}
+
+// leftCopies names the copies of a deleted run that loopkit kept no
+// settings for here, left in place: they may be another store's.
+func leftCopies(o Options, d Decision, ds []string) {
+	if d.Action != Delete || d.Error != "" {
+		return
+	}
+	for _, c := range ds {
+		if _, err := os.Lstat(c); err == nil {
+			o.Log.Warn(fmt.Sprintf("run %s: its copy %s is left: loopkit kept no settings for the run in this store (copied from another, or not a driver's); remove it by hand if it is no other store's", d.RunID, c))
+		}
+	}
 }
 
 // sizeAll measures the runs whose bytes are reported without being
