@@ -11,6 +11,7 @@ import (
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
+	"github.com/loopkit/loopkit/internal/userdir"
 )
 
 // notPlanted refuses to resume a run whose settings loopkit did not keep
@@ -36,12 +37,20 @@ func notPlanted(st *store.Store, id string) error {
 			"(%s: the workspace was moved or copied since); loopkit keeps a run's settings by its store's path", id, old, st.Root),
 			Hint: fmt.Sprintf("resume it there (move the workspace back to %s), or start a new run", filepath.Dir(old))}
 	}
+	// where they were looked for: a run started with another
+	// XDG_STATE_HOME or HOME (sudo, another login's profile) is the
+	// person's own, resumed with that one, not to be cancelled
+	where := ""
+	if dir := userdir.StatePath(); dir != "" {
+		where = fmt.Sprintf("; loopkit keeps them in %s: a run started with another XDG_STATE_HOME or HOME resumes with that one",
+			filepath.Join(dir, "settings"))
+	}
 	return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s has no settings kept by loopkit, "+
-		"as a run this version's driver started has (one an older loopkit started has none either): "+
+		"as a run this version's driver started has (one an older loopkit started has none either%s): "+
 		"not resumed, it would run agent %q, validation %q "+
 		"(the agent can write .loop/runs); start a new run instead, and '%s cancel %s' ends this one "+
 		"so that no resume --interrupted offers it again",
-		id, strings.Join(run.Settings.Agent, " "), run.Settings.Validate, driverargs.Prog(), id)}
+		id, where, strings.Join(run.Settings.Agent, " "), run.Settings.Validate, driverargs.Prog(), id)}
 }
 
 // movedFrom is the store a run was started in, when it is another than
