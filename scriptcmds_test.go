@@ -283,11 +283,22 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 
 // scriptCondition: [pidns] holds where `unshare --pid --fork --mount-proc`
 // can run a command as the first process of a PID namespace (as root, or
-// where user namespaces are allowed): the driver as a container's pid 1.
+// where user namespaces are allowed): the driver as a container's pid 1;
+// [mountns] where `unshare --mount` can bind-mount a folder.
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
 	case "root": // can give a file away (chown), as a sudo's folders are
 		return os.Geteuid() == 0, nil
+	case "mountns": // can bind-mount a folder in a mount namespace of its own
+		mountnsOnce.Do(func() {
+			d, err := os.MkdirTemp("", "mountns")
+			if err != nil {
+				return
+			}
+			defer os.RemoveAll(d)
+			mountnsOK = exec.Command("unshare", "--mount", "mount", "--bind", d, d).Run() == nil
+		})
+		return mountnsOK, nil
 	case "pidns":
 		pidnsOnce.Do(func() {
 			pidnsOK = exec.Command("unshare", "--pid", "--fork", "--mount-proc", "true").Run() == nil
@@ -298,6 +309,8 @@ func scriptCondition(cond string) (bool, error) {
 }
 
 var (
-	pidnsOnce sync.Once
-	pidnsOK   bool
+	pidnsOnce   sync.Once
+	pidnsOK     bool
+	mountnsOnce sync.Once
+	mountnsOK   bool
 )

@@ -2,6 +2,7 @@ package loopdrive
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -33,6 +34,11 @@ func notPlanted(st *store.Store, id string) error {
 		run = &record.Run{}
 	}
 	if old := movedFrom(st, id, run); old != "" {
+		if sameDir(old, st.Root) {
+			return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s was started in the store %s, which is this one (%s) "+
+				"reached by another path (a bind mount); loopkit keeps a run's settings by its store's path", id, old, st.Root),
+				Hint: fmt.Sprintf("resume it from %s", filepath.Dir(old))}
+		}
 		return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s was started in the store %s, not here "+
 			"(%s: the workspace was moved or copied since); loopkit keeps a run's settings by its store's path", id, old, st.Root),
 			Hint: fmt.Sprintf("resume it there (move the workspace back to %s), or start a new run", filepath.Dir(old))}
@@ -67,4 +73,14 @@ func movedFrom(st *store.Store, id string, run *record.Run) string {
 		return ""
 	}
 	return old.Root
+}
+
+// sameDir: a and b are one folder (a bind mount shows it at two paths).
+func sameDir(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
