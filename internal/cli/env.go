@@ -150,7 +150,11 @@ func (e *Env) Finish(err error) int {
 	if e.ErrorFile != "" {
 		if f, ferr := safefile.OpenFile(e.ErrorFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); ferr == nil {
 			fmt.Fprintf(f, "%s: %s\n", e.Name, strings.ReplaceAll(err.Error(), "\n", " "))
-			if hint := DiskHint(err); hint != "" {
+			hint := DiskHint(err)
+			if hint == "" && errors.As(err, &ee) && ee.Code == exitcode.Internal {
+				hint = ee.Hint // what a command that cannot go on says to do first
+			}
+			if hint != "" {
 				fmt.Fprintln(f, hint) // the driver's hint: what to do before a resume
 			}
 			f.Close()

@@ -1,6 +1,9 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+)
 
 // DirIDEnv names the workspace the driver's run started in, for the
 // commands it starts: "DEV:INODE" of the run's dir then (see ID).
@@ -16,4 +19,14 @@ func SameWorkspace(dir string) error {
 		return fmt.Errorf("workspace %s is not the folder the run started in (moved during the run, or a link put in its place): nothing is run there", dir)
 	}
 	return nil
+}
+
+// WorkspaceGone is the error of a driver's command whose workspace dir is
+// not there (nil for a command no driver started): the person moved or
+// removed it while the run went on, which a usage error misnamed.
+func WorkspaceGone(dir string) error {
+	if os.Getenv(DirIDEnv) == "" {
+		return nil
+	}
+	return fmt.Errorf("workspace %s is gone (moved or removed during the run): nothing is run there", dir)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/proc"
 	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
@@ -237,6 +238,9 @@ func workDir(env *cli.Env, flag string) (string, error) {
 		return "", err
 	}
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		if gone := store.WorkspaceGone(abs); gone != nil {
+			return "", &cli.ExitError{Code: exitcode.Internal, Err: gone, Hint: "move it back to " + abs}
+		}
 		return "", env.UsageError("--dir %s: not a directory", flag)
 	}
 	if err := store.SameWorkspace(abs); err != nil {

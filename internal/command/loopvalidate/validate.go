@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/cli"
+	"github.com/loopkit/loopkit/internal/exitcode"
 	"github.com/loopkit/loopkit/internal/gitrun"
 	"github.com/loopkit/loopkit/internal/gitstate"
 	"github.com/loopkit/loopkit/internal/proc"
@@ -89,6 +90,9 @@ func run(env *cli.Env) error {
 		return err
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if gone := store.WorkspaceGone(dir); gone != nil {
+			return &cli.ExitError{Code: exitcode.Internal, Err: gone, Hint: "move it back to " + dir}
+		}
 		return env.UsageError("--dir %s: not a directory", opts.Dir)
 	}
 	if err := store.SameWorkspace(dir); err != nil {
