@@ -19,7 +19,7 @@ func RunShell(spec Spec, line string) (*Result, error) {
 	if !NeedsShell(line, spec.Env) {
 		spec.Args, _ = PlainWords(line)
 		res, err := Run(spec)
-		if err != nil || res.PID != 0 {
+		if err != nil || res.PID != 0 || startShebang(spec) != "" { // sh would say only "not found"
 			return res, err
 		}
 		if _, err := lookpath.Find("sh"); err != nil {

@@ -116,3 +116,26 @@ func TestRunShellRelativePathEntryIsSh(t *testing.T) {
 		}
 	}
 }
+
+// A script saved with CRLF line ends is there, yet the kernel answers
+// ENOENT for its "/bin/sh\r": run directly or through RunShell, its start
+// error names the #! line, not "command not found" (sh's "not found").
+func TestStartCRLFScriptNamed(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "crlf.sh"), []byte("#!/bin/sh\r\nexit 0\r\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []func() (*Result, error){
+		func() (*Result, error) { return Run(Spec{Dir: dir, Args: []string{"./crlf.sh"}}) },
+		func() (*Result, error) { return RunShell(Spec{Dir: dir}, "./crlf.sh") },
+	} {
+		res, err := run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Err == nil || !strings.Contains(res.Err.Error(), `cannot start ./crlf.sh: its #! line ends in a carriage return`) ||
+			res.StatusCode != 127 || !res.NotFound {
+			t.Errorf("err %v, status %d, not found %v; want the #! line named, 127", res.Err, res.StatusCode, res.NotFound)
+		}
+	}
+}

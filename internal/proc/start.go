@@ -53,6 +53,9 @@ func startFailure(res *Result, spec Spec, err error) *Result {
 			res.Err = fmt.Errorf("cannot start %s: %v", spec.Args[0], unwrapPath(err))
 		} else {
 			res.NotFound = true
+			if why := startShebang(spec); why != "" { // there, but its #! line fails: not "not found"
+				res.Err = fmt.Errorf("cannot start %s: %s", spec.Args[0], why)
+			}
 		}
 	}
 	// The spool files still exist (empty) so a record that names them is true.
@@ -64,6 +67,19 @@ func startFailure(res *Result, spec Spec, err error) *Result {
 		}
 	}
 	return res
+}
+
+// startShebang is lookpath.Shebang's answer for the program spec names,
+// found as lookPath finds it.
+func startShebang(spec Spec) string {
+	path, err := lookPath(spec.Args[0], spec.Dir)
+	if err != nil {
+		return ""
+	}
+	if !filepath.IsAbs(path) && spec.Dir != "" {
+		path = filepath.Join(spec.Dir, path)
+	}
+	return lookpath.Shebang(path)
 }
 
 // startError is a start a limit refused; it wraps the start's error, so

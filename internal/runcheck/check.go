@@ -213,13 +213,17 @@ func AgentRunnable(name, dir string) error {
 		if fi.IsDir() || fi.Mode()&0o111 == 0 {
 			return fmt.Errorf("agent command %s: not executable (chmod +x it)", name)
 		}
-		return nil
-	}
-	if _, err := lookpath.Find(name); err != nil {
+	} else if found, err := lookpath.Find(name); err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
 			return fmt.Errorf("agent command %s: not found on PATH", name)
 		}
 		return fmt.Errorf("agent command %s: %v", name, err)
+	} else {
+		path = found
+	}
+	// else the run is created and its first step fails "not found"
+	if why := lookpath.Shebang(path); why != "" {
+		return fmt.Errorf("agent command %s: %s", name, why)
 	}
 	return nil
 }
@@ -290,10 +294,20 @@ func ShellRunnable(flag, cmd, dir string) error {
 		if fi.IsDir() || fi.Mode()&0o111 == 0 {
 			return fmt.Errorf("%s: %s: not executable (chmod +x it, or run it with sh %s)", flag, name, name)
 		}
-		return nil
+		return shebang(flag, name, path)
 	}
-	if _, err := exec.LookPath(name); err != nil && !errors.Is(err, exec.ErrDot) {
+	path, err := exec.LookPath(name)
+	if err != nil && !errors.Is(err, exec.ErrDot) {
 		return fmt.Errorf("%s: %s: not found on PATH (check the spelling, or give its path)", flag, name)
+	}
+	return shebang(flag, name, path)
+}
+
+// shebang: a script sh finds but the system cannot start (a CRLF #! line)
+// is, in sh's words, "not found": after a paid step, and misleading.
+func shebang(flag, name, path string) error {
+	if why := lookpath.Shebang(path); why != "" {
+		return fmt.Errorf("%s: %s: %s", flag, name, why)
 	}
 	return nil
 }

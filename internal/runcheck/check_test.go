@@ -110,6 +110,44 @@ func TestCheckFinalVerifyAndReviewer(t *testing.T) {
 	}
 }
 
+// A script saved with CRLF line ends passed the check (there, executable)
+// and every start of it said "not found", after the run was created and,
+// for the validation, after a paid step.
+func TestCheckCRLFScripts(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "crlf.sh"), []byte("#!/bin/sh\r\nexit 0\r\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "ok.sh"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "crlf-tool"), []byte("#!/bin/sh\r\n"), 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	const why = `its #! line ends in a carriage return (CRLF line ends, as Windows editors save them), so the system looks for "/bin/sh\r"`
+	for _, tc := range []struct {
+		s    runconfig.Settings
+		want string
+	}{
+		{runconfig.Settings{Validate: "./crlf.sh"}, "--validate: ./crlf.sh: " + why},
+		{runconfig.Settings{Validate: "timeout 60 ./crlf.sh && true"}, "--validate: ./crlf.sh: " + why},
+		{runconfig.Settings{Validate: "crlf-tool"}, "--validate: crlf-tool: " + why},
+		{runconfig.Settings{Validate: "./ok.sh", Reviewer: "./crlf.sh"}, "--reviewer: ./crlf.sh: " + why},
+		{runconfig.Settings{Validate: "./ok.sh", Agent: []string{"./crlf.sh"}}, "agent command ./crlf.sh: " + why},
+		{runconfig.Settings{Validate: "./ok.sh", Agent: []string{"crlf-tool"}}, "agent command crlf-tool: " + why},
+		{runconfig.Settings{Validate: "./ok.sh", Agent: []string{"./ok.sh"}}, ""},
+	} {
+		s := tc.s
+		s.Dir = dir
+		if s.Agent == nil {
+			s.Agent = []string{"sh"}
+		}
+		err := Check(&s)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%+v: unexpected error: %v", tc.s, err)
+		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+			t.Errorf("%+v: error %v, want %q", tc.s, err, tc.want)
+		}
+	}
+}
+
 // An agent argv word that is not UTF-8 would be stored changed in
 // run.json, and every later step run another command.
 func TestCheckAgentUTF8(t *testing.T) {
