@@ -87,7 +87,7 @@ func Check(s *runconfig.Settings) error {
 	if msg, _ := PromptArg(s); msg != "" { // a SPEC's is checked once found
 		return errors.New(msg)
 	}
-	if err := PromptEmpty(s.Prompt); err != nil {
+	if err := PromptFile("prompt", s.Prompt); err != nil {
 		return err
 	}
 	if err := ValidationRunnable(s.Validate, s.Dir); err != nil {
@@ -195,6 +195,52 @@ func PromptEmpty(path string) error {
 		return nil
 	}
 	return fmt.Errorf("prompt %s is empty: write the agent's task in it", path)
+}
+
+// PromptFile says why the text of a prompt (what = "prompt", or "spec")
+// cannot be the agent's task: it is empty (PromptEmpty), or is not UTF-8
+// (TextProblem). A file that cannot be read is left to the run.
+func PromptFile(what, path string) error {
+	if err := PromptEmpty(path); err != nil {
+		return fmt.Errorf("%s%s", what, strings.TrimPrefix(err.Error(), "prompt"))
+	}
+	if path == "" {
+		return nil
+	}
+	data, err := safefile.ReadFile(path, safefile.DocMax)
+	if err != nil {
+		return nil
+	}
+	if why := TextProblem(data); why != "" {
+		return fmt.Errorf("%s %s %s", what, path, why)
+	}
+	return nil
+}
+
+// TextProblem says how a file meant as UTF-8 text is not: UTF-16 (what
+// Windows editors and PowerShell 5's > save as "Unicode"), or bytes of
+// another encoding (Latin-1, Windows-1252, Shift_JIS). Its prompt reached
+// the agent with a U+FFFD for each such byte, or a NUL between letters.
+func TextProblem(data []byte) string {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if len(data) >= 2 && (data[0] == 0xff && data[1] == 0xfe || data[0] == 0xfe && data[1] == 0xff ||
+		(data[0] == 0) != (data[1] == 0)) {
+		return "is UTF-16 text (a Windows editor's \"Unicode\"), not UTF-8: the agent would get it garbled; " +
+			"save it as UTF-8 (iconv -f UTF-16 -t UTF-8)"
+	}
+	if utf8.Valid(data) {
+		return ""
+	}
+	i := 0
+	for i < len(data) {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	return fmt.Sprintf("is not UTF-8 text (line %d has the byte 0x%02x): the agent would get U+FFFD for each such byte; "+
+		"save it as UTF-8 (iconv -f LATIN1 -t UTF-8, or the encoding it is in)", bytes.Count(data[:i], []byte{'\n'})+1, data[i])
 }
 
 // AgentRunnable says why the agent command could not be started: not on

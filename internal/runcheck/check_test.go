@@ -156,3 +156,29 @@ func TestCheckAgentUTF8(t *testing.T) {
 		t.Errorf("Check: %v", err)
 	}
 }
+
+// A prompt in another encoding reached the agent with U+FFFD for each byte
+// that is not UTF-8, or UTF-16's NUL between its letters.
+func TestTextProblem(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"Fix it.\n", ""},
+		{"\ufeffFix the café.\r\n", ""},
+		{"", ""},
+		{"a\nb\nFix the caf\xe9 menu\n", "is not UTF-8 text (line 3 has the byte 0xe9)"},
+		{"\x83e\x83X\x83g", "is not UTF-8 text (line 1 has the byte 0x83)"}, // Shift_JIS
+		{"\xff\xfeF\x00i\x00x\x00", "is UTF-16 text"},
+		{"\xfe\xff\x00F\x00i", "is UTF-16 text"},
+		{"F\x00i\x00x\x00", "is UTF-16 text"}, // no byte-order mark
+	} {
+		if got := TextProblem([]byte(tc.text)); tc.want == "" && got != "" || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%q: %q, want %q", tc.text, got, tc.want)
+		}
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "TASK.md")
+	os.WriteFile(p, []byte("caf\xe9\n"), 0o644)
+	s := runconfig.Settings{Dir: dir, Validate: "true", Agent: []string{"sh"}, Prompt: p}
+	if err := Check(&s); err == nil || !strings.HasPrefix(err.Error(), "prompt "+p+" is not UTF-8 text") {
+		t.Errorf("Check: %v", err)
+	}
+}

@@ -65,6 +65,11 @@ func (h *holder) phases(o *PhaseOptions, set *runconfig.Settings, run *record.Ru
 		run.SpecPath = &p
 		if set.Prompt == "" {
 			set.Prompt = p
+			// as runcheck.Check checks a --prompt: else the run is made
+			// and its agent paid for a task it gets empty or garbled
+			if err := runcheck.PromptFile("spec", p); err != nil {
+				return cli.Usagef("%v", err)
+			}
 		}
 	}
 	if o.Plan != "" {
