@@ -11,10 +11,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/sys/unix"
 )
 
@@ -178,6 +180,79 @@ func TestChildrenHaveNoTerminal(t *testing.T) {
 		out, _ := runOnPTY(t, dir, env, args[0], args[1:]...)
 		if !regexp.MustCompile(`tty-open-status=[1-9]`).Match(out) {
 			t.Errorf("%s: the child could open the terminal (or did not run):\n%s", args[0], out)
+		}
+	}
+}
+
+// TestTailFitsTerminalWidth: loop-view tail cuts an agent's text to the
+// terminal's width in cells, between grapheme clusters. Cut at width
+// runes, a line of CJK took two rows of a 40-column terminal, and a line
+// of decomposed accents (NFD, as macOS writes) half of one.
+func TestTailFitsTerminalWidth(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := append(withoutEnv(os.Environ(), "CLICOLOR_FORCE"), "LOOP_STORE="+filepath.Join(dir, ".loop"), "NO_COLOR=1")
+	run := func(name string, args ...string) {
+		c := exec.Command(name, args...)
+		c.Dir, c.Env = dir, env
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+	}
+	run("loop-record", "new", "--run", "p1")
+	m, s := openPTY(t)
+	defer m.Close()
+	if err := unix.IoctlSetWinsize(int(m.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 40}); err != nil {
+		t.Fatal(err)
+	}
+	tail := exec.Command("loop-view", "tail", "--quiet", "p1")
+	tail.Dir, tail.Env = dir, env
+	tail.Stdin, tail.Stdout, tail.Stderr = s, s, s
+	tail.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := tail.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	var mu sync.Mutex
+	var out bytes.Buffer
+	go func() { // EIO once tail is gone
+		buf := make([]byte, 4096)
+		for {
+			n, err := m.Read(buf)
+			mu.Lock()
+			out.Write(buf[:n])
+			if bytes.Count(out.Bytes(), []byte("…")) >= 2 { // both texts shown
+				os.WriteFile(filepath.Join(dir, "seen"), nil, 0o600)
+			}
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	cjk := strings.Repeat("日本語のテキスト", 10)
+	nfd := strings.Repeat("e\u0301", 100)
+	agent := `printf '{"type":"assistant","message":{"content":[{"type":"text","text":"%s"}]}}\n' "$0" "$1"; ` +
+		`for i in $(seq 600); do [ -e seen ] && break; sleep 0.05; done`
+	run("loop-step", "--run", "p1", "--prompt", os.DevNull, "--", "sh", "-c", agent, cjk, nfd)
+	run("loop-record", "status", "completed", "--run", "p1")
+	waited := make(chan error, 1)
+	go func() { waited <- tail.Wait() }()
+	select {
+	case <-waited:
+	case <-time.After(30 * time.Second):
+		tail.Process.Kill()
+		t.Fatal("loop-view tail still running after its run ended")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	lines := strings.Split(strings.TrimRight(out.String(), "\r\n"), "\r\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "日本語") || !strings.HasPrefix(lines[1], "e\u0301") {
+		t.Fatalf("tail printed %q, want the two texts", lines)
+	}
+	for _, l := range lines {
+		if w := ansi.StringWidthWc(l); w > 40 || w < 38 || !strings.HasSuffix(l, "…") || strings.Contains(l, "e…") {
+			t.Errorf("%q: %d cells on a 40-column terminal, want 38-40 ending in … after a whole character", l, w)
 		}
 	}
 }

@@ -19,3 +19,21 @@ func padRight(s string, w int) string {
 	}
 	return s
 }
+
+// Fit cuts s to at most w cells, between grapheme clusters, marking a cut
+// with "…"; w <= 0 is no limit. Cutting by runes let a line of CJK take
+// two rows, and cut an accent off its letter.
+func Fit(s string, w int) string {
+	if w <= 0 || Cells(s) <= w {
+		return s
+	}
+	n, used := 0, 0
+	for n < len(s) {
+		c, cw := ansi.FirstGraphemeCluster(s[n:], ansi.WcWidth)
+		if used+cw > w-1 {
+			break
+		}
+		n, used = n+len(c), used+cw
+	}
+	return s[:n] + "…"
+}

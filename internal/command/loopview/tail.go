@@ -70,8 +70,10 @@ func (o *tailCmd) run(c *ctx, args []string) error {
 				_, err := fmt.Fprintln(w, view.Escape(*ev.Text, true))
 				return err
 			}
-			for _, l := range agent.Describe(ev.Event, width) {
-				if _, err := fmt.Fprintln(w, view.Escape(l, false)); err != nil {
+			// cut once escaped, in cells: a CJK line cut at width runes
+			// took two rows, an escape's \x1b four cells where ESC was one
+			for _, l := range agent.Describe(ev.Event, 0) {
+				if _, err := fmt.Fprintln(w, view.Fit(view.Escape(l, false), width)); err != nil {
 					return err
 				}
 			}
