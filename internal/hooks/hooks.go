@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -124,9 +125,12 @@ func (h *Hooks) run(command, event, runID string, stdin []byte) error {
 		err = nil // it exited 0; a child it left (a notifier in the background) held its output
 	}
 	if err != nil {
+		if why := scriptShebang(command, cmd.Dir); why != "" && cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 127 {
+			return fmt.Errorf("%w: %s", err, why) // sh says only "not found"
+		}
 		text := strings.TrimSpace(out.String())
 		if len(text) > outputBytes {
-			text = "…" + text[len(text)-outputBytes:]
+			text = "…" + strings.ToValidUTF8(text[len(text)-outputBytes:], "")
 		}
 		if text != "" {
 			return fmt.Errorf("%w: %s", err, text)
@@ -134,6 +138,23 @@ func (h *Hooks) run(command, event, runID string, stdin []byte) error {
 		return err
 	}
 	return nil
+}
+
+// scriptShebang is lookpath.Shebang's answer for a hook whose first word
+// is a script's path (./notify.sh), run in dir.
+func scriptShebang(command, dir string) string {
+	f := strings.Fields(command)
+	if len(f) == 0 || !strings.Contains(f[0], "/") {
+		return ""
+	}
+	path := f[0]
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	if why := lookpath.Shebang(path); why != "" {
+		return f[0] + ": " + why
+	}
+	return ""
 }
 
 // tailBuffer keeps the last outputBytes written to it (and a little more,

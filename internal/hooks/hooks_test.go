@@ -161,3 +161,19 @@ func TestHookRunsInTheWorkTree(t *testing.T) {
 		t.Errorf("%d failed: %s", n, logs.String())
 	}
 }
+
+// A hook script saved with CRLF line ends failed every event with sh's
+// "./notify.sh: not found", the file right there: its #! line is named.
+func TestHookCRLFScriptNamed(t *testing.T) {
+	work := t.TempDir()
+	os.WriteFile(filepath.Join(work, "notify.sh"), []byte("#!/bin/sh\r\necho sent\r\n"), 0o755)
+	set := runconfig.MustFromMap(map[string]string{SettingCommands: "./notify.sh --to ops"})
+	set.Dir = work
+	var logs bytes.Buffer
+	if n := FromSettings(&set, "/s/.loop", log.New(&logs)).Fire(Completed, "r1", nil); n != 1 {
+		t.Fatalf("%d failed, want 1: %s", n, logs.String())
+	}
+	if !strings.Contains(logs.String(), `./notify.sh: its #! line ends in a carriage return`) {
+		t.Errorf("log does not name the #! line:\n%s", logs.String())
+	}
+}
