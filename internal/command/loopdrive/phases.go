@@ -78,6 +78,12 @@ func (h *holder) phases(o *PhaseOptions, set *runconfig.Settings, run *record.Ru
 			return cli.Usagef("%v", err)
 		}
 		run.PlanPath, set.Plan = &p, p
+		// a UTF-16 plan's boxes count 0/0, and it is quoted garbled
+		if data, err := safefile.ReadFile(p, safefile.DocMax); err == nil {
+			if why := runcheck.TextProblem(data); why != "" {
+				return cli.Usagef("plan %s %s", p, why)
+			}
+		}
 	}
 	// the run's artifact (seed 003): the plan it works through, else its spec
 	if run.ArtifactPath = run.PlanPath; run.ArtifactPath == nil {
