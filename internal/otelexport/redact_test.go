@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/record"
 )
@@ -153,5 +154,18 @@ func TestStdoutShowsControls(t *testing.T) {
 	}
 	if b := out.Bytes(); bytes.ContainsAny(b, "\u009b\u202e\x1b") || !bytes.Contains(b, []byte(`tool\u009b2J\u202e\u001b]0;t\u0007`)) {
 		t.Errorf("OTLP/JSON not escaped: %.300q", b)
+	}
+}
+
+// --include-content's output tail began with U+FFFD when its cut went
+// through a character (CJK output): it starts at a whole one.
+func TestTailStringWholeCharacters(t *testing.T) {
+	s := "x" + strings.Repeat("日本語", 2000)
+	got := tailString(s, contentChars)
+	if !utf8.ValidString(got) || !strings.HasSuffix(s, got) || len(got) < contentChars-utf8.UTFMax || len(got) > contentChars {
+		t.Errorf("tail of %d bytes, valid %v: %q…", len(got), utf8.ValidString(got), got[:12])
+	}
+	if got := tailString("short", contentChars); got != "short" {
+		t.Errorf("%q", got)
 	}
 }

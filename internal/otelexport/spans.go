@@ -319,9 +319,11 @@ func secretKey(k string) bool {
 // contentChars is how much of each output stream --include-content sends.
 const contentChars = 4096
 
+// tailString is s's last n bytes, from a whole character on: a cut
+// through one sent U+FFFD (OTLP strings are UTF-8) before CJK output.
 func tailString(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[len(s)-n:]
+	return strings.ToValidUTF8(s[len(s)-n:], "")
 }
