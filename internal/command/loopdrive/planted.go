@@ -39,9 +39,13 @@ func notPlanted(st *store.Store, id string) error {
 				"reached by another path (a bind mount); loopkit keeps a run's settings by its store's path", id, old, st.Root),
 				Hint: fmt.Sprintf("resume it from %s", filepath.Dir(old))}
 		}
+		what, back := "workspace", filepath.Dir(old)
+		if filepath.Base(old) != ".loop" || !filepath.IsAbs(run.WorkspaceRoot) || filepath.Clean(back) != filepath.Clean(run.WorkspaceRoot) {
+			what, back = "store", old // a store of its own (a .loop link, LOOP_STORE) moved
+		}
 		return &cli.ExitError{Code: exitcode.Usage, Err: fmt.Errorf("run %s was started in the store %s, not here "+
-			"(%s: the workspace was moved or copied since); loopkit keeps a run's settings by its store's path", id, old, st.Root),
-			Hint: fmt.Sprintf("resume it there (move the workspace back to %s), or start a new run", filepath.Dir(old))}
+			"(%s: the %s was moved or copied since); loopkit keeps a run's settings by its store's path", id, old, st.Root, what),
+			Hint: fmt.Sprintf("resume it there (move the %s back to %s), or start a new run", what, back)}
 	}
 	// where they were looked for: a run started with another
 	// XDG_STATE_HOME or HOME (sudo, another login's profile) is the
@@ -61,18 +65,24 @@ func notPlanted(st *store.Store, id string) error {
 
 // movedFrom is the store a run was started in, when it is another than
 // st and holds the settings loopkit kept for the run: the person moved
-// or copied the workspace (the store in it) since. Only the default
-// store, .loop in the workspace, can be found from run.json; a word of
-// run.json's (the agent's to write) picks a message here, nothing else.
+// or copied the workspace (the store in it), or the store, since: .loop
+// in the workspace run.json names, or a store loopkit remembers (a word
+// of run.json's, the agent's to write, picks a message here, nothing else).
 func movedFrom(st *store.Store, id string, run *record.Run) string {
-	if run.WorkspaceRoot == "" || !filepath.IsAbs(run.WorkspaceRoot) {
-		return ""
+	var roots []string
+	if filepath.IsAbs(run.WorkspaceRoot) {
+		roots = append(roots, filepath.Join(run.WorkspaceRoot, ".loop"))
 	}
-	old := &store.Store{Root: filepath.Join(run.WorkspaceRoot, ".loop")}
-	if filepath.Clean(old.Root) == filepath.Clean(st.Root) || !runconfig.IsKept(old.RunDir(id)) {
-		return ""
+	// a store of its own (.loop a link to another disk, LOOP_STORE) moved
+	// and linked again: the stores the person ran loops in are remembered
+	remembered, _ := userdir.Stores()
+	for _, r := range append(roots, remembered...) {
+		old := &store.Store{Root: r}
+		if filepath.Clean(r) != filepath.Clean(st.Root) && runconfig.IsKept(old.RunDir(id)) {
+			return r
+		}
 	}
-	return old.Root
+	return ""
 }
 
 // sameDir: a and b are one folder (a bind mount shows it at two paths).
