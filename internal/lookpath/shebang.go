@@ -12,10 +12,11 @@ import (
 
 // Shebang says why the system cannot start the script at path although it
 // is there and executable: its #! line ends in a carriage return (saved
-// with CRLF line ends, on Windows or by an editor set so), or names an
-// interpreter that is not there. The kernel's answer is then ENOENT, which
-// every shell and exec reports as the script itself "not found". "" when
-// the file starts fine, or cannot be read (the start will say why).
+// with CRLF line ends, on Windows or by an editor set so), names an
+// interpreter that is not there (the kernel's ENOENT, which shells and
+// exec report as the script itself "not found"), or follows a byte-order
+// mark (ENOEXEC: sh then runs a bash script as its own). "" when the file
+// starts fine, or cannot be read (the start will say why).
 func Shebang(path string) string {
 	// O_NONBLOCK: a FIFO put where the script was never blocks the check
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -29,6 +30,10 @@ func Shebang(path string) string {
 	head := make([]byte, 256) // the kernel reads no more of a #! line
 	n, _ := io.ReadFull(f, head)
 	line, _, _ := bytes.Cut(head[:n], []byte{'\n'})
+	if bytes.HasPrefix(line, []byte("\ufeff#!")) {
+		return fmt.Sprintf("it starts with a byte-order mark (UTF-8 with BOM, as Windows editors save it), "+
+			"which hides its #! line from the system, so sh runs it whatever that names: save it as UTF-8 without BOM (sed -i '1s/^\\xEF\\xBB\\xBF//' %s)", path)
+	}
 	if !bytes.HasPrefix(line, []byte("#!")) {
 		return ""
 	}

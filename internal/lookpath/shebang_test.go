@@ -22,6 +22,9 @@ func TestShebang(t *testing.T) {
 		{"no line", "exit 0\r\n", ""},
 		{"empty", "", ""},
 		{"bare", "#!\r\n", `looks for "\r"`},
+		// ENOEXEC: sh ran a bash script as its own ("[[: not found")
+		{"bom", "\ufeff#!/bin/bash\n[[ -f x ]]\n", "it starts with a byte-order mark (UTF-8 with BOM"},
+		{"bom text", "\ufeffecho hi\n", ""},
 	} {
 		p := filepath.Join(dir, tc.name)
 		os.WriteFile(p, []byte(tc.text), 0o755)

@@ -138,4 +138,16 @@ func TestStartCRLFScriptNamed(t *testing.T) {
 			t.Errorf("err %v, status %d, not found %v; want the #! line named, 127", res.Err, res.StatusCode, res.NotFound)
 		}
 	}
+	// a byte-order mark before #!: ENOEXEC, and sh ran the bash script
+	// as its own ("[[: not found", 127)
+	if err := os.WriteFile(filepath.Join(dir, "bom.sh"), []byte("\ufeff#!/bin/bash\n[[ -d . ]]\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunShell(Spec{Dir: dir}, "./bom.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Err == nil || !strings.Contains(res.Err.Error(), `cannot execute ./bom.sh: it starts with a byte-order mark`) || res.StatusCode != 126 {
+		t.Errorf("err %v, status %d; want the byte-order mark named, 126", res.Err, res.StatusCode)
+	}
 }

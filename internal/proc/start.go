@@ -44,6 +44,9 @@ func startFailure(res *Result, spec Spec, err error) *Result {
 	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOEXEC) {
 		res.StatusCode = 126
 		res.Err = fmt.Errorf("cannot execute %s: %v", spec.Args[0], unwrapPath(err))
+		if why := startShebang(spec); why != "" { // a BOM before its #!
+			res.Err = fmt.Errorf("cannot execute %s: %s", spec.Args[0], why)
+		}
 		res.NotFound = true
 	} else {
 		res.Err = fmt.Errorf("command not found: %s", spec.Args[0])

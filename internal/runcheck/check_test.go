@@ -117,6 +117,7 @@ func TestCheckCRLFScripts(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "crlf.sh"), []byte("#!/bin/sh\r\nexit 0\r\n"), 0o755)
 	os.WriteFile(filepath.Join(dir, "ok.sh"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "bom.sh"), []byte("\ufeff#!/bin/bash\n"), 0o755)
 	bin := t.TempDir()
 	os.WriteFile(filepath.Join(bin, "crlf-tool"), []byte("#!/bin/sh\r\n"), 0o755)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -132,6 +133,7 @@ func TestCheckCRLFScripts(t *testing.T) {
 		{runconfig.Settings{Validate: "./ok.sh", Agent: []string{"./crlf.sh"}}, "agent command ./crlf.sh: " + why},
 		{runconfig.Settings{Validate: "./ok.sh", Agent: []string{"crlf-tool"}}, "agent command crlf-tool: " + why},
 		{runconfig.Settings{Validate: "./ok.sh", Agent: []string{"./ok.sh"}}, ""},
+		{runconfig.Settings{Validate: "./bom.sh"}, "--validate: ./bom.sh: it starts with a byte-order mark"},
 	} {
 		s := tc.s
 		s.Dir = dir
