@@ -5,6 +5,7 @@ package review
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/quote"
 	"github.com/loopkit/loopkit/internal/record"
@@ -85,8 +86,12 @@ func Prompt(task, plan, diff, marker string, n int) string {
 		b.WriteString("The iteration changed no file (or its changes are unknown: the work tree is not in git).\n")
 	default:
 		cut := len(diff) > MaxDiffBytes
-		if cut {
-			diff = diff[:MaxDiffBytes]
+		if cut { // at a character's start: not half of one, which the agent reads as U+FFFD
+			n := MaxDiffBytes
+			for n > MaxDiffBytes-utf8.UTFMax && !utf8.RuneStart(diff[n]) {
+				n--
+			}
+			diff = diff[:n]
 		}
 		// a context line " ```" of a markdown file would close a fixed fence
 		// and go on as the agent's own "## Your answer"
@@ -120,9 +125,6 @@ func NextPrompt(iteration int, v Verdict) string {
 	return fmt.Sprintf("## Reviewer's requested changes\n\nA reviewer read the changes of iteration %d and asked for these changes before the work can be accepted:\n\n%s\n", iteration, record.Demoted(notes))
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
-}
+// truncate is s's first n characters: a cut by bytes showed a CJK
+// verdict's last character as \xe6\x97 in its %q.
+func truncate(s string, n int) string { return record.HeadChars(s, n) }

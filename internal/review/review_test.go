@@ -3,6 +3,7 @@ package review
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/testsupport/mdtest"
 )
@@ -21,6 +22,8 @@ func TestParse(t *testing.T) {
 		{"unclosed", "<review>APPROVE", "", None, "no <review>…</review> verdict in the reviewer's answer"},
 		{"unknown word", "<review>MAYBE</review>", "", None, `verdict "MAYBE" is neither APPROVE nor CHANGES: …`},
 		{"approve with words", "<review>APPROVE: but fix x</review>", "", None, `verdict "APPROVE: but fix x" is neither APPROVE nor CHANGES: …`},
+		// cut at 80 bytes, the last character showed as \xe6\x97
+		{"cjk", "<review>" + strings.Repeat("承認", 50) + "</review>", "", None, `verdict "` + strings.Repeat("承認", 40) + `" is neither APPROVE nor CHANGES: …`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := Parse(c.text, c.marker)
@@ -92,5 +95,15 @@ func TestNextPromptNotesCannotForge(t *testing.T) {
 				t.Errorf("%s: the notes made the line %q", v.Kind, l)
 			}
 		}
+	}
+}
+
+// A diff cut at MaxDiffBytes through a character gave the reviewer half of
+// it (U+FFFD): the cut is at a character's start.
+func TestPromptDiffCutWhole(t *testing.T) {
+	diff := "+" + strings.Repeat("日本語", MaxDiffBytes/3+10) + "\n"
+	p := Prompt("task", "", diff, "", 1)
+	if !utf8.ValidString(p) || !strings.Contains(p, "(The diff was cut at") {
+		t.Errorf("prompt of %d bytes: valid UTF-8 %v", len(p), utf8.ValidString(p))
 	}
 }
