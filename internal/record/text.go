@@ -29,6 +29,19 @@ func TailBytes(b []byte, max int) (tail []byte, truncated bool) {
 	return b[start:], true
 }
 
+// HeadBytes returns at most the first max bytes of s, cut back to the
+// start of a UTF-8 sequence so the cut never splits a character.
+func HeadBytes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	end := max
+	for i := 0; i < utf8.UTFMax && end > 0 && !utf8.RuneStart(s[end]); i++ {
+		end--
+	}
+	return s[:end]
+}
+
 // HeadChars returns the first n characters of s (not bytes).
 func HeadChars(s string, n int) string {
 	i := 0

@@ -21,6 +21,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/proc"
+	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/userdir"
 )
@@ -115,9 +116,7 @@ const specQuoteBytes = 4 << 10
 
 // Prompt asks a naming agent for a label for the task in spec.
 func Prompt(spec string) string {
-	if len(spec) > specQuoteBytes {
-		spec = spec[:specQuoteBytes]
-	}
+	spec = record.HeadBytes(spec, specQuoteBytes) // not half a character, which the agent reads as U+FFFD
 	return "Give a short name (at most 6 words, plain ASCII, no quotes, no punctuation at the end) for the coding task below. Answer with the name alone on one line.\n\n---\n" + spec + "\n---\n"
 }
 

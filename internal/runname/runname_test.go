@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/procid"
 )
@@ -134,5 +135,14 @@ func TestAskAsAStep(t *testing.T) {
 	_, err = Ask(ctx, []string{"sh", "-c", "cat >/dev/null; head -c 9000000 /dev/zero | tr '\\0' y"}, "p", "", 30*time.Second)
 	if err == nil || !strings.Contains(err.Error(), "more than 4 MiB") {
 		t.Errorf("err = %v, want the output refused", err)
+	}
+}
+
+// The naming prompt quotes the spec's first 4 KiB: cut through a CJK
+// character, the naming agent got half of it (U+FFFD).
+func TestPromptCutWhole(t *testing.T) {
+	p := Prompt("xy" + strings.Repeat("日本語", 2000))
+	if !utf8.ValidString(p) {
+		t.Errorf("naming prompt is not UTF-8: ...%q", p[len(p)-12:])
 	}
 }

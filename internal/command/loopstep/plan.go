@@ -91,8 +91,8 @@ func readHead(path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, planQuoteBytes))
-	return string(data), err
+	data, err := io.ReadAll(io.LimitReader(f, planQuoteBytes+1))
+	return record.HeadBytes(string(data), planQuoteBytes), err // not half a character at the cut
 }
 
 // planQuoteBytes bounds the plan text quoted into the prompt.
