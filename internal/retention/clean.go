@@ -134,7 +134,7 @@ func cleanRuns(st *store.Store, o Options, emit func(Decision) error, rep *Repor
 	}
 	var emitErr error
 	for i := range ds {
-		var copies, others []string
+		var copies, unkept, held []string
 		if ds[i].Action == Delete && !o.DryRun {
 			if run, err := st.ReadRun(ds[i].RunID); err == nil {
 				copies = artifacts.Locations(st, run) // before it goes: where its copies are
@@ -142,8 +142,9 @@ func cleanRuns(st *store.Store, o Options, emit func(Decision) error, rep *Repor
 					// a driver's run with no settings kept for this store:
 					// copied from another (whose copies these are) or
 					// planted; loopkit wrote none of them from here
-					copies, others = nil, copies
+					copies, unkept = nil, copies
 				}
+				copies, held = heldElsewhere(st, ds[i].RunID, copies)
 			}
 		}
 		carryOut(del, o, &ds[i], rep)
@@ -152,7 +153,8 @@ func cleanRuns(st *store.Store, o Options, emit func(Decision) error, rep *Repor
 				o.Log.Warn("the deleted run's copies were not all removed", "run", ds[i].RunID, "err", err)
 			}
 		}
-		leftCopies(o, ds[i], others)
+		leftCopies(o, ds[i], unkept, "loopkit kept no settings for the run in this store (copied from another, or not a driver's)")
+		leftCopies(o, ds[i], held, "the store of the workspace it is in holds the run too (a workspace copied whole)")
 		if emitErr == nil && emit != nil {
 			emitErr = emit(ds[i])
 		}
@@ -160,15 +162,48 @@ func cleanRuns(st *store.Store, o Options, emit func(Decision) error, rep *Repor
 	return emitErr
 }
 
-// leftCopies names the copies of a deleted run that loopkit kept no
-// settings for here, left in place: they may be another store's.
-func leftCopies(o Options, d Decision, ds []string) {
+// heldElsewhere splits off the copies that lie in a workspace whose own
+// store (its .loop) is not st and still holds run id: a workspace copied
+// whole names the original's copies by their absolute paths, and a
+// pipeline's run (no settings kept to tell) would take them from it.
+func heldElsewhere(st *store.Store, id string, copies []string) (mine, held []string) {
+	for _, c := range copies {
+		if otherHolder(st, id, c) {
+			held = append(held, c)
+		} else {
+			mine = append(mine, c)
+		}
+	}
+	return mine, held
+}
+
+func otherHolder(st *store.Store, id, copy string) bool {
+	here, err := os.Stat(st.Root)
+	if err != nil {
+		return false
+	}
+	for d := filepath.Dir(copy); ; d = filepath.Dir(d) {
+		root := filepath.Join(d, ".loop")
+		if fi, err := os.Stat(root); err == nil && !os.SameFile(fi, here) {
+			if run, err := os.Lstat(filepath.Join(root, "runs", id)); err == nil && run.IsDir() {
+				return true
+			}
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+}
+
+// leftCopies names the copies of a deleted run left in place, and why:
+// they may be another store's.
+func leftCopies(o Options, d Decision, ds []string, why string) {
 	if d.Action != Delete || d.Error != "" {
 		return
 	}
 	for _, c := range ds {
 		if _, err := os.Lstat(c); err == nil {
-			o.Log.Warn(fmt.Sprintf("run %s: its copy %s is left: loopkit kept no settings for the run in this store (copied from another, or not a driver's); remove it by hand if it is no other store's", d.RunID, c))
+			o.Log.Warn(fmt.Sprintf("run %s: its copy %s is left: %s; remove it by hand if it is no other store's", d.RunID, c, why))
 		}
 	}
 }
