@@ -222,7 +222,7 @@ func (h *holder) wait(id string, srv *server, reqs chan request) {
 		<-stop
 		time.AfterFunc(stuckGit, gitrun.Abort)
 	}()
-	tick := time.NewTicker(100 * time.Millisecond)
+	tick := time.NewTicker(parentPoll)
 	defer tick.Stop()
 	last := time.Now()
 	for os.Getppid() == h.parent {
@@ -238,7 +238,9 @@ func (h *holder) wait(id string, srv *server, reqs chan request) {
 				h.env.Log.Warn("the driver's request was not answered", "err", err)
 			}
 		case now := <-tick.C:
-			if now.Sub(last) < drivenCheckpoint {
+			// half a tick of slack: a tick delivered late must not put the
+			// checkpoint off to the next one
+			if now.Sub(last) < drivenCheckpoint-parentPoll/2 {
 				continue
 			}
 			last = now
