@@ -58,16 +58,27 @@ func (r *Recorder) sayNeutralised(run *record.Run) error {
 func (r *Recorder) derive(run *record.Run, it *record.IterationLog) error {
 	n, code := it.Iteration, it.ExitCode
 	ev := record.Event{TS: it.CreatedAt, RunID: run.RunID, Type: record.EventIterationRecorded, Iteration: &n, ExitCode: &code}
-	// the step ends (its output has its place) before its iteration is recorded
-	if err := r.finishStep(run.RunID, it.Agent, r.St.IterationDir(run.RunID, n), it.CreatedAt, nil); err != nil {
+	// the step ends (its output has its place) before its iteration is
+	// recorded: its event and row go first, in the same write as the
+	// iteration's (one fsync a file, not two). A crash leaves the first, both
+	// or a torn tail, as two appends could; a repair appends what is missing.
+	evs, rows := []record.Event{ev}, [][]string(nil)
+	step, err := r.stepFinished(run.RunID, it.Agent, r.St.IterationDir(run.RunID, n), it.CreatedAt, nil)
+	if err != nil {
 		return err
+	}
+	if step != nil {
+		evs, rows = []record.Event{*step, ev}, [][]string{store.EventRow(*step)}
 	}
 	// Three files, each fsynced: written at once, the file system commits
 	// them together. Their order does not matter to a repair, which compares
 	// the log with run.json, written after them.
 	errs := make(chan error, 3)
-	go func() { errs <- r.St.AppendEvent(ev) }()
-	go func() { errs <- r.appendReport(run.RunID, r.iterationRow(run.RunID, it)) }()
+	go func() { errs <- r.St.AppendEvents(evs...) }()
+	go func() {
+		rows = append(rows, r.iterationRow(run.RunID, it))
+		errs <- store.AppendReport(r.St.RunPath(run.RunID, store.ReportFile), rows...)
+	}()
 	go func() { errs <- r.writeManifest(run, it) }()
 	var first error
 	for range 3 {

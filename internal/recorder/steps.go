@@ -137,18 +137,28 @@ func (r *Recorder) LastStepID(id, phase string) string {
 // A step loop-step gave no id (recorded without a run, or by hand) has
 // no events.
 func (r *Recorder) finishStep(id string, ag *record.Agent, dir string, ts int64, finished map[string]bool) error {
+	ev, err := r.stepFinished(id, ag, dir, ts, finished)
+	if ev == nil || err != nil {
+		return err
+	}
+	return r.AppendEvent(*ev)
+}
+
+// stepFinished is the STEP_FINISHED event finishStep appends, nil when
+// none is owed.
+func (r *Recorder) stepFinished(id string, ag *record.Agent, dir string, ts int64, finished map[string]bool) (*record.Event, error) {
 	if ag == nil || ag.StepID == "" {
-		return nil
+		return nil, nil
 	}
 	if finished == nil {
 		c, err := r.stepCounts(id, "")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		finished = c.finished
 	}
 	if finished[ag.StepID] {
-		return nil
+		return nil, nil
 	}
 	ev := record.Event{TS: ts, RunID: id, Type: record.EventStepFinished, StepID: ag.StepID, ExitCode: ag.ExitCode}
 	d := ag.DurationMs
@@ -159,7 +169,7 @@ func (r *Recorder) finishStep(id string, ag *record.Agent, dir string, ts int64,
 			ev.OutputPath = &rel
 		}
 	}
-	return r.AppendEvent(ev)
+	return &ev, nil
 }
 
 // FinishOpenSteps appends a STEP_FINISHED for each step started since the

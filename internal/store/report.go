@@ -32,18 +32,22 @@ func EventRow(e record.Event) []string {
 	return []string{strconv.FormatInt(e.TS, 10), e.Type, num(e.Iteration), dur, num(e.ExitCode), "", "", out, e.Message, "", ""}
 }
 
-// AppendReport appends a row to the report at path, its header first when
+// AppendReport appends rows to the report at path (in one write), its header first when
 // the file is new or empty; tabs, line breaks and other control characters
 // in a field become spaces: a message may quote the agent (a rate limit's
 // evidence), and a report read with cat or column must not drive the
 // terminal.
-func AppendReport(path string, fields []string) error {
+func AppendReport(path string, fields ...[]string) error {
 	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
 		if err := AppendLine(path, []byte(ReportHeader)); err != nil {
 			return err
 		}
 	}
-	return AppendLine(path, ReportLine(fields))
+	lines := make([][]byte, len(fields))
+	for i, f := range fields {
+		lines[i] = ReportLine(f)
+	}
+	return AppendLines(path, lines...)
 }
 
 // ReportLine is a row's line in report.tsv, without its newline: the

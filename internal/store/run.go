@@ -351,12 +351,23 @@ func (s *Store) CreateRunWith(r *record.Run, prepare func(dir string) error) err
 }
 
 // AppendEvent appends one event to the run's events.jsonl (append lock held).
-func (s *Store) AppendEvent(e record.Event) error {
-	line, err := record.Marshal(e)
-	if err != nil {
-		return err
+func (s *Store) AppendEvent(e record.Event) error { return s.AppendEvents(e) }
+
+// AppendEvents appends events of one run to its events.jsonl in one write
+// and one fsync (AppendLines).
+func (s *Store) AppendEvents(es ...record.Event) error {
+	lines := make([][]byte, len(es))
+	for i, e := range es {
+		line, err := record.Marshal(e)
+		if err != nil {
+			return err
+		}
+		lines[i] = line
 	}
-	return AppendLine(s.RunPath(e.RunID, EventsFile), line)
+	if len(es) == 0 {
+		return nil
+	}
+	return AppendLines(s.RunPath(es[0].RunID, EventsFile), lines...)
 }
 
 // LastIteration returns the last committed IterationLog of a run, or nil,
