@@ -144,7 +144,7 @@ func diskRefused(err error) bool {
 }
 
 func syncFile(path string) error {
-	f, err := os.Open(path)
+	f, err := wfile.Open(path, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // DocMax caps a text document loopkit reads whole: a prompt, a template,
@@ -40,7 +42,7 @@ var ErrLinked = errors.New("has another name (a hard link)")
 func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	write := flag&(os.O_WRONLY|os.O_RDWR) != 0
 	trunc := write && flag&os.O_TRUNC != 0
-	f, err := os.OpenFile(path, flag&^os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, perm)
+	f, err := open(path, flag&^os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, perm)
 	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) {
 		return nil, fmt.Errorf("%s is a symlink; loopkit follows none here: move it away", path)
 	}
@@ -61,10 +63,32 @@ func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 		f.Close()
 		return nil, err
 	}
-	// Regular files never block; clearing O_NONBLOCK keeps reads plain
-	// on filesystems that would honour it.
-	_ = syscall.SetNonblock(int(f.Fd()), false)
 	return f, nil
+}
+
+// open opens path with O_NONBLOCK, so that the open itself never waits
+// (a FIFO without a writer), then clears it before anything is read or
+// written: regular files never block, and reads stay plain on filesystems
+// that would honour it. The descriptor is not offered to the netpoller,
+// which refuses regular files anyway after an epoll_ctl and two fcntl
+// calls (what os.OpenFile does); a FIFO or device is only looked at by
+// OpenFile, with fstat, and closed.
+func open(path string, flag int, perm os.FileMode) (*os.File, error) {
+	for {
+		fd, err := syscall.Open(path, flag|syscall.O_NONBLOCK, uint32(perm.Perm()))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		// F_SETFL sets only the status flags: of flag, O_APPEND stays
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, flag&syscall.O_APPEND); err != nil {
+			syscall.Close(fd)
+			return nil, &os.PathError{Op: "fcntl", Path: path, Err: err}
+		}
+		return os.NewFile(uintptr(fd), path), nil
+	}
 }
 
 // ReadFile reads the whole of the regular file at path, opened as Open

@@ -7,7 +7,11 @@ package wfile
 import (
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 )
@@ -48,22 +52,55 @@ func Check(op Op, path string) error {
 // File is an *os.File whose writes and syncs pass the Fault first.
 type File struct{ *os.File }
 
-// OpenFile is os.OpenFile returning a File.
+// OpenFile is os.OpenFile returning a File (through Open).
 func OpenFile(name string, flag int, perm os.FileMode) (*File, error) {
-	f, err := os.OpenFile(name, flag, perm)
+	f, err := Open(name, flag, perm)
 	if err != nil {
 		return nil, err
 	}
 	return &File{f}, nil
 }
 
-// CreateTemp is os.CreateTemp returning a File.
-func CreateTemp(dir, pattern string) (*File, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return nil, err
+// Open is os.OpenFile for a file or a directory loopkit reads, writes or
+// fsyncs with blocking calls: the descriptor is not offered to the
+// netpoller, which refuses regular files and directories anyway, after
+// four more system calls an open (two O_NONBLOCK flips and a failed
+// epoll_ctl; a record opens some 30 such files). A flag with O_NONBLOCK
+// (a spool file that may be a FIFO) is os.OpenFile's.
+func Open(name string, flag int, perm os.FileMode) (*os.File, error) {
+	if flag&syscall.O_NONBLOCK != 0 {
+		return os.OpenFile(name, flag, perm)
 	}
-	return &File{f}, nil
+	for {
+		fd, err := syscall.Open(name, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "open", Path: name, Err: err}
+		}
+		return os.NewFile(uintptr(fd), name), nil
+	}
+}
+
+// CreateTemp is os.CreateTemp (a new file, mode 0600, the last * of
+// pattern a random number) returning a File, opened through Open.
+func CreateTemp(dir, pattern string) (*File, error) {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	prefix, suffix := pattern, ""
+	if i := strings.LastIndexByte(pattern, '*'); i >= 0 {
+		prefix, suffix = pattern[:i], pattern[i+1:]
+	}
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)
+		f, err := OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if os.IsExist(err) && try < 10000 {
+			continue
+		}
+		return f, err
+	}
 }
 
 func (f *File) Write(p []byte) (int, error) {
@@ -137,7 +174,7 @@ func SyncDir(dir string) error {
 	if err := Check(Sync, dir); err != nil {
 		return err
 	}
-	d, err := os.Open(dir)
+	d, err := Open(dir, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
