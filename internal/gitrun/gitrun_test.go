@@ -52,6 +52,7 @@ func ran(log string) []string {
 func reset() {
 	trust.Lock()
 	trust.on, trust.hash, trust.overrides, trust.neutral = false, "", nil, nil
+	trust.commands, trust.digests = "", nil
 	trust.Unlock()
 }
 
@@ -120,6 +121,47 @@ func TestPersonsFiltersKeepWorking(t *testing.T) {
 	}
 	if got := ran(log); !slices.Equal(got, []string{"global"}) {
 		t.Errorf("after the plant: ran %v, want the global filter alone", got)
+	}
+}
+
+// The person's own git beside a run rewrites .git/config (git remote add,
+// git push -u): their filter keeps running under the run's git, since the
+// commands the config names are the same; a filter changed after that is
+// neutralised as before.
+func TestPersonsConfigChangeKeepsFilters(t *testing.T) {
+	defer reset()
+	dir, log := repo(t)
+	script := filepath.Join(filepath.Dir(log), "cmd.sh")
+	config := filepath.Join(dir, ".git", "config")
+	setConfig(t, "-f", config, "filter.mine.clean", "sh '"+script+"' local")
+	run := filepath.Join(t.TempDir(), "r1")
+	if err := Remember(run, dir); err != nil {
+		t.Fatal(err)
+	}
+	TrustRun(run)
+	setConfig(t, "-f", config, "remote.origin.url", "/elsewhere")
+	setConfig(t, "-f", config, "branch.main.remote", "origin")
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed\n"), 0o644)
+	if _, err := Git(dir, "add", "-A"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ran(log); !slices.Equal(got, []string{"local"}) {
+		t.Errorf("after git remote add: ran %v, want the person's filter", got)
+	}
+	if got := Neutralised(); got != nil {
+		t.Errorf("after git remote add: neutralised %v", got)
+	}
+	os.Remove(log)
+	setConfig(t, "-f", config, "filter.mine.clean", "sh '"+script+"' planted")
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("again\n"), 0o644)
+	if _, err := Git(dir, "add", "-A"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ran(log); len(got) > 0 {
+		t.Errorf("a changed filter ran: %v", got)
+	}
+	if got := Neutralised(); !slices.Equal(got, []string{"filter.mine.clean"}) {
+		t.Errorf("after the plant: neutralised %v", got)
 	}
 }
 

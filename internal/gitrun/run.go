@@ -14,11 +14,16 @@ import (
 
 // Remember keeps, outside the workspace (the state directory), the hash
 // of the config of the repository around dir as the person started the
-// run at runDir: the run's git calls honour that config and no other.
+// run at runDir, and the digest of the commands it names (Commands): the
+// run's git calls honour that config, and a later one naming the same
+// commands, and no other.
 func Remember(runDir, dir string) error {
 	hash, err := ConfigHash(dir)
 	if err != nil || hash == "" {
 		return err
+	}
+	if commands, err := Commands(dir); err == nil && commands != "" {
+		hash += "\n" + commands // unread: the hash alone, as before
 	}
 	path, err := statePath(runDir)
 	if err != nil {
@@ -64,13 +69,14 @@ func Forget(runDir string) error {
 // the run at runDir (see Trust); without one nothing of a repository's
 // own config is run.
 func TrustRun(runDir string) {
-	hash := ""
+	hash, commands := "", ""
 	if path, err := statePath(runDir); err == nil {
 		if data, err := readSmall(path); err == nil {
-			hash = strings.TrimSpace(string(data))
+			// a run remembered by an older loopkit kept the hash alone
+			hash, commands, _ = strings.Cut(strings.TrimSpace(string(data)), "\n")
 		}
 	}
-	Trust(hash)
+	TrustCommands(hash, commands)
 }
 
 // statePath is the file keeping the hash of the run at runDir: named by

@@ -20,6 +20,8 @@ var trust struct {
 	sync.Mutex
 	on        bool                // Trust was called: guard the calls
 	hash      string              // the config as the person left it; "" none
+	commands  string              // its Commands digest; "" none kept
+	digests   map[string]string   // by config hash: its Commands digest
 	overrides map[string]override // by config hash: the environment that neutralises it
 	neutral   []string            // the keys neutralised so far
 }
@@ -29,10 +31,15 @@ var trust struct {
 // own config names (core.fsmonitor, filters, textconv, credential helpers,
 // editors, ...) neutralised; the global and system config keep theirs.
 // hash "" trusts no repository's own commands.
-func Trust(hash string) {
+func Trust(hash string) { TrustCommands(hash, "") }
+
+// TrustCommands is Trust keeping commands too, the Commands digest of the
+// config as the person left it: a config that no longer hashes the same
+// but names the same commands (the person added a remote) is honoured.
+func TrustCommands(hash, commands string) {
 	trust.Lock()
 	defer trust.Unlock()
-	trust.on, trust.hash = true, hash
+	trust.on, trust.hash, trust.commands = true, hash, commands
 }
 
 // Recorded tells whether Trust was given the hash of a config (false:
@@ -65,6 +72,9 @@ func guard(dir string) []string {
 	hash, err := ConfigHash(dir)
 	if err != nil || hash == "" || hash == trust.hash {
 		return nil // outside git, git finds nothing to run either
+	}
+	if sameCommands(dir, hash) {
+		return nil
 	}
 	o, ok := trust.overrides[hash]
 	if !ok {
