@@ -202,9 +202,20 @@ func sameAsDriver(root string) error {
 		return nil // another store: a nested run's
 	}
 	if !sameID(root, IDEnv) {
+		if gone(root) {
+			return fmt.Errorf("store %s is gone (moved or removed during the run; git clean -x removes it with the ignored files, git clean -x -e .loop keeps it): nothing is written there", root)
+		}
 		return fmt.Errorf("store %s is not the folder the driver started with (moved during the run, or a link put in its place): nothing is written there", root)
 	}
 	return nil
+}
+
+// gone tells whether nothing is at path any more: the person removed the
+// folder a driver works with (git clean -x, rm -r), as opposed to a link
+// or another folder put in its place.
+func gone(path string) bool {
+	_, err := os.Lstat(path)
+	return errors.Is(err, os.ErrNotExist)
 }
 
 // resolveRoot makes root absolute and resolves the symlinks of its longest

@@ -16,7 +16,7 @@ const DirIDEnv = "LOOPKIT_DIR_ID"
 // and the person's repository would never be checked.
 func SameWorkspace(dir string) error {
 	if !sameID(dir, DirIDEnv) {
-		return fmt.Errorf("workspace %s is not the folder the run started in (moved during the run, or a link put in its place): nothing is run there", dir)
+		return fmt.Errorf("workspace %s is not the folder the run started in (removed and made again, moved, or a link put in its place): nothing is run there", dir)
 	}
 	return nil
 }
