@@ -6,6 +6,7 @@ package merge
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -142,15 +143,25 @@ func Run(s Spec) (*Result, error) {
 	}
 	if prev != s.Target {
 		if _, err := git(p, "checkout", "-q", "--no-overwrite-ignore", s.Target); err != nil {
-			return nil, &Error{Kind: KindGit, Err: undo(p, prev, s.Target, res.Created, fmt.Errorf("check out %s: %w", s.Target, err))}
+			return nil, &Error{Kind: KindGit, Err: undo(p, prev, s.Target, res.Created, false, fmt.Errorf("check out %s: %w", s.Target, err))}
 		}
+	}
+	// the person at work in the primary may have staged or edited since
+	// the check above (while the run's work was committed): a merge over
+	// it would commit it as the loop's, or undo it with the merge
+	var dirty *Error
+	if err := clean(p); errors.As(err, &dirty) {
+		dirty.Err = undo(p, prev, s.Target, res.Created, false, dirty.Err)
+		return nil, dirty
+	} else if err != nil {
+		return nil, &Error{Kind: KindGit, Err: undo(p, prev, s.Target, res.Created, false, err)}
 	}
 	before, err := rev(p, "HEAD")
 	if err != nil {
-		return nil, &Error{Kind: KindGit, Err: undo(p, prev, s.Target, res.Created, err)}
+		return nil, &Error{Kind: KindGit, Err: undo(p, prev, s.Target, res.Created, false, err)}
 	}
-	if e := merge(p, s); e != nil {
-		e.Err = undo(p, prev, s.Target, res.Created, e.Err)
+	if e, started := merge(p, s); e != nil {
+		e.Err = undo(p, prev, s.Target, res.Created, started, e.Err)
 		return nil, e
 	}
 	if res.Commit, err = rev(p, "HEAD"); err != nil {
@@ -172,8 +183,10 @@ func Run(s Spec) (*Result, error) {
 	return res, nil
 }
 
-// merge runs git merge in the clean primary worktree, on the target.
-func merge(p string, s Spec) *Error {
+// merge runs git merge in the clean primary worktree, on the target;
+// started tells whether git began it (left a merge or a squash to undo),
+// not refused it before touching anything.
+func merge(p string, s Spec) (e *Error, started bool) {
 	// --no-overwrite-ignore: git's own refusal, should a file appear
 	// between the check in untracked and the merge
 	// --no-ff and --ff over the person's merge.ff, which is for their own
@@ -186,27 +199,33 @@ func merge(p string, s Spec) *Error {
 		if paths := conflicts(p); len(paths) > 0 {
 			return &Error{Kind: KindConflict, Paths: paths, Err: fmt.Errorf(
 				"merging %s into %s conflicts in %s: the merge was aborted and %s is intact; merge it by hand",
-				s.RunBranch, s.Target, strings.Join(paths, ", "), s.RunBranch)}
+				s.RunBranch, s.Target, strings.Join(paths, ", "), s.RunBranch)}, true
 		}
-		return &Error{Kind: KindGit, Err: fmt.Errorf("merge %s into %s: %w", s.RunBranch, s.Target, err)}
+		// refused before it began (no conflict, no merge in progress):
+		// a reset would throw away whatever the primary holds
+		return &Error{Kind: KindGit, Err: fmt.Errorf("merge %s into %s: %w", s.RunBranch, s.Target, err)}, exists(gitPath(p, "MERGE_HEAD"))
 	}
 	if s.Strategy != Squash {
-		return nil
+		return nil, true
 	}
 	if _, err := git(p, "diff", "--cached", "--quiet"); err == nil {
-		return nil // the target had it all: nothing to commit
+		return nil, true // the target had it all: nothing to commit
 	}
 	if _, err := git(p, "commit", "-q", "--no-edit", "-m", s.Message); err != nil {
-		return &Error{Kind: KindGit, Err: fmt.Errorf("commit the squashed %s: %w", s.RunBranch, err)}
+		return &Error{Kind: KindGit, Err: fmt.Errorf("commit the squashed %s: %w", s.RunBranch, err)}, true
 	}
-	return nil
+	return nil, true
 }
 
-// undo aborts the merge in progress and restores the primary worktree;
-// what could not be undone is added to the cause.
-func undo(p, prev, target string, created bool, cause error) error {
+// undo aborts the merge in progress, when one started, and restores the
+// primary worktree; what could not be undone is added to the cause. With
+// no merge begun nothing is reset: what the index and the files hold then
+// is the person's.
+func undo(p, prev, target string, created, started bool, cause error) error {
 	var errs []error
-	if exists(gitPath(p, "MERGE_HEAD")) {
+	if !started {
+		// nothing of the merge's to take back
+	} else if exists(gitPath(p, "MERGE_HEAD")) {
 		if _, err := git(p, "merge", "--abort"); err != nil {
 			errs = append(errs, err)
 		}
