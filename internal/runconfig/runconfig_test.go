@@ -129,6 +129,13 @@ func TestSchema(t *testing.T) {
 	}
 }
 
+// tags is eachTag's pairs as a map.
+func tags(tag reflect.StructTag) map[string]string {
+	m := map[string]string{}
+	eachTag(tag, func(k, v string) { m[k] = v })
+	return m
+}
+
 // TestTags: the table's one-pass tag reader reads what reflect's does.
 func TestTags(t *testing.T) {
 	for _, typ := range []reflect.Type{reflect.TypeFor[Settings](), reflect.TypeFor[Tools]()} {

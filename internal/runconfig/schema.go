@@ -57,29 +57,58 @@ var (
 
 func buildSchema() *schema {
 	t := reflect.TypeFor[Settings]()
-	sc := &schema{fields: make([]Field, 0, t.NumField()), byKey: map[string]*Field{},
-		byFlag: map[string]*Field{}, byConfig: map[string]*Field{}, tools: map[string]bool{}}
+	n := t.NumField() // sized once: every command that reads a setting builds this at start
+	sc := &schema{fields: make([]Field, 0, n), byKey: make(map[string]*Field, n),
+		byFlag: make(map[string]*Field, n), byConfig: make(map[string]*Field, n), tools: map[string]bool{}}
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		if !sf.IsExported() {
 			continue
 		}
-		tag := tags(sf.Tag)
-		key, _, _ := strings.Cut(tag["json"], ",")
+		f := Field{Many: sf.Type.Kind() == reflect.Slice, index: i, kind: sf.Type}
+		var key string
+		eachTag(sf.Tag, func(k, v string) {
+			switch k {
+			case "json":
+				key, _, _ = strings.Cut(v, ",")
+			case "flag":
+				f.Flag = v
+			case "arg":
+				f.Arg = v
+			case "env":
+				f.Env = v
+			case "config":
+				f.Config = v
+			case "default":
+				f.Default = v
+			case "range":
+				f.Range = v
+			case "check":
+				f.Check = v
+			case "help":
+				f.Help = v
+			case "note":
+				f.Note = v
+			case "state":
+				f.State = v != ""
+			case "nodash":
+				f.NoDash = v != ""
+			case "path":
+				f.Path = v != ""
+			case "alias":
+				if v != "" {
+					f.Aliases = strings.Split(v, ",")
+				}
+			case "choice":
+				if v != "" {
+					f.Choices = strings.Split(v, "|")
+				}
+			}
+		})
 		if key == "-" {
-			key = strings.ReplaceAll(tag["flag"], "-", "_")
+			key = strings.ReplaceAll(f.Flag, "-", "_")
 		}
-		f := Field{Key: key, Flag: tag["flag"], Arg: tag["arg"], Env: tag["env"],
-			Config: tag["config"], Default: tag["default"], Range: tag["range"],
-			Check: tag["check"], Help: tag["help"], Note: tag["note"], State: tag["state"] != "",
-			NoDash: tag["nodash"] != "",
-			Many:   sf.Type.Kind() == reflect.Slice, index: i, kind: sf.Type, Path: tag["path"] != ""}
-		if a := tag["alias"]; a != "" {
-			f.Aliases = strings.Split(a, ",")
-		}
-		if c := tag["choice"]; c != "" {
-			f.Choices = strings.Split(c, "|")
-		}
+		f.Key = key
 		sc.fields = append(sc.fields, f)
 	}
 	for i := range sc.fields {
@@ -101,32 +130,35 @@ func buildSchema() *schema {
 	return sc
 }
 
-// tags reads a struct tag's key:"value" pairs in one pass (the table asks
-// each field for a dozen keys; reflect's Get would scan the tag for each).
-func tags(tag reflect.StructTag) map[string]string {
-	m := map[string]string{}
+// eachTag calls fn with a struct tag's key:"value" pairs in one pass (the
+// table asks each field for a dozen keys; reflect's Get would scan the tag
+// for each); a value is unquoted only when it holds an escape.
+func eachTag(tag reflect.StructTag, fn func(k, v string)) {
 	s := string(tag)
 	for {
 		s = strings.TrimLeft(s, " ")
 		k, rest, ok := strings.Cut(s, ":")
 		if !ok || len(rest) == 0 || rest[0] != '"' {
-			return m
+			return
 		}
-		i := 1
+		i, esc := 1, false
 		for i < len(rest) && rest[i] != '"' {
 			if rest[i] == '\\' {
-				i++
+				i, esc = i+1, true
 			}
 			i++
 		}
 		if i >= len(rest) {
-			return m
+			return
 		}
-		v, err := strconv.Unquote(rest[:i+1])
-		if err != nil {
-			return m
+		v := rest[1:i]
+		if esc {
+			var err error
+			if v, err = strconv.Unquote(rest[:i+1]); err != nil {
+				return
+			}
 		}
-		m[k] = v
+		fn(k, v)
 		s = rest[i+1:]
 	}
 }
