@@ -20,8 +20,9 @@ type Sources struct {
 	Getenv func(string) string
 	Config map[string]ConfigValue
 	// Keys, when set, are the only settings resolved (a command reading a
-	// few of them is not stopped by a bad value of another); the rest keep
-	// their defaults.
+	// few of them is not stopped by a bad value of another); the rest are
+	// left zero, unread (a command's flags resolve one key at a time, and
+	// all 55 defaults parsed for each was most of its cost).
 	Keys []string
 }
 
@@ -51,12 +52,18 @@ func Defaults() Settings {
 // first bad one is a *SettingError. A config key known under two names
 // (iterations, max_iterations) is read by its seed name first.
 func Resolve(src Sources) (Settings, error) {
-	s := Defaults()
+	var s Settings
+	if src.Keys == nil {
+		s = Defaults()
+	}
 	fields := Fields()
 	for i := range fields {
 		f := &fields[i]
 		if f.State || src.Keys != nil && !slices.Contains(src.Keys, f.Key) {
 			continue
+		}
+		if src.Keys != nil && f.Default != "" {
+			_ = f.set(&s, f.Default) // checked in init, as Defaults
 		}
 		if vals := src.Flags[f.Key]; len(vals) > 0 {
 			if f.Many { // each flag one command, never split

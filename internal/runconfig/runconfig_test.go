@@ -154,6 +154,32 @@ func TestTags(t *testing.T) {
 	}
 }
 
+// TestResolveKeys: a setting resolved alone (Sources.Keys: a command's
+// flag) is what resolving them all gives it, its default included.
+func TestResolveKeys(t *testing.T) {
+	env := map[string]string{"LOOP_TIMEOUT": "5m"}
+	src := Sources{Getenv: func(k string) string { return env[k] },
+		Config: map[string]ConfigValue{"max_iterations": {Value: "4"}, "completion_marker": {Value: "DONE"}}}
+	all, err := Resolve(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range Fields() {
+		if f.State {
+			continue
+		}
+		one := src
+		one.Keys = []string{f.Key}
+		got, err := Resolve(one)
+		if err != nil {
+			t.Fatalf("%s: %v", f.Key, err)
+		}
+		if got.Get(f.Key) != all.Get(f.Key) {
+			t.Errorf("%s alone: %q, with the rest: %q", f.Key, got.Get(f.Key), all.Get(f.Key))
+		}
+	}
+}
+
 func TestResolve(t *testing.T) {
 	env := map[string]string{"LOOP_TIMEOUT": "5m"}
 	src := Sources{
