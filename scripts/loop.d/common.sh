@@ -24,7 +24,7 @@ find_tools() {
   for name in validate:VALIDATE record:RECORD step:STEP view:VIEW drive:DRIVE; do
     var=${name#*:} name=${name%:*}
     path=${LOOP_BIN:-$LOOP_HOME/bin}/loop-$name
-    if [ ! -x "$path" ] && [ -z "${LOOP_BIN:-}" ]; then path=$(abs_path "loop-$name") || path=""; fi
+    if [ ! -x "$path" ] && [ -z "${LOOP_BIN:-}" ]; then abs_path "loop-$name" path || path=""; fi
     if [ -x "$path" ]; then printf -v "LK_$var" '%s' "$path"; else missing+=("loop-$name"); fi
   done
   [ ${#missing[@]} -eq 0 ] ||
