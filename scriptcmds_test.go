@@ -195,15 +195,54 @@ func cmdBigFile(ts *testscript.TestScript, neg bool, args []string) {
 // process just started in the background to exec, `! alive` for one a
 // SIGKILL already reached to be gone (the kernel ends it asynchronously,
 // slower on a loaded machine).
+//
+// A killed process gives up its memory, and with it the command line and
+// environment findMine reads, before its files: its locks are held a moment
+// after it no longer reads as ours. So `! alive` also waits for every
+// process in that state (an empty command line, not a kernel thread, not yet
+// a zombie) to be gone: a view run next finds the killed run's locks free.
 func cmdAlive(ts *testscript.TestScript, neg bool, args []string) {
-	found := findMine(ts.Getenv("WORK"), args[0])
-	for deadline := time.Now().Add(Deadline); (len(found) > 0) == neg && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-		found = findMine(ts.Getenv("WORK"), args[0])
+	busy := func() bool {
+		found := findMine(ts.Getenv("WORK"), args[0])
+		if neg {
+			return len(found) > 0 || exiting() > 0
+		}
+		return len(found) == 0
 	}
-	if (len(found) > 0) == neg {
+	for deadline := time.Now().Add(Deadline); busy() && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if found := findMine(ts.Getenv("WORK"), args[0]); (len(found) > 0) == neg {
 		ts.Fatalf("alive %q: found=%q", args[0], found)
 	}
+}
+
+// exiting counts the processes past releasing their memory but not yet
+// zombies: an empty command line, and no PF_KTHREAD flag (kernel threads
+// have none either).
+func exiting() int {
+	const pfKthread = 0x00200000
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	n := 0
+	for _, p := range procs {
+		cmdline, err := os.ReadFile(filepath.Join(p, "cmdline"))
+		if err != nil || len(cmdline) > 0 {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join(p, "stat"))
+		i := bytes.LastIndexByte(stat, ')')
+		if err != nil || i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:])) // state, ppid, pgrp, session, tty, tpgid, flags
+		if len(f) < 7 || f[0] == "Z" || f[0] == "X" {
+			continue
+		}
+		if flags, err := strconv.ParseUint(f[6], 10, 64); err == nil && flags&pfKthread == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // findMine returns the /proc entries of the live processes whose command
