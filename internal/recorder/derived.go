@@ -180,7 +180,13 @@ func countLines(path string) int64 {
 		return 0
 	}
 	defer f.Close()
-	buf := make([]byte, 256<<10)
+	// a buffer the file's size (most outputs are small), at most 256 KiB:
+	// a fixed 256 KiB, twice an iteration, was 1% of the holder's CPU
+	size := int64(256 << 10)
+	if fi, err := f.Stat(); err == nil {
+		size = min(max(fi.Size()+1, 512), size)
+	}
+	buf := make([]byte, size)
 	var n int64
 	for {
 		k, err := f.Read(buf)
