@@ -42,10 +42,24 @@ func ColorFor(f *os.File) bool {
 	if v := os.Getenv("CLICOLOR_FORCE"); v != "" && v != "0" {
 		return true
 	}
-	if t := os.Getenv("TERM"); t == "" || t == "dumb" {
+	if DumbTerminal() {
 		return false
 	}
 	return IsTerminal(f)
+}
+
+// DumbTerminal reports a TERM of dumb or none (Emacs' shell, M-x compile,
+// some CI): it prints lines, and cannot move the cursor or switch screens.
+func DumbTerminal() bool {
+	t := os.Getenv("TERM")
+	return t == "" || t == "dumb"
+}
+
+// CanDrawScreen reports whether a full-screen view may be drawn: stdin and
+// out are terminals, and TERM names one that moves the cursor. On a dumb
+// terminal the view's escapes would be printed as they are.
+func CanDrawScreen(out *os.File) bool {
+	return IsTerminal(os.Stdin) && IsTerminal(out) && !DumbTerminal()
 }
 
 // plainWriter hides the *os.File behind a writer, so the logging library's

@@ -104,3 +104,56 @@ func TestNoTerminalAnswerNeeded(t *testing.T) {
 		t.Fatal("q did not quit within 10 s")
 	}
 }
+
+// TestDumbTerminalNoFullScreen: on a terminal with TERM=dumb or no TERM
+// (Emacs' shell, M-x compile), which prints lines and cannot move the
+// cursor, neither loop-view alone nor loop-tui opens the full-screen view:
+// its screen switch and cursor moves showed as escapes until q.
+func TestDumbTerminalNoFullScreen(t *testing.T) {
+	bin := commandsDir(t)
+	store := "LOOP_STORE=" + filepath.Join(t.TempDir(), ".loop")
+	for _, term := range []string{"TERM=dumb", ""} {
+		for _, args := range [][]string{{"loop-view"}, {"loop-tui"}, {"loop-view", "tui"}} {
+			m, s := openPTY(t)
+			cmd := exec.Command(filepath.Join(bin, args[0]), args[1:]...)
+			cmd.Env = append(withoutTERM(os.Environ()), store, "NO_COLOR=1")
+			if term != "" {
+				cmd.Env = append(cmd.Env, term)
+			}
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = s, s, s
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			var out bytes.Buffer
+			read := make(chan struct{})
+			go func() { out.ReadFrom(m); close(read) }() // EIO once the child is gone
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(5 * time.Second):
+				m.Write([]byte("q"))
+				err = <-done
+			}
+			<-read
+			m.Close()
+			lines := strings.Split(strings.TrimRight(out.String(), "\r\n"), "\r\n")
+			if bytes.Contains(out.Bytes(), []byte("\x1b")) || len(lines) > 2 || cmd.ProcessState.ExitCode() != 2 {
+				t.Errorf("%q %v: %v, want exit 2 and a line saying what to use:\n%q", term, args, err, out.String())
+			}
+		}
+	}
+}
+
+func withoutTERM(env []string) []string {
+	var kept []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "TERM=") {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
+}

@@ -70,6 +70,9 @@ func run(env *cli.Env) error {
 	if !cli.IsTerminal(os.Stdin) || !cli.IsTerminal(env.StdoutFile) {
 		return cli.Usagef("needs a terminal (stdin and stdout); for scripts use loop-view logs, output or describe")
 	}
+	if cli.DumbTerminal() {
+		return cli.Usagef("TERM=%q cannot draw the full-screen view: set TERM (xterm-256color), or use loop-view logs, output or describe", os.Getenv("TERM"))
+	}
 	m, err := tui.New(st, opts.Run, cli.ColorFor(env.StdoutFile), tui.FindTools())
 	if err != nil {
 		return cli.Failf("%w", err)

@@ -5,7 +5,6 @@ package loopview
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 
 	flags "github.com/jessevdk/go-flags"
@@ -114,7 +113,7 @@ func run(env *cli.Env) error {
 	if err != nil {
 		var fe *flags.Error
 		if errors.As(err, &fe) && fe.Type == flags.ErrCommandRequired {
-			if cli.IsTerminal(os.Stdin) && env.IsTerminal() { // a person at a terminal: the full-screen view
+			if cli.CanDrawScreen(env.StdoutFile) { // a person at a terminal: the full-screen view
 				st, _, err := settings.Open(env, p, &opts.Common, opts)
 				if err != nil {
 					return err
