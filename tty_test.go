@@ -256,3 +256,84 @@ func TestTailFitsTerminalWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestTailFollowsResize: loop-view tail cuts each line to the width the
+// terminal has when the line comes: it read the width once, so a window
+// narrowed during a step's minutes got lines wider than itself.
+func TestTailFollowsResize(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := append(withoutEnv(os.Environ(), "CLICOLOR_FORCE"), "LOOP_STORE="+filepath.Join(dir, ".loop"), "NO_COLOR=1")
+	run := func(name string, args ...string) {
+		c := exec.Command(name, args...)
+		c.Dir, c.Env = dir, env
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+	}
+	run("loop-record", "new", "--run", "p1")
+	m, s := openPTY(t)
+	defer m.Close()
+	resize := func(cols uint16) {
+		if err := unix.IoctlSetWinsize(int(m.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: cols}); err != nil {
+			t.Error(err)
+		}
+	}
+	resize(60)
+	tail := exec.Command("loop-view", "tail", "--quiet", "p1")
+	tail.Dir, tail.Env = dir, env
+	tail.Stdin, tail.Stdout, tail.Stderr = s, s, s
+	tail.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := tail.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	var mu sync.Mutex
+	var out bytes.Buffer
+	go func() { // EIO once tail is gone
+		buf := make([]byte, 4096)
+		resized := false
+		for {
+			n, err := m.Read(buf)
+			mu.Lock()
+			out.Write(buf[:n])
+			if c := bytes.Count(out.Bytes(), []byte("…")); c >= 1 && !resized {
+				resize(30) // the window narrowed after the first line
+				resized = true
+				os.WriteFile(filepath.Join(dir, "resized"), nil, 0o600)
+			} else if c >= 2 {
+				os.WriteFile(filepath.Join(dir, "seen"), nil, 0o600)
+			}
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	text := strings.Repeat("abcdefghij", 10)
+	wait := func(f string) string {
+		return `for i in $(seq 600); do [ -e ` + f + ` ] && break; sleep 0.05; done; `
+	}
+	line := `printf '{"type":"assistant","message":{"content":[{"type":"text","text":"%s"}]}}\n' "$0"; `
+	run("loop-step", "--run", "p1", "--prompt", os.DevNull, "--", "sh", "-c", line+wait("resized")+line+wait("seen"), text)
+	run("loop-record", "status", "completed", "--run", "p1")
+	waited := make(chan error, 1)
+	go func() { waited <- tail.Wait() }()
+	select {
+	case <-waited:
+	case <-time.After(30 * time.Second):
+		tail.Process.Kill()
+		t.Fatal("loop-view tail still running after its run ended")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	lines := strings.Split(strings.TrimRight(out.String(), "\r\n"), "\r\n")
+	if len(lines) != 2 {
+		t.Fatalf("tail printed %q, want the text twice", lines)
+	}
+	for i, cols := range []int{60, 30} {
+		if w := ansi.StringWidthWc(lines[i]); w > cols || w < cols-2 {
+			t.Errorf("line %d %q: %d cells on a %d-column terminal", i+1, lines[i], w, cols)
+		}
+	}
+}

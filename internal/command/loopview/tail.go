@@ -53,9 +53,14 @@ func (o *tailCmd) run(c *ctx, args []string) error {
 	if !o.JSON {
 		// for people: the agent's JSON stream as its text and tool calls,
 		// one line each; every other line as written
-		width := 0
-		if c.env.IsTerminal() {
-			width = cli.TerminalWidth(c.env.StdoutFile)
+		// asked at each line: a step runs for minutes, and the person
+		// narrows the window meanwhile (no SIGWINCH needed for a line view)
+		terminal := c.env.IsTerminal()
+		width := func() int {
+			if !terminal {
+				return 0
+			}
+			return cli.TerminalWidth(c.env.StdoutFile)
 		}
 		t.Event = func(ev view.TailEvent) error {
 			w := c.env.Stdout
@@ -73,7 +78,7 @@ func (o *tailCmd) run(c *ctx, args []string) error {
 			// cut once escaped, in cells: a CJK line cut at width runes
 			// took two rows, an escape's \x1b four cells where ESC was one
 			for _, l := range agent.Describe(ev.Event, 0) {
-				if _, err := fmt.Fprintln(w, view.Fit(view.Escape(l, false), width)); err != nil {
+				if _, err := fmt.Fprintln(w, view.Fit(view.Escape(l, false), width())); err != nil {
 					return err
 				}
 			}
