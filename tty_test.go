@@ -337,3 +337,64 @@ func TestTailFollowsResize(t *testing.T) {
 		}
 	}
 }
+
+// TestTailNoticeEscaped: loop-view tail's retry notice quotes the agent's
+// own words ("Reconnecting... 2/5 (…)"); the agent is hostile, and its
+// escapes set the window title and cleared the screen from that line.
+func TestTailNoticeEscaped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := append(withoutEnv(os.Environ(), "CLICOLOR_FORCE"), "LOOP_STORE="+filepath.Join(dir, ".loop"), "NO_COLOR=1")
+	run := func(name string, args ...string) {
+		c := exec.Command(name, args...)
+		c.Dir, c.Env = dir, env
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+	}
+	run("loop-record", "new", "--run", "p1")
+	m, s := openPTY(t)
+	defer m.Close()
+	tail := exec.Command("loop-view", "tail", "p1")
+	tail.Dir, tail.Env = dir, env
+	tail.Stdin, tail.Stdout, tail.Stderr = s, s, s
+	tail.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := tail.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	var mu sync.Mutex
+	var out bytes.Buffer
+	go func() { // EIO once tail is gone
+		buf := make([]byte, 4096)
+		for {
+			n, err := m.Read(buf)
+			mu.Lock()
+			out.Write(buf[:n])
+			if bytes.Contains(out.Bytes(), []byte("agent retrying")) {
+				os.WriteFile(filepath.Join(dir, "seen"), nil, 0o600)
+			}
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	agent := `echo '{"type":"error","message":"Reconnecting... 2/5 (\u001b]0;PWN\u0007\u001b[2J boom)"}'; ` +
+		`for i in $(seq 600); do [ -e seen ] && break; sleep 0.05; done`
+	run("loop-step", "--run", "p1", "--prompt", os.DevNull, "--", "sh", "-c", agent)
+	run("loop-record", "status", "completed", "--run", "p1")
+	waited := make(chan error, 1)
+	go func() { waited <- tail.Wait() }()
+	select {
+	case <-waited:
+	case <-time.After(30 * time.Second):
+		tail.Process.Kill()
+		t.Fatal("loop-view tail still running after its run ended")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if bytes.IndexByte(out.Bytes(), 0x1b) >= 0 || !bytes.Contains(out.Bytes(), []byte(`agent retrying: Reconnecting... 2/5 (\x1b]0;PWN`)) {
+		t.Errorf("an escape reached the terminal, or no notice:\n%q", out.String())
+	}
+}

@@ -66,6 +66,7 @@ func startLive(st *store.Store, id string) *live {
 		return nil
 	}
 	t.Notice = func(text string) error {
+		text = view.Escape(text, false) // it quotes the agent's words
 		l.mu.Lock()
 		l.notice = text
 		l.mu.Unlock()

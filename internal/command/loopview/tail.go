@@ -39,7 +39,7 @@ func (o *tailCmd) run(c *ctx, args []string) error {
 			if err := c.env.Stdout.Flush(); err != nil {
 				return err
 			}
-			_, err := fmt.Fprintf(c.env.Stderr, "==> %s: %s <==\n", source, command)
+			_, err := fmt.Fprintf(c.env.Stderr, "==> %s: %s <==\n", source, view.Escape(command, false))
 			return err
 		}
 	}
@@ -47,7 +47,8 @@ func (o *tailCmd) run(c *ctx, args []string) error {
 		if err := c.env.Stdout.Flush(); err != nil {
 			return err
 		}
-		_, err := fmt.Fprintf(c.env.Stderr, "==> %s <==\n", text)
+		// a retry notice quotes the agent's words, escapes and all
+		_, err := fmt.Fprintf(c.env.Stderr, "==> %s <==\n", view.Escape(text, false))
 		return err
 	}
 	if !o.JSON {
