@@ -20,6 +20,7 @@ import (
 	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/progress"
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -121,6 +122,12 @@ func (r *Recorder) ApplyNewSettings(run *record.Run) {
 // lockCreating takes the run's append lock, creating the run first when it
 // does not exist, and again when it is deleted before the lock is granted.
 func (r *Recorder) lockCreating(id string) (*store.Lock, error) {
+	// a driver's run (its settings kept) whose folder is gone was removed
+	// during the run (git clean -x, rm -r runs/ID): made again, it would be
+	// a run.json without its settings, read as one the agent changed
+	if !r.St.RunExists(id) && runconfig.IsKept(r.St.RunDir(id)) {
+		return nil, fmt.Errorf("run %s is gone from the store %s (removed during the run): a driver's run is not made again", id, r.St.Root)
+	}
 	for tries := 0; ; tries++ {
 		if err := r.EnsureRun(id, ""); err != nil {
 			return nil, err

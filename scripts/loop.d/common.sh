@@ -8,7 +8,7 @@ log() { printf 'loop: %s\n' "$*" >&2; }
 die() { local code=$1 err="" fix=""; shift; log "$*"
   if [ "$code" = 70 ] && [ -n "${RUN:-}" ] && [ -z "${FINISHING:-}" ]; then FINISHING=1; trap '' HUP INT QUIT TERM
     [ ! -s "${LOOPKIT_ERROR_FILE:-}" ] || { LC_ALL=C IFS= read -r err; LC_ALL=C IFS= read -r fix; } <"$LOOPKIT_ERROR_FILE" 2>/dev/null; [ "$PWD" -ef . ] || cd / || : # LOCALE_QUIET (drive.sh); a workspace removed (or made again) under the driver: record from a folder that is there
-    if [ -d "${LOOP_STORE:-/}" ]; then keep_steps; "$LK_RECORD" status failed --run "$RUN" --message "$*${err:+: $err}" >/dev/null || log "could not mark run $RUN failed: it shows as interrupted"; else log "run $RUN is not marked failed: its store $LOOP_STORE is gone (moved or removed during the run)"; fi
+    if [ -d "${LOOP_STORE:-/}/runs/$RUN" ]; then keep_steps; "$LK_RECORD" status failed --run "$RUN" --message "$*${err:+: $err}" >/dev/null || log "could not mark run $RUN failed: it shows as interrupted"; elif [ -d "${LOOP_STORE:-/}" ]; then log "run $RUN is not marked failed: it is gone from its store $LOOP_STORE (removed during the run)"; else log "run $RUN is not marked failed: its store $LOOP_STORE is gone (moved or removed during the run)"; fi
     [ -z "$fix" ] || printf "hint: %s, then '%s resume %s' goes on\n" "$fix" "$LOOP_PROG" "$RUN" >&2
   fi; exit "$code"; }
 # keep_steps: a step and a review in no iteration yet are kept as attempts, with their own error, tokens and cost.
