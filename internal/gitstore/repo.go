@@ -304,7 +304,7 @@ func (r *Repo) Checkout(tree, dir string) error {
 	}
 	if ents, err := os.ReadDir(real); err != nil || len(ents) > 0 {
 		if err == nil {
-			err = fmt.Errorf("%s is not empty", dir)
+			err = fmt.Errorf("%s is not empty: check out into a new or empty folder", dir)
 		}
 		return err
 	}
