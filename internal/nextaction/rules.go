@@ -166,6 +166,10 @@ func notRunning(in *Input) (Action, bool) {
 	if in.Run.Status == record.RunRunning {
 		return Action{}, false
 	}
+	if in.Run.Status == record.RunPaused {
+		// its last error is its last iteration's, not why it stopped
+		return stop(in.Run.Status, "by loop pause, after its step; loop resume goes on"), true
+	}
 	reason := "run is " + in.Run.Status
 	if in.Run.LastError != nil && *in.Run.LastError != "" {
 		reason += ": " + *in.Run.LastError

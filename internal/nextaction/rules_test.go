@@ -27,11 +27,11 @@ func iter(n int, status string, agentExit int, tools bool) *record.IterationLog 
 	return it
 }
 
-func with(it *record.IterationLog, fs ...func(*record.IterationLog)) *record.IterationLog {
+func with[T any](v *T, fs ...func(*T)) *T {
 	for _, f := range fs {
-		f(it)
+		f(v)
 	}
-	return it
+	return v
 }
 
 // denied: the agent's CLI refused its Write (Claude Code's permission
@@ -87,8 +87,11 @@ func TestDecide(t *testing.T) {
 			Action{Kind: Stop, Status: "completed", Exit: 0, Rule: "completed"}},
 		{"canceled from outside", run("canceled", nil), nil,
 			Action{Kind: Stop, Status: "canceled", Exit: 130, Reason: "run is canceled", Rule: "not-running"}},
-		{"paused", run("paused", nil), []*record.IterationLog{iter(1, "fail", 0, true)},
-			Action{Kind: Stop, Status: "paused", Exit: 75, Reason: "run is paused", Rule: "not-running"}},
+		// the driver said "run ID paused: run is paused: iteration 1:
+		// validation exited 2": the last iteration's error is no reason
+		{"paused", with(run("paused", nil), func(r *record.Run) { r.LastError = ptr("iteration 1: validation exited 2") }),
+			[]*record.IterationLog{iter(1, "fail", 0, true)},
+			Action{Kind: Stop, Status: "paused", Exit: 75, Reason: "by loop pause, after its step; loop resume goes on", Rule: "not-running"}},
 		{"command not found beats a passing test", run("running", nil),
 			[]*record.IterationLog{with(iter(1, "pass", 127, false), func(it *record.IterationLog) {
 				it.Agent.ExitCode = ptr(-1)
