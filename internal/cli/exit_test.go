@@ -116,6 +116,8 @@ func TestFlagMistakesInHouseWords(t *testing.T) {
 		{[]string{"--to", "d", "-1"}, "unknown flag -1"},
 		{[]string{"--to"}, "--to needs a value"},
 		{[]string{"--to", "--"}, "--to needs a value"},
+		{[]string{"--to", "-.x"}, "--to needs a value: -.x reads as a flag; write --to=-.x if it is the value"},
+		{[]string{"--to", "-v"}, "--to needs a value: -v reads as a flag; write --to=-v if it is the value"},
 		{[]string{"--to", "d", "--mode", "c"}, `--mode must be a or b, got "c"`},
 		{[]string{"--to", "d", "--verbose=yes"}, "--verbose takes no value"},
 		{[]string{"-v"}, "--to is required"},

@@ -37,6 +37,7 @@ var badNumber = lazyre.New(`strconv\.Parse\w+: parsing ("[^"]*"): (invalid synta
 var (
 	unknownFlag  = lazyre.New("^unknown flag `([^']*)'$")
 	noArgument   = lazyre.New("^expected argument for flag `(?:-[^,']*, )?([^']*)'")
+	gotOption    = lazyre.New(", but got option `(.*)'$")
 	boolArgument = lazyre.New("^bool flag `(?:-[^,']*, )?([^']*)' cannot have an argument")
 	invalidValue = lazyre.New("^Invalid value `(.*)' for option `(?:-[^,']*, )?([^']*)'\\. Allowed values are: (.*)$")
 	required     = lazyre.New("`(?:-[^,']*, )?([^']*)'")
@@ -53,6 +54,15 @@ func flagMessage(fe *flags.Error, args []string) string {
 		}
 	case flags.ErrExpectedArgument:
 		if m := noArgument.FindStringSubmatch(fe.Message); m != nil {
+			// a value starting with '-' (--jq '-.x', --where '-1 < .x')
+			// was given but reads as a flag: say so and how to pass it
+			if g := gotOption.FindStringSubmatch(fe.Message); g != nil {
+				sep := "="
+				if !strings.HasPrefix(m[1], "--") {
+					sep = ""
+				}
+				return fmt.Sprintf("%s needs a value: %s reads as a flag; write %s%s%s if it is the value", m[1], g[1], m[1], sep, g[1])
+			}
 			return m[1] + " needs a value"
 		}
 	case flags.ErrNoArgumentForBool:
