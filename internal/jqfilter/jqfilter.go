@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/itchyny/gojq"
 
@@ -31,13 +32,35 @@ type CompileError struct {
 	Flag, Expr string
 	Offset     int // -1 when gojq gives none
 	Err        error
+	Hint       string // the fix, for jq builtins this filter cannot offer
 }
 
 func (e *CompileError) Error() string {
 	if e.Offset >= 0 {
 		return fmt.Sprintf("%s %q: %v at offset %d", e.Flag, e.Expr, e.Err, e.Offset)
 	}
+	if e.Hint != "" {
+		return fmt.Sprintf("%s %q: %v: %s", e.Flag, e.Expr, e.Err, e.Hint)
+	}
 	return fmt.Sprintf("%s %q: %v", e.Flag, e.Expr, e.Err)
+}
+
+// missing are jq builtins a jq user reaches for that a filter run on each
+// record alone by gojq (which keeps no key order) does not have, and the fix.
+var missing = []struct{ msg, hint string }{
+	{"input(s)/0 is not allowed", "each record is filtered alone; to combine records pipe --json into jq -s"},
+	{"input_filename/0", "each record is filtered alone; .run_id names its run"},
+	{"input_line_number/0", "each record is filtered alone, with no line number"},
+	{"keys_unsorted/0", "objects keep no key order here; use keys"},
+}
+
+func hint(err error) string {
+	for _, m := range missing {
+		if strings.Contains(err.Error(), m.msg) {
+			return m.hint
+		}
+	}
+	return ""
 }
 
 func (e *CompileError) Unwrap() error { return e.Err }
@@ -64,7 +87,7 @@ func Compile(flag, expr string, mode Mode) (*Filter, error) {
 	}
 	code, err := gojq.Compile(q, gojq.WithEnvironLoader(os.Environ))
 	if err != nil {
-		return nil, &CompileError{Flag: flag, Expr: expr, Offset: -1, Err: err}
+		return nil, &CompileError{Flag: flag, Expr: expr, Offset: -1, Err: err, Hint: hint(err)}
 	}
 	f := &Filter{Flag: flag, Expr: expr, code: code, Fields: map[string]bool{}}
 	a := &analysis{fields: f.Fields}

@@ -130,6 +130,23 @@ func TestCompileErrors(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Offset != -1 || !strings.Contains(err.Error(), "nosuchfn/1") {
 		t.Fatalf("compile error: %v", err)
 	}
+	// jq builtins this per-record filter lacks say what to do instead
+	for expr, want := range map[string]string{
+		"[inputs]":           "pipe --json into jq -s",
+		"input":              "pipe --json into jq -s",
+		"keys_unsorted":      "use keys",
+		"input_filename":     ".run_id names its run",
+		"input_line_number":  "with no line number",
+		"nosuchfn | keys[0]": "",
+	} {
+		_, err := Compile("--jq", expr, Transform)
+		if err == nil || want != "" && !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s: %v, want it to end %q", expr, err, want)
+		}
+		if want == "" && err != nil && strings.Count(err.Error(), ":") != 2 {
+			t.Errorf("%s: %v, want no hint", expr, err)
+		}
+	}
 }
 
 func TestRuntimeErrorAndRaw(t *testing.T) {
