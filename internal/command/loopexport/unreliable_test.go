@@ -365,10 +365,19 @@ func TestFollowIdleRunsNotReread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// stopped while the file is rewritten: a pass between the write and
+	// the restored time saw a changed file (under load it did), and was
+	// right to read it again
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte(strings.Repeat("x", int(fi.Size())-1)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
 	for n := 2; n <= 3; n++ {
