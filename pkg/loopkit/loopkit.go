@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
+	"github.com/loopkit/loopkit/internal/runconfig"
 	"github.com/loopkit/loopkit/internal/store"
 )
 
@@ -34,6 +35,32 @@ type Run = record.Run
 
 // Event is one line of a run's events.jsonl.
 type Event = record.Event
+
+// The types of the records' fields, named here so that a program can
+// declare them (a func taking an IterationLog's Agent); they are the
+// store's own too.
+type (
+	// Agent is an IterationLog's agent step (IterationLog.Agent).
+	Agent = record.Agent
+	// Failure is a failing test the validation output named.
+	Failure = record.Failure
+	// ToolCall is one tool call of an agent step.
+	ToolCall = record.ToolCall
+	// Review is a reviewer's verdict on an iteration's step.
+	Review = record.Review
+	// Settings are a run's settings (Run.Settings), as its driver fixed them.
+	Settings = runconfig.Settings
+	// Duration is a duration setting; D() is its time.Duration.
+	Duration = runconfig.Duration
+	// Totals are a run's token, cost and duration sums (Run.Totals()).
+	Totals = record.Totals
+	// Watchdog is the watchdog's part of run.json (Run.Watchdog).
+	Watchdog = record.Watchdog
+	// WatchdogSignal is one signal the watchdog fired (Watchdog.Fired).
+	WatchdogSignal = record.Signal
+	// Merge is the merge of a worktree run's branch (Run.Merge).
+	Merge = record.Merge
+)
 
 // Run statuses (Run.Status).
 const (
