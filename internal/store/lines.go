@@ -18,10 +18,16 @@ const lineChunk = 256 << 10
 // firstChunk is a backward read's first: a few lines of a log.
 const firstChunk = 8 << 10
 
+// maxLogLine is the longest line of a store's log that is read: far past
+// any record a writer makes (two streams at the 64 MiB inline cap, JSON
+// escaped), so a longer one was put there by hand or by the agent. It is
+// an error naming the line; a torn tail of any length costs no memory.
+var maxLogLine int64 = 1 << 30
+
 // ScanLines calls fn for every complete line of r (without its newline),
-// numbered from 1. Lines may be of any length.
+// numbered from 1. Lines may be up to 1 GiB.
 func ScanLines(r io.Reader, fn func(lineNo int, line []byte) error) error {
-	_, _, err := scan(r, 0, 0, func(n int, _ int64, line []byte) error { return fn(n, line) })
+	_, _, err := scan(r, nil, 0, 0, func(n int, _ int64, line []byte) error { return fn(n, line) })
 	return err
 }
 
@@ -47,16 +53,31 @@ func ScanFrom(path string, offset int64, lineNo int, fn func(lineNo int, off int
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		return offset, lineNo, err
 	}
-	return scan(f, offset, lineNo, fn)
+	end, n, err := scan(f, f, offset, lineNo, fn)
+	if errors.Is(err, errLongLine) {
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	return end, n, err
 }
 
-func scan(r io.Reader, offset int64, lineNo int, fn func(lineNo int, off int64, line []byte) error) (int64, int, error) {
+var errLongLine = errors.New("a line longer than loopkit writes")
+
+// scan passes on the complete lines of r, which starts at byte offset.
+// A line longer than a read chunk is not gathered as it is read: a torn
+// tail (an agent's endless line) would be held whole, and grown by
+// doubling, only to be dropped at EOF. With ra (r's file) it is read
+// again once its newline is found, at its exact size.
+func scan(r io.Reader, ra io.ReaderAt, offset int64, lineNo int, fn func(lineNo int, off int64, line []byte) error) (int64, int, error) {
 	br := bufio.NewReaderSize(r, lineChunk)
 	var long []byte
+	var longN int64 // bytes of the current line before frag
 	for {
 		frag, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, frag...)
+			if ra == nil && longN+int64(len(frag)) <= maxLogLine {
+				long = append(long, frag...)
+			}
+			longN += int64(len(frag))
 			continue
 		}
 		if err == io.EOF {
@@ -66,9 +87,23 @@ func scan(r io.Reader, offset int64, lineNo int, fn func(lineNo int, off int64, 
 			return offset, lineNo, err
 		}
 		line := frag[:len(frag)-1]
-		if long != nil {
-			line = append(long, line...)
-			long = nil
+		if longN > 0 {
+			n := longN + int64(len(line))
+			if n > maxLogLine {
+				return offset, lineNo, fmt.Errorf("%w: line %d (at byte %d) has %d bytes, over %d: move the run aside", errLongLine, lineNo+1, offset, n, maxLogLine)
+			}
+			if ra != nil {
+				long = make([]byte, n)
+				if _, err := ra.ReadAt(long, offset); err == io.EOF {
+					return offset, lineNo, nil // cut since: no line after all
+				} else if err != nil {
+					return offset, lineNo, err
+				}
+				line = long
+			} else {
+				line = append(long, line...)
+			}
+			long, longN = nil, 0
 		}
 		lineNo++
 		if err := fn(lineNo, offset, line); err != nil {

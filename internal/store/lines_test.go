@@ -101,3 +101,46 @@ func TestTailReadDoesNotGrowWithTheLog(t *testing.T) {
 		t.Errorf("the last line read %d bytes of a log of 5 lines, %d of one of 150", at5, at150)
 	}
 }
+
+// A line past maxLogLine is an error naming the file and the line, read
+// from a file and from a plain reader alike; one under it, and a torn tail
+// of any length, are not.
+func TestScanLongLine(t *testing.T) {
+	defer func(n int64) { maxLogLine = n }(maxLogLine)
+	maxLogLine = 3 * lineChunk
+	ok := strings.Repeat("a", 2*lineChunk+5)
+	long := strings.Repeat("b", 3*lineChunk+1)
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	for _, tc := range []struct {
+		data    string
+		lines   int
+		wantErr bool
+	}{
+		{"x\n" + ok + "\n" + ok, 2, false},
+		{"x\n" + ok + "\n" + long + long, 2, false},
+		{"x\n" + ok + "\n" + long + "\ny\n", 2, true},
+	} {
+		if err := os.WriteFile(path, []byte(tc.data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		_, _, err := ScanFrom(path, 0, 0, func(_ int, _ int64, line []byte) error {
+			got = append(got, string(line))
+			return nil
+		})
+		if len(got) != tc.lines || got[1] != ok || (err != nil) != tc.wantErr {
+			t.Fatalf("ScanFrom: %d lines, %v; want %d, error %v", len(got), err, tc.lines, tc.wantErr)
+		}
+		if tc.wantErr && (!strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "line 3")) {
+			t.Errorf("ScanFrom error %q names neither the file nor line 3", err)
+		}
+		got = got[:0]
+		err = ScanLines(strings.NewReader(tc.data), func(_ int, line []byte) error {
+			got = append(got, string(line))
+			return nil
+		})
+		if len(got) != tc.lines || got[1] != ok || (err != nil) != tc.wantErr {
+			t.Fatalf("ScanLines: %d lines, %v; want %d, error %v", len(got), err, tc.lines, tc.wantErr)
+		}
+	}
+}
