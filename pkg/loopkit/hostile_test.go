@@ -51,3 +51,58 @@ func TestTornTailCostsNoMemory(t *testing.T) {
 		t.Errorf("reading past two 64 MiB torn lines allocated %d MiB", got>>20)
 	}
 }
+
+// A Store that Open did not return, zero or nil, is an error to use, not
+// a nil dereference.
+func TestZeroStore(t *testing.T) {
+	for _, st := range []*loopkit.Store{nil, {}, {PollInterval: time.Second}} {
+		if _, err := st.Runs(); err == nil || !bytes.Contains([]byte(err.Error()), []byte("loopkit.Open")) {
+			t.Errorf("Runs of %#v: %v, want an error saying to use loopkit.Open", st, err)
+		}
+		for name, call := range map[string]func() error{
+			"Run":         func() error { _, err := st.Run("a"); return err },
+			"Interrupted": func() error { _, err := st.Interrupted("a"); return err },
+			"Iterations":  func() error { _, err := st.Iterations("a"); return err },
+			"Events":      func() error { _, err := st.Events("a"); return err },
+			"Follow": func() error {
+				return st.Follow(context.Background(), "a", func(loopkit.IterationLog) error { return nil })
+			},
+		} {
+			if err := call(); err == nil {
+				t.Errorf("%s of %#v succeeded", name, st)
+			}
+		}
+		if st.Root() != "" {
+			t.Errorf("Root of %#v: %q", st, st.Root())
+		}
+	}
+}
+
+// One Store serves many goroutines at once (go test -race checks it).
+func TestConcurrentReaders(t *testing.T) {
+	st, _ := fixture(t)
+	done := make(chan error, 8)
+	for i := 0; i < cap(done); i++ {
+		go func() {
+			_, err := st.Runs()
+			if err == nil {
+				_, err = st.Iterations("fix-parser")
+			}
+			if err == nil {
+				_, err = st.Events("add-docs")
+			}
+			if err == nil {
+				_, err = st.Interrupted("add-docs")
+			}
+			if err == nil {
+				err = st.Follow(context.Background(), "fix-parser", func(loopkit.IterationLog) error { return nil })
+			}
+			done <- err
+		}()
+	}
+	for i := 0; i < cap(done); i++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}

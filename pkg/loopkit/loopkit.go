@@ -80,7 +80,9 @@ func Terminal(status string) bool { return record.Terminal(status) }
 // ErrNoSuchRun is returned (wrapped) for a run the store does not hold.
 var ErrNoSuchRun = store.ErrNoSuchRun
 
-// Store is an open loopkit store.
+// Store is an open loopkit store: one that Open returned (the methods of
+// any other, a zero Store or nil, return an error). Its methods may be
+// called from many goroutines at once.
 type Store struct {
 	st *store.Store
 	// PollInterval is how often Follow looks for new iterations
@@ -115,19 +117,40 @@ func Open(storeDir string) (*Store, error) {
 	return &Store{st: st, PollInterval: 200 * time.Millisecond}, nil
 }
 
-// Root is the store's directory, absolute and with symlinks resolved.
-func (s *Store) Root() string { return s.st.Root }
+// errNotOpen is the error of every method of a Store that Open did not
+// return (a zero Store, or nil): there is no store to read.
+var errNotOpen = errors.New("loopkit: the Store was not opened: use loopkit.Open(storeDir)")
+
+func (s *Store) store() (*store.Store, error) {
+	if s == nil || s.st == nil {
+		return nil, errNotOpen
+	}
+	return s.st, nil
+}
+
+// Root is the store's directory, absolute and with symlinks resolved ("" for
+// a Store that Open did not return).
+func (s *Store) Root() string {
+	if s == nil || s.st == nil {
+		return ""
+	}
+	return s.st.Root
+}
 
 // Runs returns every run of the store, newest first (by created_at, then
 // by id). A run deleted while it is listed is left out.
 func (s *Store) Runs() ([]Run, error) {
-	ids, err := s.st.RunIDs()
+	st, err := s.store()
+	if err != nil {
+		return nil, err
+	}
+	ids, err := st.RunIDs()
 	if err != nil {
 		return nil, err
 	}
 	runs := make([]Run, 0, len(ids))
 	for _, id := range ids {
-		r, err := s.st.ReadRun(id)
+		r, err := st.ReadRun(id)
 		if errors.Is(err, store.ErrNoSuchRun) {
 			continue
 		}
@@ -146,14 +169,20 @@ func (s *Store) Runs() ([]Run, error) {
 }
 
 // Run returns one run's run.json.
-func (s *Store) Run(runID string) (*Run, error) { return s.st.ReadRun(runID) }
+func (s *Store) Run(runID string) (*Run, error) {
+	st, err := s.store()
+	if err != nil {
+		return nil, err
+	}
+	return st.ReadRun(runID)
+}
 
 // Interrupted reports whether the run is marked running while no driver
 // holds it: its driver was killed before it could mark the run, and
 // `loop resume` goes on with it (Follow waits for that, or for a cancel).
 // A run made by pipeline commands, with no driver, never is.
 func (s *Store) Interrupted(runID string) (bool, error) {
-	r, err := s.st.ReadRun(runID)
+	r, err := s.Run(runID)
 	if err != nil {
 		return false, err
 	}
@@ -164,7 +193,7 @@ func (s *Store) Interrupted(runID string) (bool, error) {
 // A line being written, or one out of sequence, is no commit and is not
 // returned.
 func (s *Store) Iterations(runID string) ([]IterationLog, error) {
-	if _, err := s.st.ReadRun(runID); err != nil {
+	if _, err := s.Run(runID); err != nil {
 		return nil, err
 	}
 	var out []IterationLog
@@ -177,7 +206,7 @@ func (s *Store) Iterations(runID string) ([]IterationLog, error) {
 
 // Events returns the run's events in the order they were appended.
 func (s *Store) Events(runID string) ([]Event, error) {
-	if _, err := s.st.ReadRun(runID); err != nil {
+	if _, err := s.Run(runID); err != nil {
 		return nil, err
 	}
 	var out []Event
@@ -198,7 +227,7 @@ func (s *Store) Events(runID string) ([]Event, error) {
 // before has been passed to fn; ctx's error when ctx is done first; fn's
 // error as soon as fn returns one.
 func (s *Store) Follow(ctx context.Context, runID string, fn func(IterationLog) error) error {
-	if _, err := s.st.ReadRun(runID); err != nil {
+	if _, err := s.Run(runID); err != nil {
 		return err
 	}
 	interval := s.PollInterval
