@@ -3,6 +3,7 @@ package loopkit_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -49,6 +50,37 @@ func TestTornTailCostsNoMemory(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
 		t.Errorf("reading past two 64 MiB torn lines allocated %d MiB", got>>20)
+	}
+}
+
+// A run whose run.json cannot be read is left out of Runs, named by a
+// *RunError, and the other runs are still listed (loop-view runs lists
+// them too): one file the agent spoils does not hide every run.
+func TestRunsLeavesOutADamagedRun(t *testing.T) {
+	st, dir := fixture(t)
+	for _, id := range []string{"damaged", "dir"} {
+		if err := os.MkdirAll(filepath.Join(dir, "runs", id), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "runs", "damaged", "run.json"), []byte(`{"run_id": "damaged", `), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "runs", "dir", "run.json"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := st.Runs()
+	if len(runs) != 2 || runs[0].RunID != "add-docs" || runs[1].RunID != "fix-parser" {
+		t.Errorf("Runs with two damaged runs: %d runs, want add-docs and fix-parser", len(runs))
+	}
+	var re *loopkit.RunError
+	if !errors.As(err, &re) || re.RunID != "damaged" {
+		t.Fatalf("Runs' error %v: want a *RunError for run damaged", err)
+	}
+	for _, id := range []string{"damaged", "dir"} {
+		if !bytes.Contains([]byte(err.Error()), []byte(filepath.Join(dir, "runs", id, "run.json"))) {
+			t.Errorf("Runs' error %q does not name %s's run.json", err, id)
+		}
 	}
 }
 

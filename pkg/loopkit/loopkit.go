@@ -137,8 +137,23 @@ func (s *Store) Root() string {
 	return s.st.Root
 }
 
+// RunError is the error for one run that Runs left out: its run.json
+// could not be read (damaged, edited, or not a regular file).
+type RunError struct {
+	RunID string
+	Err   error
+}
+
+func (e *RunError) Error() string { return "run " + e.RunID + " left out: " + e.Err.Error() }
+
+func (e *RunError) Unwrap() error { return e.Err }
+
 // Runs returns every run of the store, newest first (by created_at, then
-// by id). A run deleted while it is listed is left out.
+// by id). A run deleted while it is listed is left out. So is a run whose
+// run.json cannot be read, as loop-view runs leaves it out: Runs returns
+// the others all the same, with an error joining a *RunError for each run
+// left out (errors.As finds one), so that one damaged run never hides the
+// rest. When the store itself cannot be listed, the runs are nil.
 func (s *Store) Runs() ([]Run, error) {
 	st, err := s.store()
 	if err != nil {
@@ -149,13 +164,15 @@ func (s *Store) Runs() ([]Run, error) {
 		return nil, err
 	}
 	runs := make([]Run, 0, len(ids))
+	var bad []error
 	for _, id := range ids {
 		r, err := st.ReadRun(id)
 		if errors.Is(err, store.ErrNoSuchRun) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			bad = append(bad, &RunError{RunID: id, Err: err})
+			continue
 		}
 		runs = append(runs, *r)
 	}
@@ -165,7 +182,7 @@ func (s *Store) Runs() ([]Run, error) {
 		}
 		return runs[i].RunID > runs[j].RunID
 	})
-	return runs, nil
+	return runs, errors.Join(bad...)
 }
 
 // Run returns one run's run.json.
