@@ -138,3 +138,25 @@ func TestConcurrentReaders(t *testing.T) {
 		}
 	}
 }
+
+// Once ctx is done Follow calls fn no more and returns ctx's error, even
+// while it is still passing on iterations committed long ago and the run
+// has ended: a cancel must stop a long catch-up, not wait for its end.
+func TestFollowStopsAtCancel(t *testing.T) {
+	st, _ := fixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	err := st.Follow(ctx, "fix-parser", func(loopkit.IterationLog) error {
+		calls++
+		cancel()
+		return nil
+	})
+	if calls != 1 || !errors.Is(err, context.Canceled) {
+		t.Errorf("Follow canceled in its first call: fn called %d times, returned %v; want once, context.Canceled", calls, err)
+	}
+	calls = 0
+	err = st.Follow(ctx, "fix-parser", func(loopkit.IterationLog) error { calls++; return nil })
+	if calls != 0 || !errors.Is(err, context.Canceled) {
+		t.Errorf("Follow with ctx done before: fn called %d times, returned %v", calls, err)
+	}
+}

@@ -241,8 +241,8 @@ func (s *Store) Events(runID string) ([]Event, error) {
 // Follow calls fn with each of the run's iterations, from the first, and
 // then with each new one as it is committed, like tail -f. It returns nil
 // once the run has ended (a terminal status) and every iteration committed
-// before has been passed to fn; ctx's error when ctx is done first; fn's
-// error as soon as fn returns one.
+// before has been passed to fn; ctx's error when ctx is done first (fn is
+// not called again once it is); fn's error as soon as fn returns one.
 func (s *Store) Follow(ctx context.Context, runID string, fn func(IterationLog) error) error {
 	if _, err := s.Run(runID); err != nil {
 		return err
@@ -254,6 +254,9 @@ func (s *Store) Follow(ctx context.Context, runID string, fn func(IterationLog) 
 	var off int64
 	var seen []IterationLog // the last one decides what follows in sequence
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		// read the status first: every line committed before it ended is
 		// then read by the scan below
 		r, err := s.st.ReadRun(runID)
@@ -261,6 +264,10 @@ func (s *Store) Follow(ctx context.Context, runID string, fn func(IterationLog) 
 			return err
 		}
 		off, err = s.scanIterations(runID, off, &seen, func(it IterationLog) error {
+			// a cancel stops a long catch-up too, not only the wait
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			seen = append(seen[:0], it)
 			return fn(it)
 		})
