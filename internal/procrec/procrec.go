@@ -33,7 +33,8 @@ func dir() (string, error) { return userdir.RuntimeSub("procs") }
 // Before, cancel from cron named a live driver "no driver loopkit started".
 func dirs() []string {
 	var out []string
-	if d, err := dir(); err == nil {
+	// a reader makes no directory: none holds no record
+	if d, err := userdir.RuntimeSubPath("procs"); err == nil {
 		out = append(out, d)
 	}
 	for _, r := range userdir.OtherRuntimes() {
@@ -74,7 +75,7 @@ func Add(pid int, start uint64, kind, runDir string) error {
 
 // Remove drops the record of pid (its process has ended).
 func Remove(pid int, start uint64) {
-	if d, err := dir(); err == nil {
+	if d, err := userdir.RuntimeSubPath("procs"); err == nil {
 		os.Remove(filepath.Join(d, name(pid, start)))
 	}
 }

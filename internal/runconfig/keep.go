@@ -24,8 +24,14 @@ import (
 // Only the person changes them: `loop resume --max-iterations N` keeps the
 // new ones.
 
-func keptPath(runDir string) (string, error) {
-	dir, err := userdir.StateSub("settings")
+func keptPath(runDir string) (string, error) { return keptIn(userdir.StateSub, runDir) }
+
+// readPath is keptPath for a reader: it makes no directory (pkg/loopkit
+// and loop-view promise to create nothing) and leaves their modes alone.
+func readPath(runDir string) (string, error) { return keptIn(userdir.StateSubPath, runDir) }
+
+func keptIn(stateSub func(string) (string, error), runDir string) (string, error) {
+	dir, err := stateSub("settings")
 	if err != nil {
 		return "", err
 	}
@@ -75,7 +81,7 @@ func replaceSynced(path string, data []byte) error {
 
 // IsKept reports the run at runDir has settings kept (a driver made it).
 func IsKept(runDir string) bool {
-	path, err := keptPath(runDir)
+	path, err := readPath(runDir)
 	if err != nil {
 		return false
 	}
@@ -91,11 +97,11 @@ func Planted(runDir string, s *Settings) bool { return len(s.Agent) > 0 && !IsKe
 
 // Forget drops the kept settings of a deleted run.
 func Forget(runDir string) {
-	if path, err := keptPath(runDir); err == nil {
+	if path, err := readPath(runDir); err == nil {
 		os.Remove(path + ".tmp") // a holder killed inside Keep left it
 		os.Remove(path)
 	}
-	if path, err := statePath(runDir); err == nil {
+	if path, err := readStatePath(runDir); err == nil {
 		os.Remove(path + ".tmp")
 		os.Remove(path)
 	}
@@ -117,7 +123,7 @@ func Enforce(runDir string, s *Settings) []string {
 // runDir, returning how they differed; ok is false for a run with none
 // kept, whose settings and state are then run.json's.
 func enforceFixed(runDir string, s *Settings) (d differences, ok bool) {
-	path, err := keptPath(runDir)
+	path, err := readPath(runDir)
 	if err != nil {
 		return d, false
 	}

@@ -23,6 +23,12 @@ func statePath(runDir string) (string, error) {
 	return strings.TrimSuffix(path, ".json") + ".state.json", err
 }
 
+// readStatePath is statePath for a reader (readPath).
+func readStatePath(runDir string) (string, error) {
+	path, err := readPath(runDir)
+	return strings.TrimSuffix(path, ".json") + ".state.json", err
+}
+
 // stateJSON is s's state fields as one JSON object, zero values included,
 // with extra's keys (a JSON object; nil: none).
 func stateJSON(s *Settings, extra map[string]json.RawMessage) []byte {
@@ -106,7 +112,7 @@ type keptState struct {
 }
 
 func readState(runDir string) *keptState {
-	path, err := statePath(runDir)
+	path, err := readStatePath(runDir)
 	if err != nil {
 		return nil
 	}

@@ -139,6 +139,43 @@ func OlderRuntime() string {
 // configs).
 func RuntimeSub(name string) (string, error) { return sub(Runtime, name) }
 
+// StateSubPath is StateSub's directory for a reader, which must neither
+// make nor change anything: an error when it, or State, is missing or is
+// not a 0700 directory of this user's (StateSub would tighten a looser one).
+func StateSubPath(name string) (string, error) {
+	dir, err := statePath()
+	if err != nil {
+		return "", err
+	}
+	return existingPrivate(dir, name)
+}
+
+// RuntimeSubPath is RuntimeSub's directory for a reader, as StateSubPath.
+func RuntimeSubPath(name string) (string, error) {
+	dir := RuntimePath()
+	if dir == "" {
+		return "", fmt.Errorf("no runtime directory")
+	}
+	return existingPrivate(dir, name)
+}
+
+// existingPrivate is name under dir when both are 0700 directories of
+// this user's, not links (what private makes sure of, but not made nor
+// changed here).
+func existingPrivate(dir, name string) (string, error) {
+	sub := filepath.Join(dir, name)
+	for _, d := range []string{dir, sub} {
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return "", err
+		}
+		if owner, ok := Owner(fi); !fi.IsDir() || !ok || owner != UID() || fi.Mode().Perm()&0o077 != 0 {
+			return "", fmt.Errorf("%s is not a 0700 directory of this user's", d)
+		}
+	}
+	return sub, nil
+}
+
 // sub is name under parent's directory, held to the checks of the parent:
 // the agent runs as the user and could have put a link there.
 func sub(parent func() (string, error), name string) (string, error) {

@@ -156,3 +156,39 @@ func TestPathsAreTheDirs(t *testing.T) {
 		t.Errorf("no home: State error %v, StatePath %q", err, StatePath())
 	}
 }
+
+// StateSubPath finds what StateSub made and makes or changes nothing: a
+// missing, linked or group-writable directory is an error.
+func TestStateSubPathMakesNothing(t *testing.T) {
+	base := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", base)
+	if _, err := StateSubPath("settings"); err == nil {
+		t.Fatal("StateSubPath of a missing directory succeeded")
+	}
+	if ents, _ := os.ReadDir(base); len(ents) > 0 {
+		t.Fatalf("StateSubPath made %s", ents[0].Name())
+	}
+	made, err := StateSub("settings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := StateSubPath("settings"); err != nil || got != made {
+		t.Fatalf("StateSubPath = %q, %v; want %q", got, err, made)
+	}
+	if err := os.Chmod(made, 0o770); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := StateSubPath("settings"); err == nil {
+		t.Error("StateSubPath of a group-writable directory succeeded")
+	}
+	if fi, _ := os.Stat(made); fi.Mode().Perm() != 0o770 {
+		t.Errorf("StateSubPath changed the mode to %v", fi.Mode().Perm())
+	}
+	os.Remove(made)
+	if err := os.Symlink(t.TempDir(), made); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := StateSubPath("settings"); err == nil {
+		t.Error("StateSubPath of a link succeeded")
+	}
+}

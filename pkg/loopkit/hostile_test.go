@@ -160,3 +160,38 @@ func TestFollowStopsAtCancel(t *testing.T) {
 		t.Errorf("Follow with ctx done before: fn called %d times, returned %v", calls, err)
 	}
 }
+
+// Reading makes nothing outside the store either: the kept settings and
+// the drivers' records are looked up, never their directories made (a
+// service reading stores as its own user got ~/.local/state/loopkit/...).
+func TestReadingMakesNoDirectory(t *testing.T) {
+	home, runtimeDir := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("XDG_RUNTIME_DIR", runtimeDir)
+	st, dir := fixture(t)
+	// a driven run marked running: Interrupted asks for its driver
+	path := filepath.Join(dir, "runs", "add-docs", "run.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte(`"settings": {}`), []byte(`"settings": {"agent": ["claude"]}`), 1)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Runs(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Interrupted("add-docs"); err != nil || !got {
+		t.Fatalf("Interrupted = %v, %v; want true", got, err)
+	}
+	if _, err := st.Iterations("fix-parser"); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{home, runtimeDir} {
+		if ents, _ := os.ReadDir(d); len(ents) > 0 {
+			t.Errorf("reading the store made %s in %s", ents[0].Name(), d)
+		}
+	}
+}
