@@ -98,3 +98,27 @@ func TestRateLimitRule(t *testing.T) {
 		t.Errorf("no writer: %+v, want iterate", a)
 	}
 }
+
+// A rate-limit wait counts toward --max-duration (the driver works while
+// it waits): one that would reach the cap pauses the run at once, rather
+// than waiting out the reset to fail it "over duration" long past its cap.
+func TestRateLimitWaitPastMaxDuration(t *testing.T) {
+	st, in := rateLimitedRun(t, 10, time.Hour)
+	in.Run.Settings.MaxDuration = runconfig.Duration(30 * time.Second) // the note holds a minute
+	in.Run.Settings.DrivenAt = in.Now.UnixMilli()
+	a := nextaction.Decide(in, nextaction.Rules)
+	if a.Kind != nextaction.Stop || a.Status != record.RunPaused || a.Rule != nextaction.RuleRateLimited ||
+		!strings.Contains(a.Reason, "would pass --max-duration 30s") {
+		t.Fatalf("a minute's wait under --max-duration 30s: %+v, want a pause naming the cap", a)
+	}
+	if n := len(events(t, st, record.EventRateLimited)); n != 0 {
+		t.Errorf("%d RATE_LIMITED events, want none for a wait not taken", n)
+	}
+
+	_, in = rateLimitedRun(t, 10, time.Hour)
+	in.Run.Settings.MaxDuration = runconfig.Duration(time.Hour)
+	in.Run.Settings.DrivenAt = in.Now.UnixMilli()
+	if a := nextaction.Decide(in, nextaction.Rules); a.Kind != nextaction.Wait {
+		t.Errorf("a minute's wait with an hour left: %+v, want the wait", a)
+	}
+}

@@ -15,12 +15,18 @@ type Settings struct {
 	Account string        // account (default: the agent program's name)
 	MaxWait time.Duration // max_wait (default 6h)
 	Backoff time.Duration // rate_limit_backoff: the first wait when no reset time is known
+	// MaxDuration is the run's --max-duration (0: none) and Driven its
+	// working time so far: a wait counts toward it, so one that would reach
+	// it pauses the run instead of waiting to fail it.
+	MaxDuration time.Duration
+	Driven      func(now time.Time) time.Duration
 }
 
 // SettingsOf are a run's rate-limit settings, from its typed settings (a
 // zero duration is the default's).
 func SettingsOf(set *runconfig.Settings) Settings {
-	s := Settings{Account: set.Account, MaxWait: set.MaxWait.D(), Backoff: set.RateLimitBackoff.D()}
+	s := Settings{Account: set.Account, MaxWait: set.MaxWait.D(), Backoff: set.RateLimitBackoff.D(),
+		MaxDuration: set.MaxDuration.D(), Driven: set.Driven}
 	if s.MaxWait <= 0 {
 		s.MaxWait = DefaultMaxWait
 	}
@@ -129,6 +135,16 @@ func (d *Decider) Before() (Decision, error) {
 		dec.Pause, dec.Wait = true, 0
 		dec.Reason = fmt.Sprintf("rate-limited: %s of waiting would pass --max-wait %s", total.Round(time.Second), d.Set.MaxWait)
 		return dec, nil
+	}
+	if d.Set.MaxDuration > 0 && d.Set.Driven != nil {
+		// the drivers' working time goes on while they wait: a wait that
+		// reaches --max-duration would only end in an over-duration failure
+		if worked := d.Set.Driven(now); wait >= d.Set.MaxDuration-worked {
+			dec.Pause, dec.Wait = true, 0
+			dec.Reason = fmt.Sprintf("rate-limited: waiting %s would pass --max-duration %s (worked %s)",
+				wait.Round(time.Second), runconfig.Duration(d.Set.MaxDuration), worked.Round(time.Second))
+			return dec, nil
+		}
 	}
 	if own {
 		return dec, nil
