@@ -71,7 +71,7 @@ func Decide(in *Input, rules []Rule) Action {
 		extra["step_timeout"] = t // the driver keeps a step cut by it as an attempt
 	}
 	if d := deadline(in); d != "" {
-		extra["deadline_ms"] = d // loop-validate --deadline
+		extra["deadline_ms"] = d // loop-step and loop-validate --deadline
 	}
 	if len(extra) > 0 {
 		a.Extra = extra
@@ -393,6 +393,9 @@ func outOfIterations(in *Input) (Action, bool) {
 		a.Extra = map[string]string{"ask_hypotheses": "1"}
 		if t := stepTimeout(in); t != "" { // its call is cut at --max-duration as a step's
 			a.Extra["step_timeout"] = t
+		}
+		if d := deadline(in); d != "" { // its retries too
+			a.Extra["deadline_ms"] = d
 		}
 	}
 	return a, true

@@ -166,7 +166,7 @@ act_iterate() {
   log "iteration $i/$max: agent"
   : >"$TMP/step.json"; : >"$TMP/review.json" # emptied, not removed: no rm process
   run_child "$TMP/step.json" "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --template "${A[prompt]}" ${S[plan]:+--plan "${S[plan]}"} --append-progress --excerpt failures --agent-summary \
-    --phase implementation --timeout "${A[step_timeout]:-${S[timeout]}}" --retries "${S[retries]}" \
+    --phase implementation --timeout "${A[step_timeout]:-${S[timeout]}}" ${A[deadline_ms]:+--deadline "${A[deadline_ms]}"} --retries "${S[retries]}" \
     --retry-backoff "${S[retry_backoff]}" --rate-limit-policy "${S[rate_limit_policy]}" --completion-mode "${S[completion_mode]}" \
     ${A[base]:+--base "${A[base]}"} --exit-zero -- "${AGENT[@]}"
   checked loop-step $?
@@ -243,7 +243,7 @@ ask_hypotheses() {
   log "asking the agent for hypotheses on the stuck report"
   FINISHING=""; trap_signals # a Ctrl-C stops this agent call
   run_child "$TMP/stuck-step.json" "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "$LOOP_STORE/runs/$RUN/stuck.md" \
-    --phase stuck_report --timeout "${A[step_timeout]:-${S[timeout]}}" --exit-zero -- "${AGENT[@]}"
+    --phase stuck_report --timeout "${A[step_timeout]:-${S[timeout]}}" ${A[deadline_ms]:+--deadline "${A[deadline_ms]}"} --exit-zero -- "${AGENT[@]}"
   FINISHING=1; trap '' HUP INT QUIT TERM
   # a call like any other: its tokens and cost count in the run's totals
   "$LK_RECORD" attempt --run "$RUN" --kind stuck_report <"$TMP/stuck-step.json" >/dev/null ||

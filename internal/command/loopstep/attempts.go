@@ -212,8 +212,9 @@ func (s *stepRun) attempts() (*outcome, error) {
 	defer signal.Stop(sigs)
 	out := &outcome{}
 	backoff := s.opts.RetryBackoff.D()
+	deadline := s.deadline()
 	for {
-		res, parsed, err := s.once()
+		res, parsed, err := s.once(s.attemptTimeout(deadline))
 		if err != nil {
 			return nil, err
 		}
@@ -240,6 +241,11 @@ func (s *stepRun) attempts() (*outcome, error) {
 		if res.StatusCode == 0 || res.TimedOut || res.Stopped || res.PID == 0 || interrupted || out.attempts > s.opts.Retries {
 			return out, nil
 		}
+		if !deadline.IsZero() && !time.Now().Add(backoff).Before(deadline) {
+			// the retry would start past the run's --max-duration
+			s.env.Log.Warn("agent failed, not retried: the run's --max-duration passes first", "attempt", out.attempts, "status", res.StatusCode)
+			return out, nil
+		}
 		s.env.Log.Warn("agent failed, retrying", "attempt", out.attempts, "status", res.StatusCode, "backoff", backoff)
 		select {
 		case <-time.After(backoff):
@@ -250,11 +256,11 @@ func (s *stepRun) attempts() (*outcome, error) {
 	}
 }
 
-// once runs one attempt and parses its stdout: from the spool file, or
-// live through a pipe with --no-store.
-func (s *stepRun) once() (*proc.Result, *agent.Result, error) {
+// once runs one attempt, stopped after timeout, and parses its stdout:
+// from the spool file, or live through a pipe with --no-store.
+func (s *stepRun) once(timeout time.Duration) (*proc.Result, *agent.Result, error) {
 	spec := proc.Spec{
-		Args: s.argv, Dir: s.dir, Timeout: s.opts.Timeout.D(), Grace: s.opts.Grace.D(),
+		Args: s.argv, Dir: s.dir, Timeout: timeout, Grace: s.opts.Grace.D(),
 		StdoutPath: s.stdoutPath, StderrPath: s.stderrPath, ParentDeath: true,
 		InlineCap:   stderrTailBytes,
 		IdleTimeout: s.opts.IdleTimeout.D(), AfterResultGrace: s.opts.AfterResult.D(),

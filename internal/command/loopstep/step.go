@@ -54,6 +54,7 @@ type Options struct {
 	Base            string       `long:"base" value-name:"COMMIT" description:"the tree before the step: the run's COMMIT" unquote:"false"`
 	Phase           string       `long:"phase" value-name:"PHASE" default:"implementation" choice:"implementation" choice:"review" choice:"verification" choice:"watchdog" choice:"merge" choice:"stuck_report" description:"the kind of step" unquote:"false"`
 	Timeout         cli.Duration `long:"timeout" value-name:"D" default:"30m" config:"claude_timeout_sec" description:"stop each attempt after D (0: none)"`
+	Deadline        int64        `long:"deadline" value-name:"MS" hidden:"true" description:"also end the step, retries included, at this time (Unix ms; the driver's --max-duration)"`
 	Grace           cli.Duration `long:"grace" value-name:"D" default:"1s" description:"from SIGTERM to SIGKILL"`
 	IdleTimeout     cli.Duration `long:"idle-timeout" value-name:"D" default:"15m" config:"idle_timeout" description:"stop an agent silent for D (0: never)"`
 	AfterResult     cli.Duration `long:"after-result-grace" value-name:"D" default:"30s" config:"after_result_grace" description:"stop it D after its result (0: never)"`
