@@ -1,6 +1,8 @@
 package hooks
 
 import (
+	"math"
+
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/record"
@@ -47,27 +49,58 @@ func (h *Hooks) Status(st *store.Store, run *record.Run, reason string) {
 	h.Fire(ev, run.RunID, fields)
 }
 
+// Spend is what one record added to a run's totals: an iteration with
+// its review, or an attempt (a rate-limited call, a cut one, ...).
+type Spend struct {
+	Iteration int
+	CostUSD   *float64
+	In, Out   *int64
+}
+
+// Add is s with another call's figures (a review's) added; a figure no
+// total takes (negative, NaN, infinite) adds nothing, as in the totals.
+func (s Spend) Add(cost *float64, in, out *int64) Spend {
+	if cost != nil && *cost >= 0 && !math.IsInf(*cost, 1) {
+		c := *cost
+		if s.CostUSD != nil {
+			c += *s.CostUSD
+		}
+		s.CostUSD = &c
+	}
+	add := func(dst *int64, v *int64) *int64 {
+		if v == nil || *v < 0 {
+			return dst
+		}
+		sum := agent.SatAdd(deref(dst), *v)
+		return &sum
+	}
+	s.In, s.Out = add(s.In, in), add(s.Out, out)
+	return s
+}
+
 // Cost fires cost_threshold for each of 50/80/100% of max_cost and of
-// max_tokens (input plus output tokens) that iteration it passed; run holds
-// the totals with it counted.
-func (h *Hooks) Cost(run *record.Run, it *record.IterationLog) {
+// max_tokens (input plus output tokens) that the spend passed; run holds
+// the totals with it counted. Every record that adds to the totals fires
+// it: a threshold a reviewer's or a rate-limited call's cost passes is
+// heard too.
+func (h *Hooks) Cost(run *record.Run, s Spend) {
 	if len(h.Commands) == 0 {
 		return
 	}
 	if limit := run.Settings.MaxCost; limit > 0 && run.TotalCostUSD != nil {
 		after, spent := *run.TotalCostUSD, 0.0
-		if it.CostUSD != nil {
-			spent = *it.CostUSD
+		if s.CostUSD != nil {
+			spent = *s.CostUSD
 		}
 		for _, p := range Crossed(after-spent, after, limit) {
-			h.Fire(CostThreshold, run.RunID, map[string]any{"budget": "max_cost", "percent": p, "spent": after, "limit": limit, "iteration": it.Iteration})
+			h.Fire(CostThreshold, run.RunID, map[string]any{"budget": "max_cost", "percent": p, "spent": after, "limit": limit, "iteration": s.Iteration})
 		}
 	}
 	if limit := run.Settings.MaxTokens; limit > 0 {
 		after := agent.SatAdd(deref(run.TotalInputTokens), deref(run.TotalOutputTokens))
-		used := min(agent.SatAdd(deref(it.LLMInputTokens), deref(it.LLMOutputTokens)), after)
+		used := min(agent.SatAdd(deref(s.In), deref(s.Out)), after)
 		for _, p := range Crossed(float64(after-used), float64(after), float64(limit)) {
-			h.Fire(CostThreshold, run.RunID, map[string]any{"budget": "max_tokens", "percent": p, "spent": after, "limit": limit, "iteration": it.Iteration})
+			h.Fire(CostThreshold, run.RunID, map[string]any{"budget": "max_tokens", "percent": p, "spent": after, "limit": limit, "iteration": s.Iteration})
 		}
 	}
 }

@@ -249,15 +249,30 @@ func (d *Door) RecordIteration(id string, in *record.Input, want int) (*recorder
 	}
 	if res.Repeat {
 		d.Log.Info("iteration already recorded from the same input; nothing to do", "run", id, "iteration", res.Log.Iteration)
-	} else if res.Run != nil {
-		hooks.ForRun(d.Rec.St, res.Run, d.Log).Cost(res.Run, res.Log)
-	} else if run, err := d.Rec.St.ReadRun(id); err == nil {
-		hooks.ForRun(d.Rec.St, run, d.Log).Cost(run, res.Log)
+	} else {
+		it := res.Log
+		spend := hooks.Spend{Iteration: it.Iteration}.Add(it.CostUSD, it.LLMInputTokens, it.LLMOutputTokens)
+		if r := in.Review; r != nil && it.Review != nil { // its reviewer's call went into the totals with it
+			spend = spend.Add(r.CostUSD, r.LLMInputTokens, r.LLMOutputTokens)
+		}
+		d.costHooks(id, res.Run, spend)
 	}
 	if res.Warning != nil {
 		d.Log.Warn("iteration stored; events, report.tsv, manifest.json and run.json will be repaired by the next writer", "run", id, "err", res.Warning)
 	}
 	return res, nil
+}
+
+// costHooks fires the cost hooks a record's spend crossed; run is run.json
+// as the record wrote it, nil to read it.
+func (d *Door) costHooks(id string, run *record.Run, spend hooks.Spend) {
+	if run == nil {
+		var err error
+		if run, err = d.Rec.St.ReadRun(id); err != nil {
+			return
+		}
+	}
+	hooks.ForRun(d.Rec.St, run, d.Log).Cost(run, spend)
 }
 
 // RecordAttempt records an agent call that is not an iteration.
@@ -268,6 +283,8 @@ func (d *Door) RecordAttempt(id string, in *record.Input, kind string) (*recorde
 	}
 	if res.Repeat && res.Attempt != nil {
 		d.Log.Info("attempt already recorded from the same input; nothing to do", "run", id, "attempt", res.Attempt.Attempt)
+	} else if a := res.Attempt; a != nil && !res.Repeat {
+		d.costHooks(id, nil, hooks.Spend{Iteration: a.Iteration}.Add(a.CostUSD, a.LLMInputTokens, a.LLMOutputTokens))
 	}
 	if res.Warning != nil {
 		d.Log.Warn("attempt stored; run.json will be brought up to date by the next writer", "run", id, "err", res.Warning)
