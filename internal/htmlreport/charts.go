@@ -41,11 +41,11 @@ func makeCharts(its []*iteration) charts {
 		dur[i] = float64(it.DurationMs)
 		tok[i] = float64(it.In + it.Out)
 		cost[i] = it.Cost
-		total += it.Cost
+		total += it.Cost + it.AttemptCost
 		cum[i] = total
 		fails[i] = float64(len(it.Failures))
 		c.HasTokens = c.HasTokens || tok[i] > 0
-		c.HasCost = c.HasCost || it.HasCost
+		c.HasCost = c.HasCost || it.HasCost || it.AttemptCost > 0
 	}
 	c.Timeline = timeline(its)
 	c.Duration = bars(its, dur, "validation time", func(v float64) string { return view.Millis(int64(v)) })

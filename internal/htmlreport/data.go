@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"unicode/utf8"
 
@@ -46,18 +47,22 @@ type iteration struct {
 	In, Out    int64
 	Cost       float64
 	HasCost    bool
-	CostSource string // reported, estimated, unknown; "" in older records
-	Failures   []record.Failure
-	Files      []string
-	Error      string
-	Agent      string
-	Phase      string
-	ToolCalls  []record.ToolCall
-	Stdout     text
-	Stderr     text
-	Diff       text
-	HasDiff    bool
-	Detailed   bool
+	// AttemptCost is what the paid calls filed under it that are not
+	// iterations cost (its review, a rate-limited try before it): the
+	// running total counts them, as the run's total does.
+	AttemptCost float64
+	CostSource  string // reported, estimated, unknown; "" in older records
+	Failures    []record.Failure
+	Files       []string
+	Error       string
+	Agent       string
+	Phase       string
+	ToolCalls   []record.ToolCall
+	Stdout      text
+	Stderr      text
+	Diff        text
+	HasDiff     bool
+	Detailed    bool
 }
 
 type page struct {
@@ -112,6 +117,7 @@ func load(st *store.Store, id string) (*page, error) {
 	p.Signals, p.SignalsSkipped = sigs.Last, sigs.Total-len(sigs.Last)
 	if atts, err := view.LoadAttempts(st, id); err == nil && len(atts) > 0 {
 		p.Attempts = view.AttemptsTotal(atts)
+		fileAttempts(p.Iterations, atts)
 	}
 	for k, v := range ri.Run.Settings.Map() {
 		p.Settings = append(p.Settings, [2]string{k, v})
@@ -119,6 +125,31 @@ func load(st *store.Store, id string) (*page, error) {
 	sortPairs(p.Settings)
 	p.Charts = makeCharts(p.Iterations)
 	return p, nil
+}
+
+// fileAttempts adds each attempt's cost to the iteration it is filed
+// under (view.AttemptsByIteration); those after the last iteration to the
+// last, so the running total ends at the run's.
+func fileAttempts(its []*iteration, atts []record.Attempt) {
+	if len(its) == 0 {
+		return
+	}
+	at := make(map[int]*iteration, len(its))
+	for _, it := range its {
+		at[it.N] = it
+	}
+	for n, as := range view.AttemptsByIteration(atts) {
+		it := at[n]
+		if it == nil || n > its[len(its)-1].N {
+			it = its[len(its)-1]
+		}
+		for _, a := range as {
+			// a figure the totals do not take (negative, NaN, infinite) adds nothing here either
+			if c := a.CostUSD; c != nil && *c >= 0 && !math.IsInf(*c, 1) {
+				it.AttemptCost += *c
+			}
+		}
+	}
 }
 
 func newIteration(st *store.Store, id string, it *record.IterationLog, detailed bool) *iteration {
