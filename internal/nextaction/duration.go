@@ -2,7 +2,9 @@ package nextaction
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
@@ -67,6 +69,8 @@ func stepTimeout(in *Input) string {
 
 // StartBounds says, for a run without a cost or token cap, what bounds it
 // and how to cap it; "" for a capped run. Said once, when the run starts.
+// Each agent call of an iteration has the step's timeout: a retry
+// (--retries) and the reviewer's call are as long as the step.
 func StartBounds(set *runconfig.Settings) string {
 	if set.MaxCost > 0 || set.MaxTokens > 0 {
 		return ""
@@ -76,9 +80,20 @@ func StartBounds(set *runconfig.Settings) string {
 	if n == 1 {
 		its = "iteration"
 	}
+	calls, why := set.Retries+1, []string{}
+	if set.Retries > 0 {
+		why = append(why, fmt.Sprintf("--retries %d", set.Retries))
+	}
+	if set.Reviewer != "" {
+		calls++
+		why = append(why, "a review")
+	}
 	bound := fmt.Sprintf("%d %s of up to %s each", n, its, t)
+	if calls > 1 {
+		bound = fmt.Sprintf("%d %s of up to %d agent calls of %s each with %s", n, its, calls, t, strings.Join(why, " and "))
+	}
 	if t > 0 {
-		bound += fmt.Sprintf(" (%s of agent time)", runconfig.Duration(time.Duration(n)*t.D()))
+		bound += fmt.Sprintf(" (%s of agent time)", agentTime(int64(n)*int64(calls), t.D()))
 	} else {
 		bound = fmt.Sprintf("%d %s with no step timeout", n, its)
 	}
@@ -86,6 +101,15 @@ func StartBounds(set *runconfig.Settings) string {
 		return fmt.Sprintf("no cost cap: bounded by --max-duration %s and %s; cap the spend with --max-cost USD (config max_cost)", m, bound)
 	}
 	return fmt.Sprintf("no cost cap: bounded by %s; cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)", bound)
+}
+
+// agentTime is calls × t, in hours past what a time.Duration holds (292
+// years) rather than wrapped around.
+func agentTime(calls int64, t time.Duration) string {
+	if calls > 0 && t > math.MaxInt64/time.Duration(calls) {
+		return strconv.FormatFloat(float64(calls)*t.Hours(), 'f', 0, 64) + "h"
+	}
+	return runconfig.Duration(time.Duration(calls) * t).String()
 }
 
 // FoldDriven checkpoints the working time in a run's settings: driven_ms

@@ -93,6 +93,11 @@ func TestStartBounds(t *testing.T) {
 		{map[string]string{KeyMaxIterations: "3", KeyTimeout: "0"}, "no cost cap: bounded by 3 iterations with no step timeout; cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
 		{map[string]string{KeyMaxDuration: "8h"}, "no cost cap: bounded by --max-duration 8h and 10 iterations of up to 30m each (5h of agent time); cap the spend with --max-cost USD (config max_cost)"},
 		{map[string]string{KeyMaxIterations: "1"}, "no cost cap: bounded by 1 iteration of up to 30m each (30m of agent time); cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
+		// every call of an iteration has the step's timeout, and the total
+		// does not wrap around
+		{map[string]string{KeyMaxIterations: "3", "retries": "2"}, "no cost cap: bounded by 3 iterations of up to 3 agent calls of 30m each with --retries 2 (4h30m of agent time); cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
+		{map[string]string{KeyMaxIterations: "2", KeyReviewer: "r", KeyTimeout: "90s"}, "no cost cap: bounded by 2 iterations of up to 2 agent calls of 1m30s each with a review (6m of agent time); cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
+		{map[string]string{KeyMaxIterations: "1000000", KeyTimeout: "1000h"}, "no cost cap: bounded by 1000000 iterations of up to 1000h each (1000000000h of agent time); cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
 		{map[string]string{KeyMaxCost: "5"}, ""},
 		{map[string]string{KeyMaxTokens: "100000"}, ""},
 	} {
