@@ -77,7 +77,8 @@ const (
 // stuck or canceled): nothing more is appended to its iterations.
 func Terminal(status string) bool { return record.Terminal(status) }
 
-// ErrNoSuchRun is returned (wrapped) for a run the store does not hold.
+// ErrNoSuchRun is returned (wrapped) for a run the store does not hold;
+// the error names the run and the store.
 var ErrNoSuchRun = store.ErrNoSuchRun
 
 // Store is an open loopkit store: one that Open returned (the methods of
@@ -191,7 +192,12 @@ func (s *Store) Run(runID string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return st.ReadRun(runID)
+	r, err := st.ReadRun(runID)
+	if errors.Is(err, ErrNoSuchRun) {
+		// a program may read several stores: say which one lacks it
+		err = fmt.Errorf("%w (store %s)", err, st.Root)
+	}
+	return r, err
 }
 
 // Interrupted reports whether the run is marked running while no driver
@@ -259,7 +265,7 @@ func (s *Store) Follow(ctx context.Context, runID string, fn func(IterationLog) 
 		}
 		// read the status first: every line committed before it ended is
 		// then read by the scan below
-		r, err := s.st.ReadRun(runID)
+		r, err := s.Run(runID)
 		if err != nil {
 			return err
 		}

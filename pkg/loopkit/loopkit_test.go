@@ -88,6 +88,8 @@ func TestNoSuchRun(t *testing.T) {
 	}
 	if _, err := st.Iterations("nope"); !errors.Is(err, loopkit.ErrNoSuchRun) {
 		t.Errorf("Iterations of a missing run: %v, want ErrNoSuchRun", err)
+	} else if !strings.Contains(err.Error(), "nope") || !strings.Contains(err.Error(), st.Root()) {
+		t.Errorf("Iterations of a missing run: %q names not the run and its store %s", err, st.Root())
 	}
 	err := st.Follow(context.Background(), "nope", func(loopkit.IterationLog) error { return nil })
 	if !errors.Is(err, loopkit.ErrNoSuchRun) {
