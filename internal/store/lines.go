@@ -50,6 +50,10 @@ func ScanFrom(path string, offset int64, lineNo int, fn func(lineNo int, off int
 		return offset, lineNo, err
 	}
 	defer f.Close()
+	// a follower polls an idle log: nothing new costs no read buffer
+	if fi, err := f.Stat(); err == nil && fi.Size() <= offset {
+		return offset, lineNo, nil
+	}
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		return offset, lineNo, err
 	}

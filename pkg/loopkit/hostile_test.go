@@ -195,3 +195,30 @@ func TestReadingMakesNoDirectory(t *testing.T) {
 		}
 	}
 }
+
+// Following a run with nothing new costs little per poll: a dashboard
+// follows many runs for hours (each poll took a 256 KiB read buffer).
+func TestFollowIdlePollIsCheap(t *testing.T) {
+	st, _ := fixture(t)
+	st.PollInterval = time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var before, after runtime.MemStats
+	done := make(chan error, 1)
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	go func() {
+		done <- st.Follow(ctx, "add-docs", func(loopkit.IterationLog) error { return nil })
+	}()
+	time.Sleep(500 * time.Millisecond)
+	cancel()
+	<-done
+	runtime.ReadMemStats(&after)
+	// each poll waits PollInterval at least: this counts too many
+	polls := int(time.Since(start) / time.Millisecond)
+	per := (after.TotalAlloc - before.TotalAlloc) / uint64(max(polls, 1))
+	if per > 64<<10 {
+		t.Errorf("an idle poll of Follow allocated %d KiB", per>>10)
+	}
+}
