@@ -1,7 +1,8 @@
 // Package loopkit reads a loopkit store: the runs under a .loop directory,
 // their iterations as they are committed, and their events. It is
-// read-only: it never creates, locks, repairs or changes anything, so it is
-// safe to use while drivers write the store.
+// read-only: it never creates, repairs or changes anything, in the store or
+// outside it, and holds no lock (Interrupted tries the driver's for an
+// instant), so it is safe to use while drivers write the store.
 //
 // The record types are the store's own (docs/records.md in the loopkit
 // repository lists every field); they are aliases, so a new field of the
@@ -248,7 +249,8 @@ func (s *Store) Events(runID string) ([]Event, error) {
 // then with each new one as it is committed, like tail -f. It returns nil
 // once the run has ended (a terminal status) and every iteration committed
 // before has been passed to fn; ctx's error when ctx is done first (fn is
-// not called again once it is); fn's error as soon as fn returns one.
+// not called again once it is); fn's error as soon as fn returns one. A
+// paused or interrupted run has not ended: Follow waits for its resume.
 func (s *Store) Follow(ctx context.Context, runID string, fn func(IterationLog) error) error {
 	if _, err := s.Run(runID); err != nil {
 		return err
