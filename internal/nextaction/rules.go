@@ -81,9 +81,11 @@ func Decide(in *Input, rules []Rule) Action {
 
 // costUnknown warns, once (after the first iteration), that --max-cost
 // cannot act because the agent reports no cost; --max-tokens can. A run
-// warned of it at start (StartWarning) is not warned again.
+// warned of it at start (StartWarning) is not warned again. The agent's
+// step is judged, not the run's total: a reviewer that reports its cost
+// would leave the agent's spend uncounted without a word.
 func costUnknown(in *Input) string {
-	if in.Set().MaxCost <= 0 || in.LastNumber() != 1 || in.Run.TotalCostUSD != nil || in.Set().CostWarned {
+	if in.Set().MaxCost <= 0 || in.LastNumber() != 1 || in.Last().CostUSD != nil || in.Set().CostWarned {
 		return ""
 	}
 	if in.Set().MaxTokens > 0 {
