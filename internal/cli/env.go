@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -118,6 +119,11 @@ func VersionLine() string {
 // Main runs a command against the process's streams and returns its exit
 // status. A closed stdout (`| head`) ends the command quietly.
 func Main(name string, run func(*Env) error) int {
+	// The files unpiped replaces stay reachable until the command ends:
+	// unreachable, their cleanups close fds 1 and 2 at a GC, so a
+	// long-lived command (the driver's holder) lost the pipe it was
+	// started with, and a file opened later could take fd 1.
+	defer runtime.KeepAlive([2]*os.File{os.Stdout, os.Stderr})
 	os.Stdout, os.Stderr = unpiped(os.Stdout, 1), unpiped(os.Stderr, 2)
 	env := NewEnv(name, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	env.ErrorFile = os.Getenv(ErrorFileEnv)
