@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/charmbracelet/log"
 	"golang.org/x/sys/unix"
 
 	"github.com/loopkit/loopkit/internal/exitcode"
@@ -85,12 +84,12 @@ func NewEnv(name string, args []string, stdin io.Reader, stdout, stderr io.Write
 // info, an unknown one keeps the level and is an error.
 func (e *Env) SetLogLevel(name string) error {
 	if name == "" {
-		e.Log.SetLevel(log.InfoLevel)
+		e.Log.SetLevel(lazylog.InfoLevel)
 		return nil
 	}
 	switch n := strings.ToLower(strings.TrimSpace(name)); n {
 	case "debug", "info", "warn", "error":
-		lvl, _ := log.ParseLevel(n)
+		lvl, _ := lazylog.ParseLevel(n)
 		e.Log.SetLevel(lvl)
 		return nil
 	}
