@@ -29,6 +29,7 @@ var depRules = []struct {
 	{"github.com/charmbracelet/log", nil, "lazylog writes its line format itself: the library and its terminal stack cost every start of a command about 0.3 ms"},
 	{"github.com/charmbracelet/lipgloss", nil, "no command styles text with lipgloss v1 (loop-tui has charm.land's)"},
 	{"github.com/muesli/termenv", nil, "colour is decided from the environment and isatty (cli.ColorFor)"},
+	{"github.com/charmbracelet/x/ansi", []string{"loop-view", "loop-tui"}, "the terminal width tables (view/columns) build tables at every start: the commands the driver starts each iteration must not link them"},
 	{"mvdan.cc/sh/", []string{"loop-drive"}, "the shell parser checks a new run's validation (runcheck): its start-up is loop-drive's alone"},
 }
 

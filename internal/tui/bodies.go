@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/loopkit/loopkit/internal/view"
+	"github.com/loopkit/loopkit/internal/view/columns"
 )
 
 // The bodies of the runs list and the describe pane.
 
 func (m *Model) runsBody(h int) []string {
 	var b bytes.Buffer
-	if err := view.Runs(&b, view.Style{}, m.runs, m.now()); err != nil {
+	if err := columns.Runs(&b, view.Style{}, m.runs, m.now()); err != nil {
 		return []string{err.Error()}
 	}
 	rows := [][]string{runsHeader}
@@ -63,7 +64,7 @@ func fitColumns(rows [][]string, width int, drop []int) []string {
 		total := 0
 		for _, r := range rows {
 			for i, c := range r {
-				widths[i] = max(widths[i], view.Cells(c))
+				widths[i] = max(widths[i], columns.Cells(c))
 			}
 		}
 		n := 0
@@ -84,7 +85,7 @@ func fitColumns(rows [][]string, width int, drop []int) []string {
 					if b.Len() > 0 {
 						b.WriteString("  ")
 					}
-					b.WriteString(c + strings.Repeat(" ", widths[i]-view.Cells(c)))
+					b.WriteString(c + strings.Repeat(" ", widths[i]-columns.Cells(c)))
 				}
 				out[j] = strings.TrimRight(b.String(), " ")
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/loopkit/loopkit/internal/view"
+	"github.com/loopkit/loopkit/internal/view/columns"
 )
 
 var (
@@ -267,7 +268,7 @@ func (m *Model) title() string {
 // error) wrapped on up to three lines: its point (a hint, the reason) is
 // often past 80 columns, after the run id.
 func (m *Model) statusLines() []string {
-	if m.confirm != nil || m.filtering || m.msg == "" || view.Cells(m.msg) <= m.w {
+	if m.confirm != nil || m.filtering || m.msg == "" || columns.Cells(m.msg) <= m.w {
 		return []string{m.status()}
 	}
 	var out []string
@@ -276,12 +277,12 @@ func (m *Model) statusLines() []string {
 		switch {
 		case line == "":
 			line = word
-		case view.Cells(line)+1+view.Cells(word) <= m.w:
+		case columns.Cells(line)+1+columns.Cells(word) <= m.w:
 			line += " " + word
 		default:
 			out, line = append(out, line), word
 		}
-		for view.Cells(line) > m.w { // a word wider than the screen
+		for columns.Cells(line) > m.w { // a word wider than the screen
 			head, rest := cut(line, m.w)
 			out, line = append(out, head), rest
 		}
@@ -319,7 +320,7 @@ func (m *Model) status() string {
 
 func (m *Model) bar(s string) string {
 	s = truncate(s, m.w)
-	if pad := m.w - view.Cells(s); pad > 0 {
+	if pad := m.w - columns.Cells(s); pad > 0 {
 		s += strings.Repeat(" ", pad)
 	}
 	if !m.color {

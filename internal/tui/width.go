@@ -5,7 +5,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/loopkit/loopkit/internal/view"
+	"github.com/loopkit/loopkit/internal/view/columns"
 )
 
 // Widths are counted in terminal cells, as the renderer counts them (by
@@ -32,7 +32,7 @@ func cut(s string, w int) (head, rest string) {
 // first indented by four spaces, fewer on a screen so narrow that a wide
 // character would not fit after them.
 func wrap(s string, width int) []string {
-	if width <= 4 || view.Cells(s) <= width {
+	if width <= 4 || columns.Cells(s) <= width {
 		return []string{s}
 	}
 	indent := strings.Repeat(" ", min(4, width-4))
@@ -51,11 +51,11 @@ func wrap(s string, width int) []string {
 
 // truncate fits s in w cells, marking a cut with "…".
 func truncate(s string, w int) string {
-	if view.Cells(s) <= w {
+	if columns.Cells(s) <= w {
 		return s
 	}
 	head, _ := cut(s, max(w-1, 0))
-	if view.Cells(head) > max(w-1, 0) { // one cluster wider than the room
+	if columns.Cells(head) > max(w-1, 0) { // one cluster wider than the room
 		head = ""
 	}
 	return head + "…"

@@ -2,7 +2,6 @@ package view
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -24,30 +23,5 @@ func TestStatQuotedPaths(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Stat:\n got %+v\nwant %+v", got, want)
-	}
-}
-
-// The bar starts one column after the longest name, counted in characters.
-func TestWriteStatAlignsWideNames(t *testing.T) {
-	var b strings.Builder
-	if err := WriteStat(&b, Style{}, []FileStat{{Path: "é", Added: 1}, {Path: "a", Added: 1}}); err != nil {
-		t.Fatal(err)
-	}
-	want := " é | 1 +\n a | 1 +\n 2 files changed, 2 insertions(+)\n"
-	if b.String() != want {
-		t.Fatalf("WriteStat:\n%q\nwant\n%q", b.String(), want)
-	}
-}
-
-// A CJK character takes two cells on a terminal: the bars line up only if
-// the padding counts cells, not characters.
-func TestWriteStatAlignsCJKNames(t *testing.T) {
-	var b strings.Builder
-	if err := WriteStat(&b, Style{}, []FileStat{{Path: "日本", Added: 1}, {Path: "abcd", Added: 1}, {Path: "a", Added: 1}}); err != nil {
-		t.Fatal(err)
-	}
-	want := " 日本 | 1 +\n abcd | 1 +\n a    | 1 +\n 3 files changed, 3 insertions(+)\n"
-	if b.String() != want {
-		t.Fatalf("WriteStat:\n%s\nwant\n%s", b.String(), want)
 	}
 }

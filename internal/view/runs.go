@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sort"
-	"strings"
-	"time"
 
 	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/runconfig"
@@ -245,71 +242,8 @@ func (ri RunInfo) StatusMark() string {
 	return statusMark(ri.Run)
 }
 
-// Runs writes the runs list: id, name, status, iterations (passed/failed),
-// tokens in/out, total duration, cost, age. Aligned under a header on a
-// terminal (padded by visible width, so coloured statuses line up),
-// tab-separated when piped.
-func Runs(w io.Writer, style Style, runs []RunInfo, now time.Time) error {
-	var rows [][]string
-	if style.Align {
-		rows = append(rows, []string{"RUN", "NAME", "STATUS", "ITER (PASS/FAIL)", "TOKENS IN/OUT", "DURATION", "COST", "AGE"})
-	}
-	for _, ri := range runs {
-		r := ri.Run
-		status := ri.StatusMark()
-		rows = append(rows, []string{
-			Escape(r.RunID, false), Escape(strings.TrimSpace(r.Name), false), style.paint(runColor(status), Escape(status, false)),
-			fmt.Sprintf("%d (%d/%d)", r.Iteration, r.Passed, r.Failed),
-			humanPtr(r.TotalInputTokens) + "/" + humanPtr(r.TotalOutputTokens),
-			Millis(r.TotalDurationMs), Cost(r.TotalCostUSD), Age(r.CreatedAt, now),
-		})
-	}
-	if !style.Align {
-		for _, row := range rows {
-			if _, err := fmt.Fprintln(w, strings.Join(row, "\t")); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return writeColumns(w, rows)
-}
-
-// writeColumns pads every cell but the last to its column's widest visible
-// width plus two spaces.
-func writeColumns(w io.Writer, rows [][]string) error {
-	var widths []int
-	for _, row := range rows {
-		for i, c := range row {
-			if i == len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], Cells(c))
-		}
-	}
-	var b strings.Builder
-	for _, row := range rows {
-		b.Reset()
-		for i, c := range row {
-			b.WriteString(c)
-			if i < len(row)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-Cells(c)+2))
-			}
-		}
-		b.WriteByte('\n')
-		if _, err := io.WriteString(w, b.String()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func humanPtr(n *int64) string {
-	if n == nil {
-		return "-"
-	}
-	return Human(*n)
-}
+// RunColor is the colour of a run's status in the runs list.
+func RunColor(status string) string { return runColor(status) }
 
 func runColor(status string) string {
 	switch status {

@@ -22,6 +22,16 @@ const (
 	reset  = "\x1b[0m"
 )
 
+// Green and Red are the colours of additions and removals (and of a
+// completed or failed run).
+const (
+	Green = green
+	Red   = red
+)
+
+// Paint is text in color when s is coloured.
+func (s Style) Paint(color, text string) string { return s.paint(color, text) }
+
 func (s Style) paint(color, text string) string {
 	if !s.Color || color == "" {
 		return text

@@ -11,6 +11,7 @@ import (
 	"github.com/loopkit/loopkit/internal/safefile"
 	"github.com/loopkit/loopkit/internal/store"
 	"github.com/loopkit/loopkit/internal/view"
+	"github.com/loopkit/loopkit/internal/view/columns"
 )
 
 const diffHelp = `[OPTIONS] [RUN [ITER [ITER2]]]
@@ -107,7 +108,7 @@ func (o *diffCmd) whole(c *ctx, id string, iter int, summary []byte) error {
 		if err := repo.Diff(&num, from, to, "--numstat"); err != nil {
 			return cli.Failf("diff of run %s, iteration %d: %w", id, iter, err)
 		}
-		return failure(view.WriteStat(c.env.Stdout, c.style, view.NumStat(num.Bytes())))
+		return failure(columns.WriteStat(c.env.Stdout, c.style, view.NumStat(num.Bytes())))
 	}
 	var patch bytes.Buffer
 	if err := repo.Diff(&patch, from, to, "--binary"); err != nil {
@@ -136,7 +137,7 @@ func (o *diffCmd) print(c *ctx, patch []byte) error {
 	}
 	var err error
 	if o.Stat {
-		err = view.WriteStat(c.env.Stdout, c.style, view.Stat(patch))
+		err = columns.WriteStat(c.env.Stdout, c.style, view.Stat(patch))
 	} else {
 		err = view.Patch(c.env.Stdout, c.style, patch)
 	}

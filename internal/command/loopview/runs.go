@@ -5,6 +5,7 @@ import (
 
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/view"
+	"github.com/loopkit/loopkit/internal/view/columns"
 	"github.com/loopkit/loopkit/internal/view/jsonobj"
 )
 
@@ -49,7 +50,7 @@ func (o *runsCmd) run(c *ctx, args []string) error {
 		keep, values = append(keep, ri), append(values, v)
 	}
 	if !o.JSON && jq == nil {
-		return view.Runs(c.env.Stdout, c.style, keep, time.Now())
+		return columns.Runs(c.env.Stdout, c.style, keep, time.Now())
 	}
 	for i, ri := range keep {
 		id := ri.Run.RunID

@@ -8,6 +8,7 @@ import (
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/view"
+	"github.com/loopkit/loopkit/internal/view/columns"
 )
 
 type tailCmd struct {
@@ -79,7 +80,7 @@ func (o *tailCmd) run(c *ctx, args []string) error {
 			// cut once escaped, in cells: a CJK line cut at width runes
 			// took two rows, an escape's \x1b four cells where ESC was one
 			for _, l := range agent.Describe(ev.Event, 0) {
-				if _, err := fmt.Fprintln(w, view.Fit(view.Escape(l, false), width())); err != nil {
+				if _, err := fmt.Fprintln(w, columns.Fit(view.Escape(l, false), width())); err != nil {
 					return err
 				}
 			}

@@ -1,4 +1,10 @@
-package view
+// Package columns writes what is aligned in columns on a terminal (the
+// runs list, a diff's --stat) and measures text in terminal cells. It links
+// the terminal width tables (charmbracelet/x/ansi and its Unicode tables,
+// whose package initialisation every start pays), so only the commands
+// that draw columns import it: loop-view and loop-tui, not the three the
+// driver starts every iteration (TestDependencyRules).
+package columns
 
 import (
 	"strings"
