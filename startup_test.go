@@ -164,7 +164,6 @@ var initAllowed = map[string]string{
 	"mvdan.cc/sh/v3/fileutil":                "loop-drive's check of a new run's validation",
 	"github.com/itchyny/gojq":                "loop-view's --where and --jq filters",
 	"html/template":                          "loop-view's HTML report",
-	"encoding/xml":                           "loop-view's HTML report",
 }
 
 // initBound is the most a package may allocate before main (bytes).

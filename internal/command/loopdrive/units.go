@@ -1,10 +1,10 @@
 package loopdrive
 
 import (
-	"encoding/xml"
 	"fmt"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loopkit/loopkit/internal/cli"
 )
@@ -77,11 +77,7 @@ func systemdQuote(s string) string {
 }
 
 func launchdPlist(args, env []string) string {
-	esc := func(s string) string {
-		var b strings.Builder
-		xml.EscapeText(&b, []byte(s))
-		return b.String()
-	}
+	esc := xmlText
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
@@ -104,5 +100,40 @@ func launchdPlist(args, env []string) string {
 		fmt.Fprintf(&b, "    <key>%s</key>\n    <string>%s</string>\n", esc(k), esc(v))
 	}
 	b.WriteString("  </dict>\n  <key>RunAtLoad</key>\n  <true/>\n</dict>\n</plist>\n")
+	return b.String()
+}
+
+// xmlText is s escaped as encoding/xml's EscapeText escapes it (quotes,
+// &, <, >, tab, newline and CR as references; what XML cannot hold as
+// U+FFFD). encoding/xml's package initialisation cost every start of
+// loop-drive for this one use; TestXMLTextAsEncodingXML compares them.
+func xmlText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		switch {
+		case r == '"':
+			b.WriteString("&#34;")
+		case r == '\'':
+			b.WriteString("&#39;")
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '\t':
+			b.WriteString("&#x9;")
+		case r == '\n':
+			b.WriteString("&#xA;")
+		case r == '\r':
+			b.WriteString("&#xD;")
+		case r == utf8.RuneError && n == 1, !(r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF):
+			b.WriteString("\uFFFD")
+		default:
+			b.WriteString(s[i-n : i])
+		}
+	}
 	return b.String()
 }

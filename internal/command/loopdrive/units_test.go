@@ -126,3 +126,24 @@ func TestSlotHolders(t *testing.T) {
 		t.Errorf("two holders: %q", got)
 	}
 }
+
+// TestXMLTextAsEncodingXML: xmlText escapes every string as
+// xml.EscapeText does, bytes that are not UTF-8 and controls included.
+func TestXMLTextAsEncodingXML(t *testing.T) {
+	pieces := []string{"a", " ", "\"", "'", "&", "<", ">", "\t", "\n", "\r", "\x00", "\x1f", "\x7f", "é", "\ufffd", "\ufffe", "\uffff", "\U0001F600", "\xff", "\xed\xa0\x80", "%", "]]>"}
+	cases := []string{"", "/opt/loop & <co>", "XDG_STATE_HOME=/s&t"}
+	for _, a := range pieces {
+		for _, b := range pieces {
+			for _, c := range pieces {
+				cases = append(cases, a+b+c)
+			}
+		}
+	}
+	for _, c := range cases {
+		var want strings.Builder
+		xml.EscapeText(&want, []byte(c))
+		if got := xmlText(c); got != want.String() {
+			t.Fatalf("xmlText(%q) = %q, want %q", c, got, want.String())
+		}
+	}
+}
