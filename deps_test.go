@@ -30,6 +30,7 @@ var depRules = []struct {
 	{"github.com/charmbracelet/lipgloss", nil, "no command styles text with lipgloss v1 (loop-tui has charm.land's)"},
 	{"github.com/muesli/termenv", nil, "colour is decided from the environment and isatty (cli.ColorFor)"},
 	{"github.com/charmbracelet/x/ansi", []string{"loop-view", "loop-tui"}, "the terminal width tables (view/columns) build tables at every start: the commands the driver starts each iteration must not link them"},
+	{"encoding/xml", nil, "loop-drive escapes its launchd plist itself (xmlText): the package's tables were built at every start"},
 	{"mvdan.cc/sh/", []string{"loop-drive"}, "the shell parser checks a new run's validation (runcheck): its start-up is loop-drive's alone"},
 }
 
