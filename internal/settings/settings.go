@@ -4,6 +4,9 @@
 package settings
 
 import (
+	"errors"
+	"os"
+
 	flags "github.com/jessevdk/go-flags"
 
 	"github.com/loopkit/loopkit/internal/cli"
@@ -47,4 +50,17 @@ func OpenChecked(env *cli.Env, p *flags.Parser, common *cli.Common, opts any, ch
 		return nil, "", err
 	}
 	return st, cwd, nil
+}
+
+// Named refuses a store named by --store or LOOP_STORE that is not there,
+// for a command that only reads one: it would read a mistyped path as an
+// empty store and say nothing. A follower waits for it instead.
+func Named(common *cli.Common, st *store.Store) error {
+	if common.Store == "" {
+		return nil // the default store: no runs yet is not a mistake
+	}
+	if _, err := os.Stat(st.Root); errors.Is(err, os.ErrNotExist) {
+		return cli.Usagef("no store at %s (--store or LOOP_STORE): check the path", st.Root)
+	}
+	return nil
 }

@@ -65,6 +65,9 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if err := settings.Named(&opts.Common, st); err != nil {
+		return err
+	}
 	if opts.KeepLast < 0 || opts.KeepDays < 0 {
 		return env.UsageError("--keep-last and --keep-days must be 0 or more")
 	}

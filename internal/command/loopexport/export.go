@@ -113,6 +113,11 @@ func run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if !opts.Follow {
+		if err := settings.Named(&opts.Common, st); err != nil {
+			return err
+		}
+	}
 	return fromStore(ctx, sendCtx, env, sess, st, opts, args, dest)
 }
 

@@ -175,3 +175,5 @@ func linesBefore(path string, off int64) (int64, int, error) {
 	}
 	return end, n, err
 }
+
+func (o *eventsCmd) waits() bool { return o.Follow }

@@ -217,3 +217,5 @@ func tailIfAligned(c *ctx, path string) ([][]byte, error) {
 	}
 	return store.TailLines(path, 1)
 }
+
+func (o *logsCmd) waits() bool { return o.Follow }

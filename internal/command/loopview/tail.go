@@ -127,3 +127,5 @@ func endedLine(ri *view.RunInfo) string {
 	}
 	return s
 }
+
+func (o *tailCmd) waits() bool { return true }

@@ -75,3 +75,5 @@ func isExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
+
+func (o *tuiCmd) waits() bool { return true }

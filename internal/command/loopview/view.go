@@ -67,6 +67,12 @@ type command interface {
 	run(c *ctx, args []string) error
 }
 
+// waiter is a command that, as asked, waits for a store or run that is not
+// there yet (tail, --follow): it is not refused a store not made yet.
+type waiter interface {
+	waits() bool
+}
+
 // ctx is what every subcommand runs with.
 type ctx struct {
 	env   *cli.Env
@@ -127,6 +133,11 @@ func run(env *cli.Env) error {
 	st, _, err := settings.Open(env, p, &opts.Common, opts)
 	if err != nil {
 		return err
+	}
+	if w, ok := cmds[p.Active.Name].(waiter); !ok || !w.waits() {
+		if err := settings.Named(&opts.Common, st); err != nil {
+			return err
+		}
 	}
 	c := &ctx{env: env, st: st, style: view.Style{Color: env.Color(), Align: env.IsTerminal()}}
 	if err := cmds[p.Active.Name].run(c, args); err != nil {
