@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loopkit/loopkit/internal/lazyre"
 	"github.com/loopkit/loopkit/internal/safefile"
 )
 
@@ -85,15 +86,40 @@ func (r *Repo) borrowed() []string {
 }
 
 // missing says, for a git error of a run whose recorded repository is
-// gone, which objects are missing and how to get them.
+// gone, which objects are missing and how to get them; for one whose
+// repository is there but no longer holds an object the run's trees
+// share with it (pruned by git gc), which object is gone.
 func (r *Repo) missing(err error) error {
+	if err == nil {
+		return nil
+	}
 	objects, gone := recorded(filepath.Dir(r.GitDir))
-	if err == nil || !gone {
+	if gone {
+		return fmt.Errorf("objects of the repository the run was recorded in (%s) are not here: "+
+			"run loop-view in a clone of it holding the run's commits (a shallow clone: git fetch --unshallow)", objects)
+	}
+	m := lostObject.FindStringSubmatch(err.Error())
+	if m == nil {
 		return err
 	}
-	return fmt.Errorf("objects of the repository the run was recorded in (%s) are not here: "+
-		"run loop-view in a clone of it holding the run's commits (a shallow clone: git fetch --unshallow)", objects)
+	what := "object " + m[3]
+	if m[1] != "" {
+		what = m[1] + " (object " + m[3] + ")"
+	} else if m[2] != "" {
+		what = "tree " + m[3]
+	}
+	from := "the run's objects"
+	if objects != "" {
+		from = objects + ", whose objects the run's trees share"
+	}
+	return fmt.Errorf("%s is gone from %s: pruned (git gc) after the run recorded it, "+
+		"so this part of the run's trees cannot be read", what, from)
 }
+
+// lostObject is what git says of an object it cannot find: `unable to
+// read sha1 file of PATH (ID)` (checkout-index), `unable to read [tree] ID`
+// (diff, read-tree), `bad object ID`.
+var lostObject = lazyre.New(`(?:unable to read sha1 file of (.+) \(|unable to read (tree )?|bad object )([0-9a-f]{40}(?:[0-9a-f]{24})?)\b`)
 
 // liveAlternates is the alternates file's lines whose directory still
 // exists: a gone one (the workspace moved) would only have git complain.

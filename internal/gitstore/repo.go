@@ -282,7 +282,7 @@ func (r *Repo) Diff(w io.Writer, from, to string, args ...string) error {
 	g := r.git()
 	g.out = w
 	_, err := g.run(append(append([]string{"diff", "--no-renames"}, args...), from, to, "--")...)
-	return err
+	return r.missing(err)
 }
 
 // Checkout writes the files of tree (modes, symlinks and all) into dir,
@@ -319,10 +319,11 @@ func (r *Repo) Checkout(tree, dir string) error {
 	defer os.RemoveAll(tmp)
 	g := r.git()
 	g.env = append(g.env, "GIT_INDEX_FILE="+filepath.Join(tmp, "index"), "GIT_WORK_TREE="+abs)
-	if _, err := g.run("read-tree", tree); err != nil {
-		return r.missing(err)
+	_, err = g.run("read-tree", tree)
+	if err == nil {
+		_, err = g.run("checkout-index", "-a", "-f")
 	}
-	if _, err = g.run("checkout-index", "-a", "-f"); err != nil {
+	if err != nil {
 		// a tree cut short (a full disk) must not pass for the iteration's,
 		// nor keep the retry out: DIR was empty, so all in it is git's
 		if ents, rerr := os.ReadDir(abs); rerr == nil {
