@@ -117,21 +117,39 @@ func resumeAll(env *cli.Env, args []string) error {
 	if a.unit != "" {
 		return printUnit(env, a.unit, driver)
 	}
+	for _, s := range a.stores {
+		if _, err := os.Lstat(s); errors.Is(err, os.ErrNotExist) { // a mistyped path, not a store with nothing to resume
+			return cli.Usagef("no store at %s (--store): check the path", s)
+		}
+	}
 	roots, err := resumeStores(a)
 	if err != nil {
 		return err
 	}
 	var jobs []resumeJob
+	var gone []string
 	for _, root := range roots {
 		js, err := interruptedRuns(root)
+		if errors.Is(err, errStoreGone) {
+			gone = append(gone, root)
+			continue
+		}
 		if err != nil {
 			env.Log.Warn(fmt.Sprintf("store %s skipped: %v", root, err))
 			continue
 		}
 		jobs = append(jobs, js...)
 	}
+	if len(gone) > 0 {
+		// a store moved away would have its runs left interrupted, unsaid
+		env.Log.Warn(fmt.Sprintf("no store at %s (moved or deleted): skipped; move a moved one back to resume its runs",
+			strings.Join(gone, ", ")))
+	}
 	return runResumes(env, driver, jobs)
 }
+
+// errStoreGone is a store folder that is not there any more.
+var errStoreGone = errors.New("store gone")
 
 // resumeStores are the stores --store, --all-stores or the current
 // directory name, each once.
@@ -170,12 +188,15 @@ type resumeJob struct{ root, run string }
 
 // interruptedRuns are the store's runs the views call interrupted: running,
 // driven by a driver, and no driver holding them now. A store that is gone
-// has none.
+// is errStoreGone.
 func interruptedRuns(root string) ([]resumeJob, error) {
 	fi, err := os.Stat(filepath.Join(root, "runs"))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, nil
+		if _, err := os.Lstat(root); errors.Is(err, os.ErrNotExist) {
+			return nil, errStoreGone
+		}
+		return nil, nil // a store with no runs yet
 	case err != nil:
 		// not "no store here": one that cannot be reached may hold
 		// interrupted runs; Open says what keeps it out
