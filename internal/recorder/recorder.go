@@ -167,7 +167,8 @@ func (r *Recorder) lockRepaired(id string, create bool) (*store.Lock, *repaired,
 
 // settingsRestored says once that run.json's settings were changed during
 // the run: store.ReadRun took those fixed at start instead, and this
-// writer writes them back.
+// writer writes them back now, not with a later write of its own (some
+// writers never rewrite run.json), so the next one does not say it again.
 func (r *Recorder) settingsRestored(id string, run *record.Run) error {
 	if run == nil || len(run.Settings.Changed()) == 0 {
 		return nil
@@ -176,6 +177,9 @@ func (r *Recorder) settingsRestored(id string, run *record.Run) error {
 		strings.Join(run.Settings.Changed(), ", "))
 	if r.Log != nil {
 		r.Log.Warn(msg)
+	}
+	if err := r.St.WriteRun(run); err != nil {
+		return err
 	}
 	return r.AppendEvent(record.Event{TS: r.nowMs(), RunID: id, Type: record.EventSettingsRestored, Message: msg})
 }
