@@ -94,9 +94,15 @@ func Check(s *runconfig.Settings) error {
 		return err
 	}
 	// the final verification and the reviewer run through sh -c too: a
-	// typo there fails every iteration after its paid step
+	// typo there fails every iteration after its paid step; a hook's, the
+	// person's news of the run (its end) after all of them
 	for _, c := range s.FinalVerify {
 		if err := ShellRunnable("--final-verify", c, s.Dir); err != nil {
+			return err
+		}
+	}
+	for _, c := range s.OnEvent {
+		if err := ShellRunnable("--on-event", c, s.Dir); err != nil {
 			return err
 		}
 	}

@@ -84,9 +84,10 @@ func TestValidationRunnable(t *testing.T) {
 	}
 }
 
-// The final verification and the reviewer run through sh -c as the
-// validation does: a typo there is refused before any agent is paid for
-// (it made every iteration fail after its paid step, and the run stuck).
+// The final verification, the reviewer and the hooks run through sh -c as
+// the validation does: a typo there is refused before any agent is paid
+// for (it made every iteration fail after its paid step, and the run
+// stuck; a hook's failed at the run's end, a warning the person missed).
 func TestCheckFinalVerifyAndReviewer(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -97,6 +98,10 @@ func TestCheckFinalVerifyAndReviewer(t *testing.T) {
 		{runconfig.Settings{FinalVerify: []string{"make e2e |"}}, "--final-verify: sh cannot read it: "},
 		{runconfig.Settings{Reviewer: "reviewr --strict"}, "--reviewer: reviewr: not found on PATH"},
 		{runconfig.Settings{Reviewer: "sh review.sh", FinalVerify: []string{"go vet ./..."}}, ""},
+		// a hook too: its failure is news of the run the person never gets
+		{runconfig.Settings{OnEvent: []string{"exit 9", "notfy-send done"}}, "--on-event: notfy-send: not found on PATH"},
+		{runconfig.Settings{OnEvent: []string{"curl -d @- |"}}, "--on-event: sh cannot read it: "},
+		{runconfig.Settings{OnEvent: []string{"cat > hook.json", "exit 9"}}, ""},
 	} {
 		s := tc.s
 		s.Dir, s.Validate, s.Agent = dir, "true", []string{"sh"}
@@ -130,6 +135,7 @@ func TestCheckCRLFScripts(t *testing.T) {
 		{runconfig.Settings{Validate: "timeout 60 ./crlf.sh && true"}, "--validate: ./crlf.sh: " + why},
 		{runconfig.Settings{Validate: "crlf-tool"}, "--validate: crlf-tool: " + why},
 		{runconfig.Settings{Validate: "./ok.sh", Reviewer: "./crlf.sh"}, "--reviewer: ./crlf.sh: " + why},
+		{runconfig.Settings{Validate: "./ok.sh", OnEvent: []string{"./crlf.sh"}}, "--on-event: ./crlf.sh: " + why},
 		{runconfig.Settings{Validate: "./ok.sh", Agent: []string{"./crlf.sh"}}, "agent command ./crlf.sh: " + why},
 		{runconfig.Settings{Validate: "./ok.sh", Agent: []string{"crlf-tool"}}, "agent command crlf-tool: " + why},
 		{runconfig.Settings{Validate: "./ok.sh", Agent: []string{"./ok.sh"}}, ""},
