@@ -32,9 +32,9 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 		}
 		return "", cli.Usagef("%v", err)
 	}
-	if set.MergeTarget != "" && !set.Worktree { // only a run's own branch is merged
+	merged := set.MergeTarget != "" && !set.Worktree
+	if merged { // only a run's own branch is merged
 		set.Worktree = true
-		h.emit("note", fmt.Sprintf("merge target %s: the run works in a worktree of its own, as --worktree", set.MergeTarget))
 	}
 	id, created := opts.Run, h.st.CreationTime(time.Now())
 	if id == "" {
@@ -54,16 +54,6 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 			return "", err
 		}
 	}
-	if w := nextaction.StartWarning(set); w != "" && !h.priced() {
-		h.emit("warning", w) // the driver says it before the first step
-		set.CostWarned = true
-	}
-	if w := agentout.BlindSpot(set.Agent); w != "" {
-		h.emit("warning", w)
-	}
-	if n := nextaction.StartBounds(set); n != "" {
-		h.emit("note", n)
-	}
 	name := set.Name
 	if name == "" {
 		name = id
@@ -74,7 +64,23 @@ func (h *holder) create(opts *holdOptions) (string, error) {
 		run.WorkspaceRoot = top
 	}
 	artifacts.Resolve(set, run.WorkspaceRoot)
-	if err := h.phases(&opts.PhaseOptions, set, run); err != nil {
+	if err := h.inputs(&opts.PhaseOptions, set, run); err != nil {
+		return "", err
+	}
+	if merged {
+		h.emit("note", fmt.Sprintf("merge target %s: the run works in a worktree of its own, as --worktree", set.MergeTarget))
+	}
+	if w := nextaction.StartWarning(set); w != "" && !h.priced() {
+		h.emit("warning", w) // the driver says it before the first step
+		set.CostWarned = true
+	}
+	if w := agentout.BlindSpot(set.Agent); w != "" {
+		h.emit("warning", w)
+	}
+	if n := nextaction.StartBounds(set); n != "" {
+		h.emit("note", n)
+	}
+	if err := h.phases(set, run); err != nil {
 		return "", err
 	}
 	if err := checkMerge(set); err != nil {

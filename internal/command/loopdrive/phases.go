@@ -54,9 +54,10 @@ func resolve(what, arg, dir string) (string, error) {
 	return "", fmt.Errorf("%s %s: no such file%s", what, arg, where)
 }
 
-// phases fills the settings and run fields of the spec and plan, and names
-// the run.
-func (h *holder) phases(o *PhaseOptions, set *runconfig.Settings, run *record.Run) error {
+// inputs finds and checks the spec, the plan and the prompt and fills
+// their settings and run fields: a refusal comes before the start's notes
+// and warnings (StartBounds), which would otherwise end the output.
+func (h *holder) inputs(o *PhaseOptions, set *runconfig.Settings, run *record.Run) error {
 	if o.Spec != "" {
 		p, err := resolve("spec", o.Spec, set.SpecsDir)
 		if err != nil {
@@ -96,6 +97,11 @@ func (h *holder) phases(o *PhaseOptions, set *runconfig.Settings, run *record.Ru
 	} else if w != "" {
 		h.emit("warning", w)
 	}
+	return nil
+}
+
+// phases names the run and passes the model to the agent.
+func (h *holder) phases(set *runconfig.Settings, run *record.Run) error {
 	if err := h.name(set, run); err != nil { // on the naming model, not model's
 		return err
 	}
