@@ -187,35 +187,21 @@ func PromptArg(s *runconfig.Settings) (err, warn string) {
 	return err, warn
 }
 
-// PromptEmpty says when the prompt file holds no text (none, or only
-// blank lines): the agent would get no task, and every paid call of the
-// run would be spent on nothing.
-func PromptEmpty(path string) error {
-	const head = 4096
-	fi, err := os.Stat(path)
-	if path == "" || err != nil || !fi.Mode().IsRegular() || fi.Size() > head {
-		return nil
-	}
-	data, err := safefile.ReadFile(path, head)
-	if err != nil || len(bytes.TrimSpace(data)) > 0 {
-		return nil
-	}
-	return fmt.Errorf("prompt %s is empty: write the agent's task in it", path)
-}
-
 // PromptFile says why the text of a prompt (what = "prompt", or "spec")
-// cannot be the agent's task: it is empty (PromptEmpty), or is not UTF-8
-// (TextProblem). A file that cannot be read is left to the run.
+// cannot be the agent's task: it is empty (none, or only blank lines: every
+// paid call of the run would be spent on nothing), or is not UTF-8
+// (TextProblem). The file is read once; one that cannot be read is left to
+// the run.
 func PromptFile(what, path string) error {
-	if err := PromptEmpty(path); err != nil {
-		return fmt.Errorf("%s%s", what, strings.TrimPrefix(err.Error(), "prompt"))
-	}
 	if path == "" {
 		return nil
 	}
 	data, err := safefile.ReadFile(path, safefile.DocMax)
 	if err != nil {
 		return nil
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return fmt.Errorf("%s %s is empty: write the agent's task in it", what, path)
 	}
 	if why := TextProblem(data); why != "" {
 		return fmt.Errorf("%s %s %s", what, path, why)

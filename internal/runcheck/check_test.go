@@ -1,6 +1,7 @@
 package runcheck
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,11 +90,7 @@ func TestValidationRunnable(t *testing.T) {
 // for (it made every iteration fail after its paid step, and the run
 // stuck; a hook's failed at the run's end, a warning the person missed).
 func TestCheckFinalVerifyAndReviewer(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		s    runconfig.Settings
-		want string
-	}{
+	checkAll(t, t.TempDir(), []checkCase{
 		{runconfig.Settings{FinalVerify: []string{"go vet ./...", "gotest ./..."}}, "--final-verify: gotest: not found on PATH"},
 		{runconfig.Settings{FinalVerify: []string{"make e2e |"}}, "--final-verify: sh cannot read it: "},
 		{runconfig.Settings{Reviewer: "reviewr --strict"}, "--reviewer: reviewr: not found on PATH"},
@@ -102,9 +99,27 @@ func TestCheckFinalVerifyAndReviewer(t *testing.T) {
 		{runconfig.Settings{OnEvent: []string{"exit 9", "notfy-send done"}}, "--on-event: notfy-send: not found on PATH"},
 		{runconfig.Settings{OnEvent: []string{"curl -d @- |"}}, "--on-event: sh cannot read it: "},
 		{runconfig.Settings{OnEvent: []string{"cat > hook.json", "exit 9"}}, ""},
-	} {
+	})
+}
+
+type checkCase struct {
+	s    runconfig.Settings
+	want string // the error's start; "" for none
+}
+
+// checkAll runs Check on each case's settings in dir, the validation true
+// and the agent sh unless the case gives them.
+func checkAll(t *testing.T, dir string, cases []checkCase) {
+	t.Helper()
+	for _, tc := range cases {
 		s := tc.s
-		s.Dir, s.Validate, s.Agent = dir, "true", []string{"sh"}
+		s.Dir = dir
+		if s.Validate == "" {
+			s.Validate = "true"
+		}
+		if s.Agent == nil {
+			s.Agent = []string{"sh"}
+		}
 		err := Check(&s)
 		switch {
 		case tc.want == "" && err != nil:
@@ -127,10 +142,7 @@ func TestCheckCRLFScripts(t *testing.T) {
 	os.WriteFile(filepath.Join(bin, "crlf-tool"), []byte("#!/bin/sh\r\n"), 0o755)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	const why = `its #! line ends in a carriage return (CRLF line ends, as Windows editors save them), so the system looks for "/bin/sh\r"`
-	for _, tc := range []struct {
-		s    runconfig.Settings
-		want string
-	}{
+	checkAll(t, dir, []checkCase{
 		{runconfig.Settings{Validate: "./crlf.sh"}, "--validate: ./crlf.sh: " + why},
 		{runconfig.Settings{Validate: "timeout 60 ./crlf.sh && true"}, "--validate: ./crlf.sh: " + why},
 		{runconfig.Settings{Validate: "crlf-tool"}, "--validate: crlf-tool: " + why},
@@ -140,19 +152,33 @@ func TestCheckCRLFScripts(t *testing.T) {
 		{runconfig.Settings{Validate: "./ok.sh", Agent: []string{"crlf-tool"}}, "agent command crlf-tool: " + why},
 		{runconfig.Settings{Validate: "./ok.sh", Agent: []string{"./ok.sh"}}, ""},
 		{runconfig.Settings{Validate: "./bom.sh"}, "--validate: ./bom.sh: it starts with a byte-order mark"},
+	})
+}
+
+// A prompt of blank lines is empty however long it is (only its first
+// 4 KiB were looked at, and the file was read again for its encoding).
+func TestPromptFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, text, want string }{
+		{"task.md", "fix the parser\n", ""},
+		{"none.md", "", "spec %s is empty: write the agent's task in it"},
+		{"blank.md", "\n \r\n\t\n", "spec %s is empty: write the agent's task in it"},
+		{"long-blank.md", strings.Repeat("\n", 5000), "spec %s is empty: write the agent's task in it"},
+		{"latin1.md", "caf\xe9\n", "spec %s is not UTF-8 text (line 1 has the byte 0xe9)"},
 	} {
-		s := tc.s
-		s.Dir = dir
-		if s.Agent == nil {
-			s.Agent = []string{"sh"}
+		path := filepath.Join(dir, tc.name)
+		os.WriteFile(path, []byte(tc.text), 0o644)
+		err := PromptFile("spec", path)
+		want := tc.want
+		if want != "" {
+			want = fmt.Sprintf(tc.want, path)
 		}
-		err := Check(&s)
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%+v: unexpected error: %v", tc.s, err)
-		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
-			t.Errorf("%+v: error %v, want %q", tc.s, err, tc.want)
+		if want == "" && err != nil || want != "" && (err == nil || !strings.HasPrefix(err.Error(), want)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, want)
 		}
+	}
+	if err := PromptFile("prompt", filepath.Join(dir, "gone.md")); err != nil {
+		t.Errorf("a file that cannot be read is the run's to say: %v", err)
 	}
 }
 
