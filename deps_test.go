@@ -26,10 +26,6 @@ var depRules = []struct {
 	{"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp", nil, "ptraceotlp pulls gRPC in"},
 	{"charm.land/", []string{"loop-tui"}, "the terminal UI libraries are loop-tui's"},
 	{"github.com/loopkit/loopkit/internal/proc/", []string{"loop-validate", "loop-record", "loop-progress", "loop-view", "loop-clean", "loop-step", "loop-drive", "loop-tui"}, "loop-export starts no child, so it needs no process watcher (command.Main): 124 KB of its 12 MB"},
-	{"github.com/charmbracelet/log", nil, "lazylog writes its line format itself: the library and its terminal stack cost every start of a command about 0.3 ms"},
-	{"github.com/charmbracelet/lipgloss", nil, "no command styles text with lipgloss v1 (loop-tui has charm.land's)"},
-	{"github.com/muesli/termenv", nil, "colour is decided from the environment and isatty (cli.ColorFor)"},
-	{"github.com/charmbracelet/x/ansi", []string{"loop-view", "loop-tui"}, "the terminal width tables (view/columns) build tables at every start: the commands the driver starts each iteration must not link them"},
 	{"encoding/xml", nil, "loop-drive escapes its launchd plist itself (xmlText): the package's tables were built at every start"},
 	{"mvdan.cc/sh/", []string{"loop-drive"}, "the shell parser checks a new run's validation (runcheck): its start-up is loop-drive's alone"},
 }

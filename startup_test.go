@@ -159,8 +159,8 @@ func cmpOr(a, b string) string {
 var initAllowed = map[string]string{
 	"unicode":                                "regexp's tables",
 	"compress/flate":                         "the store's git objects are zlib",
-	"github.com/charmbracelet/x/ansi":        "loop-view's columns (terminal cell widths)",
-	"github.com/charmbracelet/x/ansi/parser": "loop-view's columns (terminal cell widths)",
+	"github.com/charmbracelet/x/ansi":        "charmbracelet/log's terminal stack (lipgloss), and loop-view's columns",
+	"github.com/charmbracelet/x/ansi/parser": "charmbracelet/log's terminal stack (lipgloss), and loop-view's columns",
 	"mvdan.cc/sh/v3/fileutil":                "loop-drive's check of a new run's validation",
 	"github.com/itchyny/gojq":                "loop-view's --where and --jq filters",
 	"html/template":                          "loop-view's HTML report",

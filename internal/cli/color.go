@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/charmbracelet/log"
+	"github.com/muesli/termenv"
 	"golang.org/x/sys/unix"
 
 	"github.com/loopkit/loopkit/internal/lazylog"
@@ -60,14 +62,24 @@ func CanDrawScreen(out *os.File) bool {
 	return IsTerminal(os.Stdin) && IsTerminal(out) && !DumbTerminal()
 }
 
+// plainWriter hides the *os.File behind a writer, so the logging library's
+// terminal layer (termenv) never sees a terminal and never sends its colour
+// queries (OSC 10/11 and a cursor report), which wait 5 s each for an answer
+// a silent terminal never gives.
+type plainWriter struct{ io.Writer }
+
 // NewLogger is the stderr logger of a command: prefixed with its name,
-// coloured only when ColorFor(stderr) says so, decided at its first line.
-// Nothing is asked of the terminal (no colour queries, which wait 5 s for
-// an answer a silent terminal never gives).
+// coloured only when ColorFor(stderr) says so; made at its first line.
 func NewLogger(w io.Writer, name string) *lazylog.Lazy {
-	return lazylog.New(w, name, func() bool {
+	return lazylog.New(func() *log.Logger {
 		f, _ := w.(*os.File)
-		return ColorFor(f)
+		l := log.NewWithOptions(plainWriter{w}, log.Options{Prefix: name})
+		if ColorFor(f) {
+			l.SetColorProfile(termenv.ANSI256)
+		} else {
+			l.SetColorProfile(termenv.Ascii)
+		}
+		return l
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/charmbracelet/log"
 	"golang.org/x/sys/unix"
 
 	"github.com/loopkit/loopkit/internal/exitcode"
@@ -84,12 +85,12 @@ func NewEnv(name string, args []string, stdin io.Reader, stdout, stderr io.Write
 // info, an unknown one keeps the level and is an error.
 func (e *Env) SetLogLevel(name string) error {
 	if name == "" {
-		e.Log.SetLevel(lazylog.InfoLevel)
+		e.Log.SetLevel(log.InfoLevel)
 		return nil
 	}
 	switch n := strings.ToLower(strings.TrimSpace(name)); n {
 	case "debug", "info", "warn", "error":
-		lvl, _ := lazylog.ParseLevel(n)
+		lvl, _ := log.ParseLevel(n)
 		e.Log.SetLevel(lvl)
 		return nil
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/charmbracelet/log"
+
 	"github.com/loopkit/loopkit/internal/cli"
 	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/record"
@@ -59,7 +61,7 @@ func opens(t *testing.T, dir string) func() map[string]int {
 // and the decision's reads).
 func TestRecordReadsRunFilesFewTimes(t *testing.T) {
 	st := runningRun(t, 5)
-	quiet := lazylog.New(io.Discard, "", nil)
+	quiet := lazylog.New(func() *log.Logger { return log.New(io.Discard) })
 	door := runstate.Plain(st, quiet)
 	line := `{"type":"validation","command":"false","exit_code":1,"stdout":"no"}` + "\n"
 	for n := 1; n <= 1; n++ {
