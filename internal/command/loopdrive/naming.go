@@ -43,7 +43,7 @@ func (h *holder) recordNaming(id string) {
 		err = err2
 	}
 	if err == nil {
-		_, err = h.rec.RecordAttempt(id, &record.Input{Step: h.naming, Lines: [][]byte{line}}, record.AttemptNaming)
+		_, err = h.door.RecordAttempt(id, &record.Input{Step: h.naming, Lines: [][]byte{line}}, record.AttemptNaming) // its cost hooks too
 	}
 	if err != nil {
 		h.env.Log.Warn("the naming agent's call was not recorded: its cost is missing from the run's totals", "run", id, "err", err)
