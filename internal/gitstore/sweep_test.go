@@ -51,6 +51,44 @@ func TestSweepTempListsChangedDirs(t *testing.T) {
 	}
 }
 
+// A directory time of a fine clock (a fraction of a second) settles once
+// well past a tick, not after 2 s: a run's quick iterations listed again
+// every directory written in the last 2 s at each record. A time of
+// whole seconds (a clock of seconds: HFS+, FAT) still waits 2 s.
+func TestSweepTempFineClockSettles(t *testing.T) {
+	run := t.TempDir()
+	objects := filepath.Join(run, Dir, "objects")
+	now := time.Now()
+	fine := now.Add(-500 * time.Millisecond)
+	if fine.Nanosecond() == 0 {
+		fine = fine.Add(time.Millisecond)
+	}
+	whole := now.Add(-500 * time.Millisecond).Truncate(time.Second) // 0.5 to 1.5 s ago
+	times := map[string]time.Time{"ab": fine, "cd": whole}
+	for d, m := range times {
+		os.MkdirAll(filepath.Join(objects, d), 0o700)
+		if err := os.Chtimes(filepath.Join(objects, d), m, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	SweepTemp(run)
+	planted := map[string]string{}
+	for d, m := range times {
+		planted[d] = filepath.Join(objects, d, "tmp_obj_Xy12Zq")
+		if err := os.WriteFile(planted[d], []byte("half an object"), 0o444); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(filepath.Join(objects, d), m, m) // as if made in the same tick
+	}
+	SweepTemp(run)
+	if _, err := os.Lstat(planted["ab"]); err != nil {
+		t.Errorf("a directory whose fine time was 0.5 s old was listed again (the planted file is gone: %v)", err)
+	}
+	if _, err := os.Lstat(planted["cd"]); !os.IsNotExist(err) {
+		t.Errorf("a directory whose whole-second time was under 2 s old was not listed again: %v", err)
+	}
+}
+
 // A git add killed mid-batch (core.fsyncMethod=batch) leaves its objects in
 // objects/tmp_objdir-bulk-fsync-*/, never moved in and never removed: the
 // run's git directory grew by them for good. The sweep removes the folder;
