@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/loopkit/loopkit/internal/safefile"
 )
@@ -77,7 +78,7 @@ func (db *looseDB) open(id string) (kind string, size int64, body io.Reader, don
 		if err != nil {
 			continue
 		}
-		z, err := zlib.NewReader(bufio.NewReader(f))
+		z, err := inflater(bufio.NewReader(f))
 		if err != nil {
 			f.Close()
 			return "", 0, nil, nil, errNotLoose
@@ -94,9 +95,26 @@ func (db *looseDB) open(id string) (kind string, size int64, body io.Reader, don
 			f.Close()
 			return "", 0, nil, nil, errNotLoose
 		}
-		return kind, size, io.LimitReader(br, size), func() { z.Close(); f.Close() }, nil
+		return kind, size, io.LimitReader(br, size), func() { z.Close(); f.Close(); inflaters.Put(z) }, nil
 	}
 	return "", 0, nil, nil, errNotLoose
+}
+
+// inflaters keeps zlib readers for reuse (zlib.Resetter): a new one
+// allocates its ~40 KiB of tables, and a record reads several objects.
+var inflaters sync.Pool
+
+// inflater is a zlib reader of r, a kept one when there is one; it goes
+// back to inflaters once closed and no longer read.
+func inflater(r io.Reader) (io.ReadCloser, error) {
+	if z, ok := inflaters.Get().(io.ReadCloser); ok {
+		if err := z.(zlib.Resetter).Reset(r, nil); err != nil {
+			inflaters.Put(z)
+			return nil, err
+		}
+		return z, nil
+	}
+	return zlib.NewReader(r)
 }
 
 // size is a blob's size.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +139,41 @@ func TestZlibStoredRoundTrip(t *testing.T) {
 	}
 	if want := strings.TrimSpace(run(t, repo, "sh", "-c", "git cat-file -p "+id+" | git hash-object --stdin")); want != id {
 		t.Fatalf("git hashes the content as %s, we named it %s", want, id)
+	}
+}
+
+// Reading a loose object reuses a zlib reader (inflaters): a new one
+// allocates ~40 KiB of tables, and a record reads several objects.
+func TestLooseReadReusesInflater(t *testing.T) {
+	objects := filepath.Join(t.TempDir(), "objects")
+	if err := os.Mkdir(objects, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	id, err := writeLoose(objects, sha1.New(), "blob", []byte("some text\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := &looseDB{dirs: []string{objects}}
+	read := func() {
+		kind, _, body, done, err := db.open(id)
+		if err != nil || kind != "blob" {
+			t.Fatalf("open: %q, %v", kind, err)
+		}
+		if b, _ := io.ReadAll(body); string(b) != "some text\n" {
+			t.Fatalf("read %q", b)
+		}
+		done()
+	}
+	read()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	const n = 50
+	for range n {
+		read()
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 20<<10 {
+		t.Errorf("%d bytes allocated per object read, want under 20 KiB (a zlib reader made each time?)", per)
 	}
 }
