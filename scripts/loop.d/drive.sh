@@ -81,7 +81,7 @@ checked() {
 # records (or the help to print, or the status to exit with); then
 # answers next_action over the same pipes.
 hold() {
-  local rec k="" v hpid rc DRIVE_PROTOCOL=3 # what the holder's first record must say (loop-drive's Protocol)
+  local rec k="" v hpid rc DRIVE_PROTOCOL=4 # what the holder's first record must say (loop-drive's Protocol)
   coproc HOLDER { LOOPKIT_DRIVE_REQUESTS=$$ exec "$LK_DRIVE" "$@"; }
   HOLDING=1 HREP=${HOLDER[0]} HREQ=${HOLDER[1]} hpid=$HOLDER_PID
   LC_ALL=C IFS= read -r -d '' rec <&"$HREP" 2>/dev/null || [ -n "$rec$SIGNALED" ] || { wait "$hpid" 2>/dev/null; rc=$?; die 70 "$LK_DRIVE ended (exit $rc) before it held the run: its error is above$(v=$(ulimit -v); if [ "$v" != unlimited ]; then echo "; the virtual memory limit (ulimit -v $v KiB) may be too small for a Go program: raise it (ulimit -v unlimited)"; elif [ "$rc" = 2 ]; then echo "; an unknown flag or command there is a loop-drive of another loopkit version's: install the driver and the commands from one version together (make install, or make build in a checkout); a Go runtime's \"failed to create new OS thread\" there is the process limit (ulimit -u, or the container's pids.max): end stray processes, or raise it"; fi)"; } # no Go runtime under a small ulimit -v; an older loop-drive stops at the flags before any record
@@ -116,15 +116,15 @@ hold() {
 # next_action [MODE ARGS...]: fills A from `loop-drive next`, or from
 # MODE (record, attempt: REC is their input), which decides the next
 # action after its own work; DECIDED tells drive not to ask again. The
-# holder answers (no Go process per call): its key, a NUL, what it printed, a NUL and its
-# exit status; one without the key another process (the agent: /proc/PID/fd) wrote. A signal
-# waits for the answer (ASKING), or a record is cut short. No answer: the holder died; its pipe's SIGPIPE is no signal.
+# holder answers (no Go process per call): its key, a NUL, "LENGTH STATUS", then what it printed, read whole
+# (read -N; up to a NUL, bash reads byte by byte); one without the key another process (the agent: /proc/PID/fd)
+# wrote. A signal waits for the answer (ASKING), or a record is cut short. None, or one cut short: the holder died.
 next_action() {
-  local key="" rest="" rc="" in=""; A=()
+  local key="" len="" rest="" rc="" in=""; A=()
   [ $# -eq 0 ] || in=$REC; ASKING=1
-  { printf '%s\0' "$HKEY" "${LOOPKIT_ERROR_FILE:-}" "${@:-next}" --run "$RUN" "" "$in" >&"$HREQ" &&
-    LC_ALL=C IFS= read -r -d '' key <&"$HREP" && LC_ALL=C IFS= read -r -d '' rest <&"$HREP" && IFS= read -r rc <&"$HREP"; } 2>/dev/null; ASKING=""
-  [ -n "$rc" ] || { [ "$SIGNALED" != PIPE ] || SIGNALED=""; die 70 "the holder of run $RUN (loop-drive) is gone; '$LOOP_PROG resume $RUN' goes on"; }
+  { printf '%s\0' "$HKEY" "${LOOPKIT_ERROR_FILE:-}" "${@:-next}" --run "$RUN" "" "$in" >&"$HREQ" && { LC_ALL=C IFS= read -r -d '' key && IFS=' ' read -r len rc &&
+    { [ "$key" != "$HKEY" ] || [ "$len" = 0 ] || { [[ -n $len && $len != *[!0-9]* ]] && LC_ALL=C IFS= read -r -N "$len" rest; }; } || rc=""; } <&"$HREP"; } 2>/dev/null; ASKING="" # no key: no length to trust
+  [ -n "$rc" ] || [[ -n $key && $key != "$HKEY" ]] || { [ "$SIGNALED" != PIPE ] || SIGNALED=""; die 70 "the holder of run $RUN (loop-drive) is gone; '$LOOP_PROG resume $RUN' goes on"; }
   [ "$key" = "$HKEY" ] || die 70 "an answer on the pipe from the holder of run $RUN came without its key: another process wrote to the driver's pipes (the agent, through /proc/PID/fd)"
   checked loop-drive "$rc"
   LC_ALL=C fields 2>/dev/null

@@ -31,7 +31,7 @@ const RequestsEnv = "LOOPKIT_DRIVE_REQUESTS"
 // cache of old commands, a driver installed apart from them) are refused
 // with one line, not left waiting on each other. Raise it with any change
 // of those.
-const Protocol = 3
+const Protocol = 4
 
 // served are the modes a holder answers, for the run it holds only.
 var served = []string{"next", "record", "attempt"}
@@ -111,8 +111,10 @@ func newServer() *server {
 }
 
 // answer runs req as `loop-drive ARGS` would, for run id, and writes the
-// key, a NUL, what it printed, a NUL, and its exit status on a line. NUL
-// bytes in what it printed are dropped, as the shell's $(...) drops them.
+// key, a NUL, a line of the length of what it printed and its exit status,
+// then what it printed: the driver reads that many bytes at once (read -N),
+// where reading up to a NUL costs bash a read(2) per byte. NUL bytes in
+// what it printed are dropped, as the shell's $(...) drops them.
 // A request without the key gets an answer without it and does nothing:
 // not even its error file is written.
 func (s *server) answer(env *cli.Env, id string, req request) error {
@@ -125,7 +127,7 @@ func (s *server) answer(env *cli.Env, id string, req request) error {
 		}
 		fmt.Fprintf(env.Stderr, "loop-drive: a request without the driver's key came on the pipe to the holder of run %s: "+
 			"%s; not answered\n", id, who)
-		return write(env, []byte("\x00\x0070\n"))
+		return write(env, []byte("\x000 70\n"))
 	}
 	s.keyed = true
 	holding = id
@@ -142,10 +144,11 @@ func (s *server) answer(env *cli.Env, id string, req request) error {
 	default:
 		code = renv.Finish(cli.Done(run(renv)))
 	}
+	text := bytes.ReplaceAll(out.Bytes(), []byte{0}, nil)
 	reply := append([]byte(s.key), 0)
-	reply = append(append(reply, bytes.ReplaceAll(out.Bytes(), []byte{0}, nil)...), 0)
-	reply = strconv.AppendInt(reply, int64(code), 10)
-	return write(env, append(reply, '\n'))
+	reply = strconv.AppendInt(reply, int64(len(text)), 10)
+	reply = strconv.AppendInt(append(reply, ' '), int64(code), 10)
+	return write(env, append(append(reply, '\n'), text...))
 }
 
 // write sends one answer to the driver.

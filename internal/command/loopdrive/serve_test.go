@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,6 +41,21 @@ func send(errorFile string, args []string, stdin string) string {
 func sendKey(key, errorFile string, args []string, stdin string) string {
 	fields := append(append([]string{key, errorFile}, args...), "", stdin)
 	return strings.Join(fields, "\x00") + "\x00"
+}
+
+// parseAnswer splits an answer as scripts/loop.d/drive.sh reads it: the
+// key up to a NUL, a line "LENGTH CODE", then exactly LENGTH bytes, which
+// the driver reads in one read -N (not a read(2) per byte, as up to a
+// NUL); ok is false when the answer is not that.
+func parseAnswer(a string) (key, text, code string, ok bool) {
+	key, rest, ok := strings.Cut(a, "\x00")
+	head, text, ok2 := strings.Cut(rest, "\n")
+	n, code, ok3 := strings.Cut(head, " ")
+	length, err := strconv.Atoi(n)
+	if !ok || !ok2 || !ok3 || err != nil || length != len(text) {
+		return key, text, "", false
+	}
+	return key, text, code + "\n", true
 }
 
 // The holder answers the driver's record and next calls for its run, as
@@ -87,13 +103,12 @@ func TestHolderAnswers(t *testing.T) {
 			t.Fatal(err)
 		}
 		got++
-		key, text, _ := strings.Cut(out.String(), "\x00")
-		text, code, ok := strings.Cut(text, "\x00")
+		key, text, code, ok := parseAnswer(out.String())
 		switch {
 		case key != testKey:
 			t.Fatalf("answer %d starts with %q, not the key", got, key)
 		case !ok:
-			t.Fatalf("answer %d has no NUL: %q", got, out.String())
+			t.Fatalf("answer %d is not the key, a NUL, \"LENGTH CODE\\n\" and LENGTH bytes: %q", got, out.String())
 		case got <= n+1 && (code != "0\n" || !strings.Contains(text, "action=iterate")):
 			t.Fatalf("answer %d: %q, exit %q", got, text, code)
 		case got <= n && !strings.Contains(text, "summary=["):
@@ -148,7 +163,7 @@ func TestHolderRefusesUnkeyed(t *testing.T) {
 		}
 		answers = append(answers, out.String())
 	}
-	want := []string{"\x00\x0070\n", "\x00\x0070\n", testKey + "\x00\x001\n"}
+	want := []string{"\x000 70\n", "\x000 70\n", testKey + "\x000 1\n"}
 	if !slices.Equal(answers, want) {
 		t.Errorf("answers %q, want %q", answers, want)
 	}
