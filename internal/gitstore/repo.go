@@ -168,18 +168,21 @@ func iterRef(n int) string { return "refs/iterations/" + strconv.Itoa(n) }
 // Snapshot writes the work tree at w.Top (untracked files included, ignored
 // ones not) into the repo as a tree, through the repo's own index (its
 // stat cache makes the next snapshot hash only what changed).
-func (r *Repo) Snapshot(w *Where) (string, error) { return r.snapshotFrom(w, w.Index, w.HeadTree) }
+func (r *Repo) Snapshot(w *Where) (string, error) {
+	return r.snapshotFrom(w, w.Index, w.HeadTree, false)
+}
 
 // snapshotFrom is Snapshot whose index, when the repo has none yet, starts
 // as a copy of seed's, else (no seed, or a seed whose seal did not hold)
 // from the tree from (see fromTree).
-func (r *Repo) snapshotFrom(w *Where, seed, from string) (string, error) {
+func (r *Repo) snapshotFrom(w *Where, seed, from string, fsyncEach bool) (string, error) {
 	index := filepath.Join(r.GitDir, "index")
 	if err := prepareIndex(seed, index, w.Index); err != nil {
 		return "", err
 	}
 	objects, alts := filepath.Join(r.GitDir, "objects"), []string{w.Objects}
 	wr := writer(w, r.GitDir, objects, alts, index)
+	wr.fsyncEach = fsyncEach
 	if err := fromTree(wr, index, from); err != nil {
 		return "", err
 	}
@@ -354,7 +357,9 @@ func AfterStep(parent string, where *Where, baseObjects, base string) (repo *Rep
 			return nil, "", fmt.Errorf("import the step's base: %w", err)
 		}
 	}
-	tree, err = repo.snapshotFrom(where, baseIndex(where, baseObjects), base)
+	// the step's base holds the work tree before it: git add writes the
+	// blobs of what the step and its validation changed, few (fsyncEach)
+	tree, err = repo.snapshotFrom(where, baseIndex(where, baseObjects), base, true)
 	return repo, tree, err
 }
 
