@@ -70,7 +70,7 @@ func stepTimeout(in *Input) string {
 // StartBounds says, for a run without a cost or token cap, what bounds it
 // and how to cap it; "" for a capped run. Said once, when the run starts.
 // Each agent call of an iteration has the step's timeout: a retry
-// (--retries) and the reviewer's call are as long as the step.
+// (--retries, the step's and the reviewer's) is as long as the step.
 func StartBounds(set *runconfig.Settings) string {
 	if set.MaxCost > 0 || set.MaxTokens > 0 {
 		return ""
@@ -85,7 +85,7 @@ func StartBounds(set *runconfig.Settings) string {
 		why = append(why, fmt.Sprintf("--retries %d", set.Retries))
 	}
 	if set.Reviewer != "" {
-		calls++
+		calls *= 2
 		why = append(why, "a review")
 	}
 	bound := fmt.Sprintf("%d %s of up to %s each", n, its, t)

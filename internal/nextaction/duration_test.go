@@ -97,6 +97,8 @@ func TestStartBounds(t *testing.T) {
 		// does not wrap around
 		{map[string]string{KeyMaxIterations: "3", "retries": "2"}, "no cost cap: bounded by 3 iterations of up to 3 agent calls of 30m each with --retries 2 (4h30m of agent time); cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
 		{map[string]string{KeyMaxIterations: "2", KeyReviewer: "r", KeyTimeout: "90s"}, "no cost cap: bounded by 2 iterations of up to 2 agent calls of 1m30s each with a review (6m of agent time); cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
+		// the reviewer's call is retried as the step's is
+		{map[string]string{KeyMaxIterations: "10", KeyReviewer: "r", "retries": "3"}, "no cost cap: bounded by 10 iterations of up to 8 agent calls of 30m each with --retries 3 and a review (40h of agent time); cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
 		{map[string]string{KeyMaxIterations: "1000000", KeyTimeout: "1000h"}, "no cost cap: bounded by 1000000 iterations of up to 1000h each (1000000000h of agent time); cap it with --max-cost USD or --max-duration D (config max_cost, max_duration)"},
 		{map[string]string{KeyMaxCost: "5"}, ""},
 		{map[string]string{KeyMaxTokens: "100000"}, ""},

@@ -5,7 +5,7 @@
 
 RUN=""                    # the run being driven
 declare -A S=()           # its settings, from loop-drive
-AGENT=()                  # the agent's argv
+AGENT=() CALL=()          # the agent's argv; the flags every agent call gets (the step's, the reviewer's, the stuck report's)
 declare -A A=()           # the current action's key=value fields
 CHILD=""                  # the background child being waited for
 SIGNALED="" SIGCODE=0     # the signal that ended the run, and the exit status it gives
@@ -109,6 +109,7 @@ hold() {
   done
   HOLDING=""; [ -z "$SIGNALED" ] || canceled # the run, if the holder made it, by its id
   [ "$k" = ready ] || die 70 "loop-drive ended without holding the run"
+  CALL=(--retries "${S[retries]}" --retry-backoff "${S[retry_backoff]}" --rate-limit-policy "${S[rate_limit_policy]}")
   # children stop if this driver dies untrapped, and leave config warnings to it
   export LOOPKIT_DRIVER_PID=$$
 }
@@ -166,9 +167,8 @@ act_iterate() {
   log "iteration $i/$max: agent"
   : >"$TMP/step.json"; : >"$TMP/review.json" # emptied, not removed: no rm process
   run_child "$TMP/step.json" "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --template "${A[prompt]}" ${S[plan]:+--plan "${S[plan]}"} --append-progress --excerpt failures --agent-summary \
-    --phase implementation --timeout "${A[step_timeout]:-${S[timeout]}}" ${A[deadline_ms]:+--deadline "${A[deadline_ms]}"} --retries "${S[retries]}" \
-    --retry-backoff "${S[retry_backoff]}" --rate-limit-policy "${S[rate_limit_policy]}" --completion-mode "${S[completion_mode]}" \
-    ${A[base]:+--base "${A[base]}"} --exit-zero -- "${AGENT[@]}"
+    --phase implementation --timeout "${A[step_timeout]:-${S[timeout]}}" ${A[deadline_ms]:+--deadline "${A[deadline_ms]}"} "${CALL[@]}" \
+    --completion-mode "${S[completion_mode]}" ${A[base]:+--base "${A[base]}"} --exit-zero -- "${AGENT[@]}"
   checked loop-step $?
   # a rate-limited step, or one cut by --max-duration, is an attempt, not
   # an iteration: the next action waits, or ends the run
@@ -243,7 +243,7 @@ ask_hypotheses() {
   log "asking the agent for hypotheses on the stuck report"
   FINISHING=""; trap_signals # a Ctrl-C stops this agent call
   run_child "$TMP/stuck-step.json" "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "$LOOP_STORE/runs/$RUN/stuck.md" \
-    --phase stuck_report --timeout "${A[step_timeout]:-${S[timeout]}}" ${A[deadline_ms]:+--deadline "${A[deadline_ms]}"} --exit-zero -- "${AGENT[@]}"
+    --phase stuck_report --timeout "${A[step_timeout]:-${S[timeout]}}" ${A[deadline_ms]:+--deadline "${A[deadline_ms]}"} --exit-zero "${CALL[@]}" -- "${AGENT[@]}"
   FINISHING=1; trap '' HUP INT QUIT TERM
   # a call like any other: its tokens and cost count in the run's totals
   "$LK_RECORD" attempt --run "$RUN" --kind stuck_report <"$TMP/stuck-step.json" >/dev/null ||

@@ -9,7 +9,7 @@
 review_step() {
   log "iteration $1: review"
   run_child "$TMP/review.json" "$LK_STEP" --run "$RUN" --dir "${S[dir]}" --prompt "${S[prompt]}" --review "$TMP/step.json" \
-    --review-marker "${S[review_marker]}" --timeout "${A[step_timeout]:-${S[timeout]}}" ${A[deadline_ms]:+--deadline "${A[deadline_ms]}"} --exit-zero \
+    --review-marker "${S[review_marker]}" --timeout "${A[step_timeout]:-${S[timeout]}}" ${A[deadline_ms]:+--deadline "${A[deadline_ms]}"} --exit-zero "${CALL[@]}" \
     ${S[plan]:+--plan "${S[plan]}"} -- sh -c "${S[reviewer]}"
   checked loop-step $?
 }
