@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/loopkit/loopkit/internal/quote"
 )
 
 const cyan = "\x1b[36m"
@@ -67,7 +69,7 @@ func Stat(patch []byte) []FileStat {
 	for _, line := range strings.Split(string(patch), "\n") {
 		switch {
 		case strings.HasPrefix(line, "diff --git "):
-			out = append(out, FileStat{Path: diffPath(line)})
+			out = append(out, FileStat{Path: quote.DiffPath(line)})
 			cur, inHunk = &out[len(out)-1], false
 		case cur == nil:
 		case strings.HasPrefix(line, "Binary files ") || line == "GIT binary patch":
@@ -84,33 +86,6 @@ func Stat(patch []byte) []FileStat {
 		}
 	}
 	return out
-}
-
-// diffPath is the b/ side of "diff --git a/x b/x" (paths with spaces
-// kept). git quotes a side holding a byte outside ASCII, a quote or a
-// backslash ("a/x" "b/x", C escapes): it is unquoted.
-func diffPath(line string) string {
-	rest := strings.TrimPrefix(line, "diff --git ")
-	if strings.HasSuffix(rest, `"`) {
-		if i := strings.LastIndex(rest, ` "b/`); i >= 0 {
-			if p, err := strconv.Unquote(rest[i+1:]); err == nil {
-				return strings.TrimPrefix(p, "b/")
-			}
-		}
-	}
-	if strings.HasPrefix(rest, `"`) { // a quoted a/ side, a plain b/ side
-		for i := 1; i < len(rest); i++ {
-			if rest[i] == '\\' {
-				i++
-			} else if rest[i] == '"' {
-				return strings.TrimPrefix(strings.TrimPrefix(rest[i+1:], " "), "b/")
-			}
-		}
-	}
-	if i := strings.Index(rest, " b/"); i >= 0 && strings.HasPrefix(rest, "a/") {
-		return rest[i+3:]
-	}
-	return rest
 }
 
 // unquotePath is a path from a patch's header line, unquoted when git

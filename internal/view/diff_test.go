@@ -25,3 +25,21 @@ func TestStatQuotedPaths(t *testing.T) {
 		t.Fatalf("Stat:\n got %+v\nwant %+v", got, want)
 	}
 }
+
+// A folder whose name ends in " b" puts " b/" inside the path: the header
+// "diff --git a/plan b/x b/plan b/x" is split where its two equal halves
+// meet, not at the first " b/" (TestStatPathHoldingSpaceB).
+func TestStatPathHoldingSpaceB(t *testing.T) {
+	patch := "diff --git a/plan b/notes.txt b/plan b/notes.txt\nnew file mode 100644\n--- /dev/null\n+++ b/plan b/notes.txt\n@@ -0,0 +1 @@\n+x\n" +
+		"diff --git a/a b/c b/d b/a b/c b/d\nold mode 100644\nnew mode 100755\n" +
+		"diff --git a/plan b/bin b/plan b/bin\nnew file mode 100644\nGIT binary patch\nliteral 1\nIcmZpW00962761SM\n\n"
+	got := Stat([]byte(patch))
+	want := []FileStat{
+		{Path: "plan b/notes.txt", Added: 1},
+		{Path: "a b/c b/d"},
+		{Path: "plan b/bin", Binary: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Stat:\n got %+v\nwant %+v", got, want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loopkit/loopkit/internal/quote"
 	"github.com/loopkit/loopkit/internal/safefile"
 )
 
@@ -43,10 +44,7 @@ func parsePatch(r io.Reader) (map[string]blobChange, error) {
 		}
 		switch {
 		case bytes.HasPrefix(line, []byte("diff --git a/")):
-			rest := strings.TrimSpace(string(line[len("diff --git a/"):]))
-			if i := strings.Index(rest, " b/"); i >= 0 {
-				file = rest[:i]
-			}
+			file = quote.DiffPath(strings.TrimRight(string(line), "\r\n"))
 		case bytes.HasPrefix(line, []byte(`diff --git "`)):
 			// git quoted a name (a byte outside ASCII, a quote): the header
 			// as it stands names the file, the same in every patch

@@ -196,3 +196,26 @@ func TestRewriteKeepsAgentTextOnItsLine(t *testing.T) {
 		t.Errorf("the tool's name is not shown:\n%s", got)
 	}
 }
+
+// Two files in a folder "plan b" are two files: the header "diff --git
+// a/plan b/x b/plan b/x" was cut at its first " b/", so both became
+// "plan", and undoing one of them read as undoing the whole diff.
+func TestParsePatchPathHoldingSpaceB(t *testing.T) {
+	p := "diff --git a/plan b/x b/plan b/x\nindex 1111111111111111111111111111111111111111..2222222222222222222222222222222222222222 100644\n" +
+		"diff --git a/plan b/y b/plan b/y\nindex 3333333333333333333333333333333333333333..4444444444444444444444444444444444444444 100644\n"
+	got, err := parsePatch(strings.NewReader(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]blobChange{
+		"plan b/x": {"1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"},
+		"plan b/y": {"3333333333333333333333333333333333333333", "4444444444444444444444444444444444444444"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	back := map[string]blobChange{"plan b/y": {"4444444444444444444444444444444444444444", "3333333333333333333333333333333333333333"}}
+	if files, ok := undoes(back, got); ok {
+		t.Errorf("undoing one file of two reads as undoing the diff: %v", files)
+	}
+}
