@@ -45,6 +45,41 @@ func TestPersonsDiffConfigKeepsPatchesPlain(t *testing.T) {
 	}
 }
 
+// A person's diff.context=0 (or 1) is for their own reading: a patch
+// loopkit keeps (changes.patch, loop-view diff) must be one plain git apply
+// takes, and git apply refuses hunks without context unless told
+// --unidiff-zero.
+func TestPersonsDiffContextKeepsPatchesApplicable(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := t.TempDir()
+	global := filepath.Join(root, "global")
+	os.WriteFile(global, []byte("[diff]\n\tcontext = 0\n[user]\n\tname = t\n\temail = t@t\n"), 0o644)
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := filepath.Join(root, "ws")
+	os.Mkdir(dir, 0o755)
+	lines := "1\n2\n3\n4\n5\n6\n7\n8\n9\n"
+	for _, step := range []string{lines, strings.Replace(lines, "5\n", "five\n", 1)} {
+		os.WriteFile(filepath.Join(dir, "a.txt"), []byte(step), 0o644)
+		for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "x"}} {
+			if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v %s", args, err, out)
+			}
+		}
+	}
+	patch, err := Git(dir, "diff", "HEAD~1", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply := exec.Command("git", "-C", dir, "apply", "--check", "-R")
+	apply.Stdin = strings.NewReader(string(patch))
+	if out, err := apply.CombinedOutput(); err != nil {
+		t.Errorf("git apply refuses the diff: %v %s\n%s", err, out, patch)
+	}
+}
+
 // Under a person's German locale git's messages stay English: loopkit
 // reads some of them (a full disk, dubious ownership). Needs localedef
 // and git's translations; skipped without them.

@@ -40,6 +40,10 @@ var policy = []string{
 	// or an untracked cache, both answerable by what the agent wrote
 	"-c", "core.fsmonitor=false",
 	"-c", "core.untrackedCache=false",
+	// a patch loopkit keeps has git's three lines of context whatever the
+	// person's diff.context: git apply refuses hunks with none (-U0)
+	// unless told --unidiff-zero. Config, not -U3, which implies a patch
+	"-c", "diff.context=3",
 }
 
 // policyEnv: never ask anyone anything, never refresh an index loopkit
