@@ -99,12 +99,14 @@ func unquotePath(p string) string {
 	return p
 }
 
-// NumStat reads git's --numstat ("added<TAB>removed<TAB>path", "-" for a
-// binary file) into the counts WriteStat prints.
+// NumStat reads git's --numstat -z ("added<TAB>removed<TAB>path" ending
+// in a NUL, "-" for a binary file) into the counts WriteStat prints: -z
+// keeps a path as its bytes, where plain --numstat quotes one holding a
+// byte outside ASCII, a tab or a quote, and Stat names it unquoted.
 func NumStat(out []byte) []FileStat {
 	var stats []FileStat
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.SplitN(line, "\t", 3)
+	for _, rec := range strings.Split(string(out), "\x00") {
+		f := strings.SplitN(strings.TrimPrefix(rec, "\n"), "\t", 3)
 		if len(f) != 3 {
 			continue
 		}

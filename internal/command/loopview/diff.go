@@ -105,7 +105,7 @@ func (o *diffCmd) whole(c *ctx, id string, iter int, summary []byte) error {
 	}
 	if o.Stat {
 		var num bytes.Buffer
-		if err := repo.Diff(&num, from, to, "--numstat"); err != nil {
+		if err := repo.Diff(&num, from, to, "--numstat", "-z"); err != nil {
 			return cli.Failf("diff of run %s, iteration %d: %w", id, iter, err)
 		}
 		return failure(columns.WriteStat(c.env.Stdout, c.style, view.NumStat(num.Bytes())))
