@@ -16,7 +16,9 @@ func (o *diffCmd) between(c *ctx, id string, a, b int) error {
 		return err
 	}
 	var patch bytes.Buffer
-	if err := repo.Diff(&patch, from, to); err != nil {
+	// --binary, as changes.patch is: a patch git applies to A's tree to
+	// make B's, a binary file included ("Binary files differ" is none)
+	if err := repo.Diff(&patch, from, to, "--binary"); err != nil {
 		return cli.Failf("diff of run %s, iterations %d and %d: %w", id, a, b, err)
 	}
 	return o.print(c, patch.Bytes())
