@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -470,4 +471,38 @@ func importBase(t *testing.T, repo, store, odb string) (r *Repo, where *Where, r
 		t.Fatal(err)
 	}
 	return r, where, runDir
+}
+
+// A summary that is itself over the limit says it is cut: a list of the
+// first files, ending mid-line with no total, read as all there was
+// (TestPatchSummaryCutSaysSo).
+func TestPatchSummaryCutSaysSo(t *testing.T) {
+	repo := committedRepo(t, "a\n")
+	base := strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD"))
+	for i := range 60 {
+		write(t, repo, fmt.Sprintf("file-%02d-with-a-longer-name.txt", i), "x\n", 0o644)
+	}
+	where, _ := Locate(repo)
+	r, err := Create(t.TempDir(), where.Objects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := r.Snapshot(where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := r.Changes(base, tree)
+	f, err := os.Create(filepath.Join(t.TempDir(), "changes.patch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.WritePatch(f, base, tree, cs, 500, "# note\n")
+	f.Close()
+	data, _ := os.ReadFile(f.Name())
+	if err != nil || !res.Summary || int64(len(data)) != res.Bytes {
+		t.Fatalf("%+v %v (%d bytes)", res, err, len(data))
+	}
+	if !strings.HasSuffix(string(data), "\n"+SummaryCut) {
+		t.Errorf("a summary cut at the limit does not say so:\n%s", data)
+	}
 }

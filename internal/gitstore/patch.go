@@ -145,13 +145,22 @@ func (r *Repo) WritePatch(f PatchFile, from, to string, cs []Change, limit int64
 	if _, err := io.WriteString(f, note); err != nil {
 		return PatchResult{}, err
 	}
-	n, _, err := r.stream(f, limit, "diff", "--no-renames", "--stat=120,100", "--summary", from, to, "--")
+	n, over, err := r.stream(f, limit, "diff", "--no-renames", "--stat=120,100", "--summary", from, to, "--")
+	if over && err == nil {
+		// a list of the first files, ended mid-line with no total, would
+		// read as all there was
+		k, werr := io.WriteString(f, "\n"+SummaryCut)
+		n, err = n+int64(k), werr
+	}
 	h := sha256.New()
 	for _, c := range cs {
 		fmt.Fprintf(h, "%s %s %s %s %s\x00", c.OldMode, c.NewMode, c.OldID, c.NewID, c.Path)
 	}
 	return PatchResult{Summary: true, Bytes: int64(len(note)) + n, Digest: "sha256:" + hex.EncodeToString(h.Sum(nil))}, err
 }
+
+// SummaryCut ends a summary that was itself over the limit.
+const SummaryCut = "# The summary is cut here, at the limit: more files changed than it names.\n"
 
 // stream copies git's stdout into w up to limit bytes; over tells that
 // there was more, and git was stopped.
