@@ -80,6 +80,37 @@ func TestPersonsDiffContextKeepsPatchesApplicable(t *testing.T) {
 	}
 }
 
+// A person's diff.submodule=log (or diff) shows a gitlink's change as
+// "Submodule sub 0000000...1234567 (new submodule)", a line git apply
+// skips: the change would be missing from every patch loopkit keeps.
+func TestPersonsDiffSubmoduleKeepsGitlinksInPatches(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := t.TempDir()
+	global := filepath.Join(root, "global")
+	os.WriteFile(global, []byte("[diff]\n\tsubmodule = log\n[user]\n\tname = t\n\temail = t@t\n"), 0o644)
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := filepath.Join(root, "ws")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	gitlink := "160000,1111111111111111111111111111111111111111,sub"
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "x"},
+		{"update-index", "--add", "--cacheinfo", gitlink}, {"commit", "-qm", "y"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	patch, err := Git(dir, "diff", "HEAD~1", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(patch), "+Subproject commit 1111111111111111111111111111111111111111\n") {
+		t.Errorf("the gitlink's change is not a patch:\n%s", patch)
+	}
+}
+
 // Under a person's German locale git's messages stay English: loopkit
 // reads some of them (a full disk, dubious ownership). Needs localedef
 // and git's translations; skipped without them.

@@ -129,8 +129,10 @@ func (c Cmd) Command(args ...string) *exec.Cmd {
 	if len(args) > 0 && (args[0] == "diff" || args[0] == "log" || args[0] == "show") {
 		// a diff driver is a command too, and .gitattributes picks it; the
 		// person's config may colour and reprefix a diff (color.diff=always,
-		// diff.noprefix), and a patch loopkit keeps must stay one git applies
-		args = append([]string{args[0], "--no-ext-diff", "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/"}, args[1:]...)
+		// diff.noprefix, diff.submodule=log: a gitlink as a "Submodule"
+		// line git apply skips), and a patch loopkit keeps must stay one git
+		// applies
+		args = append([]string{args[0], "--no-ext-diff", "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/", "--submodule=short"}, args[1:]...)
 	}
 	if len(args) > 0 && (args[0] == "diff" || args[0] == "status") {
 		// a submodule is dirty when a git status run in it says so, under
