@@ -1,8 +1,6 @@
 package recorder
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -125,19 +123,7 @@ func (r *Recorder) appendAttempt(st *repaired, s *record.Step, digest, kind stri
 
 // findAttempt returns the attempt recorded from the same input, if any.
 func (r *Recorder) findAttempt(id, digest string) (*AttemptResult, error) {
-	var found *AttemptResult
-	err := store.ScanFile(r.St.RunPath(id, store.AttemptsFile), func(_ int, line []byte) error {
-		var a record.Attempt
-		if json.Unmarshal(line, &a) == nil && a.InputDigest == digest {
-			found = &AttemptResult{Attempt: &a, Line: append([]byte(nil), line...), Repeat: true}
-			return errStop
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStop) {
-		return nil, err
-	}
-	return found, nil
+	return attempts.find(r.St.RunPath(id, store.AttemptsFile), digest)
 }
 
 func (r *Recorder) writeAttemptFolder(dir string, s *record.Step) error {
