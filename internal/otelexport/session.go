@@ -26,6 +26,7 @@ type Session struct {
 	out    *pending
 	// rejected counts the spans the destination took but rejected
 	rejected *Rejected
+	tails    map[string]runTail // how far each run's logs were read
 }
 
 // NewSession builds a session sending to sender, with the service resource

@@ -17,9 +17,13 @@ import (
 // any state). After each delivery it calls sent with the marks reached,
 // for the caller's checkpoint; memory stays bounded by flushing as it goes.
 func (s *Session) StoreRun(ctx context.Context, st *store.Store, id string, m RunMarks, final bool, sent func(RunMarks) error) error {
-	m, err := s.storeRun(ctx, st, id, m, final, sent)
+	m, t, err := s.storeRun(ctx, st, id, m, final, sent)
 	if err == nil {
 		err = s.deliver(ctx, m, sent)
+	}
+	if err == nil {
+		t.marks = m
+		s.keepTail(id, t)
 	}
 	if err != nil {
 		// Kept, they went out with the next run's delivery, and again
@@ -70,14 +74,19 @@ func inFile(name string, err error) error {
 // flushAt is how many pending spans make StoreRun deliver mid-run.
 const flushAt = 4 * batchSpans
 
-func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m RunMarks, final bool, sent func(RunMarks) error) (RunMarks, error) {
+func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m RunMarks, final bool, sent func(RunMarks) error) (RunMarks, runTail, error) {
 	meta, err := st.ReadRun(id)
 	if err != nil {
-		return m, &RunFault{Err: err}
+		return m, runTail{}, &RunFault{Err: err}
 	}
 	r := Run{ID: id, CreatedAt: meta.CreatedAt, Meta: meta}
+	t := s.tail(id, m)
+	t.iter, t.att = t.iter.still(st.RunPath(id, store.IterationsFile)), t.att.still(st.RunPath(id, store.AttemptsFile))
 	last := meta.CreatedAt
-	err = scanRecords(st.RunPath(id, store.IterationsFile), func(line []byte) error {
+	if t.iter.off > 0 {
+		last = max(last, t.last)
+	}
+	t.iter, err = scanFrom(st.RunPath(id, store.IterationsFile), t.iter, func(line []byte) error {
 		var it record.IterationLog
 		if err := json.Unmarshal(line, &it); err != nil {
 			return err
@@ -95,9 +104,10 @@ func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m Ru
 		return nil
 	})
 	if err != nil {
-		return m, inFile(store.IterationsFile, err)
+		return m, t, inFile(store.IterationsFile, err)
 	}
-	err = scanRecords(st.RunPath(id, store.AttemptsFile), func(line []byte) error {
+	t.last = last
+	t.att, err = scanFrom(st.RunPath(id, store.AttemptsFile), t.att, func(line []byte) error {
 		var at record.Attempt
 		if err := json.Unmarshal(line, &at); err != nil {
 			return err
@@ -114,7 +124,7 @@ func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m Ru
 		return nil
 	})
 	if err != nil {
-		return m, inFile(store.AttemptsFile, err)
+		return m, t, inFile(store.AttemptsFile, err)
 	}
 	// the root as sent, interrupted apart: sent again once its driver is
 	// found gone, or the run goes on
@@ -133,7 +143,7 @@ func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m Ru
 			return nil
 		})
 		if err != nil {
-			return m, fmt.Errorf("%s: %w", store.EventsFile, err)
+			return m, t, fmt.Errorf("%s: %w", store.EventsFile, err)
 		}
 		r.Interrupted = root == rootInterrupted
 		s.out.begin()
@@ -141,7 +151,7 @@ func (s *Session) storeRun(ctx context.Context, st *store.Store, id string, m Ru
 		m.Root = root
 		s.out.reached(m)
 	}
-	return m, nil
+	return m, t, nil
 }
 
 // rootInterrupted is RunMarks.Root for a root span sent as interrupted.
