@@ -1,8 +1,6 @@
 package hooks
 
 import (
-	"math"
-
 	"github.com/loopkit/loopkit/internal/agent"
 	"github.com/loopkit/loopkit/internal/lazylog"
 	"github.com/loopkit/loopkit/internal/record"
@@ -60,13 +58,7 @@ type Spend struct {
 // Add is s with another call's figures (a review's) added; a figure no
 // total takes (negative, NaN, infinite) adds nothing, as in the totals.
 func (s Spend) Add(cost *float64, in, out *int64) Spend {
-	if cost != nil && *cost >= 0 && !math.IsInf(*cost, 1) {
-		c := *cost
-		if s.CostUSD != nil {
-			c += *s.CostUSD
-		}
-		s.CostUSD = &c
-	}
+	record.AddCostTo(&s.CostUSD, cost)
 	add := func(dst *int64, v *int64) *int64 {
 		if v == nil || *v < 0 {
 			return dst

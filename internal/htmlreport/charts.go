@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"strings"
 
+	"github.com/loopkit/loopkit/internal/record"
 	"github.com/loopkit/loopkit/internal/view"
 )
 
@@ -41,7 +42,7 @@ func makeCharts(its []*iteration) charts {
 		dur[i] = float64(it.DurationMs)
 		tok[i] = float64(it.In + it.Out)
 		cost[i] = it.Cost
-		total += it.Cost + it.AttemptCost
+		total = record.AddCost(total, record.AddCost(it.Cost, it.AttemptCost))
 		cum[i] = total
 		fails[i] = float64(len(it.Failures))
 		c.HasTokens = c.HasTokens || tok[i] > 0

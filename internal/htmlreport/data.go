@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"unicode/utf8"
 
@@ -144,9 +143,8 @@ func fileAttempts(its []*iteration, atts []record.Attempt) {
 			it = its[len(its)-1]
 		}
 		for _, a := range as {
-			// a figure the totals do not take (negative, NaN, infinite) adds nothing here either
-			if c := a.CostUSD; c != nil && *c >= 0 && !math.IsInf(*c, 1) {
-				it.AttemptCost += *c
+			if c, ok := record.CountedCost(a.CostUSD); ok { // as the run's totals take it
+				it.AttemptCost = record.AddCost(it.AttemptCost, c)
 			}
 		}
 	}

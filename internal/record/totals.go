@@ -46,6 +46,30 @@ func (r *Run) RaiseTotals(floor Totals) {
 	}
 }
 
+// CountedCost is the cost a total takes from a record: none for a figure
+// a line the agent appended could hold to lower or poison a total a
+// budget reads (negative, NaN, infinite).
+func CountedCost(c *float64) (float64, bool) {
+	if c == nil || !(*c >= 0) || math.IsInf(*c, 1) {
+		return 0, false
+	}
+	return *c, true
+}
+
+// AddCostTo adds c to *total as every total of costs does: only what
+// CountedCost takes, summed by AddCost; *total stays nil (unknown) until
+// a cost is added.
+func AddCostTo(total **float64, c *float64) {
+	v, ok := CountedCost(c)
+	if !ok {
+		return
+	}
+	if *total != nil {
+		v = AddCost(**total, v)
+	}
+	*total = &v
+}
+
 // AddCost is a+b to the nano-dollar, the one sum of costs (a step's calls,
 // a run's steps): in float64 many small costs drift (50 × 0.001 made
 // 0.05000000000000004, past a --max-cost of 0.05 a call early). Sums too

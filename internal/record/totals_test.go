@@ -57,3 +57,23 @@ func TestRaiseTotals(t *testing.T) {
 		t.Errorf("lowered to %+v", run.Totals())
 	}
 }
+
+// TestAddCostTo: every total of costs takes what the run's totals take
+// (no negative, NaN or infinite figure a forged line could hold), summed
+// to the nano-dollar, and stays unknown (nil) until a cost is added.
+func TestAddCostTo(t *testing.T) {
+	nan, inf := 0.0, 1.0
+	nan, inf = nan/nan, inf/0
+	var total *float64
+	for _, c := range []*float64{nil, ptr(-5.0), &nan, &inf} {
+		if AddCostTo(&total, c); total != nil {
+			t.Fatalf("AddCostTo(nil, %v) made %v, want nil", c, *total)
+		}
+	}
+	for _, c := range []*float64{ptr(0.1), ptr(-1.0), ptr(0.2), &nan, &inf} {
+		AddCostTo(&total, c)
+	}
+	if total == nil || *total != 0.3 {
+		t.Errorf("0.1 + 0.2 with forged figures between = %v, want 0.3", total)
+	}
+}

@@ -3,7 +3,6 @@ package recorder
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -132,13 +131,7 @@ func addUsage(run *record.Run, in, out, cacheRead, cacheCreation *int64, cost *f
 	add(&run.TotalOutputTokens, out)
 	add(&run.TotalCacheReadTokens, cacheRead)
 	add(&run.TotalCacheCreationTokens, cacheCreation)
-	if cost != nil && *cost >= 0 && !math.IsInf(*cost, 1) {
-		c := *cost
-		if run.TotalCostUSD != nil {
-			c = record.AddCost(c, *run.TotalCostUSD)
-		}
-		run.TotalCostUSD = &c
-	}
+	record.AddCostTo(&run.TotalCostUSD, cost)
 }
 
 func resetTotals(run *record.Run) {

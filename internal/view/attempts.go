@@ -57,13 +57,7 @@ func AttemptsTotal(atts []record.Attempt) string {
 	var cost *float64
 	for _, a := range atts {
 		kinds[a.Kind]++
-		if a.CostUSD != nil {
-			c := *a.CostUSD
-			if cost != nil {
-				c += *cost
-			}
-			cost = &c
-		}
+		record.AddCostTo(&cost, a.CostUSD) // as the run's totals take it: a forged negative lowers nothing
 	}
 	names := make([]string, 0, len(kinds))
 	for k := range kinds {
