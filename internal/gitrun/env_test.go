@@ -13,24 +13,7 @@ import (
 // are kept as changes.patch and read back, so they stay plain patches
 // that git apply takes.
 func TestPersonsDiffConfigKeepsPatchesPlain(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	root := t.TempDir()
-	global := filepath.Join(root, "global")
-	os.WriteFile(global, []byte("[color]\n\tui = always\n\tdiff = always\n[diff]\n\tnoprefix = true\n\tmnemonicPrefix = true\n[user]\n\tname = t\n\temail = t@t\n"), 0o644)
-	t.Setenv("GIT_CONFIG_GLOBAL", global)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	dir := filepath.Join(root, "ws")
-	os.Mkdir(dir, 0o755)
-	for _, step := range []string{"a\n", "b\n"} {
-		os.WriteFile(filepath.Join(dir, "a.txt"), []byte(step), 0o644)
-		for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "x"}} {
-			if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-				t.Fatalf("git %v: %v %s", args, err, out)
-			}
-		}
-	}
+	dir := personsRepo(t, "[color]\n\tui = always\n\tdiff = always\n[diff]\n\tnoprefix = true\n\tmnemonicPrefix = true\n", "a\n", "b\n")
 	for _, args := range [][]string{{"diff", "HEAD~1", "HEAD"}, {"diff", "--stat", "HEAD~1", "HEAD"}, {"show", "HEAD"}, {"log", "-p", "-1"}} {
 		out, err := Git(dir, args...)
 		if err != nil {
@@ -50,25 +33,8 @@ func TestPersonsDiffConfigKeepsPatchesPlain(t *testing.T) {
 // takes, and git apply refuses hunks without context unless told
 // --unidiff-zero.
 func TestPersonsDiffContextKeepsPatchesApplicable(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	root := t.TempDir()
-	global := filepath.Join(root, "global")
-	os.WriteFile(global, []byte("[diff]\n\tcontext = 0\n[user]\n\tname = t\n\temail = t@t\n"), 0o644)
-	t.Setenv("GIT_CONFIG_GLOBAL", global)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	dir := filepath.Join(root, "ws")
-	os.Mkdir(dir, 0o755)
 	lines := "1\n2\n3\n4\n5\n6\n7\n8\n9\n"
-	for _, step := range []string{lines, strings.Replace(lines, "5\n", "five\n", 1)} {
-		os.WriteFile(filepath.Join(dir, "a.txt"), []byte(step), 0o644)
-		for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "x"}} {
-			if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-				t.Fatalf("git %v: %v %s", args, err, out)
-			}
-		}
-	}
+	dir := personsRepo(t, "[diff]\n\tcontext = 0\n", lines, strings.Replace(lines, "5\n", "five\n", 1))
 	patch, err := Git(dir, "diff", "HEAD~1", "HEAD")
 	if err != nil {
 		t.Fatal(err)
@@ -84,24 +50,9 @@ func TestPersonsDiffContextKeepsPatchesApplicable(t *testing.T) {
 // "Submodule sub 0000000...1234567 (new submodule)", a line git apply
 // skips: the change would be missing from every patch loopkit keeps.
 func TestPersonsDiffSubmoduleKeepsGitlinksInPatches(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	root := t.TempDir()
-	global := filepath.Join(root, "global")
-	os.WriteFile(global, []byte("[diff]\n\tsubmodule = log\n[user]\n\tname = t\n\temail = t@t\n"), 0o644)
-	t.Setenv("GIT_CONFIG_GLOBAL", global)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	dir := filepath.Join(root, "ws")
-	os.Mkdir(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
-	gitlink := "160000,1111111111111111111111111111111111111111,sub"
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "x"},
-		{"update-index", "--add", "--cacheinfo", gitlink}, {"commit", "-qm", "y"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	dir := personsRepo(t, "[diff]\n\tsubmodule = log\n", "a\n")
+	gitT(t, dir, "update-index", "--add", "--cacheinfo", "160000,1111111111111111111111111111111111111111,sub")
+	gitT(t, dir, "commit", "-qm", "y")
 	patch, err := Git(dir, "diff", "HEAD~1", "HEAD")
 	if err != nil {
 		t.Fatal(err)
@@ -134,5 +85,36 @@ func TestGitMessagesEnglishInAnyLocale(t *testing.T) {
 	_, err := Git(dir, "rev-parse")
 	if err == nil || !strings.Contains(err.Error(), "not a git repository") {
 		t.Errorf("git's message under LC_ALL=de_DE: %v (git alone says %s)", err, plain)
+	}
+}
+
+// personsRepo is a repository under a global git config of the person's
+// (config, a user added), a.txt committed once with each of steps.
+func personsRepo(t *testing.T, config string, steps ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := t.TempDir()
+	global := filepath.Join(root, "global")
+	os.WriteFile(global, []byte(config+"[user]\n\tname = t\n\temail = t@t\n"), 0o644)
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := filepath.Join(root, "ws")
+	os.Mkdir(dir, 0o755)
+	for _, step := range steps {
+		os.WriteFile(filepath.Join(dir, "a.txt"), []byte(step), 0o644)
+		for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "x"}} {
+			gitT(t, dir, args...)
+		}
+	}
+	return dir
+}
+
+// gitT runs the real git (no policy) in dir, or fails the test.
+func gitT(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v %s", args, err, out)
 	}
 }

@@ -209,15 +209,7 @@ func TestPatchLimit(t *testing.T) {
 	repo := committedRepo(t, "a\n")
 	base := strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD"))
 	write(t, repo, "big.txt", strings.Repeat("a line of text\n", 1000), 0o644)
-	where, _ := Locate(repo)
-	r, err := Create(t.TempDir(), where.Objects)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree, err := r.Snapshot(where)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, _, tree := snapshotRepo(t, repo)
 	cs, _ := r.Changes(base, tree)
 	for _, tc := range []struct {
 		limit   int64
@@ -356,15 +348,7 @@ func TestBaseFromRunIndex(t *testing.T) {
 func TestSetIterationGitCalls(t *testing.T) {
 	repo := gitRepo(t)
 	write(t, repo, "a.txt", "a\n", 0o644)
-	where, _ := Locate(repo)
-	r, err := Create(t.TempDir(), where.Objects)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree, err := r.Snapshot(where)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, _, tree := snapshotRepo(t, repo)
 	outside := filepath.Join(t.TempDir(), "outside")
 	if err := os.Symlink(outside, filepath.Join(r.GitDir, "refs", "iterations", "1.lock")); err != nil {
 		t.Fatal(err)
@@ -482,15 +466,7 @@ func TestPatchSummaryCutSaysSo(t *testing.T) {
 	for i := range 60 {
 		write(t, repo, fmt.Sprintf("file-%02d-with-a-longer-name.txt", i), "x\n", 0o644)
 	}
-	where, _ := Locate(repo)
-	r, err := Create(t.TempDir(), where.Objects)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree, err := r.Snapshot(where)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, _, tree := snapshotRepo(t, repo)
 	cs, _ := r.Changes(base, tree)
 	f, err := os.Create(filepath.Join(t.TempDir(), "changes.patch"))
 	if err != nil {
@@ -505,4 +481,23 @@ func TestPatchSummaryCutSaysSo(t *testing.T) {
 	if !strings.HasSuffix(string(data), "\n"+SummaryCut) {
 		t.Errorf("a summary cut at the limit does not say so:\n%s", data)
 	}
+}
+
+// snapshotRepo is a run's private repository for the user's repo, with
+// the work tree's snapshot taken once.
+func snapshotRepo(t *testing.T, repo string) (*Repo, *Where, string) {
+	t.Helper()
+	where, err := Locate(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Create(t.TempDir(), where.Objects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := r.Snapshot(where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, where, tree
 }

@@ -76,15 +76,7 @@ func TestLooseFallsBackToGit(t *testing.T) {
 	run(t, repo, "git", "prune-packed")
 	head := strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD"))
 	write(t, repo, "d/b.txt", "b changed\n", 0o644)
-	where, _ := Locate(repo)
-	r, err := Create(t.TempDir(), where.Objects)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree1, err := r.Snapshot(where)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, where, tree1 := snapshotRepo(t, repo)
 	if _, err := r.objects().changes(head, tree1); err == nil {
 		t.Fatal("a packed HEAD was read as loose")
 	}

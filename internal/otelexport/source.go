@@ -1,7 +1,6 @@
 package otelexport
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -160,20 +159,8 @@ const rootInterrupted = "interrupted"
 // scanRecords calls fn for each committed line of an NDJSON file of the
 // run; a missing file has none.
 func scanRecords(path string, fn func(line []byte) error) error {
-	return store.ScanFile(path, func(n int, line []byte) error {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			return nil
-		}
-		err := fn(line)
-		if _, ok := err.(delivered); ok {
-			return err
-		}
-		if err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
-		}
-		return nil
-	})
+	_, err := scanFrom(path, fileTail{}, fn)
+	return err
 }
 
 // Stream maps records read one by one (IterationLogs, attempts and events
