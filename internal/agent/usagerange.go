@@ -50,6 +50,21 @@ func (u *Usage) Range() []string {
 
 func inRange(n int64) bool { return n >= 0 && n <= MaxCallTokens }
 
+// AddCountTo adds v to the total *dst as every total of token counts
+// does: a negative figure (one a forged line could hold to lower a budget's
+// total) or none adds nothing, and *dst stays nil (unknown) until a count
+// is added; the sum stops at int64's end (SatAdd).
+func AddCountTo(dst **int64, v *int64) {
+	if v == nil || *v < 0 {
+		return
+	}
+	sum := *v
+	if *dst != nil {
+		sum = SatAdd(sum, **dst)
+	}
+	*dst = &sum
+}
+
 // SatAdd is a+b for counts that are never negative, stopping at int64's
 // end instead of wrapping below zero (a wrapped total would make a token
 // cap never act).

@@ -27,3 +27,25 @@ func TestUsageRange(t *testing.T) {
 		t.Fatalf("bad %q usage %+v", bad, u)
 	}
 }
+
+// TestAddCountTo: a total of counts takes no negative figure, stays
+// unknown (nil) until a count is added, and stops at int64's end.
+func TestAddCountTo(t *testing.T) {
+	n := func(v int64) *int64 { return &v }
+	var total *int64
+	for _, v := range []*int64{nil, n(-5)} {
+		if AddCountTo(&total, v); total != nil {
+			t.Fatalf("AddCountTo(nil, %v) made %d, want nil", v, *total)
+		}
+	}
+	for _, v := range []*int64{n(2), n(-1), n(3)} {
+		AddCountTo(&total, v)
+	}
+	if total == nil || *total != 5 {
+		t.Errorf("2 + 3 with a forged -1 between = %v, want 5", total)
+	}
+	AddCountTo(&total, n(math.MaxInt64))
+	if *total != math.MaxInt64 {
+		t.Errorf("past int64's end: %d", *total)
+	}
+}

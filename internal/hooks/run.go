@@ -59,14 +59,8 @@ type Spend struct {
 // total takes (negative, NaN, infinite) adds nothing, as in the totals.
 func (s Spend) Add(cost *float64, in, out *int64) Spend {
 	record.AddCostTo(&s.CostUSD, cost)
-	add := func(dst *int64, v *int64) *int64 {
-		if v == nil || *v < 0 {
-			return dst
-		}
-		sum := agent.SatAdd(deref(dst), *v)
-		return &sum
-	}
-	s.In, s.Out = add(s.In, in), add(s.Out, out)
+	agent.AddCountTo(&s.In, in)
+	agent.AddCountTo(&s.Out, out)
 	return s
 }
 

@@ -118,15 +118,7 @@ func addUsage(run *record.Run, in, out, cacheRead, cacheCreation *int64, cost *f
 	// an agent ran and used nothing.
 	// A line the agent appended to a log can hold any figure: a negative
 	// one (or a NaN or infinite cost) would lower a total a budget reads.
-	add := func(dst **int64, v *int64) {
-		if v != nil && *v >= 0 {
-			sum := *v
-			if *dst != nil {
-				sum = agent.SatAdd(sum, **dst) // a total stops at int64's end, never wraps
-			}
-			*dst = &sum
-		}
-	}
+	add := agent.AddCountTo
 	add(&run.TotalInputTokens, in)
 	add(&run.TotalOutputTokens, out)
 	add(&run.TotalCacheReadTokens, cacheRead)
